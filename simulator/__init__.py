@@ -1,0 +1,32 @@
+"""ginsim: a Monte Carlo research simulator for Gin Rummy.
+
+The public API re-exported here:
+
+* cards: ``parse_cards``, ``format_cards``, ``Card``, ``cards_mask``, ``mask_cards``;
+* rules core: ``min_deadwood``, ``best_discard``, ``optimal_discards``,
+  ``best_arrangement``, ``is_big_gin``, ``layoff``, ``knocker_arrangement``, ``score_hand``;
+* rule variants: ``Rules`` and its presets.
+"""
+
+from .cards import Card, cards_mask, format_cards, mask_cards, parse_cards
+from .rules import Rules
+from .rules_api import (
+    Arrangement,
+    Discard,
+    HandScore,
+    Layoff,
+    best_arrangement,
+    best_discard,
+    is_big_gin,
+    knocker_arrangement,
+    layoff,
+    min_deadwood,
+    optimal_discards,
+    score_hand,
+)
+
+__all__ = [
+    "Arrangement", "Card", "Discard", "HandScore", "Layoff", "Rules", "best_arrangement",
+    "best_discard", "cards_mask", "format_cards", "is_big_gin", "knocker_arrangement", "layoff",
+    "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
+]

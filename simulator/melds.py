@@ -1,0 +1,524 @@
+"""Melds, deadwood, best discard, layoffs: the exact rules core, compiled with numba.
+
+Rules implemented here (RULES.md, "Melds and deadwood" and "Layoffs"):
+
+* a *set* is 3 or 4 cards of one rank, a *run* 3 or more consecutive ranks of one suit
+  (ace low only), a card belongs to at most one meld, and a hand's deadwood is the value of
+  the cards left unmatched by the arrangement that makes it smallest;
+* after drawing, the deadwood that matters is the least over all 11 possible discards;
+* after a knock the defender arranges its own melds and lays off unmatched cards on the
+  knocker's melds (4th card on a set of 3, run extensions at either end, chains included),
+  choosing whatever leaves the least deadwood, breaking its own melds if that helps.
+
+How it is exact and fast.  Runs live inside one suit and sets take at most one card from
+each suit, so an arrangement is (1) a choice of sets and (2), independently in each suit,
+a choice of runs among the cards the sets left.  Ranks that can form a set are at most three
+in an 11-card hand (3 + 4 + 4 = 11), with two choices for a rank held three times (set or
+not) and six for a rank held four times (no set, the 4-set, or one of its four 3-subsets).
+For part (2) a table over all 8,192 subsets of one suit gives the least runs-only deadwood
+(``SUIT_RUN_DEADWOOD``): the cards of one suit can be covered exactly by runs if and only if
+every block of consecutive ranks among them is at least three long, so the table is a
+small dynamic programme.  The least deadwood of a hand is then the minimum, over the few
+set choices, of four table look-ups.  The deadwood after each discard follows from the same
+set choices by replacing one suit's look-up, so all 11 discards cost about 15 look-ups per
+set choice: no search, no allocation.
+
+Every ``*_nb`` function is a numba kernel taking hand masks (see ``simulator.cards``);
+the public Python functions with readable arguments live in ``simulator.rules_api``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .cards import CARD_VALUE, N_RANKS, RANK_MASK, SUIT_SHIFT
+
+SUIT_SUBSETS = 1 << N_RANKS  # 8192 subsets of one suit
+
+
+def _build_suit_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Value sum and least runs-only deadwood of every subset of one suit (13-bit mask)."""
+    rank_value = np.array([min(r + 1, 10) for r in range(N_RANKS)], dtype=np.int64)
+    value = np.zeros(SUIT_SUBSETS, dtype=np.int16)
+    run_deadwood = np.zeros(SUIT_SUBSETS, dtype=np.int16)
+    for m in range(1, SUIT_SUBSETS):
+        low = (m & -m).bit_length() - 1
+        value[m] = value[m & (m - 1)] + rank_value[low]
+        # the lowest card is either unmatched or the first card of a run low..low+k-1
+        best = rank_value[low] + run_deadwood[m & (m - 1)]
+        run = 0
+        for top in range(low, N_RANKS):
+            if not m >> top & 1:
+                break
+            run |= 1 << top
+            if top - low >= 2:
+                best = min(best, run_deadwood[m & ~run])
+        run_deadwood[m] = best
+    return value, run_deadwood
+
+
+#: value (sum of deadwood points) of each subset of one suit
+SUIT_VALUE, SUIT_RUN_DEADWOOD = _build_suit_tables()
+
+# the de Bruijn sequence 0x03F79D71B4CB0A89 gives a perfect hash of the 64 single bits
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[(((1 << _i) * int(_DEBRUIJN)) & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+del _i
+
+_SUIT_MASK = RANK_MASK
+
+
+@njit(cache=True, inline="always")
+def lowest_card_nb(mask):
+    """Code of the lowest card in a non-empty hand mask (count of trailing zeros)."""
+    low = np.uint64(mask & -mask)
+    return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, inline="always")
+def popcount_nb(mask):
+    x = np.uint64(mask)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def suit_slot_nb(mask, suit):
+    return (mask >> (SUIT_SHIFT * suit)) & _SUIT_MASK
+
+
+@njit(cache=True, inline="always")
+def hand_value_nb(mask):
+    """Sum of the deadwood values of every card in the mask."""
+    return np.int64(
+        SUIT_VALUE[mask & _SUIT_MASK]
+        + SUIT_VALUE[(mask >> 16) & _SUIT_MASK]
+        + SUIT_VALUE[(mask >> 32) & _SUIT_MASK]
+        + SUIT_VALUE[(mask >> 48) & _SUIT_MASK]
+    )
+
+
+@njit(cache=True, inline="always")
+def runs_deadwood_nb(mask):
+    """Least deadwood of a hand using runs only (each suit by table look-up)."""
+    return np.int64(
+        SUIT_RUN_DEADWOOD[mask & _SUIT_MASK]
+        + SUIT_RUN_DEADWOOD[(mask >> 16) & _SUIT_MASK]
+        + SUIT_RUN_DEADWOOD[(mask >> 32) & _SUIT_MASK]
+        + SUIT_RUN_DEADWOOD[(mask >> 48) & _SUIT_MASK]
+    )
+
+
+@njit(cache=True, inline="always")
+def run_cover_nb(mask):
+    """The cards of ``mask`` that lie in a block of at least three consecutive ranks of a suit.
+
+    Exactly these cards can be melded by runs alone; the 16-bit suit slots keep shifts from
+    crossing suits.
+    """
+    starts = mask & (mask >> 1) & (mask >> 2)
+    return starts | (starts << 1) | (starts << 2)
+
+
+@njit(cache=True, inline="always")
+def set_ranks_nb(mask):
+    """(ranks held in at least three suits, ranks held in all four) as 13-bit rank masks."""
+    a = mask & _SUIT_MASK
+    b = (mask >> 16) & _SUIT_MASK
+    c = (mask >> 32) & _SUIT_MASK
+    d = (mask >> 48) & _SUIT_MASK
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    four = a & b & c & d
+    return three, four
+
+
+@njit(cache=True, inline="always")
+def rank_cards_nb(rank):
+    """Mask of the four cards of one rank."""
+    return np.int64(0x0001000100010001) << rank
+
+
+@njit(cache=True, inline="always")
+def set_option_nb(mask, rank, option):
+    """Cards melded as a set of ``rank`` under ``option``.
+
+    Option 0: no set; 1: every card of the rank held (a 3- or 4-set); 2..5: the 4-set less
+    the card of suit ``option - 2`` (a 3-subset, only for a rank held four times).
+    """
+    held = mask & rank_cards_nb(rank)
+    if option == 0:
+        return np.int64(0)
+    if option == 1:
+        return held
+    return held & ~(np.int64(1) << (SUIT_SHIFT * (option - 2) + rank))
+
+
+@njit(cache=True)
+def set_choices_nb(mask):
+    """The set-forming ranks of a hand and how many set options each has.
+
+    Returns (r0, r1, r2, n0, n1, n2): up to three ranks (-1 when absent) and their option
+    counts (1 when absent, 2 for a rank held three times, 6 for one held four times).
+    Choice ``(i0, i1, i2)`` melds ``set_option_nb(mask, r_k, i_k)`` for each k.  Hands of
+    more than 11 cards can hold more set ranks; they are not supported.
+    """
+    three, four = set_ranks_nb(mask)
+    r0 = np.int64(-1)
+    r1 = np.int64(-1)
+    r2 = np.int64(-1)
+    n0 = np.int64(1)
+    n1 = np.int64(1)
+    n2 = np.int64(1)
+    k = 0
+    while three:
+        rank = lowest_card_nb(three)
+        three &= three - 1
+        n = np.int64(6) if (four >> rank) & 1 else np.int64(2)
+        if k == 0:
+            r0, n0 = rank, n
+        elif k == 1:
+            r1, n1 = rank, n
+        else:
+            r2, n2 = rank, n
+        k += 1
+    return r0, r1, r2, n0, n1, n2
+
+
+@njit(cache=True)
+def sets_melded_nb(mask, r0, r1, r2, i0, i1, i2):
+    melded = np.int64(0)
+    if r0 >= 0:
+        melded |= set_option_nb(mask, r0, i0)
+    if r1 >= 0:
+        melded |= set_option_nb(mask, r1, i1)
+    if r2 >= 0:
+        melded |= set_option_nb(mask, r2, i2)
+    return melded
+
+
+@njit(cache=True)
+def min_deadwood_nb(mask):
+    """Least deadwood of exactly the cards in ``mask`` (at most 11 cards)."""
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
+    best = runs_deadwood_nb(mask)  # the choice "no sets"
+    if r0 < 0:
+        return best
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                left = mask & ~sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
+                dw = runs_deadwood_nb(left)
+                if dw < best:
+                    best = dw
+    return best
+
+
+@njit(cache=True)
+def discard_deadwoods_nb(mask, allowed):
+    """Least deadwood after discarding, over the allowed discards of an 11-card hand.
+
+    ``allowed`` is the mask of cards that may be discarded (the hand less the card just
+    taken from the pile, say).  Returns ``(deadwood, optimal)``: the least deadwood of the
+    ten cards kept and the mask of every allowed discard that achieves it.  Exact: for each
+    set choice, a card not melded in a set can be discarded and its suit is looked up
+    again; a card melded in a set is covered by the choices that leave it out of every set.
+    """
+    allowed &= mask
+    best = np.int64(1 << 30)
+    optimal = np.int64(0)
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                left = mask & ~sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
+                s0 = SUIT_RUN_DEADWOOD[left & _SUIT_MASK]
+                s1 = SUIT_RUN_DEADWOOD[(left >> 16) & _SUIT_MASK]
+                s2 = SUIT_RUN_DEADWOOD[(left >> 32) & _SUIT_MASK]
+                s3 = SUIT_RUN_DEADWOOD[(left >> 48) & _SUIT_MASK]
+                total = np.int64(s0 + s1 + s2 + s3)
+                candidates = left & allowed
+                while candidates:
+                    card = lowest_card_nb(candidates)
+                    candidates &= candidates - 1
+                    suit = card >> 4
+                    slot = (left >> (SUIT_SHIFT * suit)) & _SUIT_MASK
+                    dw = total - SUIT_RUN_DEADWOOD[slot] + SUIT_RUN_DEADWOOD[slot & ~(1 << (card & 15))]
+                    if dw < best:
+                        best = dw
+                        optimal = np.int64(1) << card
+                    elif dw == best:
+                        optimal |= np.int64(1) << card
+    return best, optimal
+
+
+@njit(cache=True)
+def all_discard_deadwoods_nb(mask, out):
+    """Fill ``out[card]`` with the deadwood left after discarding ``card``, for every card
+    of the hand (slower than ``discard_deadwoods_nb``: eleven searches)."""
+    rest = mask
+    while rest:
+        card = lowest_card_nb(rest)
+        rest &= rest - 1
+        out[card] = min_deadwood_nb(mask & ~(np.int64(1) << card))
+
+
+@njit(cache=True, inline="always")
+def discard_key_nb(card):
+    """Tie-break order among equally good discards: higher value, then rank, then suit."""
+    return CARD_VALUE[card] * 1024 + (card & 15) * 4 + (card >> 4)
+
+
+@njit(cache=True)
+def preferred_discard_nb(optimal):
+    """The card that ``best_discard`` picks among the optimal discards in a mask."""
+    best_card = np.int64(-1)
+    best_key = np.int64(-1)
+    while optimal:
+        card = lowest_card_nb(optimal)
+        optimal &= optimal - 1
+        key = discard_key_nb(card)
+        if key > best_key:
+            best_key = key
+            best_card = card
+    return best_card
+
+
+@njit(cache=True)
+def best_discard_nb(mask, forbidden):
+    """(card, deadwood): the discard of an 11-card hand leaving the least deadwood.
+
+    Ties go to the highest-value card, then the highest rank, then the highest suit index
+    (clubs > diamonds > hearts > spades).
+    """
+    allowed = mask
+    if forbidden >= 0:
+        allowed = mask & ~(np.int64(1) << forbidden)
+    dw, optimal = discard_deadwoods_nb(mask, allowed)
+    return preferred_discard_nb(optimal), dw
+
+
+@njit(cache=True)
+def melds_with_card_nb(mask, card):
+    """True when ``card`` would be part of some meld together with cards of ``mask``."""
+    hand = mask | (np.int64(1) << card)
+    rank = card & 15
+    if popcount_nb(hand & rank_cards_nb(rank)) >= 3:
+        return True
+    return (run_cover_nb(hand) >> card) & 1 == 1
+
+
+# ---------------------------------------------------------------------------
+# Layoffs.  The knocker's melds are described by two masks: ``set_cards`` (cards melded in
+# sets) and ``run_cards`` (cards melded in runs).  That is all layoffs depend on: a run's
+# ends are where its blocks of consecutive cards end, and a knocker's set of three takes
+# the fourth card of its rank.
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def set_layoff_targets_nb(set_cards):
+    """Cards that can be laid off on the knocker's sets: the 4th card of each set of three."""
+    targets = np.int64(0)
+    three, four = set_ranks_nb(set_cards)
+    three &= ~four
+    while three:
+        rank = lowest_card_nb(three)
+        three &= three - 1
+        targets |= rank_cards_nb(rank) & ~set_cards
+    return targets
+
+
+@njit(cache=True)
+def chain_layable_nb(unmatched, set_targets, run_cards):
+    """Every card of ``unmatched`` the defender can lay off (set 4ths and run chains)."""
+    reach = run_cards
+    while True:
+        grow = ((reach << 1) | (reach >> 1)) & unmatched & ~reach
+        if grow == 0:
+            break
+        reach |= grow
+    return (reach & unmatched) | (unmatched & set_targets)
+
+
+@njit(cache=True)
+def suit_layoff_deadwood_nb(slot, suit, set_targets, run_cards):
+    """Least (unmatched − laid off) value of one suit's cards arranged as runs only.
+
+    ``slot`` is the defender's 13-bit mask in ``suit`` after its sets are taken out.  Every
+    unmatched subset whose complement splits into blocks of three or more is a legal runs
+    arrangement; cards outside every 3-block are unmatched in all of them.
+    """
+    cover = run_cover_nb(slot)
+    forced = slot & ~cover
+    shift = SUIT_SHIFT * suit
+    best = np.int64(1 << 30)
+    sub = cover
+    while True:
+        unmatched = forced | sub
+        melded = slot & ~unmatched
+        if run_cover_nb(melded) == melded:
+            laid = chain_layable_nb(unmatched << shift, set_targets, run_cards) >> shift
+            dw = np.int64(SUIT_VALUE[unmatched] - SUIT_VALUE[laid & unmatched])
+            if dw < best:
+                best = dw
+        if sub == 0:
+            break
+        sub = (sub - 1) & cover
+    return best
+
+
+@njit(cache=True)
+def layoff_deadwood_nb(defender, set_cards, run_cards):
+    """The defender's least deadwood after arranging its melds and laying off.
+
+    ``defender`` is the defender's 10-card mask, ``set_cards``/``run_cards`` the knocker's
+    melds.  Exact: every set choice of the defender, and in each suit every runs
+    arrangement, is considered (so breaking an own meld to lay off is found when it pays).
+    """
+    set_targets = set_layoff_targets_nb(set_cards)
+    best = np.int64(1 << 30)
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(defender)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                left = defender & ~sets_melded_nb(defender, r0, r1, r2, i0, i1, i2)
+                total = np.int64(0)
+                for suit in range(4):
+                    total += suit_layoff_deadwood_nb(suit_slot_nb(left, suit), suit, set_targets, run_cards)
+                if total < best:
+                    best = total
+    return best
+
+
+@njit(cache=True)
+def layoff_solution_nb(defender, set_cards, run_cards):
+    """(deadwood, laid-off mask, melded mask) of one optimal defender response."""
+    set_targets = set_layoff_targets_nb(set_cards)
+    best = np.int64(1 << 30)
+    best_laid = np.int64(0)
+    best_melded = np.int64(0)
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(defender)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                sets = sets_melded_nb(defender, r0, r1, r2, i0, i1, i2)
+                left = defender & ~sets
+                total = np.int64(0)
+                laid_all = np.int64(0)
+                melded_all = sets
+                for suit in range(4):
+                    slot = suit_slot_nb(left, suit)
+                    shift = SUIT_SHIFT * suit
+                    cover = run_cover_nb(slot)
+                    forced = slot & ~cover
+                    suit_best = np.int64(1 << 30)
+                    suit_laid = np.int64(0)
+                    suit_melded = np.int64(0)
+                    sub = cover
+                    while True:
+                        unmatched = forced | sub
+                        melded = slot & ~unmatched
+                        if run_cover_nb(melded) == melded:
+                            laid = chain_layable_nb(unmatched << shift, set_targets, run_cards) >> shift
+                            dw = np.int64(SUIT_VALUE[unmatched] - SUIT_VALUE[laid & unmatched])
+                            if dw < suit_best:
+                                suit_best = dw
+                                suit_laid = laid & unmatched
+                                suit_melded = melded
+                        if sub == 0:
+                            break
+                        sub = (sub - 1) & cover
+                    total += suit_best
+                    laid_all |= suit_laid << shift
+                    melded_all |= suit_melded << shift
+                if total < best:
+                    best = total
+                    best_laid = laid_all
+                    best_melded = melded_all
+    return best, best_laid, best_melded
+
+
+# ---------------------------------------------------------------------------
+# The knocker's arrangement.  Among the arrangements of least deadwood the knocker picks
+# the one that suits it best against layoffs; what it may know decides the score used.
+# ---------------------------------------------------------------------------
+
+KNOCKER_VS_HAND = 0  # maximise the defender's deadwood after layoffs (defender hand known)
+KNOCKER_VS_LIVE = 1  # minimise the value of the given cards that could be laid off
+KNOCKER_RANDOM = 2  # a least-deadwood arrangement drawn at random (``target`` is the salt)
+
+
+@njit(cache=True, inline="always")
+def mix64_nb(x):
+    """splitmix64's finaliser: a bijective scramble of a 64-bit integer."""
+    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def knocker_arrangement_nb(mask, target, objective):
+    """(set_cards, run_cards, deadwood) of the knocker's preferred least-deadwood arrangement.
+
+    ``objective`` KNOCKER_VS_HAND: ``target`` is the defender's hand and the arrangement
+    leaving it the highest deadwood after layoffs wins.  KNOCKER_VS_LIVE: ``target`` holds
+    the cards the defender might hold, and the arrangement exposing the least value of them
+    to layoffs wins.  KNOCKER_RANDOM: each arrangement gets a pseudo-random score from its
+    index and the salt ``target``, so the pick is uniform-ish and reproducible.  Ties keep the first arrangement found (set choices in order, then the
+    fewest run cards in each suit), so the choice is deterministic.
+    """
+    dw_min = min_deadwood_nb(mask)
+    best_score = np.int64(-(1 << 30))
+    best_sets = np.int64(0)
+    best_runs = np.int64(0)
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
+    # per suit: the runs arrangements of least deadwood are the melded submasks of the suit
+    # slot with least unmatched value; enumerate each suit's candidates into a small array
+    cand = np.zeros((4, 64), np.int64)
+    count = np.zeros(4, np.int64)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                sets = sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
+                left = mask & ~sets
+                if runs_deadwood_nb(left) != dw_min:
+                    continue
+                for suit in range(4):
+                    slot = suit_slot_nb(left, suit)
+                    target_dw = SUIT_RUN_DEADWOOD[slot]
+                    count[suit] = 0
+                    cover = run_cover_nb(slot)
+                    sub = np.int64(0)
+                    while True:  # submasks of cover in increasing order: melded cards
+                        if run_cover_nb(sub) == sub and SUIT_VALUE[slot & ~sub] == target_dw:
+                            if count[suit] < 64:
+                                cand[suit, count[suit]] = sub << (SUIT_SHIFT * suit)
+                                count[suit] += 1
+                        if sub == cover:
+                            break
+                        sub = (sub - cover) & cover
+                total = count[0] * count[1] * count[2] * count[3]
+                for k in range(total):
+                    runs = np.int64(0)
+                    rest = k
+                    for suit in range(4):
+                        runs |= cand[suit, rest % count[suit]]
+                        rest //= count[suit]
+                    if objective == KNOCKER_VS_HAND:
+                        score = layoff_deadwood_nb(target, sets, runs)
+                    elif objective == KNOCKER_RANDOM:
+                        score = np.int64(mix64_nb(target ^ (i0 * 64 + i1 * 8 + i2) ^ (k << 12)) >> np.uint64(2))
+                    else:
+                        laid = chain_layable_nb(target, set_layoff_targets_nb(sets), runs)
+                        score = -hand_value_nb(laid)
+                    if score > best_score:
+                        best_score = score
+                        best_sets = sets
+                        best_runs = runs
+    return best_sets, best_runs, dw_min

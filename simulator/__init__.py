@@ -30,3 +30,7 @@ __all__ = [
     "best_discard", "cards_mask", "format_cards", "is_big_gin", "knocker_arrangement", "layoff",
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
+
+from .api import simulate, simulate_games  # noqa: E402
+
+__all__ += ["simulate", "simulate_games"]

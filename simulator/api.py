@@ -1,0 +1,292 @@
+"""The Python façade over the engine: ``simulate`` (hands) and ``simulate_games`` (games).
+
+It validates arguments, preallocates the kernels' outputs, and turns records into pandas
+DataFrames.  Columns of a **hand row**:
+
+=====================  ==========================================================================
+deal                   deal number (0-based); with mirrored deals, 2p and 2p+1 share a deck
+pair                   deck number: the two deals of a mirrored pair share it
+a_dealt                True when strategy A dealt (B moved first)
+outcome                ``knock``, ``gin``, ``big_gin``, ``undercut`` or ``dead`` (cancelled)
+knocker, winner        ``a``, ``b`` or missing (dead hand; ``winner`` also on a scoreless tie)
+points                 points to the hand's winner (Oklahoma spade doubling included)
+net_a                  points to A minus points to B
+knocker_deadwood       the knocker's deadwood (missing for a dead hand)
+defender_deadwood      the defender's deadwood after layoffs (missing for a dead hand)
+layoff_points          value of the cards the defender laid off
+draws                  cards drawn in the hand by both players (pile takes included)
+turns                  discards made in the hand
+stock_left             cards left in the stock when the hand ended
+upcard                 the first upcard (e.g. ``7h``)
+knock_limit            the knock limit in force (Oklahoma: set by the upcard)
+reshuffles             times the pile was turned into a new stock (``reshuffle_stock``)
+=====================  ==========================================================================
+
+Game rows: ``game``, ``pair``, ``a_dealt_first``, ``winner`` (``a``/``b``, missing if the
+hand guard stopped the game), ``hands``, ``dead_hands``, ``points_a``/``points_b`` (hand
+points only), ``boxes_a``/``boxes_b`` (hands won), ``score_a``/``score_b`` (after game,
+box and shutout bonuses), ``margin_a`` (``score_a - score_b``), ``shutout``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from strategies import parse_strategy
+from strategies.registry import Strategy
+
+from . import engine as E
+from .cards import format_card
+from .rules import Rules, resolve_rules
+
+_CARD_NAMES = [format_card(c) if c % 16 < 13 else "" for c in range(64)]
+_UPCARD_CATEGORIES = [n for n in _CARD_NAMES if n]
+
+
+def _strategies(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarray, np.ndarray]:
+    a, b = parse_strategy(strategy_a), parse_strategy(strategy_b)
+    sids = np.array([a.sid, b.sid], dtype=np.int64)
+    params = np.vstack([a.row, b.row])
+    return a, b, sids, params
+
+
+def _count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _check_errors(codes: np.ndarray, what: np.ndarray) -> None:
+    bad = np.flatnonzero(codes)
+    if bad.size:
+        i = bad[0]
+        raise RuntimeError(f"{E.ERROR_TEXT.get(int(codes[i]), 'engine error')} (in {what[i]})")
+
+
+def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
+                      mirrored: bool = True) -> np.ndarray:
+    """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
+    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    rules = resolve_rules(rules)
+    out = np.zeros((n_deals, E.N_HAND_COLS), dtype=np.int64)
+    if n_deals:
+        E.play_deals_nb(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
+                        sids, params, out)
+    return out
+
+
+def hand_frame(records: np.ndarray) -> pd.DataFrame:
+    """Hand records as the documented DataFrame."""
+    r = records
+    a_seat = r[:, E.H_A_SEAT]
+    dead = r[:, E.H_OUTCOME] == E.OUT_DEAD
+
+    def who(col: int) -> pd.Categorical:
+        seat = r[:, col]
+        codes = np.where(seat < 0, -1, (seat != a_seat).astype(np.int64))
+        return pd.Categorical.from_codes(codes, categories=["a", "b"])
+
+    points = r[:, E.H_POINTS]
+    winner_seat = r[:, E.H_WINNER]
+    sign = np.where(winner_seat < 0, 0, np.where(winner_seat == a_seat, 1, -1))
+    frame = {
+        "deal": r[:, E.H_DEAL],
+        "pair": r[:, E.H_PAIR],
+        "a_dealt": r[:, E.H_DEALER] == a_seat,
+        "outcome": pd.Categorical.from_codes(r[:, E.H_OUTCOME], categories=list(E.OUTCOMES)),
+        "knocker": who(E.H_KNOCKER),
+        "winner": who(E.H_WINNER),
+        "points": points.astype(np.int32),
+        "net_a": (sign * points).astype(np.int32),
+        "knocker_deadwood": pd.array(np.where(dead, 0, r[:, E.H_KNOCKER_DW]), dtype="Int16"),
+        "defender_deadwood": pd.array(np.where(dead, 0, r[:, E.H_DEFENDER_DW]), dtype="Int16"),
+        "layoff_points": r[:, E.H_LAYOFF].astype(np.int16),
+        "draws": r[:, E.H_DRAWS].astype(np.int16),
+        "turns": r[:, E.H_TURNS].astype(np.int16),
+        "stock_left": r[:, E.H_STOCK_LEFT].astype(np.int16),
+        "upcard": pd.Categorical([_CARD_NAMES[c] for c in r[:, E.H_UPCARD]], categories=_UPCARD_CATEGORIES),
+        "knock_limit": r[:, E.H_KNOCK_LIMIT].astype(np.int16),
+        "reshuffles": r[:, E.H_RESHUFFLES].astype(np.int16),
+    }
+    df = pd.DataFrame(frame)
+    df.loc[dead, ["knocker_deadwood", "defender_deadwood"]] = pd.NA
+    return df
+
+
+def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rules | str | dict = "hoyle",
+             n_deals: int = 10_000, seed: int = 0, mirrored: bool = True) -> pd.DataFrame:
+    """Play ``n_deals`` independent single hands of A against B; one row per hand.
+
+    With ``mirrored`` (the default) deals come in pairs that share a shuffled deck and
+    dealer seat with A's and B's seats swapped, which cancels most of the luck of the deal
+    from A-versus-B comparisons (``n_deals`` should then be even).  The same seed gives the
+    same frame whatever the number of threads.
+
+    >>> df = simulate("knock_early", "random", rules="hoyle", n_deals=2000, seed=1)
+    >>> len(df), df["net_a"].mean() > 0
+    (2000, np.True_)
+    """
+    n_deals = _count("n_deals", n_deals)
+    records = play_deal_records(strategy_a, strategy_b, rules, 0, n_deals, _seed(seed), mirrored)
+    _check_errors(records[:, E.H_ERROR], records[:, E.H_DEAL])
+    return hand_frame(records)
+
+
+def _seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+    return int(seed)
+
+
+def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: int, seed: int,
+                      mirrored: bool = True, with_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Raw game records, and hand records (every hand of every game) when asked."""
+    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    vector = resolve_rules(rules).to_array()
+    games = np.zeros((n_games, E.N_GAME_COLS), dtype=np.int64)
+    no_hands = np.zeros((0, E.N_HAND_COLS), dtype=np.int64)
+    if n_games == 0:
+        return games, no_hands
+    E.play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+                    games, no_hands, np.zeros(0, np.int64))
+    if not with_hands:
+        return games, no_hands
+    # games are deterministic: replay them, now writing every hand at its offset
+    offsets = np.zeros(n_games + 1, dtype=np.int64)
+    np.cumsum(games[:, E.G_HANDS], out=offsets[1:])
+    hands = np.zeros((offsets[-1], E.N_HAND_COLS), dtype=np.int64)
+    E.play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+                    games, hands, offsets)
+    return games, hands
+
+
+def game_frame(records: np.ndarray) -> pd.DataFrame:
+    r = records
+    a_seat = r[:, E.G_A_SEAT]
+    b_seat = 1 - a_seat
+    rows = np.arange(len(r))
+
+    def by_seat(cols: tuple[int, int], seat: np.ndarray) -> np.ndarray:
+        return np.where(seat == 0, r[:, cols[0]], r[:, cols[1]])
+
+    winner = r[:, E.G_WINNER]
+    codes = np.where(winner < 0, -1, (winner != a_seat).astype(np.int64))
+    score_a = by_seat((E.G_SCORE0, E.G_SCORE1), a_seat)
+    score_b = by_seat((E.G_SCORE0, E.G_SCORE1), b_seat)
+    del rows
+    return pd.DataFrame({
+        "game": r[:, E.G_GAME],
+        "pair": r[:, E.G_PAIR],
+        "a_dealt_first": r[:, E.G_FIRST_DEALER] == a_seat,
+        "winner": pd.Categorical.from_codes(codes, categories=["a", "b"]),
+        "hands": r[:, E.G_HANDS].astype(np.int32),
+        "dead_hands": r[:, E.G_DEAD_HANDS].astype(np.int32),
+        "points_a": by_seat((E.G_POINTS0, E.G_POINTS1), a_seat).astype(np.int32),
+        "points_b": by_seat((E.G_POINTS0, E.G_POINTS1), b_seat).astype(np.int32),
+        "boxes_a": by_seat((E.G_BOXES0, E.G_BOXES1), a_seat).astype(np.int32),
+        "boxes_b": by_seat((E.G_BOXES0, E.G_BOXES1), b_seat).astype(np.int32),
+        "score_a": score_a.astype(np.int32),
+        "score_b": score_b.astype(np.int32),
+        "margin_a": (score_a - score_b).astype(np.int32),
+        "shutout": r[:, E.G_SHUTOUT] == 1,
+    })
+
+
+def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
+                   rules: Rules | str | dict = "hoyle", n_games: int = 1000, seed: int = 0,
+                   mirrored: bool = True, hands: bool = False):
+    """Play ``n_games`` whole games of A against B; one row per game.
+
+    The first dealer of each game is drawn from the seed; with ``mirrored`` games come in
+    pairs that see the same decks with A's and B's seats swapped.  With ``hands=True``
+    returns ``(games, hands)``, the second frame holding every hand (hand columns plus
+    ``game`` and ``hand``, the hand's number within its game).
+
+    >>> games = simulate_games("knock_early", "random", rules="hoyle", n_games=200, seed=1)
+    >>> bool((games["winner"] == "a").mean() > 0.9)
+    True
+    """
+    n_games = _count("n_games", n_games)
+    games, hand_records = play_game_records(strategy_a, strategy_b, rules, 0, n_games, _seed(seed),
+                                            mirrored, with_hands=hands)
+    _check_errors(games[:, E.G_ERROR], games[:, E.G_GAME])
+    frame = game_frame(games)
+    if not hands:
+        return frame
+    hf = hand_frame(hand_records)
+    hf.insert(0, "game", hand_records[:, E.H_GAME])
+    hf = hf.rename(columns={"deal": "hand"})
+    hf["hand"] = hand_records[:, E.H_HAND_IN_GAME]
+    return frame, hf
+
+
+EVENT_NAMES = {
+    E.EV_DEAL: "deal", E.EV_UPCARD: "upcard", E.EV_DECLINE: "decline", E.EV_TAKE_PILE: "take_pile",
+    E.EV_DRAW_STOCK: "draw_stock", E.EV_DISCARD: "discard", E.EV_KNOCK: "knock", E.EV_GIN: "gin",
+    E.EV_BIG_GIN: "big_gin", E.EV_SETS: "sets", E.EV_RUNS: "runs", E.EV_LAYOFF: "layoff",
+    E.EV_DEFENDER_DEADWOOD: "defender_deadwood", E.EV_RESHUFFLE: "reshuffle", E.EV_DEAD: "dead",
+    E.EV_SCORE: "score", E.EV_PASS_LAST: "pass_last_discard",
+}
+
+
+def _events(trace: np.ndarray, n: int) -> list[tuple[int, str, int]]:
+    if n > len(trace):
+        raise RuntimeError("trace capacity exceeded")
+    return [(int(p), EVENT_NAMES[int(e)], int(v)) for p, e, v in trace[:n]]
+
+
+def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int = 0,
+               mirrored: bool = True) -> tuple[pd.Series, list[tuple[int, str, int]]]:
+    """Re-play one deal of ``simulate`` and return its hand row and its events.
+
+    Events are ``(seat, event, value)``: seats are 0/1 (-1 for the table), values are card
+    codes, deadwood, points, or card masks (``sets``, ``runs``, ``layoff``).  The row is
+    the same as ``simulate(...)`` gives for that deal, plus ``a_seat``.
+    """
+    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    vector = resolve_rules(rules).to_array()
+    out = np.zeros((1, E.N_HAND_COLS), dtype=np.int64)
+    trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
+    n = E.play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
+                             sids, params, out, trace)
+    row = hand_frame(out).iloc[0].copy()
+    row["a_seat"] = int(out[0, E.H_A_SEAT])
+    return row, _events(trace, n)
+
+
+def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock_early",
+              rules="hoyle", seed: int = 0, scores=(0, 0)) -> tuple[dict, list[tuple[int, str, int]]]:
+    """Play one hand from an explicit deck order (A in seat 0, B in seat 1).
+
+    ``deck`` lists the 52 cards (string or codes): cards 0..19 are dealt alternately to the
+    non-dealer and the dealer, card 20 is the upcard, the rest is the stock in drawing
+    order.  Returns the raw hand record as a dict of column name → value (seats, not a/b)
+    and the events.  For scripted tests and exploration.
+    """
+    from .cards import DECK, as_codes
+
+    codes = np.array(as_codes(deck), dtype=np.int64)
+    if len(codes) != 52 or set(codes.tolist()) != set(DECK.tolist()):
+        raise ValueError("deck must list all 52 cards exactly once")
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    vector = resolve_rules(rules).to_array()
+    from .rng import stream_key_nb
+
+    rngs = np.array([[stream_key_nb(np.uint64(seed), 0, 0)], [stream_key_nb(np.uint64(seed), 0, 1)]],
+                    dtype=np.uint64)
+    deck_rng = np.array([stream_key_nb(np.uint64(seed), 1, 0)], dtype=np.uint64)
+    scratch = np.zeros(E.SCRATCH_LEN, np.int64)
+    memory = np.zeros((2, E.N_MEMORY), np.int64)
+    out = np.zeros(E.N_HAND_COLS, np.int64)
+    trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
+    n = E.play_hand_nb(codes, dealer, sids, params, vector, np.array(scores, np.int64), rngs, deck_rng,
+                       scratch, memory, out, trace)
+    names = ["deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
+             "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left",
+             "upcard", "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game"]
+    record = dict(zip(names, (int(x) for x in out)))
+    record["outcome"] = E.OUTCOMES[record["outcome"]]
+    return record, _events(trace, n)

@@ -1,0 +1,679 @@
+"""The engine: one hand and whole games as a phase machine, and the parallel batch kernels.
+
+A hand, in the order RULES.md gives it:
+
+1. **Deal** — from a shuffled deck: cards 0..19 alternately to the non-dealer and the
+   dealer, card 20 is the upcard (the pile), cards 21..51 are the stock, drawn in order.
+2. **First turn** — the non-dealer may take the upcard; if it declines the dealer may;
+   if both decline, the non-dealer draws from the stock.  Declining costs no draw.
+3. **Turns** — draw (stock, or the pile's top card), then discard a card that is not the
+   one just taken from the pile.  With ``big_gin_bonus`` > 0 a player whose 11 cards are
+   all melded goes out at once (big gin, taken automatically).  After the discard, a
+   player whose deadwood is at or below the deal's knock limit may knock; deadwood 0 is
+   gin.
+4. **Knock** — the knocker lays out melds (its strategy picks among least-deadwood
+   arrangements); unless it is gin the defender lays off; the hand is scored
+   (``simulator.scoring``); Oklahoma spade doubling multiplies the points.
+5. **End of stock** — a discard that leaves two cards in the stock without a knock cancels
+   the hand (a *dead* hand).  With ``last_discard_rule`` the other player may first take
+   that discard, only to knock.  With ``reshuffle_stock`` the stock is instead played to
+   the last card, and a discard that leaves it empty turns the pile less its top card
+   into a new shuffled stock, at most ``max_reshuffles`` times; then the hand is dead.
+   That bound is the termination guard: a hand has at most 31 + 50·max_reshuffles draws.
+
+Games (``play_game_nb``) chain hands until a score reaches the target, then add the game
+bonus, the box bonus per hand won and the shutout rule; after a dead hand the same dealer
+deals again, otherwise ``next_dealer`` decides.  A game stops after ``MAX_HANDS_PER_GAME``
+hands without a winner (a guard that only pathological strategies reach).
+
+Kernels take arrays and fill preallocated int64 outputs; every random draw comes from
+streams keyed by (seed, deal) so results never depend on threads or chunking.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from strategies import dispatch
+from strategies.view import (
+    N_MEMORY,
+    N_VIEW,
+    PHASE_ARRANGE,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
+    PHASE_KNOCK,
+    PHASE_LAST_DISCARD,
+    V_DEADWOOD,
+    V_DRAWN,
+    V_FROM_PILE,
+    V_HAND,
+    V_IS_DEALER,
+    V_KNOCK_LIMIT,
+    V_LEGAL_DISCARDS,
+    V_MY_DRAWS,
+    V_MY_SCORE,
+    V_OPP_DECLINED,
+    V_OPP_DISCARDS,
+    V_OPP_SCORE,
+    V_OPP_TOOK,
+    V_PHASE,
+    V_PILE_LEN,
+    V_PILE_MASK,
+    V_SEEN,
+    V_STOCK_LEFT,
+    V_TOP,
+    V_TURN,
+)
+
+from .cards import DECK
+from .melds import (
+    hand_value_nb,
+    layoff_solution_nb,
+    min_deadwood_nb,
+    popcount_nb,
+    rank_cards_nb,
+    run_cover_nb,
+)
+from .rng import shuffle_nb, stream_key_nb
+from .rules import (
+    NEXT_ALTERNATE,
+    NEXT_LOSER,
+    R_BIG_GIN_BONUS,
+    R_BOX_BONUS,
+    R_GAME_BONUS,
+    R_LAST_DISCARD,
+    R_MAX_RESHUFFLES,
+    R_NEXT_DEALER,
+    R_RESHUFFLE,
+    R_SHUTOUT,
+    R_TARGET,
+    SHUTOUT_DOUBLE,
+    SHUTOUT_DOUBLE_BONUS,
+    CANCEL_AT_STOCK,
+)
+from .scoring import DEFENDER, KNOCKER, NOBODY, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+
+# ---- hand record columns (seats are 0/1; -1 = nobody) --------------------------------
+(
+    H_DEAL, H_PAIR, H_A_SEAT, H_DEALER, H_OUTCOME, H_KNOCKER, H_WINNER, H_POINTS,
+    H_KNOCKER_DW, H_DEFENDER_DW, H_LAYOFF, H_DRAWS, H_STOCK_LEFT, H_UPCARD, H_KNOCK_LIMIT,
+    H_TURNS, H_RESHUFFLES, H_ERROR, H_GAME, H_HAND_IN_GAME, N_HAND_COLS,
+) = range(21)
+
+OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
+OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
+
+# ---- game record columns ------------------------------------------------------------
+(
+    G_GAME, G_PAIR, G_A_SEAT, G_FIRST_DEALER, G_WINNER, G_HANDS, G_SCORE0, G_SCORE1,
+    G_POINTS0, G_POINTS1, G_BOXES0, G_BOXES1, G_SHUTOUT, G_DEAD_HANDS, G_ERROR, N_GAME_COLS,
+) = range(16)
+
+MAX_HANDS_PER_GAME = 2000
+
+# ---- errors a strategy can cause (the engine stops the hand and reports) --------------
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+ERROR_TEXT = {
+    ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
+    ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
+    ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
+}
+
+# ---- trace events (player, event, value) for replay and cross-checks -------------------
+(
+    EV_DEAL, EV_UPCARD, EV_DECLINE, EV_TAKE_PILE, EV_DRAW_STOCK, EV_DISCARD, EV_KNOCK,
+    EV_GIN, EV_BIG_GIN, EV_SETS, EV_RUNS, EV_LAYOFF, EV_DEFENDER_DEADWOOD, EV_RESHUFFLE,
+    EV_DEAD, EV_SCORE, EV_PASS_LAST,
+) = range(17)
+TRACE_CAPACITY = 8192
+
+# scratch layout: one int64 block per worker, reused for every deal it plays
+S_STOCK = 0  # 64 slots: the stock, drawn from the front
+S_PILE = 64  # 64 slots: the discard pile, top last
+S_VIEW = 128  # N_VIEW slots
+S_SCRATCH = 192
+SCRATCH_LEN = S_SCRATCH
+
+
+@njit(cache=True)
+def _fill_view(view, phase, hand, pile, pile_len, pile_mask, opp_took, opp_declined,
+               opp_discards, seen, stock_left, turn, my_draws, limit, my_score, opp_score,
+               is_dealer):
+    view[V_PHASE] = phase
+    view[V_HAND] = hand
+    view[V_TOP] = pile[pile_len - 1] if pile_len > 0 else -1
+    view[V_PILE_LEN] = pile_len
+    view[V_PILE_MASK] = pile_mask
+    view[V_OPP_TOOK] = opp_took
+    view[V_OPP_DECLINED] = opp_declined
+    view[V_OPP_DISCARDS] = opp_discards
+    view[V_SEEN] = seen
+    view[V_STOCK_LEFT] = stock_left
+    view[V_TURN] = turn
+    view[V_MY_DRAWS] = my_draws
+    view[V_KNOCK_LIMIT] = limit
+    view[V_MY_SCORE] = my_score
+    view[V_OPP_SCORE] = opp_score
+    view[V_IS_DEALER] = is_dealer
+    view[V_DRAWN] = -1
+    view[V_FROM_PILE] = 0
+    view[V_LEGAL_DISCARDS] = 0
+    view[V_DEADWOOD] = -1
+
+
+@njit(cache=True)
+def _trace(trace, n, player, event, value):
+    if n < trace.shape[0]:
+        trace[n, 0] = player
+        trace[n, 1] = event
+        trace[n, 2] = value
+    return n + 1
+
+
+@njit(cache=True)
+def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
+                 scratch, memory, out, trace):
+    """Play one hand from a shuffled 52-card ``deck`` and fill the hand record ``out``.
+
+    ``dealer`` is the dealing seat; ``sids``/``params`` the strategy id and parameter row
+    of each seat; ``scores`` the game scores before the hand (for the players' views);
+    ``player_rngs[seat]`` each seat's random stream and ``deck_rng`` the stream used for
+    reshuffles.  ``trace`` (n × 3) receives the events when it has rows.  Returns the
+    number of trace events.
+    """
+    stock = scratch[S_STOCK:S_STOCK + 64]
+    pile = scratch[S_PILE:S_PILE + 64]
+    view = scratch[S_VIEW:S_VIEW + N_VIEW]
+    non_dealer = 1 - dealer
+    hands = np.zeros(2, np.int64)
+    took = np.zeros(2, np.int64)  # cards each seat took from the pile and still holds
+    declined = np.zeros(2, np.int64)  # pile tops each seat passed on
+    discards = np.zeros(2, np.int64)  # every card each seat discarded
+    seen = np.zeros(2, np.int64)
+    draws = np.zeros(2, np.int64)
+    memory[:, :] = 0
+    nt = 0
+    for i in range(20):
+        seat = non_dealer if i % 2 == 0 else dealer
+        hands[seat] |= np.int64(1) << deck[i]
+        if trace.shape[0] > 0:
+            nt = _trace(trace, nt, seat, EV_DEAL, deck[i])
+    upcard = deck[20]
+    pile[0] = upcard
+    pile_len = 1
+    pile_mask = np.int64(1) << upcard
+    stock_n = 31
+    for i in range(31):
+        stock[i] = deck[21 + i]
+    stock_pos = 0
+    if trace.shape[0] > 0:
+        nt = _trace(trace, nt, -1, EV_UPCARD, upcard)
+    seen[0] = hands[0] | pile_mask
+    seen[1] = hands[1] | pile_mask
+    limit = deal_knock_limit_nb(upcard, rules)
+    multiplier = hand_multiplier_nb(upcard, rules)
+
+    out[H_DEALER] = dealer
+    out[H_UPCARD] = upcard
+    out[H_KNOCK_LIMIT] = limit
+    out[H_KNOCKER] = -1
+    out[H_WINNER] = -1
+    out[H_POINTS] = 0
+    out[H_KNOCKER_DW] = -1
+    out[H_DEFENDER_DW] = -1
+    out[H_LAYOFF] = 0
+    out[H_ERROR] = ERR_NONE
+    out[H_OUTCOME] = OUT_DEAD
+
+    # ---- first turn: the upcard is offered to the non-dealer, then to the dealer ------
+    current = non_dealer
+    from_pile = False
+    for k in range(2):
+        seat = non_dealer if k == 0 else dealer
+        _fill_view(view, PHASE_FIRST_UPCARD, hands[seat], pile, pile_len, pile_mask,
+                   took[1 - seat], declined[1 - seat], discards[1 - seat], seen[seat],
+                   stock_n - stock_pos, 0, draws[seat], limit, scores[seat], scores[1 - seat],
+                   seat == dealer)
+        if dispatch.take_nb(sids[seat], params[seat], view, pile, rules, player_rngs[seat], memory[seat]):
+            current = seat
+            from_pile = True
+            break
+        declined[seat] |= np.int64(1) << upcard
+        if trace.shape[0] > 0:
+            nt = _trace(trace, nt, seat, EV_DECLINE, upcard)
+
+    turn = 0
+    reshuffles = 0
+    last_chance = False
+    while True:
+        # ---- draw ------------------------------------------------------------------------
+        if from_pile:
+            pile_len -= 1
+            card = pile[pile_len]
+            pile_mask &= ~(np.int64(1) << card)
+            took[current] |= np.int64(1) << card
+            if trace.shape[0] > 0:
+                nt = _trace(trace, nt, current, EV_TAKE_PILE, card)
+        else:
+            card = stock[stock_pos]
+            stock_pos += 1
+            seen[current] |= np.int64(1) << card
+            if trace.shape[0] > 0:
+                nt = _trace(trace, nt, current, EV_DRAW_STOCK, card)
+        hands[current] |= np.int64(1) << card
+        draws[current] += 1
+        opponent = 1 - current
+
+        # ---- big gin: all eleven cards melded goes out at once ---------------------------
+        if rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_nb(hands[current]) == 0:
+            if trace.shape[0] > 0:
+                nt = _trace(trace, nt, current, EV_BIG_GIN, 0)
+            nt = _settle(hands, current, 0, True, True, sids, params, rules, player_rngs,
+                         memory, view, pile, pile_len, pile_mask, took, declined, discards,
+                         seen, stock_n - stock_pos, turn, draws, limit, scores, dealer,
+                         multiplier, out, trace, nt)
+            break
+
+        # ---- discard ---------------------------------------------------------------------
+        legal = hands[current]
+        if from_pile:
+            legal &= ~(np.int64(1) << card)
+        if last_chance:
+            legal = _knockable_discards(hands[current], legal, limit)
+        _fill_view(view, PHASE_DISCARD, hands[current], pile, pile_len, pile_mask,
+                   took[opponent], declined[opponent], discards[opponent], seen[current],
+                   stock_n - stock_pos, turn, draws[current], limit, scores[current],
+                   scores[opponent], current == dealer)
+        view[V_DRAWN] = card
+        view[V_FROM_PILE] = from_pile
+        view[V_LEGAL_DISCARDS] = legal
+        discard = dispatch.discard_nb(sids[current], params[current], view, pile, rules,
+                                      player_rngs[current], memory[current])
+        if discard < 0 or discard > 63 or (legal >> discard) & 1 == 0:
+            out[H_ERROR] = ERR_ILLEGAL_DISCARD
+            break
+        bit = np.int64(1) << discard
+        hands[current] &= ~bit
+        took[current] &= ~bit
+        discards[current] |= bit
+        pile[pile_len] = discard
+        pile_len += 1
+        pile_mask |= bit
+        seen[opponent] |= bit
+        if trace.shape[0] > 0:
+            nt = _trace(trace, nt, current, EV_DISCARD, discard)
+        turn += 1
+
+        # ---- knock -----------------------------------------------------------------------
+        deadwood = min_deadwood_nb(hands[current])
+        if deadwood <= limit:
+            knock = last_chance
+            if not knock:
+                _fill_view(view, PHASE_KNOCK, hands[current], pile, pile_len, pile_mask,
+                           took[opponent], declined[opponent], discards[opponent],
+                           seen[current], stock_n - stock_pos, turn, draws[current], limit,
+                           scores[current], scores[opponent], current == dealer)
+                view[V_DEADWOOD] = deadwood
+                knock = dispatch.knock_nb(sids[current], params[current], view, pile, rules,
+                                          player_rngs[current], memory[current])
+            if knock:
+                if trace.shape[0] > 0:
+                    nt = _trace(trace, nt, current, EV_GIN if deadwood == 0 else EV_KNOCK, deadwood)
+                nt = _settle(hands, current, deadwood, deadwood == 0, False, sids, params,
+                             rules, player_rngs, memory, view, pile, pile_len, pile_mask,
+                             took, declined, discards, seen, stock_n - stock_pos, turn, draws,
+                             limit, scores, dealer, multiplier, out, trace, nt)
+                break
+        elif last_chance:
+            out[H_ERROR] = ERR_LAST_DISCARD_NO_KNOCK
+            break
+        if last_chance:
+            break  # unreachable: a last-chance turn always knocks or errs
+
+        # ---- end of the stock --------------------------------------------------------------
+        stock_left = stock_n - stock_pos
+        if rules[R_RESHUFFLE]:
+            if stock_left == 0:
+                if reshuffles >= rules[R_MAX_RESHUFFLES] or pile_len < 2:
+                    break  # dead hand: the termination guard
+                # the pile less its top card becomes the new stock
+                for i in range(pile_len - 1):
+                    stock[i] = pile[i]
+                stock_n = pile_len - 1
+                stock_pos = 0
+                shuffle_nb(deck_rng, stock, stock_n)
+                pile[0] = pile[pile_len - 1]
+                pile_len = 1
+                pile_mask = np.int64(1) << pile[0]
+                reshuffles += 1
+                if trace.shape[0] > 0:
+                    nt = _trace(trace, nt, -1, EV_RESHUFFLE, stock_n)
+        elif stock_left <= CANCEL_AT_STOCK:
+            if not rules[R_LAST_DISCARD]:
+                break
+            # the other player may take this last discard, only to knock
+            top = pile[pile_len - 1]
+            trial = hands[opponent] | (np.int64(1) << top)
+            if _knockable_discards(trial, hands[opponent], limit) == 0:
+                break
+            _fill_view(view, PHASE_LAST_DISCARD, hands[opponent], pile, pile_len, pile_mask,
+                       took[current], declined[current], discards[current], seen[opponent],
+                       stock_left, turn, draws[opponent], limit, scores[opponent],
+                       scores[current], opponent == dealer)
+            if not dispatch.take_nb(sids[opponent], params[opponent], view, pile, rules,
+                                    player_rngs[opponent], memory[opponent]):
+                if trace.shape[0] > 0:
+                    nt = _trace(trace, nt, opponent, EV_PASS_LAST, top)
+                break
+            last_chance = True
+            current = opponent
+            from_pile = True
+            continue
+
+        # ---- next player's draw ---------------------------------------------------------
+        current = opponent
+        _fill_view(view, PHASE_DRAW, hands[current], pile, pile_len, pile_mask,
+                   took[1 - current], declined[1 - current], discards[1 - current],
+                   seen[current], stock_n - stock_pos, turn, draws[current], limit,
+                   scores[current], scores[1 - current], current == dealer)
+        from_pile = dispatch.take_nb(sids[current], params[current], view, pile, rules,
+                                     player_rngs[current], memory[current])
+        if not from_pile:
+            declined[current] |= np.int64(1) << pile[pile_len - 1]
+
+    if out[H_OUTCOME] == OUT_DEAD and trace.shape[0] > 0 and out[H_ERROR] == ERR_NONE:
+        nt = _trace(trace, nt, -1, EV_DEAD, stock_n - stock_pos)
+    out[H_DRAWS] = draws[0] + draws[1]
+    out[H_STOCK_LEFT] = stock_n - stock_pos
+    out[H_TURNS] = turn
+    out[H_RESHUFFLES] = reshuffles
+    return nt
+
+
+@njit(cache=True)
+def _knockable_discards(hand, allowed, limit):
+    """The allowed discards of an 11-card hand after which deadwood ≤ ``limit``."""
+    result = np.int64(0)
+    rest = hand & allowed
+    while rest:
+        low = rest & -rest
+        rest &= rest - 1
+        if min_deadwood_nb(hand & ~low) <= limit:
+            result |= low
+    return result
+
+
+@njit(cache=True)
+def _valid_layout(hand, sets, runs, deadwood):
+    """True when ``sets`` are whole sets and ``runs`` whole runs of the hand, disjoint, and
+    the cards left over are worth exactly ``deadwood``."""
+    if (sets | runs) & ~hand or sets & runs:
+        return False
+    if run_cover_nb(runs) != runs:
+        return False
+    for rank in range(13):
+        n = popcount_nb(sets & rank_cards_nb(rank))
+        if n == 1 or n == 2:
+            return False
+    return hand_value_nb(hand & ~(sets | runs)) == deadwood
+
+
+@njit(cache=True)
+def _settle(hands, knocker, deadwood, gin, big_gin, sids, params, rules, player_rngs, memory,
+            view, pile, pile_len, pile_mask, took, declined, discards, seen, stock_left, turn,
+            draws, limit, scores, dealer, multiplier, out, trace, nt):
+    """Lay out the knocker's melds, let the defender lay off, score, fill the record."""
+    defender = 1 - knocker
+    if gin or big_gin:
+        defender_dw = min_deadwood_nb(hands[defender])  # no layoffs against gin
+        laid_value = 0
+    else:
+        _fill_view(view, PHASE_ARRANGE, hands[knocker], pile, pile_len, pile_mask,
+                   took[defender], declined[defender], discards[defender], seen[knocker],
+                   stock_left, turn, draws[knocker], limit, scores[knocker], scores[defender],
+                   knocker == dealer)
+        view[V_DEADWOOD] = deadwood
+        sets, runs = dispatch.arrange_nb(sids[knocker], params[knocker], view, pile, rules,
+                                         player_rngs[knocker], memory[knocker])
+        # the engine trusts no strategy: the melds must be the knocker's, disjoint and
+        # leave exactly the deadwood it knocked with
+        if not _valid_layout(hands[knocker], sets, runs, deadwood):
+            out[H_ERROR] = ERR_BAD_MELDS
+            return nt
+        defender_dw, laid, _ = layoff_solution_nb(hands[defender], sets, runs)
+        laid_value = hand_value_nb(laid)
+        if trace.shape[0] > 0:
+            nt = _trace(trace, nt, knocker, EV_SETS, sets)
+            nt = _trace(trace, nt, knocker, EV_RUNS, runs)
+            nt = _trace(trace, nt, defender, EV_LAYOFF, laid)
+    winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
+    points *= multiplier
+    out[H_KNOCKER] = knocker
+    out[H_KNOCKER_DW] = deadwood
+    out[H_DEFENDER_DW] = defender_dw
+    out[H_LAYOFF] = laid_value
+    out[H_POINTS] = points
+    if winner == KNOCKER:
+        out[H_WINNER] = knocker
+    elif winner == DEFENDER:
+        out[H_WINNER] = defender
+    else:
+        out[H_WINNER] = -1
+    if big_gin:
+        out[H_OUTCOME] = OUT_BIG_GIN
+    elif gin:
+        out[H_OUTCOME] = OUT_GIN
+    elif undercut:
+        out[H_OUTCOME] = OUT_UNDERCUT
+    else:
+        out[H_OUTCOME] = OUT_KNOCK
+    if trace.shape[0] > 0:
+        nt = _trace(trace, nt, defender, EV_DEFENDER_DEADWOOD, defender_dw)
+        nt = _trace(trace, nt, out[H_WINNER], EV_SCORE, points)
+    return nt
+
+
+# ---- seeds ----------------------------------------------------------------------------------
+# Stream keys: the deck of pair p (and of hand h of game pair p) from (seed, p, h); the
+# dealer from the same deck stream; each player's decisions from (seed ^ PLAYER_SALT, deal,
+# seat) for single deals and (seed ^ PLAYER_SALT, game, hand * 2 + seat) for games.
+PLAYER_SALT = 0x0123456789ABCDEF
+DECK_SALT = 0x7F4A7C159E3779B9
+
+
+@njit(cache=True)
+def _new_deck(seed, pair, hand_index, deck, rng):
+    rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
+    for i in range(52):
+        deck[i] = DECK[i]
+    shuffle_nb(rng, deck, 52)
+
+
+@njit(cache=True)
+def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
+                       trace):
+    """Play deals ``first_deal + start .. first_deal + stop - 1`` as independent hands into
+    ``out[start:stop]``, with scratch allocated once for the block.
+
+    Deal d belongs to pair ``d // 2`` when ``mirrored`` (both deals of a pair use the same
+    deck and dealer seat, with the strategies' seats swapped: A sits in seat ``d % 2``),
+    else pair ``d`` with A's seat drawn at random.  ``sids_ab``/``params_ab`` hold strategy
+    A then B.  ``trace`` (n × 3), when it has rows, records the block's first deal.
+    """
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    memory = np.zeros((2, N_MEMORY), np.int64)
+    deck = np.empty(52, np.int64)
+    deck_rng = np.zeros(1, np.uint64)
+    player_rngs = np.zeros((2, 1), np.uint64)
+    sids = np.empty(2, np.int64)
+    params = np.empty((2, params_ab.shape[1]), np.float64)
+    scores = np.zeros(2, np.int64)
+    nt = 0
+    for i in range(start, stop):
+        deal = first_deal + i
+        pair = deal // 2 if mirrored else deal
+        _new_deck(seed, pair, 0, deck, deck_rng)
+        dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
+        if mirrored:
+            a_seat = deal % 2
+        else:
+            a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, 1 << 40)  # reshuffle stream
+        for seat in range(2):
+            who = 0 if seat == a_seat else 1
+            sids[seat] = sids_ab[who]
+            params[seat, :] = params_ab[who, :]
+            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
+        row = out[i]
+        row[H_DEAL] = deal
+        row[H_PAIR] = pair
+        row[H_A_SEAT] = a_seat
+        row[H_GAME] = -1
+        row[H_HAND_IN_GAME] = -1
+        tr = trace if i == start else trace[:0]
+        n = play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
+                         scratch, memory, row, tr)
+        if i == start:
+            nt = n
+    return nt
+
+
+@njit(cache=True, parallel=True)
+def play_deals_nb(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, out):
+    """The parallel entry point for single deals: ``out`` (n_deals × N_HAND_COLS) gets
+    deals ``first_deal ..``; blocks of deals run on numba's threads."""
+    n_blocks = min(n_deals, 256)
+    no_trace = np.zeros((0, 3), np.int64)
+    for block in prange(n_blocks):
+        start = block * n_deals // n_blocks
+        stop = (block + 1) * n_deals // n_blocks
+        play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab,
+                           out, no_trace)
+
+
+@njit(cache=True)
+def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
+                 scratch, memory, deck, deck_rng, player_rngs, sids, params, trace):
+    """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
+    has room (pass a 0-row array to skip them).  Returns the number of hands played."""
+    pair = game // 2 if mirrored else game
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, 1 << 41)
+    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
+    if mirrored:
+        a_seat = game % 2
+    else:
+        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    for seat in range(2):
+        who = 0 if seat == a_seat else 1
+        sids[seat] = sids_ab[who]
+        params[seat, :] = params_ab[who, :]
+    scores = np.zeros(2, np.int64)
+    boxes = np.zeros(2, np.int64)
+    row = np.zeros(N_HAND_COLS, np.int64)
+    dealer = first_dealer
+    hands = 0
+    dead = 0
+    winner = -1
+    error = 0
+    nt = 0
+    while hands < MAX_HANDS_PER_GAME:
+        _new_deck(seed, pair, hands + 1, deck, deck_rng)
+        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, (hands + 1) | (1 << 40))
+        for seat in range(2):
+            who = 0 if seat == a_seat else 1
+            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hands * 2 + who)
+        row[H_DEAL] = hands
+        row[H_PAIR] = pair
+        row[H_A_SEAT] = a_seat
+        row[H_GAME] = game
+        row[H_HAND_IN_GAME] = hands
+        tr = trace if hands == 0 else trace[:0]
+        play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
+                     scratch, memory, row, tr)
+        if hands < hand_out.shape[0]:
+            hand_out[hands, :] = row
+        hands += 1
+        if row[H_ERROR] != ERR_NONE:
+            error = row[H_ERROR]
+            break
+        hand_winner = row[H_WINNER]
+        if row[H_OUTCOME] == OUT_DEAD:
+            dead += 1
+            continue  # the same dealer deals again
+        if hand_winner >= 0:
+            scores[hand_winner] += row[H_POINTS]
+            boxes[hand_winner] += 1
+        if scores[0] >= rules[R_TARGET] or scores[1] >= rules[R_TARGET]:
+            winner = 0 if scores[0] >= rules[R_TARGET] else 1
+            break
+        mode = rules[R_NEXT_DEALER]
+        if mode == NEXT_ALTERNATE or hand_winner < 0:
+            dealer = 1 - dealer
+        elif mode == NEXT_LOSER:
+            dealer = 1 - hand_winner
+        else:
+            dealer = hand_winner
+    game_out[G_GAME] = game
+    game_out[G_PAIR] = pair
+    game_out[G_A_SEAT] = a_seat
+    game_out[G_FIRST_DEALER] = first_dealer
+    game_out[G_HANDS] = hands
+    game_out[G_POINTS0] = scores[0]
+    game_out[G_POINTS1] = scores[1]
+    game_out[G_BOXES0] = boxes[0]
+    game_out[G_BOXES1] = boxes[1]
+    game_out[G_DEAD_HANDS] = dead
+    game_out[G_ERROR] = error
+    total0 = scores[0] + boxes[0] * rules[R_BOX_BONUS]
+    total1 = scores[1] + boxes[1] * rules[R_BOX_BONUS]
+    shutout = False
+    if winner >= 0:
+        loser = 1 - winner
+        shutout = scores[loser] == 0
+        bonus = rules[R_GAME_BONUS]
+        if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE_BONUS:
+            bonus *= 2
+        if winner == 0:
+            total0 += bonus
+            if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE:
+                total0 *= 2
+        else:
+            total1 += bonus
+            if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE:
+                total1 *= 2
+    game_out[G_WINNER] = winner
+    game_out[G_SCORE0] = total0
+    game_out[G_SCORE1] = total1
+    game_out[G_SHUTOUT] = shutout
+    return hands
+
+
+@njit(cache=True, parallel=True)
+def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, game_out,
+                  hand_out, hand_offsets):
+    """Play games ``first_game ..`` in parallel.  ``game_out`` is n_games × N_GAME_COLS.
+    When ``hand_offsets`` has n_games + 1 entries, the hands of game i are written to
+    ``hand_out[hand_offsets[i]:hand_offsets[i + 1]]`` (count them in a first pass)."""
+    n_blocks = min(n_games, 256)
+    with_hands = hand_offsets.shape[0] == n_games + 1
+    for block in prange(n_blocks):
+        scratch = np.zeros(SCRATCH_LEN, np.int64)
+        memory = np.zeros((2, N_MEMORY), np.int64)
+        deck = np.empty(52, np.int64)
+        deck_rng = np.zeros(1, np.uint64)
+        player_rngs = np.zeros((2, 1), np.uint64)
+        sids = np.empty(2, np.int64)
+        params = np.empty((2, params_ab.shape[1]), np.float64)
+        no_trace = np.zeros((0, 3), np.int64)
+        start = block * n_games // n_blocks
+        stop = (block + 1) * n_games // n_blocks
+        for i in range(start, stop):
+            if with_hands:
+                hands = hand_out[hand_offsets[i]:hand_offsets[i + 1]]
+            else:
+                hands = hand_out[:0]
+            play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
+                         hands, scratch, memory, deck, deck_rng, player_rngs, sids, params,
+                         no_trace)

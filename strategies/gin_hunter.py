@@ -1,0 +1,42 @@
+"""``gin_hunter``: greedy play that holds out for gin.
+
+Policy: draws and discards exactly as ``knock_early`` (take the face-up card when it
+lowers deadwood; discard to least deadwood).  Knock only when deadwood ≤ ``knock_at``
+(default 0: only gin).  Optionally panic: when ``panic_stock`` > 0 and the stock holds
+that many cards or fewer, knock whenever the rules allow.  Lays out the least-deadwood
+melds that expose the least value of live cards to layoffs.
+
+Parameters: ``knock_at`` (default 0), ``panic_stock`` (default 0 = never panic).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from .view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_STOCK_LEFT
+
+PARAMS = {"knock_at": 0.0, "panic_stock": 0.0}
+SUMMARY = "greedy, knocks only at deadwood <= knock_at (default gin); optional panic when the stock runs low"
+
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    return greedy_take_nb(view)
+
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
+
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    if view[V_DEADWOOD] <= params[0]:
+        return True
+    return params[1] > 0 and view[V_STOCK_LEFT] <= params[1]
+
+
+@njit(cache=True)
+def arrange_nb(params, view, pile, rules, rng, memory):
+    return arrange_least_exposure_nb(view)

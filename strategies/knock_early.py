@@ -1,0 +1,39 @@
+"""``knock_early``: greedy play that knocks as soon as the rules allow.
+
+Policy: take the first upcard, and draw from the pile, exactly when the face-up card
+lowers the hand's deadwood (after the best discard that keeps it); otherwise draw from the
+stock.  Discard the card leaving the least deadwood (ties: highest value, then rank, then
+suit).  Knock the first time deadwood is at or below the knock limit.  Lay out the
+least-deadwood melds that expose the least value of live cards to layoffs.
+No parameters.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from .view import V_HAND, V_LEGAL_DISCARDS
+
+PARAMS: dict[str, float] = {}
+SUMMARY = "greedy draws and discards, knocks as soon as legal"
+
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    return greedy_take_nb(view)
+
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
+
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    return True
+
+
+@njit(cache=True)
+def arrange_nb(params, view, pile, rules, rng, memory):
+    return arrange_least_exposure_nb(view)

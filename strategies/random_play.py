@@ -1,0 +1,40 @@
+"""``random``: uniform over legal moves — a baseline and a fuzzer.
+
+Policy: take the first upcard with probability 1/2; draw from the pile or the stock with
+probability 1/2 each; discard a card drawn uniformly from the legal discards; when knocking
+is legal, knock with probability 1/2; lay out a least-deadwood arrangement chosen at
+random.  With ``last_discard_rule``, takes the last discard with probability 1/2.
+No parameters.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simulator.rng import below_nb, random_card_of_nb
+
+from .common import arrange_random_nb
+from .view import V_LEGAL_DISCARDS
+
+PARAMS: dict[str, float] = {}
+SUMMARY = "uniform over legal moves (baseline, fuzzing)"
+
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    return below_nb(rng, 2) == 1
+
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    return random_card_of_nb(rng, view[V_LEGAL_DISCARDS])
+
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    return below_nb(rng, 2) == 1
+
+
+@njit(cache=True)
+def arrange_nb(params, view, pile, rules, rng, memory):
+    return arrange_random_nb(view, rng)

@@ -1,0 +1,61 @@
+"""``simple``: the standard baseline player of the AI gin rummy competitions.
+
+Policy, exactly:
+
+* first upcard and every draw: take the face-up card only if it would be part of some meld
+  with the current hand (a set of its rank or a run through it); otherwise draw the stock;
+* discard: uniformly at random among the cards whose discard leaves the least deadwood,
+  never the face-up card it just took, and never a (card drawn, card discarded) pair it
+  already made earlier in the same hand (if that excluded every card, the rule is dropped);
+* knock as soon as deadwood ≤ ``knock_at`` (default −1: the rules' knock limit), laying
+  out a least-deadwood arrangement chosen at random;
+* it ignores the opponent.
+
+Parameters: ``knock_at`` (default −1 = the knock limit in force).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simulator.melds import discard_deadwoods_nb, melds_with_card_nb
+from simulator.rng import random_card_of_nb
+
+from .common import arrange_random_nb
+from .view import V_DEADWOOD, V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_LEGAL_DISCARDS, V_TOP
+
+PARAMS = {"knock_at": -1.0}
+SUMMARY = "competition baseline: takes cards that meld, random least-deadwood discard, knocks at knock_at"
+
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    top = view[V_TOP]
+    return top >= 0 and melds_with_card_nb(view[V_HAND], top)
+
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    drawn = view[V_DRAWN]
+    legal = view[V_LEGAL_DISCARDS]
+    allowed = legal & ~memory[drawn]
+    if allowed == 0:
+        allowed = legal
+    _, optimal = discard_deadwoods_nb(view[V_HAND], allowed)
+    card = random_card_of_nb(rng, optimal)
+    memory[drawn] |= np.int64(1) << card
+    return card
+
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    knock_at = params[0]
+    if knock_at < 0:
+        knock_at = view[V_KNOCK_LIMIT]
+    return view[V_DEADWOOD] <= knock_at
+
+
+@njit(cache=True)
+def arrange_nb(params, view, pile, rules, rng, memory):
+    return arrange_random_nb(view, rng)

@@ -8,6 +8,10 @@ The public API re-exported here:
 * rule variants: ``Rules`` and its presets.
 """
 
+from ._cache import configure_numba_cache
+
+configure_numba_cache()
+
 from .cards import Card, cards_mask, format_cards, mask_cards, parse_cards
 from .rules import Rules
 from .rules_api import (

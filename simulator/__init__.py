@@ -35,6 +35,14 @@ __all__ = [
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
 
-from .api import simulate, simulate_games  # noqa: E402
-
 __all__ += ["simulate", "simulate_games"]
+
+
+def __getattr__(name: str):
+    # the engine imports the strategy library, which imports the rules core from this
+    # package: load the façade on first use so either package can be imported first
+    if name in ("simulate", "simulate_games"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'simulator' has no attribute {name!r}")

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from strategies import parse_strategy
-from strategies.registry import Strategy
+from strategies.registry import Strategy, engine_module
 
 from . import engine as E
 from .cards import format_card
@@ -71,7 +71,7 @@ def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: i
     rules = resolve_rules(rules)
     out = np.zeros((n_deals, E.N_HAND_COLS), dtype=np.int64)
     if n_deals:
-        E.play_deals_nb(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
+        engine_module().play_deals_nb(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
                         sids, params, out)
     return out
 
@@ -148,7 +148,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     no_hands = np.zeros((0, E.N_HAND_COLS), dtype=np.int64)
     if n_games == 0:
         return games, no_hands
-    E.play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+    engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
                     games, no_hands, np.zeros(0, np.int64))
     if not with_hands:
         return games, no_hands
@@ -156,7 +156,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     np.cumsum(games[:, E.G_HANDS], out=offsets[1:])
     hands = np.zeros((offsets[-1], E.N_HAND_COLS), dtype=np.int64)
-    E.play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+    engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
                     games, hands, offsets)
     return games, hands
 
@@ -248,7 +248,7 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, E.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
-    n = E.play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
+    n = engine_module().play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
                              sids, params, out, trace)
     row = hand_frame(out).iloc[0].copy()
     row["a_seat"] = int(out[0, E.H_A_SEAT])
@@ -282,7 +282,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     memory = np.zeros((2, E.N_MEMORY), np.int64)
     out = np.zeros(E.N_HAND_COLS, np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
-    n = E.play_hand_nb(codes, dealer, sids, params, vector, np.array(scores, np.int64), rngs, deck_rng,
+    n = engine_module().play_hand_nb(codes, dealer, sids, params, vector, np.array(scores, np.int64), rngs, deck_rng,
                        scratch, memory, out, trace)
     names = ["deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
              "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left",

@@ -66,3 +66,9 @@ def arrange_random_nb(view, rng):
     salt = np.int64(next_u64_nb(rng) >> np.uint64(1))
     sets, runs, _ = knocker_arrangement_nb(view[V_HAND], salt, KNOCKER_RANDOM)
     return sets, runs
+
+
+@njit(cache=True)
+def default_arrange_nb(params, view, pile, rules, rng, memory):
+    """A ready-made ``arrange_nb`` for plug-ins: least exposure to layoffs."""
+    return arrange_least_exposure_nb(view)

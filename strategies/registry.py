@@ -7,12 +7,14 @@ the engine as a float row (``N_PARAMS`` long), so changing them never recompiles
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
-from . import gin_hunter, knock_early, random_play, simple
+from .plugins import DECISIONS, engine_with, load_module
 from .view import N_PARAMS
 
 
@@ -23,6 +25,7 @@ class StrategyInfo:
     module: ModuleType
     params: dict[str, float]
     summary: str
+    path: str | None = None  # the file of a plug-in; None for a built-in
 
 
 @dataclass(frozen=True)
@@ -51,18 +54,71 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-# ids are positions: strategies.dispatch routes on them
-BUILTIN: list[tuple[str, ModuleType]] = [
-    ("random", random_play),
-    ("knock_early", knock_early),
-    ("simple", simple),
-    ("gin_hunter", gin_hunter),
+# ids are positions in this list: the dispatch module routes on them
+BUILTIN: list[tuple[str, str]] = [
+    ("random", "strategies.random_play"),
+    ("knock_early", "strategies.knock_early"),
+    ("simple", "strategies.simple"),
+    ("gin_hunter", "strategies.gin_hunter"),
 ]
 
-REGISTRY: dict[str, StrategyInfo] = {
-    name: StrategyInfo(name, sid, module, dict(module.PARAMS), module.SUMMARY)
-    for sid, (name, module) in enumerate(BUILTIN)
-}
+REGISTRY: dict[str, StrategyInfo] = {}
+#: plug-ins registered in this process: name -> file path
+PLUGINS: dict[str, str] = {}
+
+
+def _info(name: str, sid: int, module: ModuleType, path: str | None) -> StrategyInfo:
+    where = path or module.__name__
+    params = getattr(module, "PARAMS", None)
+    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
+        raise ValueError(f"strategy {name!r} ({where}): PARAMS must be a dict of parameter name -> default number")
+    if len(params) > N_PARAMS:
+        raise ValueError(f"strategy {name!r} ({where}): at most {N_PARAMS} parameters")
+    summary = getattr(module, "SUMMARY", None)
+    if not isinstance(summary, str):
+        raise ValueError(f"strategy {name!r} ({where}): SUMMARY must be a one-line string")
+    for decision in DECISIONS:
+        if not hasattr(getattr(module, decision, None), "py_func"):
+            raise ValueError(f"strategy {name!r} ({where}): {decision} must be a numba @njit function")
+    return StrategyInfo(name, sid, module, {k: float(v) for k, v in params.items()}, summary, path)
+
+
+for _sid, (_name, _module) in enumerate(BUILTIN):
+    REGISTRY[_name] = _info(_name, _sid, importlib.import_module(_module), None)
+
+
+def register(name: str, path: str | Path) -> StrategyInfo:
+    """Register a plug-in strategy from a Python file, usable by ``name`` everywhere.
+
+    The file defines ``PARAMS``, ``SUMMARY`` and numba functions ``take_nb``,
+    ``discard_nb``, ``knock_nb`` and ``arrange_nb`` (see ``strategies.view``).  Registering
+    the same name and file again is a no-op; a different file under a taken name raises.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"strategy name must be an identifier, got {name!r}")
+    path = str(Path(path).resolve())
+    if name in REGISTRY:
+        if REGISTRY[name].path == path:
+            return REGISTRY[name]
+        raise ValueError(f"strategy name {name!r} is taken; strategies: {', '.join(REGISTRY)}")
+    if not Path(path).is_file():
+        raise ValueError(f"strategy file {path!r} does not exist")
+    module = load_module(f"ginsim_plugin_{name}", path)
+    info = _info(name, len(REGISTRY), module, path)
+    REGISTRY[name] = info
+    PLUGINS[name] = path
+    return info
+
+
+def engine_module() -> ModuleType:
+    """The engine compiled with every registered strategy (the built-in one without
+    plug-ins)."""
+    if not PLUGINS:
+        from simulator import engine
+
+        return engine
+    entries = [(i.module.__name__, i.path) for i in REGISTRY.values()]
+    return engine_with(entries)
 
 
 def available() -> list[dict]:

@@ -1,0 +1,122 @@
+"""The ``ginsim`` command line.
+
+    ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
+    ginsim strategies                                             strategies and parameters
+    ginsim variants                                               rule presets and fields
+    ginsim bench [--quick] [--json]                               speed on this machine
+    ginsim cache clear                                            drop compiled kernels
+
+Bad input prints one line naming the problem and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import sys
+
+
+def _cmd_strategies(args: argparse.Namespace) -> None:
+    import strategies
+
+    for path in args.plugin or []:
+        name, _, file = path.partition("=")
+        strategies.register(name, file)
+    for s in strategies.available():
+        params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
+        print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+def _cmd_variants(args: argparse.Namespace) -> None:
+    from .rules import PRESET_NOTES, Rules
+
+    names = [f.name for f in dataclasses.fields(Rules)]
+    print("presets (every field; override any in an experiment file or with Rules.preset(name, field=value)):")
+    for preset in Rules.PRESETS:
+        rules = Rules.preset(preset)
+        print(f"\n{preset}: {PRESET_NOTES[preset]}")
+        print("  " + ", ".join(f"{n}={getattr(rules, n)}" for n in names))
+
+
+def _cmd_simulate(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from .api import simulate
+
+    df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
+                  mirrored=not args.no_mirror)
+    net = df["net_a"].to_numpy(dtype=float)
+    if not args.no_mirror and len(df) % 2 == 0:
+        units = net.reshape(-1, 2).mean(axis=1)  # a mirrored pair is one independent unit
+    else:
+        units = net
+    half = 1.96 * units.std(ddof=1) / np.sqrt(len(units)) if len(units) > 1 else float("nan")
+    print(f"{args.a} (A) vs {args.b} (B), rules {args.rules}, {len(df):,} deals, seed {args.seed}")
+    print(f"net points per hand to A: {net.mean():+.3f} ± {half:.3f} (95%)")
+    print("outcomes: " + ", ".join(f"{k} {v / len(df):.1%}" for k, v in df["outcome"].value_counts().items()))
+    print(f"mean draws per hand: {df['draws'].mean():.2f}")
+
+
+def _cmd_bench(args: argparse.Namespace) -> None:
+    from . import bench
+
+    bench.run(quick=args.quick, as_json=args.json)
+
+
+def _cmd_cache(args: argparse.Namespace) -> None:
+    from ._cache import cache_root
+
+    root = cache_root()
+    if root.exists():
+        shutil.rmtree(root)
+    print(f"removed {root}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ginsim", description="Monte Carlo research simulator for Gin Rummy.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("simulate", help="play deals between two strategies and print a summary")
+    p.add_argument("a", help="strategy A, e.g. simple or 'simple:knock_at=0'")
+    p.add_argument("b", help="strategy B")
+    p.add_argument("--rules", default="hoyle", help="rules preset (see 'ginsim variants')")
+    p.add_argument("--deals", type=int, default=100_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-mirror", action="store_true", help="independent deals instead of mirrored pairs")
+    p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("strategies", help="list strategies with their parameters")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE", help="register a plug-in strategy file first")
+    p.set_defaults(func=_cmd_strategies)
+
+    p = sub.add_parser("variants", help="list rule presets and their fields")
+    p.set_defaults(func=_cmd_variants)
+
+    p = sub.add_parser("bench", help="measure the rules core and the engine on this machine")
+    p.add_argument("--quick", action="store_true", help="smaller samples (about 20 s)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("cache", help="manage compiled kernels")
+    p.add_argument("action", choices=["clear"])
+    p.set_defaults(func=_cmd_cache)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"ginsim: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,8 @@
 """The ``ginsim`` command line.
 
+    ginsim run EXPERIMENT.toml [--out DIR] [--deals N] [--jobs N] [--backend local|dask]
+               [--scheduler ADDRESS] [--resume]                   run to Parquet, print summary
+    ginsim show RUN_DIR                                           the summary again, from files
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
@@ -15,6 +18,7 @@ import argparse
 import dataclasses
 import shutil
 import sys
+import time
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -62,6 +66,34 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
 
 
+def _cmd_run(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from .experiment import load_experiment
+    from .runner import format_summary, run_experiment, summarize
+
+    if args.deals is not None and args.deals <= 0:
+        raise ValueError(f"--deals must be a positive integer, got {args.deals}")
+    exp = load_experiment(args.experiment, deals=args.deals)
+    out = Path(args.out) if args.out else Path("results") / exp.name
+    start = time.perf_counter()
+    run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                   resume=args.resume, progress=not args.quiet)
+    seconds = time.perf_counter() - start
+    print(f"{exp.name}: {len(exp.cells())} cells into {out} in {seconds:.1f} s")
+    print(format_summary(summarize(out)))
+
+
+def _cmd_show(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from .runner import MANIFEST, format_summary, summarize
+
+    if not (Path(args.run_dir) / MANIFEST).exists():
+        raise ValueError(f"{args.run_dir} is not a run directory (no {MANIFEST})")
+    print(format_summary(summarize(args.run_dir)))
+
+
 def _cmd_bench(args: argparse.Namespace) -> None:
     from . import bench
 
@@ -89,6 +121,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-mirror", action="store_true", help="independent deals instead of mirrored pairs")
     p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("run", help="run an experiment file to a Parquet run directory")
+    p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml")
+    p.add_argument("--out", help="run directory (default results/<name>)")
+    p.add_argument("--deals", type=int, help="override deals (or games) per cell")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: numba threads only)")
+    p.add_argument("--backend", choices=["local", "dask"], default="local")
+    p.add_argument("--scheduler", help="Dask scheduler address (default: start a local cluster)")
+    p.add_argument("--resume", action="store_true", help="complete an interrupted run")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("show", help="print a run's summary from its files")
+    p.add_argument("run_dir")
+    p.set_defaults(func=_cmd_show)
 
     p = sub.add_parser("strategies", help="list strategies with their parameters")
     p.add_argument("--plugin", action="append", metavar="NAME=FILE", help="register a plug-in strategy file first")

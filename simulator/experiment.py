@@ -1,0 +1,190 @@
+"""Experiment files: a TOML description of a grid of cells, validated into dataclasses.
+
+    name = "knock_policy"
+    seed = 20261129
+    deals = 1_000_000            # per cell (or: games = 10_000 for whole games)
+    mirrored = true
+    chunk = 100_000              # deals (or games) per output file; optional
+    matchups = [["simple:knock_at=0", "simple"], ["gin_hunter", "knock_early"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [variants.oklahoma_150]
+    preset = "oklahoma"
+    target_score = 150
+    [sweep]                      # optional: every value becomes its own cell
+    "a.knock_at" = [0, 2, 4]     # strategy A's knock_at; "b." for B
+    [plugins]                    # optional: name = "path/to/strategy.py" (relative to the file)
+    patient = "patient.py"
+
+Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.
+Every problem raises ``ExperimentError`` with one line naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .rules import Rules
+
+TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "matchups", "variants", "sweep", "plugins",
+            "description"}
+
+
+class ExperimentError(ValueError):
+    """A bad experiment file: the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    index: int
+    matchup: int
+    a: str
+    b: str
+    variant: str
+    rules: dict[str, Any]
+    sweep: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    seed: int
+    mode: str  # "deals" or "games"
+    size: int  # deals or games per cell
+    mirrored: bool
+    chunk: int
+    matchups: list[tuple[str, str]]
+    variants: dict[str, dict[str, Any]]
+    sweep: dict[str, list[float]]
+    plugins: dict[str, str]
+    description: str = ""
+
+    def cells(self) -> list[Cell]:
+        keys = list(self.sweep)
+        points = list(itertools.product(*(self.sweep[k] for k in keys))) if keys else [()]
+        cells = []
+        for m, (a, b) in enumerate(self.matchups):
+            for vname, vrules in self.variants.items():
+                for point in points:
+                    values = dict(zip(keys, point))
+                    cells.append(Cell(len(cells), m, _with_params(a, values, "a"), _with_params(b, values, "b"),
+                                      vname, vrules, values))
+        return cells
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _with_params(spec: str, values: dict[str, float], side: str) -> str:
+    extra = [f"{k[2:]}={v:g}" for k, v in values.items() if k.startswith(side + ".")]
+    if not extra:
+        return spec
+    name, _, rest = spec.partition(":")
+    params = [p for p in rest.split(",") if p.strip() and p.split("=")[0].strip() not in {e.split("=")[0] for e in extra}]
+    return name + ":" + ",".join(params + extra)
+
+
+def load_experiment(path: str | Path, deals: int | None = None) -> Experiment:
+    """Read and validate an experiment file; ``deals`` overrides its size per cell."""
+    path = Path(path)
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ExperimentError(f"{where}: no such experiment file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{where}: malformed TOML: {exc}") from None
+    return parse_experiment(data, where, path.parent, deals)
+
+
+def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Path | None = None,
+                     deals: int | None = None) -> Experiment:
+    def fail(key: str, message: str) -> ExperimentError:
+        return ExperimentError(f"{where}: {key}: {message}")
+
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise fail("name", "must be a non-empty string without '/'")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise fail("seed", "must be an integer from 0 to 2**63 - 1")
+    if ("deals" in data) == ("games" in data):
+        raise fail("deals", "give exactly one of deals (single hands) or games (whole games) per cell")
+    mode = "deals" if "deals" in data else "games"
+    size = data[mode] if deals is None else deals
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise fail(mode, f"must be a positive integer, got {size!r}")
+    mirrored = data.get("mirrored", True)
+    if not isinstance(mirrored, bool):
+        raise fail("mirrored", "must be true or false")
+    if mirrored and size % 2:
+        raise fail(mode, "must be even with mirrored = true (deals come in pairs)")
+    chunk = data.get("chunk", 100_000 if mode == "deals" else 5_000)
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0 or (mirrored and chunk % 2):
+        raise fail("chunk", "must be a positive (and, mirrored, even) integer")
+
+    import strategies
+
+    plugins = data.get("plugins", {})
+    if not isinstance(plugins, dict):
+        raise fail("plugins", "must be a table of name = \"path/to/file.py\"")
+    resolved_plugins = {}
+    for pname, ppath in plugins.items():
+        full = (base / ppath) if base is not None else Path(ppath)
+        try:
+            strategies.register(pname, full)
+        except (ValueError, OSError, SyntaxError, ImportError) as exc:
+            raise fail(f"plugins.{pname}", str(exc)) from None
+        resolved_plugins[pname] = str(full.resolve())
+
+    matchups = data.get("matchups")
+    if not isinstance(matchups, list) or not matchups:
+        raise fail("matchups", "must be a non-empty list of [strategy A, strategy B] pairs")
+    for i, pair in enumerate(matchups):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
+            raise fail(f"matchups[{i}]", "must be a pair of strategy specs, e.g. [\"simple\", \"random\"]")
+        for s in pair:
+            try:
+                strategies.parse_strategy(s)
+            except ValueError as exc:
+                raise fail(f"matchups[{i}]", str(exc)) from None
+
+    variants = data.get("variants", {"hoyle": {"preset": "hoyle"}})
+    if not isinstance(variants, dict) or not variants:
+        raise fail("variants", "must be a table of named rule variants")
+    for vname, table in variants.items():
+        if not isinstance(table, dict):
+            raise fail(f"variants.{vname}", "must be a table (preset = ..., field = value)")
+        try:
+            Rules.from_dict(table)
+        except (ValueError, TypeError) as exc:
+            raise fail(f"variants.{vname}", str(exc)) from None
+
+    sweep = data.get("sweep", {})
+    if not isinstance(sweep, dict):
+        raise fail("sweep", "must be a table of \"a.param\" = [values]")
+    for key, values in sweep.items():
+        side, _, param = key.partition(".")
+        if side not in ("a", "b") or not param:
+            raise fail(f"sweep.{key}", "keys are \"a.<parameter>\" or \"b.<parameter>\"")
+        if not isinstance(values, list) or not values or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise fail(f"sweep.{key}", "must be a non-empty list of numbers")
+        for a, b in matchups:
+            spec = a if side == "a" else b
+            try:
+                strategies.parse_strategy(_with_params(spec, {key: values[0]}, side))
+            except ValueError as exc:
+                raise fail(f"sweep.{key}", str(exc)) from None
+
+    return Experiment(name=name, seed=seed, mode=mode, size=size, mirrored=mirrored, chunk=chunk,
+                      matchups=[tuple(m) for m in matchups], variants=variants,
+                      sweep={k: [float(v) for v in vs] for k, vs in sweep.items()},
+                      plugins=resolved_plugins, description=str(data.get("description", "")))

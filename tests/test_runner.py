@@ -1,0 +1,119 @@
+"""The runner: experiment validation, Parquet output, determinism across chunking, jobs and
+backends, resume after kill -9, and the CLI's one-line errors."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from simulator.experiment import ExperimentError, load_experiment
+from simulator.runner import run_experiment
+
+SMALL = textwrap.dedent('''
+    name = "small"
+    seed = 5
+    deals = 6000
+    chunk = 2000
+    matchups = [["simple", "random"], ["gin_hunter", "knock_early"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [variants.ok]
+    preset = "oklahoma"
+    oklahoma_spade_double = true
+    [sweep]
+    "a.knock_at" = [0, 4]
+''')
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def read(run_dir: Path) -> pd.DataFrame:
+    df = pd.read_parquet(run_dir / "data")
+    return df.sort_values(["cell", "deal"]).reset_index(drop=True)
+
+
+def test_cells_parquet_and_determinism_across_chunks_and_jobs(tmp_path):
+    exp = load_experiment(write(tmp_path, SMALL))
+    assert len(exp.cells()) == 2 * 2 * 2
+    assert exp.cells()[1].a == "simple:knock_at=4"
+    run_experiment(exp, tmp_path / "one", jobs=1, progress=False)
+    df = read(tmp_path / "one")
+    assert len(df) == 8 * 6000 and set(df["cell"]) == set(range(8))
+    assert {"matchup", "variant", "a.knock_at", "net_a", "outcome"} <= set(df.columns)
+    # other chunk sizes and two worker processes give the same rows
+    exp2 = load_experiment(write(tmp_path, SMALL.replace("chunk = 2000", "chunk = 1500"), "exp2.toml"))
+    run_experiment(exp2, tmp_path / "two", jobs=2, progress=False)
+    pd.testing.assert_frame_equal(df, read(tmp_path / "two"))
+    with pytest.raises(ValueError, match="already holds a finished run"):
+        run_experiment(exp, tmp_path / "one", progress=False)
+
+
+def test_dask_local_cluster_matches_local_backend(tmp_path):
+    text = SMALL.replace("deals = 6000", "deals = 2000").replace("chunk = 2000", "chunk = 1000")
+    exp = load_experiment(write(tmp_path, text))
+    run_experiment(exp, tmp_path / "local", jobs=1, progress=False)
+    run_experiment(exp, tmp_path / "dask", jobs=2, backend="dask", progress=False)
+    pd.testing.assert_frame_equal(read(tmp_path / "local"), read(tmp_path / "dask"))
+
+
+def test_resume_after_kill_gives_the_uninterrupted_dataset(tmp_path):
+    text = SMALL.replace("deals = 6000", "deals = 40000").replace("chunk = 2000", "chunk = 2000")
+    path = write(tmp_path, text)
+    proc = subprocess.Popen([sys.executable, "-m", "simulator.cli", "run", str(path), "--out",
+                             str(tmp_path / "killed"), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    data = tmp_path / "killed" / "data"
+    deadline = time.time() + 600
+    while time.time() < deadline and len(list(data.glob("*.parquet"))) < 5:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = len(list(data.glob("*.parquet")))
+    assert 5 <= written < 160, "the kill should land mid-run"
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out",
+                           str(tmp_path / "killed"), "--quiet", "--resume"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    run_experiment(load_experiment(path), tmp_path / "clean", progress=False)
+    pd.testing.assert_frame_equal(read(tmp_path / "killed"), read(tmp_path / "clean"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]\nbogus = 1", "bogus: unknown key"),
+    ("name = 'x'\ndeals = -4\nmatchups = [['simple', 'random']]", "deals: must be a positive integer"),
+    ("name = 'x'\ndeals = 10\nmatchups = [['smart', 'random']]", "unknown strategy 'smart'"),
+    ("name = 'x'\ndeals = 10\nmatchups = [['simple:knock=1', 'random']]", "unknown parameter 'knock'"),
+    ("name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]\n[variants.v]\npreset = 'vegas'",
+     "variants.v: unknown rules preset 'vegas'"),
+    ("name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]\n[variants.v]\nknock_limit = -2",
+     "variants.v: rules.knock_limit must be an integer from 0 to 98"),
+    ("name = 'x\ndeals = 10", "malformed TOML"),
+])
+def test_bad_experiments_give_one_line_errors_exit_2_and_write_nothing(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ExperimentError, match=message):
+        load_experiment(path)
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert message.split("'")[0] in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_unwritable_output_directory_is_refused(tmp_path):
+    path = write(tmp_path, "name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out", str(blocker / "run")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "not writable" in done.stderr

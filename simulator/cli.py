@@ -3,6 +3,7 @@
     ginsim run EXPERIMENT.toml [--out DIR] [--deals N] [--jobs N] [--backend local|dask]
                [--scheduler ADDRESS] [--resume]                   run to Parquet, print summary
     ginsim show RUN_DIR                                           the summary again, from files
+    ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
@@ -94,6 +95,12 @@ def _cmd_show(args: argparse.Namespace) -> None:
     print(format_summary(summarize(args.run_dir)))
 
 
+def _cmd_replay(args: argparse.Namespace) -> None:
+    from .replay import replay_text
+
+    print(replay_text(args.run_dir, args.cell, args.deal)[0])
+
+
 def _cmd_bench(args: argparse.Namespace) -> None:
     from . import bench
 
@@ -136,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print a run's summary from its files")
     p.add_argument("run_dir")
     p.set_defaults(func=_cmd_show)
+
+    p = sub.add_parser("replay", help="re-play one deal of a run turn by turn")
+    p.add_argument("run_dir")
+    p.add_argument("--cell", type=int, required=True)
+    p.add_argument("--deal", type=int, required=True)
+    p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("strategies", help="list strategies with their parameters")
     p.add_argument("--plugin", action="append", metavar="NAME=FILE", help="register a plug-in strategy file first")

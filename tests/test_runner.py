@@ -117,3 +117,20 @@ def test_unwritable_output_directory_is_refused(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out", str(blocker / "run")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "not writable" in done.stderr
+
+
+def test_replay_reproduces_a_stored_row(tmp_path):
+    from simulator.replay import replay_text
+
+    text = SMALL.replace("deals = 6000", "deals = 400").replace("chunk = 2000", "chunk = 200")
+    run_experiment(load_experiment(write(tmp_path, text)), tmp_path / "run", progress=False)
+    df = read(tmp_path / "run")
+    for cell, deal in [(0, 0), (3, 137), (7, 399)]:
+        stored = df[(df["cell"] == cell) & (df["deal"] == deal)].iloc[0]
+        story, row = replay_text(tmp_path / "run", cell, deal)
+        for col in ("outcome", "winner", "points", "net_a", "draws", "upcard", "knocker_deadwood"):
+            assert (pd.isna(stored[col]) and pd.isna(row[col])) or stored[col] == row[col], col
+        assert "holds" in story and "upcard" in story
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "replay", str(tmp_path / "run"), "--cell", "99",
+                           "--deal", "0"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--cell must be one of" in done.stderr

@@ -13,6 +13,9 @@ from strategies import random_play
 from strategies import knock_early
 from strategies import simple
 from strategies import gin_hunter
+from strategies import threshold_schedule
+from strategies import defensive
+from strategies import undercut_aware
 
 
 @njit(cache=True)
@@ -23,7 +26,13 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return knock_early.take_nb(params, view, pile, rules, rng, memory)
     if sid == 2:
         return simple.take_nb(params, view, pile, rules, rng, memory)
-    return gin_hunter.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 3:
+        return gin_hunter.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 4:
+        return threshold_schedule.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 5:
+        return defensive.take_nb(params, view, pile, rules, rng, memory)
+    return undercut_aware.take_nb(params, view, pile, rules, rng, memory)
 
 
 @njit(cache=True)
@@ -34,7 +43,13 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return knock_early.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 2:
         return simple.discard_nb(params, view, pile, rules, rng, memory)
-    return gin_hunter.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 3:
+        return gin_hunter.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 4:
+        return threshold_schedule.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 5:
+        return defensive.discard_nb(params, view, pile, rules, rng, memory)
+    return undercut_aware.discard_nb(params, view, pile, rules, rng, memory)
 
 
 @njit(cache=True)
@@ -45,7 +60,13 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return knock_early.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 2:
         return simple.knock_nb(params, view, pile, rules, rng, memory)
-    return gin_hunter.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 3:
+        return gin_hunter.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 4:
+        return threshold_schedule.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 5:
+        return defensive.knock_nb(params, view, pile, rules, rng, memory)
+    return undercut_aware.knock_nb(params, view, pile, rules, rng, memory)
 
 
 @njit(cache=True)
@@ -56,4 +77,10 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return knock_early.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 2:
         return simple.arrange_nb(params, view, pile, rules, rng, memory)
-    return gin_hunter.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 3:
+        return gin_hunter.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 4:
+        return threshold_schedule.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 5:
+        return defensive.arrange_nb(params, view, pile, rules, rng, memory)
+    return undercut_aware.arrange_nb(params, view, pile, rules, rng, memory)

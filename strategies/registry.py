@@ -60,6 +60,9 @@ BUILTIN: list[tuple[str, str]] = [
     ("knock_early", "strategies.knock_early"),
     ("simple", "strategies.simple"),
     ("gin_hunter", "strategies.gin_hunter"),
+    ("threshold_schedule", "strategies.threshold_schedule"),
+    ("defensive", "strategies.defensive"),
+    ("undercut_aware", "strategies.undercut_aware"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

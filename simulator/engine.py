@@ -19,7 +19,9 @@ A hand, in the order RULES.md gives it:
    that discard, only to knock.  With ``reshuffle_stock`` the stock is instead played to
    the last card, and a discard that leaves it empty turns the pile less its top card
    into a new shuffled stock, at most ``max_reshuffles`` times; then the hand is dead.
-   That bound is the termination guard: a hand has at most 31 + 50·max_reshuffles draws.
+   Stock draws are thus bounded; pile draws are not, so a hand that reaches
+   ``MAX_TURNS_PER_HAND`` (500) discards without a knock is dead too.  Together these
+   guards make every hand end.
 
 Games (``play_game_nb``) chain hands until a score reaches the target, then add the game
 bonus, the box bonus per hand won and the shutout rule; after a dead hand the same dealer
@@ -92,6 +94,7 @@ from .rules import (
     SHUTOUT_DOUBLE,
     SHUTOUT_DOUBLE_BONUS,
     CANCEL_AT_STOCK,
+    MAX_TURNS_PER_HAND,
 )
 from .scoring import DEFENDER, KNOCKER, NOBODY, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
 
@@ -371,6 +374,9 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             current = opponent
             from_pile = True
             continue
+
+        if turn >= MAX_TURNS_PER_HAND:
+            break  # dead hand: the termination guard against endless pile draws
 
         # ---- next player's draw ---------------------------------------------------------
         current = opponent

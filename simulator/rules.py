@@ -21,6 +21,10 @@ NEXT_DEALER_MODES = ("alternate", "loser", "winner")
 
 #: a hand is cancelled when the stock is down to this many cards and nobody knocked
 CANCEL_AT_STOCK = 2
+#: the termination guard: a hand with this many discards and no knock is dead.  Stock
+#: draws are bounded by the rules, pile draws are not: only a strategy that keeps taking
+#: from the pile without ever knocking can reach it (built-in play never comes close).
+MAX_TURNS_PER_HAND = 500
 
 
 @dataclass(frozen=True)
@@ -40,9 +44,10 @@ class Rules:
             seeds' rule); when false a tie scores 0 for both.
         last_discard_rule: when the stock is down to two cards, the other player may still
             take the last discard, but only to knock or go gin.
-        reshuffle_stock: when the stock is down to two cards the pile (less its top card) is
-            shuffled into a new stock, at most ``max_reshuffles`` times; after that the hand
-            is cancelled.  The guard is what makes every hand end.
+        reshuffle_stock: instead of cancelling at two stock cards, the stock is played out;
+            when a discard leaves it empty the pile (less its top card) is shuffled into a
+            new stock, at most ``max_reshuffles`` times; after that the hand is cancelled
+            when the stock is empty.
     Game rules
         target_score, game_bonus, shutout (``none`` | ``double`` | ``double_bonus``),
         box_bonus (per hand won, never counts toward the target), next_dealer

@@ -1,5 +1,6 @@
 """A strategy plugged in from a file outside the package, used by name without editing the
-engine; and the checked-in dispatch module kept in sync with its generator."""
+engine; the engine's turn guard ending a runaway plug-in's hands; and the checked-in
+dispatch module kept in sync with its generator."""
 
 from __future__ import annotations
 
@@ -33,11 +34,43 @@ PLUGIN = textwrap.dedent('''
         return view[V_DEADWOOD] <= params[0]
 ''')
 
+HOARDER = textwrap.dedent('''
+    """``hoarder``: always takes the pile's top card, discards its lowest legal card, never
+    knocks: a runaway strategy that only the engine's turn guard stops."""
+    import numpy as np
+    from numba import njit
+    from strategies.common import default_arrange_nb as arrange_nb
+    from strategies.view import V_LEGAL_DISCARDS
+
+    PARAMS = {}
+    SUMMARY = "takes every pile card, never knocks"
+
+    @njit(cache=True)
+    def take_nb(params, view, pile, rules, rng, memory):
+        return True
+
+    @njit(cache=True)
+    def discard_nb(params, view, pile, rules, rng, memory):
+        legal = view[V_LEGAL_DISCARDS]
+        card = 0
+        while not (legal >> card) & 1:
+            card += 1
+        return np.int64(card)
+
+    @njit(cache=True)
+    def knock_nb(params, view, pile, rules, rng, memory):
+        return False
+''')
+
 SCRIPT = textwrap.dedent('''
     import sys
     import pandas as pd
     import simulator, strategies
     strategies.register("patient", sys.argv[1])
+    strategies.register("hoarder", sys.argv[2])
+    endless = simulator.simulate("hoarder", "hoarder", "hoyle", n_deals=20, seed=3)
+    assert (endless["outcome"] == "dead").all() and (endless["turns"] == 500).all(), endless
+    assert (endless["stock_left"] == 31).all()
     assert "patient" in [s["name"] for s in strategies.available()]
     mine = simulator.simulate("patient:knock_at=2", "simple", "tournament", n_deals=4000, seed=7)
     # the plug-in plays exactly like gin_hunter with the same threshold
@@ -58,9 +91,11 @@ SCRIPT = textwrap.dedent('''
 def test_plugin_strategy_from_outside_the_package(tmp_path: Path):
     plugin = tmp_path / "patient.py"
     plugin.write_text(PLUGIN)
+    hoarder = tmp_path / "hoarder.py"
+    hoarder.write_text(HOARDER)
     script = tmp_path / "use_plugin.py"
     script.write_text(SCRIPT)
-    done = subprocess.run([sys.executable, str(script), str(plugin)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(script), str(plugin), str(hoarder)], capture_output=True, text=True,
                           cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "plugin ok" in done.stdout

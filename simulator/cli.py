@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         print(f"ginsim: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("ginsim: interrupted; finished chunks are kept, continue with --resume", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -211,29 +211,43 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
 
 def summarize(run_dir: str | Path) -> pd.DataFrame:
     """Per cell: rows, net points per hand (or game margin) to A with a 95% interval, and
-    the outcome mix.  With mirrored deals each pair is one unit (paired difference)."""
+    the outcome mix.  With mirrored deals each pair is one unit (paired difference); chunks
+    hold whole pairs, so the files are read one at a time and memory stays bounded."""
+    import pyarrow.parquet as pq
+
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / MANIFEST).read_text())
     exp = manifest["experiment"]
     deals = exp["mode"] == "deals"
     value = "net_a" if deals else "margin_a"
-    columns = ["cell", "pair", value] + (["outcome"] if deals else ["winner"])
-    df = pd.read_parquet(run_dir / "data", columns=columns)
+    label = "outcome" if deals else "winner"
+    acc: dict[int, dict[str, Any]] = {c["cell"]: {"n": 0, "sum": 0.0, "sumsq": 0.0, "rows": 0, "mix": {}}
+                                      for c in manifest["cells"]}
+    for path in sorted((run_dir / "data").glob("*.parquet")):
+        part = pq.read_table(path, columns=["cell", "pair", value, label]).to_pandas()
+        cell = int(part["cell"].iloc[0])
+        units = part.groupby("pair")[value].mean() if exp["mirrored"] else part[value]
+        a = acc[cell]
+        a["n"] += len(units)
+        a["sum"] += float(units.sum())
+        a["sumsq"] += float((units.astype(float) ** 2).sum())
+        a["rows"] += len(part)
+        for k, v in part[label].value_counts().items():
+            a["mix"][k] = a["mix"].get(k, 0) + int(v)
     rows = []
     for cell in manifest["cells"]:
-        part = df[df["cell"] == cell["cell"]]
-        units = part.groupby("pair")[value].mean() if exp["mirrored"] else part[value]
-        n = len(units)
-        mean = float(units.mean()) if n else float("nan")
-        half = float(1.96 * units.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        a = acc[cell["cell"]]
+        n = a["n"]
+        mean = a["sum"] / n if n else float("nan")
+        var = (a["sumsq"] - n * mean * mean) / (n - 1) if n > 1 else float("nan")
+        half = float(1.96 * np.sqrt(max(var, 0.0) / n)) if n > 1 else float("nan")
         row = {"cell": cell["cell"], "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
-               "rows": len(part), f"{value}": mean, "ci95": half}
+               "rows": a["rows"], value: mean, "ci95": half}
         if deals:
-            mix = part["outcome"].value_counts(normalize=True)
             for outcome in ("knock", "gin", "big_gin", "undercut", "dead"):
-                row[outcome] = float(mix.get(outcome, 0.0))
+                row[outcome] = a["mix"].get(outcome, 0) / a["rows"] if a["rows"] else float("nan")
         else:
-            row["a_wins"] = float((part["winner"] == "a").mean())
+            row["a_wins"] = a["mix"].get("a", 0) / a["rows"] if a["rows"] else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -165,7 +165,6 @@ def game_frame(records: np.ndarray) -> pd.DataFrame:
     r = records
     a_seat = r[:, E.G_A_SEAT]
     b_seat = 1 - a_seat
-    rows = np.arange(len(r))
 
     def by_seat(cols: tuple[int, int], seat: np.ndarray) -> np.ndarray:
         return np.where(seat == 0, r[:, cols[0]], r[:, cols[1]])
@@ -174,7 +173,6 @@ def game_frame(records: np.ndarray) -> pd.DataFrame:
     codes = np.where(winner < 0, -1, (winner != a_seat).astype(np.int64))
     score_a = by_seat((E.G_SCORE0, E.G_SCORE1), a_seat)
     score_b = by_seat((E.G_SCORE0, E.G_SCORE1), b_seat)
-    del rows
     return pd.DataFrame({
         "game": r[:, E.G_GAME],
         "pair": r[:, E.G_PAIR],
@@ -284,9 +282,6 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
     n = engine_module().play_hand_nb(codes, dealer, sids, params, vector, np.array(scores, np.int64), rngs, deck_rng,
                        scratch, memory, out, trace)
-    names = ["deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
-             "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left",
-             "upcard", "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game"]
-    record = dict(zip(names, (int(x) for x in out)))
+    record = dict(zip(E.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = E.OUTCOMES[record["outcome"]]
     return record, _events(trace, n)

@@ -104,6 +104,12 @@ from .scoring import DEFENDER, KNOCKER, NOBODY, deal_knock_limit_nb, hand_multip
     H_KNOCKER_DW, H_DEFENDER_DW, H_LAYOFF, H_DRAWS, H_STOCK_LEFT, H_UPCARD, H_KNOCK_LIMIT,
     H_TURNS, H_RESHUFFLES, H_ERROR, H_GAME, H_HAND_IN_GAME, N_HAND_COLS,
 ) = range(21)
+#: names of the raw hand record's columns, in order (seats, not a/b)
+HAND_RECORD_NAMES = (
+    "deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
+    "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left", "upcard",
+    "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game",
+)
 
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
@@ -141,25 +147,27 @@ SCRATCH_LEN = S_SCRATCH
 
 
 @njit(cache=True)
-def _fill_view(view, phase, hand, pile, pile_len, pile_mask, opp_took, opp_declined,
-               opp_discards, seen, stock_left, turn, my_draws, limit, my_score, opp_score,
-               is_dealer):
+def _fill_view(view, phase, seat, dealer, hands, took, declined, discards, seen, draws, scores,
+               pile, pile_len, pile_mask, stock_left, turn, limit):
+    """What ``seat`` may know, written into ``view``: its own hand, draws and score, the
+    pile, and of the opponent only its pickups, declines, discards and score."""
+    opponent = 1 - seat
     view[V_PHASE] = phase
-    view[V_HAND] = hand
+    view[V_HAND] = hands[seat]
     view[V_TOP] = pile[pile_len - 1] if pile_len > 0 else -1
     view[V_PILE_LEN] = pile_len
     view[V_PILE_MASK] = pile_mask
-    view[V_OPP_TOOK] = opp_took
-    view[V_OPP_DECLINED] = opp_declined
-    view[V_OPP_DISCARDS] = opp_discards
-    view[V_SEEN] = seen
+    view[V_OPP_TOOK] = took[opponent]
+    view[V_OPP_DECLINED] = declined[opponent]
+    view[V_OPP_DISCARDS] = discards[opponent]
+    view[V_SEEN] = seen[seat]
     view[V_STOCK_LEFT] = stock_left
     view[V_TURN] = turn
-    view[V_MY_DRAWS] = my_draws
+    view[V_MY_DRAWS] = draws[seat]
     view[V_KNOCK_LIMIT] = limit
-    view[V_MY_SCORE] = my_score
-    view[V_OPP_SCORE] = opp_score
-    view[V_IS_DEALER] = is_dealer
+    view[V_MY_SCORE] = scores[seat]
+    view[V_OPP_SCORE] = scores[opponent]
+    view[V_IS_DEALER] = seat == dealer
     view[V_DRAWN] = -1
     view[V_FROM_PILE] = 0
     view[V_LEGAL_DISCARDS] = 0
@@ -235,10 +243,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
     from_pile = False
     for k in range(2):
         seat = non_dealer if k == 0 else dealer
-        _fill_view(view, PHASE_FIRST_UPCARD, hands[seat], pile, pile_len, pile_mask,
-                   took[1 - seat], declined[1 - seat], discards[1 - seat], seen[seat],
-                   stock_n - stock_pos, 0, draws[seat], limit, scores[seat], scores[1 - seat],
-                   seat == dealer)
+        _fill_view(view, PHASE_FIRST_UPCARD, seat, dealer, hands, took, declined, discards,
+                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, 0, limit)
         if dispatch.take_nb(sids[seat], params[seat], view, pile, rules, player_rngs[seat], memory[seat]):
             current = seat
             from_pile = True
@@ -285,10 +291,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             legal &= ~(np.int64(1) << card)
         if last_chance:
             legal = _knockable_discards(hands[current], legal, limit)
-        _fill_view(view, PHASE_DISCARD, hands[current], pile, pile_len, pile_mask,
-                   took[opponent], declined[opponent], discards[opponent], seen[current],
-                   stock_n - stock_pos, turn, draws[current], limit, scores[current],
-                   scores[opponent], current == dealer)
+        _fill_view(view, PHASE_DISCARD, current, dealer, hands, took, declined, discards,
+                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
         view[V_DRAWN] = card
         view[V_FROM_PILE] = from_pile
         view[V_LEGAL_DISCARDS] = legal
@@ -314,10 +318,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         if deadwood <= limit:
             knock = last_chance
             if not knock:
-                _fill_view(view, PHASE_KNOCK, hands[current], pile, pile_len, pile_mask,
-                           took[opponent], declined[opponent], discards[opponent],
-                           seen[current], stock_n - stock_pos, turn, draws[current], limit,
-                           scores[current], scores[opponent], current == dealer)
+                _fill_view(view, PHASE_KNOCK, current, dealer, hands, took, declined, discards,
+                           seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
                 view[V_DEADWOOD] = deadwood
                 knock = dispatch.knock_nb(sids[current], params[current], view, pile, rules,
                                           player_rngs[current], memory[current])
@@ -361,10 +363,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             trial = hands[opponent] | (np.int64(1) << top)
             if _knockable_discards(trial, hands[opponent], limit) == 0:
                 break
-            _fill_view(view, PHASE_LAST_DISCARD, hands[opponent], pile, pile_len, pile_mask,
-                       took[current], declined[current], discards[current], seen[opponent],
-                       stock_left, turn, draws[opponent], limit, scores[opponent],
-                       scores[current], opponent == dealer)
+            _fill_view(view, PHASE_LAST_DISCARD, opponent, dealer, hands, took, declined, discards,
+                       seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
             if not dispatch.take_nb(sids[opponent], params[opponent], view, pile, rules,
                                     player_rngs[opponent], memory[opponent]):
                 if trace.shape[0] > 0:
@@ -380,10 +380,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
 
         # ---- next player's draw ---------------------------------------------------------
         current = opponent
-        _fill_view(view, PHASE_DRAW, hands[current], pile, pile_len, pile_mask,
-                   took[1 - current], declined[1 - current], discards[1 - current],
-                   seen[current], stock_n - stock_pos, turn, draws[current], limit,
-                   scores[current], scores[1 - current], current == dealer)
+        _fill_view(view, PHASE_DRAW, current, dealer, hands, took, declined, discards,
+                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
         from_pile = dispatch.take_nb(sids[current], params[current], view, pile, rules,
                                      player_rngs[current], memory[current])
         if not from_pile:
@@ -436,10 +434,8 @@ def _settle(hands, knocker, deadwood, gin, big_gin, sids, params, rules, player_
         defender_dw = min_deadwood_nb(hands[defender])  # no layoffs against gin
         laid_value = 0
     else:
-        _fill_view(view, PHASE_ARRANGE, hands[knocker], pile, pile_len, pile_mask,
-                   took[defender], declined[defender], discards[defender], seen[knocker],
-                   stock_left, turn, draws[knocker], limit, scores[knocker], scores[defender],
-                   knocker == dealer)
+        _fill_view(view, PHASE_ARRANGE, knocker, dealer, hands, took, declined, discards,
+                   seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
         view[V_DEADWOOD] = deadwood
         sets, runs = dispatch.arrange_nb(sids[knocker], params[knocker], view, pile, rules,
                                          player_rngs[knocker], memory[knocker])

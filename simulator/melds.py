@@ -346,8 +346,9 @@ def chain_layable_nb(unmatched, set_targets, run_cards):
 
 
 @njit(cache=True)
-def suit_layoff_deadwood_nb(slot, suit, set_targets, run_cards):
-    """Least (unmatched − laid off) value of one suit's cards arranged as runs only.
+def suit_layoff_nb(slot, suit, set_targets, run_cards):
+    """(least unmatched − laid-off value, laid-off slot, melded slot) of one suit's cards
+    arranged as runs only.
 
     ``slot`` is the defender's 13-bit mask in ``suit`` after its sets are taken out.  Every
     unmatched subset whose complement splits into blocks of three or more is a legal runs
@@ -357,47 +358,33 @@ def suit_layoff_deadwood_nb(slot, suit, set_targets, run_cards):
     forced = slot & ~cover
     shift = SUIT_SHIFT * suit
     best = np.int64(1 << 30)
+    best_laid = np.int64(0)
+    best_melded = np.int64(0)
     sub = cover
     while True:
         unmatched = forced | sub
         melded = slot & ~unmatched
         if run_cover_nb(melded) == melded:
-            laid = chain_layable_nb(unmatched << shift, set_targets, run_cards) >> shift
-            dw = np.int64(SUIT_VALUE[unmatched] - SUIT_VALUE[laid & unmatched])
+            laid = (chain_layable_nb(unmatched << shift, set_targets, run_cards) >> shift) & unmatched
+            dw = np.int64(SUIT_VALUE[unmatched] - SUIT_VALUE[laid])
             if dw < best:
                 best = dw
+                best_laid = laid
+                best_melded = melded
         if sub == 0:
             break
         sub = (sub - 1) & cover
-    return best
+    return best, best_laid, best_melded
 
 
 @njit(cache=True)
-def layoff_deadwood_nb(defender, set_cards, run_cards):
-    """The defender's least deadwood after arranging its melds and laying off.
+def layoff_solution_nb(defender, set_cards, run_cards):
+    """(deadwood, laid-off mask, melded mask) of one optimal defender response.
 
     ``defender`` is the defender's 10-card mask, ``set_cards``/``run_cards`` the knocker's
     melds.  Exact: every set choice of the defender, and in each suit every runs
     arrangement, is considered (so breaking an own meld to lay off is found when it pays).
     """
-    set_targets = set_layoff_targets_nb(set_cards)
-    best = np.int64(1 << 30)
-    r0, r1, r2, n0, n1, n2 = set_choices_nb(defender)
-    for i0 in range(n0):
-        for i1 in range(n1):
-            for i2 in range(n2):
-                left = defender & ~sets_melded_nb(defender, r0, r1, r2, i0, i1, i2)
-                total = np.int64(0)
-                for suit in range(4):
-                    total += suit_layoff_deadwood_nb(suit_slot_nb(left, suit), suit, set_targets, run_cards)
-                if total < best:
-                    best = total
-    return best
-
-
-@njit(cache=True)
-def layoff_solution_nb(defender, set_cards, run_cards):
-    """(deadwood, laid-off mask, melded mask) of one optimal defender response."""
     set_targets = set_layoff_targets_nb(set_cards)
     best = np.int64(1 << 30)
     best_laid = np.int64(0)
@@ -412,35 +399,21 @@ def layoff_solution_nb(defender, set_cards, run_cards):
                 laid_all = np.int64(0)
                 melded_all = sets
                 for suit in range(4):
-                    slot = suit_slot_nb(left, suit)
-                    shift = SUIT_SHIFT * suit
-                    cover = run_cover_nb(slot)
-                    forced = slot & ~cover
-                    suit_best = np.int64(1 << 30)
-                    suit_laid = np.int64(0)
-                    suit_melded = np.int64(0)
-                    sub = cover
-                    while True:
-                        unmatched = forced | sub
-                        melded = slot & ~unmatched
-                        if run_cover_nb(melded) == melded:
-                            laid = chain_layable_nb(unmatched << shift, set_targets, run_cards) >> shift
-                            dw = np.int64(SUIT_VALUE[unmatched] - SUIT_VALUE[laid & unmatched])
-                            if dw < suit_best:
-                                suit_best = dw
-                                suit_laid = laid & unmatched
-                                suit_melded = melded
-                        if sub == 0:
-                            break
-                        sub = (sub - 1) & cover
-                    total += suit_best
-                    laid_all |= suit_laid << shift
-                    melded_all |= suit_melded << shift
+                    dw, laid, melded = suit_layoff_nb(suit_slot_nb(left, suit), suit, set_targets, run_cards)
+                    total += dw
+                    laid_all |= laid << (SUIT_SHIFT * suit)
+                    melded_all |= melded << (SUIT_SHIFT * suit)
                 if total < best:
                     best = total
                     best_laid = laid_all
                     best_melded = melded_all
     return best, best_laid, best_melded
+
+
+@njit(cache=True)
+def layoff_deadwood_nb(defender, set_cards, run_cards):
+    """The defender's least deadwood after arranging its melds and laying off."""
+    return layoff_solution_nb(defender, set_cards, run_cards)[0]
 
 
 # ---------------------------------------------------------------------------

@@ -83,8 +83,6 @@ def _versions() -> dict[str, str]:
     import numba
     import pyarrow
 
-    from . import __name__ as _  # noqa: F401
-
     return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "pandas": pd.__version__, "pyarrow": pyarrow.__version__}
 

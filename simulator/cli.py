@@ -71,28 +71,30 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from .experiment import load_experiment
-    from .runner import format_summary, run_experiment, summarize
+    from .runner import run_experiment, run_summaries
 
-    if args.deals is not None and args.deals <= 0:
-        raise ValueError(f"--deals must be a positive integer, got {args.deals}")
-    exp = load_experiment(args.experiment, deals=args.deals)
+    for flag in ("deals", "games"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{flag} must be a positive integer, got {value}")
+    exp = load_experiment(args.experiment, deals=args.deals, games=args.games)
     out = Path(args.out) if args.out else Path("results") / exp.name
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                    resume=args.resume, progress=not args.quiet)
     seconds = time.perf_counter() - start
     print(f"{exp.name}: {len(exp.cells())} cells into {out} in {seconds:.1f} s")
-    print(format_summary(summarize(out)))
+    print(run_summaries(out))
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from .runner import MANIFEST, format_summary, summarize
+    from .runner import MANIFEST, run_summaries
 
     if not (Path(args.run_dir) / MANIFEST).exists():
         raise ValueError(f"{args.run_dir} is not a run directory (no {MANIFEST})")
-    print(format_summary(summarize(args.run_dir)))
+    print(run_summaries(args.run_dir))
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
@@ -132,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run an experiment file to a Parquet run directory")
     p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml")
     p.add_argument("--out", help="run directory (default results/<name>)")
-    p.add_argument("--deals", type=int, help="override deals (or games) per cell")
+    p.add_argument("--deals", type=int, help="override deals per cell (when the experiment plays deals)")
+    p.add_argument("--games", type=int, help="override games per cell (when the experiment plays games)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: numba threads only)")
     p.add_argument("--backend", choices=["local", "dask"], default="local")
     p.add_argument("--scheduler", help="Dask scheduler address (default: start a local cluster)")

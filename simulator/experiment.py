@@ -2,9 +2,11 @@
 
     name = "knock_policy"
     seed = 20261129
-    deals = 1_000_000            # per cell (or: games = 10_000 for whole games)
+    deals = 1_000_000            # single hands per cell, and/or:
+    games = 10_000               # whole games per cell
     mirrored = true
-    chunk = 100_000              # deals (or games) per output file; optional
+    chunk = 100_000              # deals per output file; optional
+    game_chunk = 5_000           # games per output file; optional
     matchups = [["simple:knock_at=0", "simple"], ["gin_hunter", "knock_early"]]
     [variants.hoyle]
     preset = "hoyle"
@@ -30,8 +32,8 @@ from typing import Any
 
 from .rules import Rules
 
-TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "matchups", "variants", "sweep", "plugins",
-            "description"}
+TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
+            "plugins", "description"}
 
 
 class ExperimentError(ValueError):
@@ -53,10 +55,11 @@ class Cell:
 class Experiment:
     name: str
     seed: int
-    mode: str  # "deals" or "games"
-    size: int  # deals or games per cell
+    deals: int | None  # single hands per cell (rows in data/), or None
+    games: int | None  # whole games per cell (rows in games/), or None
     mirrored: bool
-    chunk: int
+    chunk: int  # deals per output file
+    game_chunk: int  # games per output file
     matchups: list[tuple[str, str]]
     variants: dict[str, dict[str, Any]]
     sweep: dict[str, list[float]]
@@ -88,8 +91,8 @@ def _with_params(spec: str, values: dict[str, float], side: str) -> str:
     return name + ":" + ",".join(params + extra)
 
 
-def load_experiment(path: str | Path, deals: int | None = None) -> Experiment:
-    """Read and validate an experiment file; ``deals`` overrides its size per cell."""
+def load_experiment(path: str | Path, deals: int | None = None, games: int | None = None) -> Experiment:
+    """Read and validate an experiment file; ``deals``/``games`` override its sizes."""
     path = Path(path)
     where = str(path)
     try:
@@ -98,11 +101,11 @@ def load_experiment(path: str | Path, deals: int | None = None) -> Experiment:
         raise ExperimentError(f"{where}: no such experiment file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{where}: malformed TOML: {exc}") from None
-    return parse_experiment(data, where, path.parent, deals)
+    return parse_experiment(data, where, path.parent, deals, games)
 
 
 def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Path | None = None,
-                     deals: int | None = None) -> Experiment:
+                     deals: int | None = None, games: int | None = None) -> Experiment:
     def fail(key: str, message: str) -> ExperimentError:
         return ExperimentError(f"{where}: {key}: {message}")
 
@@ -115,20 +118,28 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise fail("seed", "must be an integer from 0 to 2**63 - 1")
-    if ("deals" in data) == ("games" in data):
-        raise fail("deals", "give exactly one of deals (single hands) or games (whole games) per cell")
-    mode = "deals" if "deals" in data else "games"
-    size = data[mode] if deals is None else deals
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise fail(mode, f"must be a positive integer, got {size!r}")
+    if "deals" not in data and "games" not in data:
+        raise fail("deals", "give deals (single hands per cell), games (whole games per cell), or both")
     mirrored = data.get("mirrored", True)
     if not isinstance(mirrored, bool):
         raise fail("mirrored", "must be true or false")
-    if mirrored and size % 2:
-        raise fail(mode, "must be even with mirrored = true (deals come in pairs)")
-    chunk = data.get("chunk", 100_000 if mode == "deals" else 5_000)
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0 or (mirrored and chunk % 2):
-        raise fail("chunk", "must be a positive (and, mirrored, even) integer")
+    sizes: dict[str, int | None] = {}
+    for key, override in (("deals", deals), ("games", games)):
+        if key not in data:
+            sizes[key] = None
+            continue
+        size = data[key] if override is None else override
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+            raise fail(key, f"must be a positive integer, got {size!r}")
+        if mirrored and size % 2:
+            raise fail(key, "must be even with mirrored = true (they come in pairs)")
+        sizes[key] = size
+    chunks = {}
+    for key, default in (("chunk", 100_000), ("game_chunk", 5_000)):
+        chunk = data.get(key, default)
+        if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0 or (mirrored and chunk % 2):
+            raise fail(key, "must be a positive (and, mirrored, even) integer")
+        chunks[key] = chunk
 
     import strategies
 
@@ -184,7 +195,8 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
             except ValueError as exc:
                 raise fail(f"sweep.{key}", str(exc)) from None
 
-    return Experiment(name=name, seed=seed, mode=mode, size=size, mirrored=mirrored, chunk=chunk,
+    return Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
+                      chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],
                       matchups=[tuple(m) for m in matchups], variants=variants,
                       sweep={k: [float(v) for v in vs] for k, vs in sweep.items()},
                       plugins=resolved_plugins, description=str(data.get("description", "")))

@@ -19,13 +19,13 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
         raise ValueError(f"{run_dir} is not a run directory (no {MANIFEST})")
     manifest = json.loads(manifest_path.read_text())
     exp = manifest["experiment"]
-    if exp["mode"] != "deals":
+    if not exp["deals"]:
         raise ValueError("replay works on runs of single deals (deals = ...), not games")
     cells = {c["cell"]: c for c in manifest["cells"]}
     if cell not in cells:
         raise ValueError(f"--cell must be one of 0..{len(cells) - 1}, got {cell}")
-    if not 0 <= deal < exp["size"]:
-        raise ValueError(f"--deal must be from 0 to {exp['size'] - 1}, got {deal}")
+    if not 0 <= deal < exp["deals"]:
+        raise ValueError(f"--deal must be from 0 to {exp['deals'] - 1}, got {deal}")
     import strategies
 
     for name, path in exp.get("plugins", {}).items():

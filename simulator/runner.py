@@ -1,8 +1,9 @@
 """Running an experiment: cells split into chunks, played in parallel, written to Parquet.
 
 A run directory holds ``manifest.json`` (the resolved experiment, seeds, versions, git
-commit, and ``complete`` once every chunk is written) and ``data/``, one Parquet file per
-chunk of a cell, so ``pandas.read_parquet(run_dir + "/data")`` reads everything.
+commit, and ``complete`` once every chunk is written), ``data/`` with the hand rows of
+single deals and ``games/`` with the game rows, one Parquet file per chunk of a cell:
+``pandas.read_parquet(run_dir + "/data")`` reads every hand.
 
 * **Deterministic**: cell c plays deals 0..N-1 with its own seed derived from (experiment
   seed, c); a chunk is a range of those deals, so results do not depend on the chunk
@@ -44,23 +45,31 @@ def cell_seed(seed: int, cell: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
+#: where each kind of row goes in a run directory
+SUBDIR = {"deals": "data", "games": "games"}
+
+
 @dataclass(frozen=True)
 class Chunk:
+    mode: str  # "deals" or "games"
     cell: int
     index: int
     start: int
     count: int
 
     @property
-    def filename(self) -> str:
-        return f"cell-{self.cell:04d}-chunk-{self.index:05d}.parquet"
+    def path(self) -> str:
+        return f"{SUBDIR[self.mode]}/cell-{self.cell:04d}-chunk-{self.index:05d}.parquet"
 
 
 def plan_chunks(exp: Experiment) -> list[Chunk]:
     chunks = []
-    for cell in exp.cells():
-        for k, start in enumerate(range(0, exp.size, exp.chunk)):
-            chunks.append(Chunk(cell.index, k, start, min(exp.chunk, exp.size - start)))
+    for mode, size, per_file in (("deals", exp.deals, exp.chunk), ("games", exp.games, exp.game_chunk)):
+        if not size:
+            continue
+        for cell in exp.cells():
+            for k, start in enumerate(range(0, size, per_file)):
+                chunks.append(Chunk(mode, cell.index, k, start, min(per_file, size - start)))
     return chunks
 
 
@@ -92,7 +101,7 @@ def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     from . import api
 
     seed = cell_seed(exp.seed, cell.index)
-    if exp.mode == "deals":
+    if chunk.mode == "deals":
         records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
         api._check_errors(records[:, api.E.H_ERROR], records[:, api.E.H_DEAL])
         df = api.hand_frame(records)
@@ -108,7 +117,7 @@ def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     return df
 
 
-def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, data_dir: str, threads: int) -> tuple[int, int]:
+def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int) -> tuple[int, int]:
     import numba
 
     import strategies
@@ -117,7 +126,7 @@ def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, data_dir: str, threads
         strategies.register(name, path)
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     df = chunk_frame(exp, cell, chunk)
-    target = Path(data_dir) / chunk.filename
+    target = Path(run_dir) / chunk.path
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     df.to_parquet(tmp, index=False)
     os.replace(tmp, target)
@@ -136,7 +145,9 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
             raise RunError(f"{out} holds a run of a different experiment; cannot --resume it")
         return manifest
     try:
-        (out / "data").mkdir(parents=True, exist_ok=True)
+        for mode, size in (("deals", exp.deals), ("games", exp.games)):
+            if size:
+                (out / SUBDIR[mode]).mkdir(parents=True, exist_ok=True)
         probe = out / f".write-test-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
@@ -167,17 +178,20 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
         raise RunError(f"--jobs must be a positive integer, got {jobs!r}")
     out = Path(out)
     manifest = prepare_run_dir(exp, out, resume)
-    data_dir = out / "data"
     cells = {c.index: c for c in exp.cells()}
-    todo = [c for c in plan_chunks(exp) if not (data_dir / c.filename).exists()]
-    for stale in data_dir.glob(".*.tmp"):
-        stale.unlink()
-    total = exp.size * len(cells)
+    planned = plan_chunks(exp)
+    todo = [c for c in planned if not (out / c.path).exists()]
+    for sub in SUBDIR.values():
+        for stale in (out / sub).glob(".*.tmp"):
+            stale.unlink()
+    # progress counts output rows: one per deal, one per game
+    total = sum(c.count for c in planned)
     done = total - sum(c.count for c in todo)
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    bar = tqdm(total=total, initial=done, unit=exp.mode[:-1], unit_scale=True, disable=not progress,
+    unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
+    bar = tqdm(total=total, initial=done, unit=unit, unit_scale=True, disable=not progress,
                desc=exp.name, smoothing=0.1)
-    tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(data_dir), threads) for c in todo)
+    tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads) for c in todo)
     try:
         if backend == "dask":
             from distributed import Client, LocalCluster
@@ -207,21 +221,22 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
     return out
 
 
-def summarize(run_dir: str | Path) -> pd.DataFrame:
-    """Per cell: rows, net points per hand (or game margin) to A with a 95% interval, and
-    the outcome mix.  With mirrored deals each pair is one unit (paired difference); chunks
-    hold whole pairs, so the files are read one at a time and memory stays bounded."""
+def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
+    """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
+    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's game
+    wins).  With mirrored deals each pair is one unit (paired difference); chunks hold whole
+    pairs, so the files are read one at a time and memory stays bounded."""
     import pyarrow.parquet as pq
 
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / MANIFEST).read_text())
     exp = manifest["experiment"]
-    deals = exp["mode"] == "deals"
+    deals = mode == "deals"
     value = "net_a" if deals else "margin_a"
     label = "outcome" if deals else "winner"
     acc: dict[int, dict[str, Any]] = {c["cell"]: {"n": 0, "sum": 0.0, "sumsq": 0.0, "rows": 0, "mix": {}}
                                       for c in manifest["cells"]}
-    for path in sorted((run_dir / "data").glob("*.parquet")):
+    for path in sorted((run_dir / SUBDIR[mode]).glob("*.parquet")):
         part = pq.read_table(path, columns=["cell", "pair", value, label]).to_pandas()
         cell = int(part["cell"].iloc[0])
         units = part.groupby("pair")[value].mean() if exp["mirrored"] else part[value]
@@ -248,6 +263,17 @@ def summarize(run_dir: str | Path) -> pd.DataFrame:
             row["a_wins"] = a["mix"].get("a", 0) / a["rows"] if a["rows"] else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def run_summaries(run_dir: str | Path) -> str:
+    """The printed summary of a run: a table for hands and one for games, as present."""
+    manifest = json.loads((Path(run_dir) / MANIFEST).read_text())
+    parts = []
+    for mode, title in (("deals", "single hands: net points per hand to A"),
+                        ("games", "whole games: final margin per game to A")):
+        if manifest["experiment"].get(mode):
+            parts.append(f"{title}\n{format_summary(summarize(run_dir, mode))}")
+    return "\n\n".join(parts)
 
 
 def format_summary(summary: pd.DataFrame) -> str:

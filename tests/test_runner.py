@@ -134,3 +134,31 @@ def test_replay_reproduces_a_stored_row(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "replay", str(tmp_path / "run"), "--cell", "99",
                            "--deal", "0"], capture_output=True, text=True)
     assert done.returncode == 2 and "--cell must be one of" in done.stderr
+
+
+def test_deals_and_games_in_one_run_match_the_api(tmp_path):
+    import simulator
+    from simulator.runner import cell_seed, run_summaries
+
+    text = textwrap.dedent('''
+        name = "both"
+        seed = 8
+        deals = 1000
+        games = 60
+        chunk = 400
+        game_chunk = 16
+        matchups = [["knock_early", "random"]]
+        [variants.hoyle]
+        preset = "hoyle"
+    ''')
+    exp = load_experiment(write(tmp_path, text))
+    run_experiment(exp, tmp_path / "run", progress=False)
+    hands = read(tmp_path / "run")
+    games = pd.read_parquet(tmp_path / "run" / "games").sort_values("game").reset_index(drop=True)
+    seed = cell_seed(8, 0)
+    api_hands = simulator.simulate("knock_early", "random", "hoyle", n_deals=1000, seed=seed)
+    api_games = simulator.simulate_games("knock_early", "random", "hoyle", n_games=60, seed=seed)
+    pd.testing.assert_frame_equal(hands[api_hands.columns], api_hands, check_categorical=False)
+    pd.testing.assert_frame_equal(games[api_games.columns], api_games, check_categorical=False)
+    text = run_summaries(tmp_path / "run")
+    assert "single hands" in text and "whole games" in text

@@ -142,8 +142,8 @@ TRACE_CAPACITY = 8192
 S_STOCK = 0  # 64 slots: the stock, drawn from the front
 S_PILE = 64  # 64 slots: the discard pile, top last
 S_VIEW = 128  # N_VIEW slots
-S_SCRATCH = 192
-SCRATCH_LEN = S_SCRATCH
+S_SEATS = 160  # 12 slots: per-seat hands, took, declined, discards, seen, draws
+SCRATCH_LEN = 192
 
 
 @njit(cache=True)
@@ -198,12 +198,14 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
     pile = scratch[S_PILE:S_PILE + 64]
     view = scratch[S_VIEW:S_VIEW + N_VIEW]
     non_dealer = 1 - dealer
-    hands = np.zeros(2, np.int64)
-    took = np.zeros(2, np.int64)  # cards each seat took from the pile and still holds
-    declined = np.zeros(2, np.int64)  # pile tops each seat passed on
-    discards = np.zeros(2, np.int64)  # every card each seat discarded
-    seen = np.zeros(2, np.int64)
-    draws = np.zeros(2, np.int64)
+    seats = scratch[S_SEATS:S_SEATS + 12]
+    seats[:] = 0
+    hands = seats[0:2]
+    took = seats[2:4]  # cards each seat took from the pile and still holds
+    declined = seats[4:6]  # pile tops each seat passed on
+    discards = seats[6:8]  # every card each seat discarded
+    seen = seats[8:10]
+    draws = seats[10:12]
     memory[:, :] = 0
     nt = 0
     for i in range(20):

@@ -61,6 +61,25 @@ def _build_suit_tables() -> tuple[np.ndarray, np.ndarray]:
 #: value (sum of deadwood points) of each subset of one suit
 SUIT_VALUE, SUIT_RUN_DEADWOOD = _build_suit_tables()
 
+
+def _build_removal_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each subset of one suit: the least runs-only deadwood left after removing one of
+    its cards, and the 13-bit mask of the cards whose removal achieves it."""
+    masks = np.arange(SUIT_SUBSETS)
+    best = np.full(SUIT_SUBSETS, 1 << 14, dtype=np.int64)
+    which = np.zeros(SUIT_SUBSETS, dtype=np.int64)
+    for r in range(N_RANKS):
+        has = (masks >> r) & 1 == 1
+        dw = np.where(has, SUIT_RUN_DEADWOOD[masks & ~(1 << r)], 1 << 14)
+        better = dw < best
+        which = np.where(better, 1 << r, np.where((dw == best) & has, which | (1 << r), which))
+        best = np.minimum(best, dw)
+    return best.astype(np.int16), which.astype(np.int16)
+
+
+#: least runs-only deadwood after removing one card of a suit subset, and which cards
+SUIT_REMOVAL_DEADWOOD, SUIT_REMOVAL_CARDS = _build_removal_tables()
+
 # the de Bruijn sequence 0x03F79D71B4CB0A89 gives a perfect hash of the 64 single bits
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
@@ -226,7 +245,9 @@ def discard_deadwoods_nb(mask, allowed):
     taken from the pile, say).  Returns ``(deadwood, optimal)``: the least deadwood of the
     ten cards kept and the mask of every allowed discard that achieves it.  Exact: for each
     set choice, a card not melded in a set can be discarded and its suit is looked up
-    again; a card melded in a set is covered by the choices that leave it out of every set.
+    again (one look-up per suit in a table of best single removals, unless a card of the
+    suit is held back); a card melded in a set is covered by the choices that leave it out
+    of every set.
     """
     allowed &= mask
     best = np.int64(1 << 30)
@@ -236,35 +257,35 @@ def discard_deadwoods_nb(mask, allowed):
         for i1 in range(n1):
             for i2 in range(n2):
                 left = mask & ~sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
-                s0 = SUIT_RUN_DEADWOOD[left & _SUIT_MASK]
-                s1 = SUIT_RUN_DEADWOOD[(left >> 16) & _SUIT_MASK]
-                s2 = SUIT_RUN_DEADWOOD[(left >> 32) & _SUIT_MASK]
-                s3 = SUIT_RUN_DEADWOOD[(left >> 48) & _SUIT_MASK]
-                total = np.int64(s0 + s1 + s2 + s3)
-                candidates = left & allowed
-                while candidates:
-                    card = lowest_card_nb(candidates)
-                    candidates &= candidates - 1
-                    suit = card >> 4
-                    slot = (left >> (SUIT_SHIFT * suit)) & _SUIT_MASK
-                    dw = total - SUIT_RUN_DEADWOOD[slot] + SUIT_RUN_DEADWOOD[slot & ~(1 << (card & 15))]
+                total = runs_deadwood_nb(left)
+                for suit in range(4):
+                    shift = SUIT_SHIFT * suit
+                    slot = (left >> shift) & _SUIT_MASK
+                    movable = (allowed >> shift) & slot
+                    if movable == 0:
+                        continue
+                    base = total - SUIT_RUN_DEADWOOD[slot]
+                    if movable == slot:  # every card of the suit may go: one table look-up
+                        dw = base + SUIT_REMOVAL_DEADWOOD[slot]
+                        cards = np.int64(SUIT_REMOVAL_CARDS[slot]) << shift
+                    else:  # some card is held back (the one just taken): try each other card
+                        dw = np.int64(1 << 30)
+                        cards = np.int64(0)
+                        while movable:
+                            rank = lowest_card_nb(movable)
+                            movable &= movable - 1
+                            d = base + SUIT_RUN_DEADWOOD[slot & ~(1 << rank)]
+                            if d < dw:
+                                dw = d
+                                cards = np.int64(1) << (rank + shift)
+                            elif d == dw:
+                                cards |= np.int64(1) << (rank + shift)
                     if dw < best:
                         best = dw
-                        optimal = np.int64(1) << card
+                        optimal = cards
                     elif dw == best:
-                        optimal |= np.int64(1) << card
+                        optimal |= cards
     return best, optimal
-
-
-@njit(cache=True)
-def all_discard_deadwoods_nb(mask, out):
-    """Fill ``out[card]`` with the deadwood left after discarding ``card``, for every card
-    of the hand (slower than ``discard_deadwoods_nb``: eleven searches)."""
-    rest = mask
-    while rest:
-        card = lowest_card_nb(rest)
-        rest &= rest - 1
-        out[card] = min_deadwood_nb(mask & ~(np.int64(1) << card))
 
 
 @njit(cache=True, inline="always")

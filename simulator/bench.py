@@ -1,17 +1,33 @@
 """``ginsim bench``: how fast the rules core and the engine run on this machine.
 
-Prints nanoseconds per ``min_deadwood`` (10 cards) and ``best_discard`` (11 cards) on
-random hands, and deals per second for several matchups and rule sets on one thread and
-on all cores.  Every kernel is called once before timing (that first call's time, which
-includes compiling or loading the cache, is reported separately), then timed as the best
-of ``repeats`` runs.  Figures are wall-clock and noisy: compare ratios from one run.
+Prints, as tables or JSON:
+
+* nanoseconds per ``min_deadwood`` (10 cards) and ``best_discard`` (11 cards) on random
+  hands;
+* deals per second for several matchups and rule sets on one thread and on all cores, and
+  the parallel efficiency (deals/s on n threads ÷ n × deals/s on one);
+* end to end: wall time, deals per second and peak memory of ``ginsim run`` on a
+  2,000,000-deal experiment (a child process, measured with ``getrusage``);
+* start-up: time from a fresh Python process to the first dealt hand with an empty numba
+  cache (cold: compiles) and with the cache filled (warm);
+* when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
+  bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
+  on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
+
+Every kernel is called once before timing, then timed as the best of ``repeats`` runs.
+Figures are wall-clock and noisy: compare ratios from one run.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -95,6 +111,91 @@ def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, ru
     return rows
 
 
+def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeats: int = 3) -> list[dict]:
+    """How cost grows as the knock limit falls: simple vs simple on all cores, with the mean
+    number of cards drawn per hand (gin-only hands run longest)."""
+    from .api import play_deal_records
+    from .engine import H_DRAWS
+    from .rules import Rules
+
+    rows = []
+    for limit in limits:
+        rules = Rules.preset("tournament", knock_limit=limit)
+        records = play_deal_records("simple", "simple", rules, 0, n_deals, seed=1)
+        seconds = _best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats)
+        rows.append({"knock_limit": limit, "deals_per_s": n_deals / seconds,
+                     "draws_per_hand": float(records[:, H_DRAWS].mean())})
+    return rows
+
+
+def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
+    """``ginsim run`` of ``n_deals`` simple vs simple deals (tournament) in a child process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        exp = Path(tmp) / "bench.toml"
+        exp.write_text(f'name = "bench"\nseed = 1\ndeals = {n_deals}\nchunk = 500_000\n'
+                       'matchups = [["simple", "simple"]]\n[variants.tournament]\npreset = "tournament"\n')
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        # warm the child's cache with a tiny run first, so the figure is the steady state
+        _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(Path(tmp) / "w"),
+                "--deals", "2", "--quiet"])
+        start = time.perf_counter()
+        _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(Path(tmp) / "run"), "--quiet"])
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds,
+            "peak_rss_mb": max(peak, before) / 1024}
+
+
+def _child(cmd: list[str], env: dict | None = None) -> str:
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark child failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+_FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
+               "simulator.simulate('simple', 'simple', 'tournament', n_deals=2); print(time.perf_counter() - t)")
+
+
+def bench_startup() -> dict:
+    """Seconds from a new process to the first dealt hand, with an empty and a filled cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "GINSIM_CACHE_DIR": tmp}
+        env.pop("NUMBA_CACHE_DIR", None)
+        cold = float(_child([sys.executable, "-c", _FIRST_DEAL], env).strip())
+        warm = float(_child([sys.executable, "-c", _FIRST_DEAL], env).strip())
+    return {"cold_s": cold, "warm_s": warm}
+
+
+def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
+    """OpenSpiel's C++ simple bot against itself, and our simple vs simple, one core each."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    from .api import play_deal_records
+
+    game = pyspiel.load_game("gin_rummy")
+    bots = [pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), p) for p in range(2)]
+    initial = game.new_initial_state()
+
+    def openspiel_hands():
+        for i in range(n_hands):
+            pyspiel.evaluate_bots(initial.clone(), bots, i)
+
+    openspiel_hands()
+    theirs = n_hands / _best_time(openspiel_hands, repeats)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        n = 400_000
+        play_deal_records("simple", "simple", "single_hand", 0, 2, seed=1)
+        ours = n / _best_time(lambda: play_deal_records("simple", "simple", "single_hand", 0, n, seed=1), repeats)
+    finally:
+        numba.set_num_threads(before)
+    return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs}
+
+
 def run(quick: bool = False, as_json: bool = False) -> dict:
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 50_000 if quick else 400_000
@@ -103,6 +204,10 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
                     "numba": numba.__version__, "numpy": np.__version__},
         "rules_core": bench_rules(n_calls),
         "engine": bench_engine(n_deals),
+        "knock_limits": bench_knock_limits(n_deals),
+        "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
+        "startup": bench_startup(),
+        "openspiel": bench_openspiel(500 if quick else 2000),
     }
     if as_json:
         print(json.dumps(result, indent=2))
@@ -119,6 +224,26 @@ def print_tables(result: dict) -> None:
         print(f"{r['benchmark']:<28}{r['ns_per_call']:>10.1f}{r['first_call_s']:>14.2f}")
     engine = result["engine"]
     print(f"\nengine first call (compile or cache load): {engine[0]['seconds']:.2f} s")
-    print(f"{'matchup':<28}{'rules':<12}{'threads':>8}{'deals/s':>14}")
+    print(f"{'matchup':<28}{'rules':<12}{'threads':>8}{'deals/s':>14}{'efficiency':>12}")
+    single = {}
     for r in engine[1:]:
-        print(f"{r['benchmark']:<28}{r['rules']:<12}{r['threads']:>8}{r['deals_per_s']:>14,.0f}")
+        key = (r["benchmark"], r["rules"])
+        if r["threads"] == 1:
+            single[key] = r["deals_per_s"]
+        eff = r["deals_per_s"] / (r["threads"] * single[key]) if key in single else float("nan")
+        print(f"{r['benchmark']:<28}{r['rules']:<12}{r['threads']:>8}{r['deals_per_s']:>14,.0f}{eff:>12.0%}")
+    print(f"\n{'knock limit':<14}{'deals/s':>12}{'draws/hand':>12}   (simple vs simple, all cores)")
+    for r in result["knock_limits"]:
+        print(f"{r['knock_limit']:<14}{r['deals_per_s']:>12,.0f}{r['draws_per_hand']:>12.1f}")
+    e2e = result["end_to_end"]
+    print(f"\nginsim run, {e2e['deals']:,} deals: {e2e['seconds']:.1f} s, {e2e['deals_per_s']:,.0f} deals/s, "
+          f"peak memory {e2e['peak_rss_mb']:.0f} MB")
+    st = result["startup"]
+    print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s, warm {st['warm_s']:.2f} s")
+    osp = result["openspiel"]
+    if osp is None:
+        print("OpenSpiel: not installed (pip install open_spiel) - comparison skipped")
+    else:
+        print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
+              f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
+              f"ratio {osp['ratio']:.0f}x")

@@ -14,7 +14,9 @@
     preset = "oklahoma"
     target_score = 150
     [sweep]                      # optional: every value becomes its own cell
-    "a.knock_at" = [0, 2, 4]     # strategy A's knock_at; "b." for B
+    "a.knock_at" = [0, 2, 4]     # strategy A's knock_at; "b." for B.  Applies to the
+                                 # matchups whose strategy has that parameter; the others
+                                 # get one cell with their own parameters
     [plugins]                    # optional: name = "path/to/strategy.py" (relative to the file)
     patient = "patient.py"
 
@@ -67,10 +69,10 @@ class Experiment:
     description: str = ""
 
     def cells(self) -> list[Cell]:
-        keys = list(self.sweep)
-        points = list(itertools.product(*(self.sweep[k] for k in keys))) if keys else [()]
         cells = []
         for m, (a, b) in enumerate(self.matchups):
+            keys = [k for k in self.sweep if _takes_param(a if k[0] == "a" else b, k[2:])]
+            points = list(itertools.product(*(self.sweep[k] for k in keys))) if keys else [()]
             for vname, vrules in self.variants.items():
                 for point in points:
                     values = dict(zip(keys, point))
@@ -80,6 +82,12 @@ class Experiment:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _takes_param(spec: str, param: str) -> bool:
+    import strategies
+
+    return param in strategies.parse_strategy(spec).values
 
 
 def _with_params(spec: str, values: dict[str, float], side: str) -> str:
@@ -188,12 +196,8 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         if not isinstance(values, list) or not values or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             raise fail(f"sweep.{key}", "must be a non-empty list of numbers")
-        for a, b in matchups:
-            spec = a if side == "a" else b
-            try:
-                strategies.parse_strategy(_with_params(spec, {key: values[0]}, side))
-            except ValueError as exc:
-                raise fail(f"sweep.{key}", str(exc)) from None
+        if not any(_takes_param(a if side == "a" else b, param) for a, b in matchups):
+            raise fail(f"sweep.{key}", f"no matchup's strategy {side.upper()} has a parameter {param!r}")
 
     return Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
                       chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],

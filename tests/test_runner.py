@@ -162,3 +162,19 @@ def test_deals_and_games_in_one_run_match_the_api(tmp_path):
     pd.testing.assert_frame_equal(games[api_games.columns], api_games, check_categorical=False)
     text = run_summaries(tmp_path / "run")
     assert "single hands" in text and "whole games" in text
+
+
+def test_sweeps_apply_to_the_matchups_whose_strategy_has_the_parameter(tmp_path):
+    text = textwrap.dedent('''
+        name = "mixed"
+        deals = 10
+        matchups = [["simple", "random"], ["threshold_schedule", "random"]]
+        [sweep]
+        "a.knock_at" = [0, 5]
+    ''')
+    cells = load_experiment(write(tmp_path, text)).cells()
+    assert [(c.a, c.sweep) for c in cells] == [
+        ("simple:knock_at=0", {"a.knock_at": 0.0}), ("simple:knock_at=5", {"a.knock_at": 5.0}),
+        ("threshold_schedule", {})]
+    with pytest.raises(ExperimentError, match="no matchup's strategy B has a parameter 'knock_at'"):
+        load_experiment(write(tmp_path, text.replace('"a.knock_at"', '"b.knock_at"')))

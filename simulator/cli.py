@@ -4,6 +4,7 @@
                [--scheduler ADDRESS] [--resume]                   run to Parquet, print summary
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
+    ginsim report RUN_DIR [--out DIR]                             report.md, report.html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
@@ -97,6 +98,18 @@ def _cmd_show(args: argparse.Namespace) -> None:
     print(run_summaries(args.run_dir))
 
 
+def _cmd_report(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from .report import write_report
+    from .runner import MANIFEST
+
+    if not (Path(args.run_dir) / MANIFEST).exists():
+        raise ValueError(f"{args.run_dir} is not a run directory (no {MANIFEST})")
+    for path in write_report(args.run_dir, args.out):
+        print(path)
+
+
 def _cmd_replay(args: argparse.Namespace) -> None:
     from .replay import replay_text
 
@@ -146,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print a run's summary from its files")
     p.add_argument("run_dir")
     p.set_defaults(func=_cmd_show)
+
+    p = sub.add_parser("report", help="write report.md, report.html and plots for a run")
+    p.add_argument("run_dir")
+    p.add_argument("--out", help="directory for the report (default: the run directory)")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("replay", help="re-play one deal of a run turn by turn")
     p.add_argument("run_dir")

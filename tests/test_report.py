@@ -1,0 +1,174 @@
+"""The report of real (tiny) runs: a round robin of three strategies with a sweep that one
+matchup does not take, hands and games; games only (self-play and a second matchup under
+two variants); hands only with too many cells for one row per cell."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from simulator import analysis as an
+from simulator.experiment import load_experiment
+from simulator.report import write_report
+from simulator.runner import run_experiment
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# knock_early has no knock_at: its matchup is one cell that belongs to both sweep points
+ROUND_ROBIN = textwrap.dedent('''
+    name = "rr_report"
+    description = "three strategies, every pair, two knock thresholds for A"
+    seed = 11
+    deals = 600
+    games = 20
+    chunk = 300
+    matchups = [["simple", "gin_hunter"], ["gin_hunter", "defensive"], ["defensive", "simple"],
+                ["knock_early", "simple"], ["knock_early", "gin_hunter"], ["knock_early", "defensive"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [sweep]
+    "a.knock_at" = [2, 8]
+''')
+
+GAMES = textwrap.dedent('''
+    name = "games_report"
+    seed = 12
+    games = 60
+    chunk = 30
+    matchups = [["simple", "simple"], ["gin_hunter", "knock_early"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [variants.tournament]
+    preset = "tournament"
+''')
+
+BIG = textwrap.dedent('''
+    name = "big_sweep"
+    seed = 13
+    deals = 40
+    matchups = [["simple", "knock_early"], ["gin_hunter", "knock_early"], ["threshold_schedule", "knock_early"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [variants.tournament]
+    preset = "tournament"
+    [sweep]
+    "a.knock_at" = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+''')
+
+HAND_PNGS = {"net_points.png", "sweep_a_knock_at.png", "outcome_mix.png", "hand_length.png", "heatmap_hands.png"}
+GAME_PNGS = {"game_win.png"}
+
+
+def _run(tmp: Path, name: str, text: str) -> Path:
+    path = tmp / f"{name}.toml"
+    path.write_text(text)
+    return run_experiment(load_experiment(path), tmp / name, progress=False)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    return {name: _run(tmp, name, text) for name, text in
+            (("round_robin", ROUND_ROBIN), ("games", GAMES), ("big", BIG))}
+
+
+def check_files(paths: list[Path], out: Path, expected_pngs: set[str]) -> tuple[str, str]:
+    names = [p.name for p in paths]
+    assert names[:2] == ["report.md", "report.html"]
+    assert set(names[2:]) == expected_pngs
+    for path in paths:
+        assert path.parent == out and path.is_file() and path.stat().st_size > 0
+    for path in paths[2:]:
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 2000, path
+    md = (out / "report.md").read_text()
+    page = (out / "report.html").read_text()
+    # markdown: every image it names exists next to it, and every PNG is shown
+    refs = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert set(refs) == expected_pngs and len(refs) == len(expected_pngs)
+    for ref in refs:
+        assert (out / ref).read_bytes().startswith(PNG_MAGIC)
+    # html: self-contained: every src is a PNG data URI, nothing else is loaded
+    sources = re.findall(r'src="([^"]*)"', page)
+    assert len(sources) == len(expected_pngs)
+    for src in sources:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG_MAGIC)
+    assert not re.search(r"(href|src)=\"(?!data:)", page)
+    assert "<link" not in page and "<script" not in page
+    assert page.count("<figcaption>") == len(expected_pngs)
+    return md, page
+
+
+def test_round_robin_run_with_hands_and_games(runs):
+    run = runs["round_robin"]
+    paths = write_report(run)
+    md, page = check_files(paths, run, HAND_PNGS | GAME_PNGS | {"sweep_games_a_knock_at.png", "heatmap_games.png"})
+    manifest = json.loads((run / "manifest.json").read_text())
+    cells = manifest["cells"]
+    assert len(cells) == 3 * 2 + 3  # the knock_early matchups take no knock_at
+    assert "# ginsim report: rr_report" in md and "three strategies, every pair" in md
+    assert "Seed: 11" in md and "Deals per cell: 600" in md and "Games per cell: 20" in md
+    if manifest.get("git_commit"):
+        assert manifest["git_commit"] in md
+    assert f"numpy {manifest['versions']['numpy']}" in md
+    # per-cell tables: every cell, its hand (game) count, its units, its intervals
+    for cell in cells:
+        assert f"| {cell['cell']} | {cell['a']} vs {cell['b']} | hoyle |" in md
+    assert md.count("| 600 | 300 |") == len(cells)  # hands and mirrored pairs behind each cell
+    assert md.count("| 20 | 10 |") == len(cells)  # games and mirrored pairs of games
+    assert re.search(r"[+-]\d+\.\d{3} \[[+-]\d+\.\d{3}, [+-]\d+\.\d{3}\]", md)
+    # round robin: one ranking per sweep point, four strategies each (knock_early in both)
+    assert "## Round robin (single hands)" in md and "## Round robin (whole games)" in md
+    hands_part = md.split("## Round robin (single hands)")[1].split("## Round robin (whole games)")[0]
+    ranking = re.findall(r"^\| hoyle \| (\d) \| (\d) \| (\w+) \|", hands_part, flags=re.M)
+    assert sorted((k, r) for k, r, _ in ranking) == [(k, r) for k in "28" for r in "1234"]
+    assert {s for _, _, s in ranking} == {"simple", "gin_hunter", "defensive", "knock_early"}
+    assert "balance (self-play)" not in md  # no self-play cell
+    assert "<table>" in page and "rr_report" in page
+    # the report's numbers are the analysis module's
+    stats = an.hand_stats(pd.read_parquet(run / "data"))
+    first = stats.iloc[0]
+    assert f"{first['net_mean']:+.3f} [{first['net_ci_low']:+.3f}, {first['net_ci_high']:+.3f}]" in md
+
+
+def test_games_run_report_into_another_directory(runs, tmp_path):
+    run = runs["games"]
+    out = tmp_path / "out"
+    before = sorted(p.name for p in run.iterdir())
+    paths = write_report(run, out)
+    md, _ = check_files(paths, out, GAME_PNGS | {"first_mover_edge.png"})
+    assert sorted(p.name for p in run.iterdir()) == before  # nothing written into the run
+    assert "Games per cell: 60" in md and "Deals per cell: none" in md
+    assert "## Whole games" in md and "Single hands" not in md and "## Balance" in md
+    # self-play cells get a balance verdict, the others a dash
+    rows = [line for line in md.splitlines() if line.startswith("| ") and " vs " in line]
+    assert len(rows) == 4
+    for line in rows:
+        verdict = line.rstrip(" |").rsplit("| ", 1)[1]
+        if "simple vs simple" in line:
+            assert verdict in ("balanced", "favours non-dealer", "favours dealer")
+        else:
+            assert verdict == "–"
+    assert md.count("| 60 | 30 |") == 4  # games and mirrored pairs of games
+
+
+def test_many_cells_are_drawn_against_the_swept_value(runs):
+    # 46 cells: one row per cell would be unreadable, so the swept cells are drawn against
+    # knock_at; threshold_schedule (no knock_at) keeps its one-row-per-cell charts
+    paths = write_report(runs["big"])
+    md, _ = check_files(paths, runs["big"], {"sweep_a_knock_at.png", "outcome_mix.png", "hand_length_a_knock_at.png",
+                                             "net_points.png", "outcome_mix_other.png", "hand_length.png"})
+    assert md.count("| hoyle | ") + md.count("| tournament | ") == 46  # the tables still list every cell
+    assert "Round robin" not in md and "Balance" not in md
+
+
+def test_not_a_run_directory(tmp_path):
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
+        write_report(tmp_path)

@@ -7,7 +7,7 @@ Prints, as tables or JSON:
 * deals per second for several matchups and rule sets on one thread and on all cores, and
   the parallel efficiency (deals/s on n threads ÷ n × deals/s on one);
 * end to end: wall time, deals per second and peak memory of ``ginsim run`` on a
-  2,000,000-deal experiment (a child process, measured with ``getrusage``);
+  2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
   cache (cold: compiles) and with the cache filled (warm);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -134,16 +133,37 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
         exp = Path(tmp) / "bench.toml"
         exp.write_text(f'name = "bench"\nseed = 1\ndeals = {n_deals}\nchunk = 500_000\n'
                        'matchups = [["simple", "simple"]]\n[variants.tournament]\npreset = "tournament"\n')
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         # warm the child's cache with a tiny run first, so the figure is the steady state
         _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(Path(tmp) / "w"),
                 "--deals", "2", "--quiet"])
         start = time.perf_counter()
-        _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(Path(tmp) / "run"), "--quiet"])
+        peak_kb = _run_watching_memory([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out",
+                                        str(Path(tmp) / "run"), "--quiet"])
         seconds = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds,
-            "peak_rss_mb": max(peak, before) / 1024}
+    return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
+
+
+def _run_watching_memory(cmd: list[str]) -> int:
+    """Run a child to completion; return its peak resident memory in kB.
+
+    Read from the child's own high-water mark (``VmHWM`` in /proc), which counts only what
+    the new program touched: ``getrusage(RUSAGE_CHILDREN)`` would also count the parent's
+    pages the child held between fork and exec.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    status = Path(f"/proc/{proc.pid}/status")
+    peak = 0
+    while proc.poll() is None:
+        try:
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child failed: {' '.join(cmd)}\n{proc.stderr.read()[-2000:]}")
+    return peak
 
 
 def _child(cmd: list[str], env: dict | None = None) -> str:
@@ -198,7 +218,7 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
 
 def run(quick: bool = False, as_json: bool = False) -> dict:
     n_calls = 200_000 if quick else 1_000_000
-    n_deals = 50_000 if quick else 400_000
+    n_deals = 100_000 if quick else 1_000_000
     result = {
         "machine": {"cpus": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
                     "numba": numba.__version__, "numpy": np.__version__},

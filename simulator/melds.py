@@ -90,14 +90,14 @@ del _i
 _SUIT_MASK = RANK_MASK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lowest_card_nb(mask):
     """Code of the lowest card in a non-empty hand mask (count of trailing zeros)."""
     low = np.uint64(mask & -mask)
     return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount_nb(mask):
     x = np.uint64(mask)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -106,12 +106,12 @@ def popcount_nb(mask):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def suit_slot_nb(mask, suit):
     return (mask >> (SUIT_SHIFT * suit)) & _SUIT_MASK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hand_value_nb(mask):
     """Sum of the deadwood values of every card in the mask."""
     return np.int64(
@@ -122,7 +122,7 @@ def hand_value_nb(mask):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def runs_deadwood_nb(mask):
     """Least deadwood of a hand using runs only (each suit by table look-up)."""
     return np.int64(
@@ -133,7 +133,7 @@ def runs_deadwood_nb(mask):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def run_cover_nb(mask):
     """The cards of ``mask`` that lie in a block of at least three consecutive ranks of a suit.
 
@@ -144,7 +144,7 @@ def run_cover_nb(mask):
     return starts | (starts << 1) | (starts << 2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set_ranks_nb(mask):
     """(ranks held in at least three suits, ranks held in all four) as 13-bit rank masks."""
     a = mask & _SUIT_MASK
@@ -156,13 +156,13 @@ def set_ranks_nb(mask):
     return three, four
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_cards_nb(rank):
     """Mask of the four cards of one rank."""
     return np.int64(0x0001000100010001) << rank
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set_option_nb(mask, rank, option):
     """Cards melded as a set of ``rank`` under ``option``.
 
@@ -288,7 +288,7 @@ def discard_deadwoods_nb(mask, allowed):
     return best, optimal
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def discard_key_nb(card):
     """Tie-break order among equally good discards: higher value, then rank, then suit."""
     return CARD_VALUE[card] * 1024 + (card & 15) * 4 + (card >> 4)
@@ -447,7 +447,7 @@ KNOCKER_VS_LIVE = 1  # minimise the value of the given cards that could be laid 
 KNOCKER_RANDOM = 2  # a least-deadwood arrangement drawn at random (``target`` is the salt)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mix64_nb(x):
     """splitmix64's finaliser: a bijective scramble of a 64-bit integer."""
     z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)

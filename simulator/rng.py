@@ -24,13 +24,13 @@ def stream_key_nb(seed, a, b):
     return mix64_nb(k ^ (np.uint64(b) * np.uint64(0x2545F4914F6CDD1D)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_u64_nb(state):
     state[0] = state[0] + GOLDEN
     return mix64_nb(state[0] - GOLDEN)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def below_nb(state, n):
     """A uniform integer in [0, n) for n < 2**32 (multiply-shift; bias below 2**-32)."""
     return np.int64(((next_u64_nb(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))

@@ -176,6 +176,9 @@ def _fill_view(view, phase, seat, dealer, hands, took, declined, discards, seen,
 
 @njit(cache=True)
 def _trace(trace, n, player, event, value):
+    """Record one event.  Callers pass every argument as ``np.int64``: numba compiles a
+    separate copy of a function for each combination of literal constants it is called
+    with, and the engine's cold compile time is the sum of those copies."""
     if n < trace.shape[0]:
         trace[n, 0] = player
         trace[n, 1] = event
@@ -207,22 +210,22 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
     seen = seats[8:10]
     draws = seats[10:12]
     memory[:, :] = 0
-    nt = 0
+    nt = np.int64(0)
     for i in range(20):
         seat = non_dealer if i % 2 == 0 else dealer
         hands[seat] |= np.int64(1) << deck[i]
         if trace.shape[0] > 0:
-            nt = _trace(trace, nt, seat, EV_DEAL, deck[i])
+            nt = _trace(trace, nt, np.int64(seat), np.int64(EV_DEAL), np.int64(deck[i]))
     upcard = deck[20]
     pile[0] = upcard
-    pile_len = 1
+    pile_len = np.int64(1)
     pile_mask = np.int64(1) << upcard
     stock_n = 31
     for i in range(31):
         stock[i] = deck[21 + i]
     stock_pos = 0
     if trace.shape[0] > 0:
-        nt = _trace(trace, nt, -1, EV_UPCARD, upcard)
+        nt = _trace(trace, nt, np.int64(-1), np.int64(EV_UPCARD), np.int64(upcard))
     seen[0] = hands[0] | pile_mask
     seen[1] = hands[1] | pile_mask
     limit = deal_knock_limit_nb(upcard, rules)
@@ -245,17 +248,17 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
     from_pile = False
     for k in range(2):
         seat = non_dealer if k == 0 else dealer
-        _fill_view(view, PHASE_FIRST_UPCARD, seat, dealer, hands, took, declined, discards,
-                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, 0, limit)
+        _fill_view(view, np.int64(PHASE_FIRST_UPCARD), seat, dealer, hands, took, declined, discards,
+                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, np.int64(0), limit)
         if dispatch.take_nb(sids[seat], params[seat], view, pile, rules, player_rngs[seat], memory[seat]):
             current = seat
             from_pile = True
             break
         declined[seat] |= np.int64(1) << upcard
         if trace.shape[0] > 0:
-            nt = _trace(trace, nt, seat, EV_DECLINE, upcard)
+            nt = _trace(trace, nt, np.int64(seat), np.int64(EV_DECLINE), np.int64(upcard))
 
-    turn = 0
+    turn = np.int64(0)
     reshuffles = 0
     last_chance = False
     while True:
@@ -266,13 +269,13 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             pile_mask &= ~(np.int64(1) << card)
             took[current] |= np.int64(1) << card
             if trace.shape[0] > 0:
-                nt = _trace(trace, nt, current, EV_TAKE_PILE, card)
+                nt = _trace(trace, nt, np.int64(current), np.int64(EV_TAKE_PILE), np.int64(card))
         else:
             card = stock[stock_pos]
             stock_pos += 1
             seen[current] |= np.int64(1) << card
             if trace.shape[0] > 0:
-                nt = _trace(trace, nt, current, EV_DRAW_STOCK, card)
+                nt = _trace(trace, nt, np.int64(current), np.int64(EV_DRAW_STOCK), np.int64(card))
         hands[current] |= np.int64(1) << card
         draws[current] += 1
         opponent = 1 - current
@@ -280,8 +283,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         # ---- big gin: all eleven cards melded goes out at once ---------------------------
         if rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_nb(hands[current]) == 0:
             if trace.shape[0] > 0:
-                nt = _trace(trace, nt, current, EV_BIG_GIN, 0)
-            nt = _settle(hands, current, 0, True, True, sids, params, rules, player_rngs,
+                nt = _trace(trace, nt, np.int64(current), np.int64(EV_BIG_GIN), np.int64(0))
+            nt = _settle(hands, current, np.int64(0), np.int64(1), sids, params, rules, player_rngs,
                          memory, view, pile, pile_len, pile_mask, took, declined, discards,
                          seen, stock_n - stock_pos, turn, draws, limit, scores, dealer,
                          multiplier, out, trace, nt)
@@ -293,7 +296,7 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             legal &= ~(np.int64(1) << card)
         if last_chance:
             legal = _knockable_discards(hands[current], legal, limit)
-        _fill_view(view, PHASE_DISCARD, current, dealer, hands, took, declined, discards,
+        _fill_view(view, np.int64(PHASE_DISCARD), current, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
         view[V_DRAWN] = card
         view[V_FROM_PILE] = from_pile
@@ -312,7 +315,7 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         pile_mask |= bit
         seen[opponent] |= bit
         if trace.shape[0] > 0:
-            nt = _trace(trace, nt, current, EV_DISCARD, discard)
+            nt = _trace(trace, nt, np.int64(current), np.int64(EV_DISCARD), np.int64(discard))
         turn += 1
 
         # ---- knock -----------------------------------------------------------------------
@@ -320,15 +323,15 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         if deadwood <= limit:
             knock = last_chance
             if not knock:
-                _fill_view(view, PHASE_KNOCK, current, dealer, hands, took, declined, discards,
+                _fill_view(view, np.int64(PHASE_KNOCK), current, dealer, hands, took, declined, discards,
                            seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
                 view[V_DEADWOOD] = deadwood
                 knock = dispatch.knock_nb(sids[current], params[current], view, pile, rules,
                                           player_rngs[current], memory[current])
             if knock:
                 if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, current, EV_GIN if deadwood == 0 else EV_KNOCK, deadwood)
-                nt = _settle(hands, current, deadwood, deadwood == 0, False, sids, params,
+                    nt = _trace(trace, nt, np.int64(current), np.int64(EV_GIN if deadwood == 0 else EV_KNOCK), np.int64(deadwood))
+                nt = _settle(hands, current, deadwood, np.int64(0), sids, params,
                              rules, player_rngs, memory, view, pile, pile_len, pile_mask,
                              took, declined, discards, seen, stock_n - stock_pos, turn, draws,
                              limit, scores, dealer, multiplier, out, trace, nt)
@@ -356,7 +359,7 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
                 pile_mask = np.int64(1) << pile[0]
                 reshuffles += 1
                 if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, -1, EV_RESHUFFLE, stock_n)
+                    nt = _trace(trace, nt, np.int64(-1), np.int64(EV_RESHUFFLE), np.int64(stock_n))
         elif stock_left <= CANCEL_AT_STOCK:
             if not rules[R_LAST_DISCARD]:
                 break
@@ -365,12 +368,12 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             trial = hands[opponent] | (np.int64(1) << top)
             if _knockable_discards(trial, hands[opponent], limit) == 0:
                 break
-            _fill_view(view, PHASE_LAST_DISCARD, opponent, dealer, hands, took, declined, discards,
+            _fill_view(view, np.int64(PHASE_LAST_DISCARD), opponent, dealer, hands, took, declined, discards,
                        seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
             if not dispatch.take_nb(sids[opponent], params[opponent], view, pile, rules,
                                     player_rngs[opponent], memory[opponent]):
                 if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, opponent, EV_PASS_LAST, top)
+                    nt = _trace(trace, nt, np.int64(opponent), np.int64(EV_PASS_LAST), np.int64(top))
                 break
             last_chance = True
             current = opponent
@@ -382,7 +385,7 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
 
         # ---- next player's draw ---------------------------------------------------------
         current = opponent
-        _fill_view(view, PHASE_DRAW, current, dealer, hands, took, declined, discards,
+        _fill_view(view, np.int64(PHASE_DRAW), current, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
         from_pile = dispatch.take_nb(sids[current], params[current], view, pile, rules,
                                      player_rngs[current], memory[current])
@@ -390,7 +393,7 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             declined[current] |= np.int64(1) << pile[pile_len - 1]
 
     if out[H_OUTCOME] == OUT_DEAD and trace.shape[0] > 0 and out[H_ERROR] == ERR_NONE:
-        nt = _trace(trace, nt, -1, EV_DEAD, stock_n - stock_pos)
+        nt = _trace(trace, nt, np.int64(-1), np.int64(EV_DEAD), np.int64(stock_n - stock_pos))
     out[H_DRAWS] = draws[0] + draws[1]
     out[H_STOCK_LEFT] = stock_n - stock_pos
     out[H_TURNS] = turn
@@ -427,16 +430,22 @@ def _valid_layout(hand, sets, runs, deadwood):
 
 
 @njit(cache=True)
-def _settle(hands, knocker, deadwood, gin, big_gin, sids, params, rules, player_rngs, memory,
+def _settle(hands, knocker, deadwood, big_gin_flag, sids, params, rules, player_rngs, memory,
             view, pile, pile_len, pile_mask, took, declined, discards, seen, stock_left, turn,
             draws, limit, scores, dealer, multiplier, out, trace, nt):
-    """Lay out the knocker's melds, let the defender lay off, score, fill the record."""
+    """Lay out the knocker's melds, let the defender lay off, score, fill the record.
+
+    ``big_gin_flag`` is 1 for big gin (all eleven cards melded), else 0; deadwood 0 is gin.
+    (Every argument is a typed variable, never a literal, so numba compiles this once.)
+    """
+    big_gin = big_gin_flag == 1
+    gin = big_gin or deadwood == 0
     defender = 1 - knocker
     if gin or big_gin:
         defender_dw = min_deadwood_nb(hands[defender])  # no layoffs against gin
         laid_value = 0
     else:
-        _fill_view(view, PHASE_ARRANGE, knocker, dealer, hands, took, declined, discards,
+        _fill_view(view, np.int64(PHASE_ARRANGE), knocker, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
         view[V_DEADWOOD] = deadwood
         sets, runs = dispatch.arrange_nb(sids[knocker], params[knocker], view, pile, rules,
@@ -449,9 +458,9 @@ def _settle(hands, knocker, deadwood, gin, big_gin, sids, params, rules, player_
         defender_dw, laid, _ = layoff_solution_nb(hands[defender], sets, runs)
         laid_value = hand_value_nb(laid)
         if trace.shape[0] > 0:
-            nt = _trace(trace, nt, knocker, EV_SETS, sets)
-            nt = _trace(trace, nt, knocker, EV_RUNS, runs)
-            nt = _trace(trace, nt, defender, EV_LAYOFF, laid)
+            nt = _trace(trace, nt, np.int64(knocker), np.int64(EV_SETS), np.int64(sets))
+            nt = _trace(trace, nt, np.int64(knocker), np.int64(EV_RUNS), np.int64(runs))
+            nt = _trace(trace, nt, np.int64(defender), np.int64(EV_LAYOFF), np.int64(laid))
     winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
     points *= multiplier
     out[H_KNOCKER] = knocker
@@ -474,8 +483,8 @@ def _settle(hands, knocker, deadwood, gin, big_gin, sids, params, rules, player_
     else:
         out[H_OUTCOME] = OUT_KNOCK
     if trace.shape[0] > 0:
-        nt = _trace(trace, nt, defender, EV_DEFENDER_DEADWOOD, defender_dw)
-        nt = _trace(trace, nt, out[H_WINNER], EV_SCORE, points)
+        nt = _trace(trace, nt, np.int64(defender), np.int64(EV_DEFENDER_DEADWOOD), np.int64(defender_dw))
+        nt = _trace(trace, nt, np.int64(out[H_WINNER]), np.int64(EV_SCORE), np.int64(points))
     return nt
 
 
@@ -492,7 +501,7 @@ def _new_deck(seed, pair, hand_index, deck, rng):
     rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
     for i in range(52):
         deck[i] = DECK[i]
-    shuffle_nb(rng, deck, 52)
+    shuffle_nb(rng, deck, np.int64(52))
 
 
 @njit(cache=True)
@@ -514,17 +523,17 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     sids = np.empty(2, np.int64)
     params = np.empty((2, params_ab.shape[1]), np.float64)
     scores = np.zeros(2, np.int64)
-    nt = 0
+    nt = np.int64(0)
     for i in range(start, stop):
         deal = first_deal + i
         pair = deal // 2 if mirrored else deal
-        _new_deck(seed, pair, 0, deck, deck_rng)
+        _new_deck(seed, pair, np.int64(0), deck, deck_rng)
         dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
         if mirrored:
             a_seat = deal % 2
         else:
             a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, 1 << 40)  # reshuffle stream
+        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))  # reshuffle stream
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
@@ -563,7 +572,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played."""
     pair = game // 2 if mirrored else game
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, 1 << 41)
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
     first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
     if mirrored:
         a_seat = game % 2
@@ -581,10 +590,10 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     dead = 0
     winner = -1
     error = 0
-    nt = 0
+    nt = np.int64(0)
     while hands < MAX_HANDS_PER_GAME:
         _new_deck(seed, pair, hands + 1, deck, deck_rng)
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, (hands + 1) | (1 << 40))
+        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hands + 1) | (1 << 40)))
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hands * 2 + who)

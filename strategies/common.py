@@ -56,7 +56,7 @@ def live_cards_nb(view):
 @njit(cache=True)
 def arrange_least_exposure_nb(view):
     """Least-deadwood melds that expose the least value of live cards to layoffs."""
-    sets, runs, _ = knocker_arrangement_nb(view[V_HAND], live_cards_nb(view), KNOCKER_VS_LIVE)
+    sets, runs, _ = knocker_arrangement_nb(view[V_HAND], live_cards_nb(view), np.int64(KNOCKER_VS_LIVE))
     return sets, runs
 
 
@@ -64,7 +64,7 @@ def arrange_least_exposure_nb(view):
 def arrange_random_nb(view, rng):
     """A least-deadwood arrangement chosen at random."""
     salt = np.int64(next_u64_nb(rng) >> np.uint64(1))
-    sets, runs, _ = knocker_arrangement_nb(view[V_HAND], salt, KNOCKER_RANDOM)
+    sets, runs, _ = knocker_arrangement_nb(view[V_HAND], salt, np.int64(KNOCKER_RANDOM))
     return sets, runs
 
 

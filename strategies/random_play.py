@@ -9,6 +9,7 @@ No parameters.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from simulator.rng import below_nb, random_card_of_nb
@@ -22,7 +23,7 @@ SUMMARY = "uniform over legal moves (baseline, fuzzing)"
 
 @njit(cache=True)
 def take_nb(params, view, pile, rules, rng, memory):
-    return below_nb(rng, 2) == 1
+    return below_nb(rng, np.int64(2)) == 1
 
 
 @njit(cache=True)
@@ -32,7 +33,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
 
 @njit(cache=True)
 def knock_nb(params, view, pile, rules, rng, memory):
-    return below_nb(rng, 2) == 1
+    return below_nb(rng, np.int64(2)) == 1
 
 
 @njit(cache=True)

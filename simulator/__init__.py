@@ -8,6 +8,13 @@ The public API re-exported here:
 * rule variants: ``Rules`` and its presets.
 """
 
+from importlib.metadata import PackageNotFoundError, version as _package_version
+
+try:
+    __version__ = _package_version("ginsim")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
 from ._cache import configure_numba_cache
 
 configure_numba_cache()
@@ -35,7 +42,7 @@ __all__ = [
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
 
-__all__ += ["simulate", "simulate_games"]
+__all__ += ["__version__", "simulate", "simulate_games"]
 
 
 def __getattr__(name: str):

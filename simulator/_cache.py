@@ -6,21 +6,62 @@ whole cache by a hash of the source files that kernels are built from — every 
 ``simulator`` and ``strategies`` except the pure-Python ones listed in
 ``PURE_PYTHON_MODULES`` (façade, runner, CLI, analysis, reports) — so an edit to a kernel,
 a strategy or a constant a kernel reads starts a fresh cache directory, while editing a
-report does not recompile anything.  ``ginsim cache clear`` removes them all.
-The root is ``$GINSIM_CACHE_DIR`` or ``~/.cache/ginsim``.
+report does not recompile anything.  That holds whatever the configuration:
+
+* the root is ``$GINSIM_CACHE_DIR``, else the user cache directory of the platform
+  (``platformdirs``: ``$XDG_CACHE_HOME/ginsim`` or ``~/.cache/ginsim`` on Linux);
+  kernels go to ``<root>/ginsim-numba-<hash>``, generated plug-in modules to
+  ``<root>/ginsim-generated``;
+* a user-set ``NUMBA_CACHE_DIR`` is honoured as a parent: ``$NUMBA_CACHE_DIR/ginsim-numba-<hash>``;
+* a directory ginsim cannot write to (where numba would silently fall back to caches
+  keyed by file timestamps only) is replaced by the same name under a per-user directory
+  of the system temp dir, with one warning line on stderr.
+
+Every directory ginsim creates is named ``ginsim-*`` and holds a marker file, and the
+root holds one when ginsim created it: ``clear_cache`` removes only marked entries, so
+``GINSIM_CACHE_DIR=~/.cache`` never costs the user other programs' caches.
+
+numba 0.68 raises a traceback on a truncated or garbled cache file (a pickle error from
+its index or data file) and would load garbled machine code as is.  In ginsim's
+directories every index and data file is therefore sealed with a SHA-256 of its content;
+a file that fails the check is discarded and its kernel recompiled (``_install_cache_guard``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
+import pickle
+import shutil
+import stat
+import sys
+import tempfile
+import uuid
 from pathlib import Path
 
 import numba
 
+#: prefix of every directory ginsim creates in a cache root
+PREFIX = "ginsim-"
+NUMBA_PREFIX = "ginsim-numba-"
+GENERATED = "ginsim-generated"
+#: in each directory ginsim creates (``ginsim-numba-*``, ``ginsim-generated``)
+MARKER = ".ginsim-cache"
+#: in a cache root (or a NUMBA_CACHE_DIR, or the temp fallback) that ginsim created itself
+ROOT_MARKER = ".ginsim-cache-root"
+_MARKER_TEXT = "Created by ginsim for compiled kernels; `ginsim cache clear` removes it.\n"
+
 
 def cache_root() -> Path:
-    return Path(os.environ.get("GINSIM_CACHE_DIR") or Path.home() / ".cache" / "ginsim")
+    """``$GINSIM_CACHE_DIR``, else the platform's user cache directory for ginsim
+    (``$XDG_CACHE_HOME/ginsim``, default ``~/.cache/ginsim``, on Linux)."""
+    env = os.environ.get("GINSIM_CACHE_DIR")
+    if env:
+        return Path(env).expanduser().absolute()
+    import platformdirs
+
+    return platformdirs.user_cache_path("ginsim", appauthor=False)
 
 
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
@@ -31,25 +72,284 @@ PURE_PYTHON_MODULES = frozenset({
     "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
 })
 
+_STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
+
 
 def source_hash() -> str:
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for package in (here, here.parent / "strategies"):
-        for path in sorted(package.glob("*.py")):
-            if f"{package.name}/{path.name}" in PURE_PYTHON_MODULES:
-                continue
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-    digest.update(numba.__version__.encode())
-    return digest.hexdigest()[:16]
+    """Hash of the kernel sources as this process loaded them (computed once per process)."""
+    if _STATE["hash"] is None:
+        here = Path(__file__).resolve().parent
+        digest = hashlib.sha256()
+        for package in (here, here.parent / "strategies"):
+            for path in sorted(package.glob("*.py")):
+                if f"{package.name}/{path.name}" in PURE_PYTHON_MODULES:
+                    continue
+                digest.update(path.name.encode())
+                digest.update(path.read_bytes())
+        digest.update(numba.__version__.encode())
+        digest.update(sys.version.split()[0].encode())
+        _STATE["hash"] = digest.hexdigest()[:16]
+    return _STATE["hash"]
+
+
+# --------------------------------------------------------------------- directories
+
+
+def _warn(message: str) -> None:
+    if message not in _STATE["warned"]:
+        _STATE["warned"].add(message)
+        print(f"ginsim: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _create_marked(path: Path, marker: str, mode: int = 0o777) -> None:
+    """Create directory ``path`` holding ``marker``, atomically (a half-made directory is
+    never visible under its name); an existing directory is left as it is."""
+    if path.is_dir():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    tmp.mkdir(mode=mode)
+    try:
+        (tmp / marker).write_text(_MARKER_TEXT)
+        os.rename(tmp, path)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not path.is_dir():
+            raise
+
+
+def _writable(path: Path) -> bool:
+    """Make ``path`` (marked as ginsim's) and check that this process can write in it and
+    in the subdirectories numba keeps there."""
+    try:
+        if not path.parent.exists():
+            _create_marked(path.parent, ROOT_MARKER)
+        _create_marked(path, MARKER)
+        tempfile.TemporaryFile(dir=path).close()
+        for sub in path.iterdir():
+            if sub.is_dir() and not os.access(sub, os.W_OK | os.X_OK):
+                return False
+        return True
+    except OSError:
+        return False
+
+
+def _temp_root() -> Path:
+    """The per-user fallback root in the system temp directory."""
+    user = os.getuid() if hasattr(os, "getuid") else (os.environ.get("USERNAME") or "user")
+    return Path(tempfile.gettempdir()) / f"ginsim-cache-{user}"
+
+
+def _own_private_dir(path: Path) -> bool:
+    """True when ``path`` is (or was just made) a real directory of this user (not a link
+    another user planted in a shared temp directory)."""
+    try:
+        if not path.exists():
+            _create_marked(path, ROOT_MARKER, mode=0o700)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    return not hasattr(os, "getuid") or st.st_uid == os.getuid()
+
+
+def _resolve(path: Path) -> Path:
+    """``path`` when ginsim can write there, else the same name in a writable per-user
+    temp directory (one warning line on stderr)."""
+    resolved = _STATE["resolved"]
+    if path in resolved:
+        return resolved[path]
+    if _writable(path):
+        resolved[path] = path
+        return path
+    fallback_root = _temp_root()
+    if _own_private_dir(fallback_root) and _writable(fallback_root / path.name):
+        chosen = fallback_root / path.name
+    else:
+        chosen = Path(tempfile.mkdtemp(prefix=f"{path.name}-"))
+        (chosen / MARKER).write_text(_MARKER_TEXT)
+    _warn(f"cannot write to the cache directory {path.parent}; using {chosen.parent} "
+          "(set GINSIM_CACHE_DIR to a writable directory)")
+    resolved[path] = chosen
+    return chosen
+
+
+def _numba_dir_wanted() -> Path:
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    parent = Path(base).expanduser().absolute() if base else cache_root()
+    return parent / f"{NUMBA_PREFIX}{source_hash()}"
+
+
+def numba_cache_dir() -> Path:
+    """This source version's kernel directory, created and writable (see the module doc)."""
+    return _resolve(_numba_dir_wanted())
+
+
+def generated_dir() -> Path:
+    """Where generated dispatch and engine modules and plug-in copies live, created and
+    writable."""
+    return _resolve(cache_root() / GENERATED)
 
 
 def configure_numba_cache() -> Path:
-    """Point numba's cache at this source version's directory (unless the user set
-    NUMBA_CACHE_DIR, which is then respected as given)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"])
-    path = cache_root() / f"numba-{source_hash()}"
+    """Point numba's cache at this source version's directory and guard it against
+    corrupted files.  Idempotent; returns the directory."""
+    path = numba_cache_dir()
     numba.config.CACHE_DIR = str(path)
+    _STATE["configured"] = path
+    _install_cache_guard()
     return path
+
+
+def clear_cache() -> list[Path]:
+    """Remove what ginsim created in its cache locations — the cache root, a user-set
+    ``NUMBA_CACHE_DIR`` and the per-user temp fallback — and nothing else: only
+    ``ginsim-*`` directories holding ginsim's marker, and a root only when ginsim created
+    it and it is empty afterwards.  Returns the removed paths."""
+    roots: list[Path] = [cache_root()]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        roots.append(Path(os.environ["NUMBA_CACHE_DIR"]).expanduser().absolute())
+    roots.append(_temp_root())
+    removed: list[Path] = []
+    for root in dict.fromkeys(roots):
+        if not root.is_dir():
+            continue
+        for entry in sorted(root.iterdir()):
+            if not entry.name.lstrip(".").startswith(PREFIX) or entry.is_symlink() or not entry.is_dir():
+                continue
+            if not (entry / MARKER).is_file():
+                continue
+            try:
+                shutil.rmtree(entry)
+            except FileNotFoundError:
+                continue
+            removed.append(entry)
+        marker = root / ROOT_MARKER
+        if not root.is_symlink() and marker.is_file() and os.listdir(root) == [ROOT_MARKER]:
+            marker.unlink()
+            try:
+                root.rmdir()
+            except OSError:  # something appeared meanwhile: keep the root
+                continue
+            removed.append(root)
+    _STATE["resolved"].clear()
+    return removed
+
+
+def cache_description() -> str:
+    """Two lines: where the cache lives and how to move or clear it (creates nothing)."""
+    root = cache_root()
+    wanted = _numba_dir_wanted()
+    kernels = _STATE["resolved"].get(wanted, wanted)
+    how = "GINSIM_CACHE_DIR" if os.environ.get("GINSIM_CACHE_DIR") else "the platform's user cache directory"
+    return (f"ginsim cache: {root} (from {how}); compiled kernels for these sources in {kernels}\n"
+            "move it with GINSIM_CACHE_DIR=/some/dir (NUMBA_CACHE_DIR is used as a parent for the kernels); "
+            "`ginsim cache clear` removes only the ginsim-* entries ginsim made")
+
+
+# --------------------------------------------------------------- corrupted cache files
+
+_SEAL = b"\x00ginsim-sha256:"
+_SEAL_LEN = len(_SEAL) + 32
+
+
+def _seal(payload: bytes) -> bytes:
+    """``payload`` followed by its SHA-256 (pickle ignores bytes after its stop code)."""
+    return payload + _SEAL + hashlib.sha256(payload).digest()
+
+
+def _unseal(blob: bytes) -> bytes | None:
+    """The payload of a sealed file, or None when it is truncated, garbled or unsealed."""
+    if len(blob) < _SEAL_LEN or blob[-_SEAL_LEN:-32] != _SEAL:
+        return None
+    payload = blob[:-_SEAL_LEN]
+    return payload if hashlib.sha256(payload).digest() == blob[-32:] else None
+
+
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    _warn(f"discarded a corrupted compiled-kernel cache file in {Path(path).parent.parent}; recompiling "
+          "(if this repeats, run `ginsim cache clear`)")
+
+
+def _install_cache_guard() -> None:
+    """Seal numba's index (.nbi) and data (.nbc) files in ginsim's kernel directories with a
+    SHA-256 and treat a file that fails the check, or does not unpickle, as a cache miss:
+    it is deleted and the kernel recompiled and saved again.  Files elsewhere are left to
+    numba.  (Replaces four methods of numba's ``IndexDataCacheFile``; the formats are
+    numba's own, plus the trailing seal.)"""
+    from numba.core import caching
+
+    cls = getattr(caching, "IndexDataCacheFile", None)
+    needed = ("_load_index", "_save_index", "_load_data", "_save_data", "_open_for_write", "_dump", "_data_path")
+    if cls is None or getattr(cls, "_ginsim_guard", False) or not all(hasattr(cls, n) for n in needed):
+        return
+    original = {n: getattr(cls, n) for n in ("_load_index", "_save_index", "_load_data", "_save_data")}
+
+    def ours(self) -> bool:
+        return Path(self._cache_path).parent.name.startswith(NUMBA_PREFIX)
+
+    def _load_index(self):
+        if not ours(self):
+            return original["_load_index"](self)
+        try:
+            with open(self._index_path, "rb") as f:
+                blob = f.read()
+        except FileNotFoundError:
+            return {}
+        payload = _unseal(blob)
+        if payload is None:
+            _discard(self._index_path)
+            return {}
+        try:
+            stream = io.BytesIO(payload)
+            version = pickle.load(stream)
+            if version != self._version:
+                return {}
+            stamp, overloads = pickle.loads(stream.read())
+        except Exception:
+            _discard(self._index_path)
+            return {}
+        return overloads if stamp == self._source_stamp else {}
+
+    def _save_index(self, overloads):
+        if not ours(self):
+            return original["_save_index"](self, overloads)
+        payload = pickle.dumps(self._version, protocol=-1) + self._dump((self._source_stamp, overloads))
+        with self._open_for_write(self._index_path) as f:
+            f.write(_seal(payload))
+
+    def _load_data(self, name):
+        if not ours(self):
+            return original["_load_data"](self, name)
+        path = self._data_path(name)
+        with open(path, "rb") as f:
+            blob = f.read()
+        payload = _unseal(blob)
+        try:
+            if payload is None:
+                raise ValueError("seal mismatch")
+            return pickle.loads(payload)
+        except Exception as exc:
+            _discard(path)
+            # numba's load() treats an OSError as a missing file: recompile
+            raise OSError(f"corrupted cache file {path}") from exc
+
+    def _save_data(self, name, data):
+        if not ours(self):
+            return original["_save_data"](self, name, data)
+        kernels = Path(self._cache_path).parent
+        if not (kernels / MARKER).exists():  # numba re-made a directory cleared meanwhile
+            (kernels / MARKER).write_text(_MARKER_TEXT)
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(_seal(self._dump(data)))
+
+    cls._load_index = _load_index
+    cls._save_index = _save_index
+    cls._load_data = _load_data
+    cls._save_data = _save_data
+    cls._ginsim_guard = True

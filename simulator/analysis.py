@@ -95,7 +95,9 @@ def _units(df: pd.DataFrame, values: pd.DataFrame, mirrored: bool | None) -> pd.
     return values.groupby(["cell", "pair"], sort=True).mean().reset_index(level="cell").reset_index(drop=True)
 
 
-def _t_interval(mean: np.ndarray, sd: np.ndarray, n: np.ndarray, confidence: float):
+def t_interval(mean: np.ndarray, sd: np.ndarray, n: np.ndarray, confidence: float):
+    """Standard error and Student t interval of means over ``n`` units with sample
+    standard deviation ``sd``: the one interval every table and summary of ginsim prints."""
     n = np.asarray(n, dtype=float)
     se = np.where(n > 1, np.asarray(sd, float) / np.sqrt(np.maximum(n, 1)), np.nan)
     dof = np.where(n > 1, n - 1, np.nan)
@@ -116,7 +118,7 @@ def _mean_estimates(units: pd.DataFrame, columns: Sequence[str], names: Sequence
     for col, name, use_wilson in zip(columns, names, wilson, strict=True):
         low_name, high_name = ci_columns(name)
         mean, n = means[col].to_numpy(), counts[col].to_numpy()
-        se, low, high = _t_interval(mean, sds[col].to_numpy(), n, confidence)
+        se, low, high = t_interval(mean, sds[col].to_numpy(), n, confidence)
         if use_wilson:
             for i, (m, k) in enumerate(zip(mean, n)):
                 if k >= 1 and np.isfinite(m):
@@ -137,7 +139,7 @@ def _ratio_estimates(units: pd.DataFrame, num: str, den: str, name: str, confide
     ratio = mean_num / mean_den.where(mean_den > 0)
     resid = units[num] - units["cell"].map(ratio).fillna(0.0) * units[den]
     sd = resid.groupby(units["cell"]).std(ddof=1) / mean_den.where(mean_den > 0)
-    se, low, high = _t_interval(ratio.to_numpy(), sd.to_numpy(), n.to_numpy(), confidence)
+    se, low, high = t_interval(ratio.to_numpy(), sd.to_numpy(), n.to_numpy(), confidence)
     low_name, high_name = ci_columns(name)
     base = name[:-5] if name.endswith("_mean") else name
     return pd.DataFrame({name: ratio.to_numpy(), low_name: low, high_name: high, f"{base}_se": se},

@@ -26,6 +26,11 @@ Game rows: ``game``, ``pair``, ``a_dealt_first``, ``winner`` (``a``/``b``, missi
 hand guard stopped the game), ``hands``, ``dead_hands``, ``points_a``/``points_b`` (hand
 points only), ``boxes_a``/``boxes_b`` (hands won), ``score_a``/``score_b`` (after game,
 box and shutout bonuses), ``margin_a`` (``score_a - score_b``), ``shutout``.
+
+A strategy that breaks the rules or writes into the engine's arrays stops its hand (and
+game); ``simulate`` and ``simulate_games`` then raise ``StrategyError``, a ``ValueError``
+with one line naming the strategy, the decision, the offending value and the deal (see
+``check_hand_errors`` / ``check_game_errors``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from strategies import parse_strategy
 from strategies.registry import Strategy, engine_module
 
 from . import engine as E
+from . import rules as _rules_module
 from .cards import format_card
 from .rules import Rules, resolve_rules
 
@@ -57,11 +63,144 @@ def _count(name: str, value: int) -> int:
     return int(value)
 
 
-def _check_errors(codes: np.ndarray, what: np.ndarray) -> None:
+class StrategyError(ValueError):
+    """A strategy made an illegal move or wrote into an array the engine lent it.  The
+    message is one line: strategy (spec label, A or B), decision, offending value, deal."""
+
+
+#: the decision in which each error arises
+_ERROR_DECISION = {
+    E.ERR_ILLEGAL_DISCARD: "discard",
+    E.ERR_LAST_DISCARD_NO_KNOCK: "last-discard take",
+    E.ERR_BAD_MELDS: "arrange",
+    E.ERR_WROTE_PILE: "any, found by the engine's copy check",
+    E.ERR_WROTE_RULES: "any, found by the engine's copy check",
+    E.ERR_WROTE_PARAMS: "any, found by the engine's copy check",
+}
+_RULE_SLOTS = {getattr(_rules_module, n): n[2:].lower() for n in dir(_rules_module)
+               if n.startswith("R_") and isinstance(getattr(_rules_module, n), int)}
+
+
+_READ_ONLY = "; pile, rules and params are read-only"
+
+
+def _is_card(value: int) -> bool:
+    return 0 <= value <= 63 and value % 16 < 13
+
+
+def _card_or_number(value: int) -> str:
+    """A card code as its name (``7h``), anything else as the raw number."""
+    return format_card(value) if _is_card(value) else str(value)
+
+
+def _mask_text(mask: int) -> str:
+    """A card mask as its cards, or as a hex number when it has bits that are not cards."""
+    cards = [c for c in range(64) if (mask >> c) & 1] if mask >= 0 else []
+    if mask < 0 or not all(_is_card(c) for c in cards):
+        return hex(mask & (2**64 - 1))
+    return "[" + " ".join(format_card(c) for c in cards) + "]"
+
+
+def _what(code: int, value: int, strategy: Strategy | None) -> str:
+    if code == E.ERR_ILLEGAL_DISCARD:
+        if not _is_card(value):
+            return f"discarded {value}, which is not a card (codes are suit * 16 + rank 0..12)"
+        return (f"discarded {format_card(value)}, which is not one of its legal discards "
+                "(a card in its hand, not the one just taken from the pile)")
+    if code == E.ERR_LAST_DISCARD_NO_KNOCK:
+        return (f"took the last discard, then discarded {_card_or_number(value)}, "
+                "which does not leave a knock")
+    if code == E.ERR_BAD_MELDS:
+        return (f"laid out melds {_mask_text(value)}, which are not a least-deadwood "
+                "arrangement of its hand")
+    if code == E.ERR_WROTE_PILE:
+        return f"wrote into the discard pile it was given (slot {value}){_READ_ONLY}"
+    if code == E.ERR_WROTE_RULES:
+        name = _RULE_SLOTS.get(value)
+        slot = f"slot {value}, {name}" if name else f"slot {value}"
+        return f"wrote into the rule vector it was given ({slot}){_READ_ONLY}"
+    if code == E.ERR_WROTE_PARAMS:
+        names = list(strategy.values) if strategy is not None else []
+        name = names[value] if 0 <= value < len(names) else None
+        slot = f"slot {value}, {name}" if name else f"slot {value}"
+        return f"wrote into its parameter row ({slot}){_READ_ONLY}"
+    return f"caused engine error {code} (value {_card_or_number(value)})"
+
+
+def _error_message(code: int, seat: int, a_seat: int, value: int, strategies: tuple, where: str,
+                   context: str) -> str:
+    if seat in (0, 1):
+        who = 0 if seat == a_seat else 1
+        strategy = strategies[who]
+        label = f"{strategy.label!r} " if strategy is not None else ""
+        name = f"strategy {label}({'AB'[who]})"
+    else:
+        strategy, name = None, "a strategy"
+    place = ", ".join(p for p in (context, where) if p)
+    decision = _ERROR_DECISION.get(code, "unknown")
+    return f"{name} {_what(code, value, strategy)} (decision: {decision}; {place})"
+
+
+def _resolve_pair(strategy_a, strategy_b) -> tuple:
+    out = []
+    for spec in (strategy_a, strategy_b):
+        try:
+            out.append(parse_strategy(spec))
+        except ValueError:
+            out.append(None)
+    return tuple(out)
+
+
+def check_hand_errors(records: np.ndarray, strategy_a, strategy_b, context: str = "") -> None:
+    """Raise ``StrategyError`` for the first hand record with an error.
+
+    ``records`` are raw hand records (``play_deal_records``, or the hands of
+    ``play_game_records``); ``strategy_a``/``strategy_b`` the specs (or ``Strategy``)
+    they were played with; ``context`` (e.g. ``"cell 3"``) goes into the message before
+    the deal.  The message is one line, e.g. ``strategy 'pat' (A) discarded 99, which is
+    not a card (...) (decision: discard; cell 3, deal 1234)``.
+    """
+    records = np.asarray(records)
+    if records.ndim != 2 or records.shape[0] == 0:
+        return
+    bad = np.flatnonzero(records[:, E.H_ERROR])
+    if not bad.size:
+        return
+    r = records[bad[0]]
+    if r[E.H_GAME] >= 0:
+        where = f"game {int(r[E.H_GAME])}, hand {int(r[E.H_HAND_IN_GAME])}"
+    else:
+        where = f"deal {int(r[E.H_DEAL])}"
+    raise StrategyError(_error_message(int(r[E.H_ERROR]), int(r[E.H_ERROR_SEAT]), int(r[E.H_A_SEAT]),
+                                       int(r[E.H_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
+                                       where, context))
+
+
+def check_game_errors(games: np.ndarray, strategy_a, strategy_b, context: str = "") -> None:
+    """Raise ``StrategyError`` for the first game record with an error; the message names
+    the game and the hand (``G_HANDS - 1``) in which it stopped.  Arguments as for
+    ``check_hand_errors``."""
+    games = np.asarray(games)
+    if games.ndim != 2 or games.shape[0] == 0:
+        return
+    bad = np.flatnonzero(games[:, E.G_ERROR])
+    if not bad.size:
+        return
+    g = games[bad[0]]
+    where = f"game {int(g[E.G_GAME])}, hand {int(g[E.G_HANDS]) - 1}"
+    raise StrategyError(_error_message(int(g[E.G_ERROR]), int(g[E.G_ERROR_SEAT]), int(g[E.G_A_SEAT]),
+                                       int(g[E.G_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
+                                       where, context))
+
+
+def _check_errors(codes: np.ndarray, what: np.ndarray, context: str = "") -> None:
+    """Deprecated: use ``check_hand_errors`` / ``check_game_errors``, which name the
+    strategy and the offending value.  Kept for callers of the old form."""
     bad = np.flatnonzero(codes)
     if bad.size:
         i = bad[0]
-        raise RuntimeError(f"{E.ERROR_TEXT.get(int(codes[i]), 'engine error')} (in {what[i]})")
+        where = ", ".join(p for p in (context, f"in {what[i]}") if p)
+        raise StrategyError(f"{E.ERROR_TEXT.get(int(codes[i]), 'engine error')} ({where})")
 
 
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
@@ -129,7 +268,7 @@ def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rule
     """
     n_deals = _count("n_deals", n_deals)
     records = play_deal_records(strategy_a, strategy_b, rules, 0, n_deals, _seed(seed), mirrored)
-    _check_errors(records[:, E.H_ERROR], records[:, E.H_DEAL])
+    check_hand_errors(records, strategy_a, strategy_b)
     return hand_frame(records)
 
 
@@ -208,7 +347,7 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     n_games = _count("n_games", n_games)
     games, hand_records = play_game_records(strategy_a, strategy_b, rules, 0, n_games, _seed(seed),
                                             mirrored, with_hands=hands)
-    _check_errors(games[:, E.G_ERROR], games[:, E.G_GAME])
+    check_game_errors(games, strategy_a, strategy_b)
     frame = game_frame(games)
     if not hands:
         return frame
@@ -280,8 +419,11 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     memory = np.zeros((2, E.N_MEMORY), np.int64)
     out = np.zeros(E.N_HAND_COLS, np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
-    n = engine_module().play_hand_nb(codes, dealer, sids, params, vector, np.array(scores, np.int64), rngs, deck_rng,
-                       scratch, memory, out, trace)
+    seat_params = params.copy()  # the strategies' copies, checked by the engine
+    seat_rules = np.vstack([vector, vector])
+    n = engine_module().play_hand_nb(codes, dealer, sids, params, vector, seat_params, seat_rules,
+                                     np.array(scores, np.int64), rngs, deck_rng, scratch, memory, out,
+                                     trace)
     record = dict(zip(E.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = E.OUTCOMES[record["outcome"]]
     return record, _events(trace, n)

@@ -7,7 +7,7 @@ A, 2, ..., 10, J, Q, K and suit 0..3 is spades, hearts, diamonds, clubs.  A hand
 card one rank up or down *within its suit* and never into the neighbouring suit: runs are
 found with a couple of shifts and ANDs.
 
-Ace is low only (rule "Cards" in RULES.md): it is rank 0, with nothing below it, and
+Ace is low only (docs/rules.md#cards): it is rank 0, with nothing below it, and
 king (rank 12) has nothing above it, so Q-K-A is not a run.
 
 Deadwood values: ace 1, two to ten face value, J Q K 10.

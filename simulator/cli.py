@@ -9,7 +9,7 @@
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim bench [--quick] [--json]                               speed on this machine
-    ginsim cache clear                                            drop compiled kernels
+    ginsim cache clear|where                                      drop compiled kernels, or say where they are
 
 Bad input prints one line naming the problem and exits with status 2.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import shutil
+import os
 import sys
 import time
 
@@ -54,6 +54,9 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     from .api import simulate
 
+    if args.deals <= 0:
+        raise ValueError(f"--deals must be a positive integer, got {args.deals}")
+
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
     net = df["net_a"].to_numpy(dtype=float)
@@ -79,7 +82,9 @@ def _cmd_run(args: argparse.Namespace) -> None:
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     exp = load_experiment(args.experiment, deals=args.deals, games=args.games)
-    out = Path(args.out) if args.out else Path("results") / exp.name
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    out = Path(args.out) if args.out is not None else Path("results") / exp.name
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                    resume=args.resume, progress=not args.quiet)
@@ -89,23 +94,14 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
-    from pathlib import Path
+    from .runner import run_summaries
 
-    from .runner import MANIFEST, run_summaries
-
-    if not (Path(args.run_dir) / MANIFEST).exists():
-        raise ValueError(f"{args.run_dir} is not a run directory (no {MANIFEST})")
     print(run_summaries(args.run_dir))
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from .report import write_report
-    from .runner import MANIFEST
 
-    if not (Path(args.run_dir) / MANIFEST).exists():
-        raise ValueError(f"{args.run_dir} is not a run directory (no {MANIFEST})")
     for path in write_report(args.run_dir, args.out):
         print(path)
 
@@ -123,16 +119,23 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from ._cache import cache_root
+    from ._cache import cache_description, clear_cache
 
-    root = cache_root()
-    if root.exists():
-        shutil.rmtree(root)
-    print(f"removed {root}")
+    if args.action == "where":
+        print(cache_description())
+        return
+    removed = clear_cache()
+    for path in removed:
+        print(f"removed {path}")
+    if not removed:
+        print("nothing to remove: no ginsim cache entries")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="ginsim", description="Monte Carlo research simulator for Gin Rummy.")
+    parser.add_argument("-V", "--version", action="version", version=f"ginsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="play deals between two strategies and print a summary")
@@ -184,17 +187,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench)
 
     p = sub.add_parser("cache", help="manage compiled kernels")
-    p.add_argument("action", choices=["clear"])
+    p.add_argument("action", choices=["clear", "where"],
+                   help="clear: remove ginsim's compiled kernels (only what ginsim made); where: say where they live")
     p.set_defaults(func=_cmd_cache)
     return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (ValueError, OSError) as exc:
-        print(f"ginsim: error: {exc}", file=sys.stderr)
+        print(f"ginsim: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ginsim: interrupted; finished chunks are kept, continue with --resume", file=sys.stderr)

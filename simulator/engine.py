@@ -1,6 +1,6 @@
 """The engine: one hand and whole games as a phase machine, and the parallel batch kernels.
 
-A hand, in the order RULES.md gives it:
+A hand, in the order docs/rules.md gives it:
 
 1. **Deal** — from a shuffled deck: cards 0..19 alternately to the non-dealer and the
    dealer, card 20 is the upcard (the pile), cards 21..51 are the stock, drawn in order.
@@ -27,6 +27,19 @@ Games (``play_game_nb``) chain hands until a score reaches the target, then add 
 bonus, the box bonus per hand won and the shutout rule; after a dead hand the same dealer
 deals again, otherwise ``next_dealer`` decides.  A game stops after ``MAX_HANDS_PER_GAME``
 hands without a winner (a guard that only pathological strategies reach).
+
+**Strategies never hold the engine's arrays.**  Each seat's strategy gets its own copy of
+the discard pile (kept in the worker scratch, updated on every push and rebuilt on a
+reshuffle), its own copy of the rule vector (made once per block of deals or per game)
+and its own parameter row; the engine plays from its private pile and rules only.  When a
+card is taken from the pile, on a reshuffle and at the end of every hand the engine checks
+that every seat's copies (the pile's live part, the rules, the parameters) still equal its
+own; if a strategy wrote into one, the hand stops with ``ERR_WROTE_PILE``,
+``ERR_WROTE_RULES`` or ``ERR_WROTE_PARAMS`` against that seat (and the copy is restored).
+The view is refilled before every decision, and memory and random stream are the
+strategy's own, so those may be written.  Every error records the seat that caused it
+(``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned card, the
+melds' card mask, or the slot written).
 
 Kernels take arrays and fill preallocated int64 outputs; every random draw comes from
 streams keyed by (seed, deal) so results never depend on threads or chunking.
@@ -102,13 +115,15 @@ from .scoring import DEFENDER, KNOCKER, NOBODY, deal_knock_limit_nb, hand_multip
 (
     H_DEAL, H_PAIR, H_A_SEAT, H_DEALER, H_OUTCOME, H_KNOCKER, H_WINNER, H_POINTS,
     H_KNOCKER_DW, H_DEFENDER_DW, H_LAYOFF, H_DRAWS, H_STOCK_LEFT, H_UPCARD, H_KNOCK_LIMIT,
-    H_TURNS, H_RESHUFFLES, H_ERROR, H_GAME, H_HAND_IN_GAME, N_HAND_COLS,
-) = range(21)
+    H_TURNS, H_RESHUFFLES, H_ERROR, H_GAME, H_HAND_IN_GAME, H_ERROR_SEAT, H_ERROR_VALUE,
+    N_HAND_COLS,
+) = range(23)
 #: names of the raw hand record's columns, in order (seats, not a/b)
 HAND_RECORD_NAMES = (
     "deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
     "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left", "upcard",
-    "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game",
+    "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game", "error_seat",
+    "error_value",
 )
 
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
@@ -117,17 +132,26 @@ OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
 # ---- game record columns ------------------------------------------------------------
 (
     G_GAME, G_PAIR, G_A_SEAT, G_FIRST_DEALER, G_WINNER, G_HANDS, G_SCORE0, G_SCORE1,
-    G_POINTS0, G_POINTS1, G_BOXES0, G_BOXES1, G_SHUTOUT, G_DEAD_HANDS, G_ERROR, N_GAME_COLS,
-) = range(16)
+    G_POINTS0, G_POINTS1, G_BOXES0, G_BOXES1, G_SHUTOUT, G_DEAD_HANDS, G_ERROR, G_ERROR_SEAT,
+    G_ERROR_VALUE, N_GAME_COLS,
+) = range(18)
+# (a game stopped by an error stopped in its last hand, number G_HANDS - 1)
 
 MAX_HANDS_PER_GAME = 2000
 
 # ---- errors a strategy can cause (the engine stops the hand and reports) --------------
+# The record's H_ERROR_SEAT is the seat at fault (-1 without an error) and H_ERROR_VALUE the
+# offending value: the card returned (illegal discard, last-discard discard), the card mask
+# sets | runs (bad melds), or the slot index written (pile, rules, params).
 ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
 ERROR_TEXT = {
     ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
     ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
     ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
+    ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
+    ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",
+    ERR_WROTE_PARAMS: "strategy wrote into its parameter row",
 }
 
 # ---- trace events (player, event, value) for replay and cross-checks -------------------
@@ -143,7 +167,8 @@ S_STOCK = 0  # 64 slots: the stock, drawn from the front
 S_PILE = 64  # 64 slots: the discard pile, top last
 S_VIEW = 128  # N_VIEW slots
 S_SEATS = 160  # 12 slots: per-seat hands, took, declined, discards, seen, draws
-SCRATCH_LEN = 192
+S_SEAT_PILES = 192  # 2 x 64 slots: each seat's copy of the pile, the one its strategy gets
+SCRATCH_LEN = 320
 
 
 @njit(cache=True)
@@ -187,18 +212,84 @@ def _trace(trace, n, player, event, value):
 
 
 @njit(cache=True)
-def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
-                 scratch, memory, out, trace):
+def _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out):
+    """Check what the strategies were lent: each seat's pile copy (live part), rule copy
+    and parameter row must still equal the engine's (one branch-free pass in the common
+    case).  A difference stops the hand with ``ERR_WROTE_*`` against the first seat found
+    (unless a write was reported already) and restores the rule and parameter copies, so
+    later hands of the block or game start clean.  (Plain loops only: slice assignment
+    and array views would cost seconds of compile time.)"""
+    acc = np.int64(0)
+    for i in range(pile_len):
+        acc |= (pile0[i] ^ pile[i]) | (pile1[i] ^ pile[i])
+    for i in range(rules.shape[0]):
+        acc |= (seat_rules[0, i] ^ rules[i]) | (seat_rules[1, i] ^ rules[i])
+    differ = False
+    for seat in range(2):
+        for i in range(params.shape[1]):
+            a = seat_params[seat, i]
+            b = params[seat, i]
+            differ |= a != b and (a == a or b == b)  # a NaN parameter equals itself
+    if acc == 0 and not differ:
+        return
+    # something was written: find the seat and slot (rare, so plain loops)
+    found = out[H_ERROR] >= ERR_WROTE_PILE
+    for seat in range(2):
+        copy = pile0 if seat == 0 else pile1
+        for i in range(pile_len):
+            if copy[i] != pile[i] and not found:
+                found = True
+                out[H_ERROR] = ERR_WROTE_PILE
+                out[H_ERROR_SEAT] = seat
+                out[H_ERROR_VALUE] = i
+    for seat in range(2):
+        for i in range(rules.shape[0]):
+            if seat_rules[seat, i] != rules[i]:
+                if not found:
+                    found = True
+                    out[H_ERROR] = ERR_WROTE_RULES
+                    out[H_ERROR_SEAT] = seat
+                    out[H_ERROR_VALUE] = i
+                seat_rules[seat, i] = rules[i]
+    for seat in range(2):
+        for i in range(params.shape[1]):
+            a = seat_params[seat, i]
+            b = params[seat, i]
+            if a != b and (a == a or b == b):
+                if not found:
+                    found = True
+                    out[H_ERROR] = ERR_WROTE_PARAMS
+                    out[H_ERROR_SEAT] = seat
+                    out[H_ERROR_VALUE] = i
+                seat_params[seat, i] = b
+
+
+@njit(cache=True)
+def play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+                 player_rngs, deck_rng, scratch, memory, out, trace):
     """Play one hand from a shuffled 52-card ``deck`` and fill the hand record ``out``.
 
     ``dealer`` is the dealing seat; ``sids``/``params`` the strategy id and parameter row
     of each seat; ``scores`` the game scores before the hand (for the players' views);
     ``player_rngs[seat]`` each seat's random stream and ``deck_rng`` the stream used for
-    reshuffles.  ``trace`` (n × 3) receives the events when it has rows.  Returns the
-    number of trace events.
+    reshuffles.  Strategies get copies only: ``seat_params[seat]`` and
+    ``seat_rules[seat]`` (equal to ``params[seat]`` and ``rules`` on entry; the caller
+    fills them) and a pile copy per seat in ``scratch``; the hand checks them at its end.
+    ``trace`` (n × 3) receives the events when it has rows.  Returns the number of trace
+    events.
     """
     stock = scratch[S_STOCK:S_STOCK + 64]
     pile = scratch[S_PILE:S_PILE + 64]
+    # what each seat's strategy is given, bound once per hand: every decision passes these
+    # variables as they are, one call per seat (choosing an array into a temporary, or
+    # indexing per decision, costs numba a reference-count update each time)
+    pile0 = scratch[S_SEAT_PILES:S_SEAT_PILES + 64]
+    pile1 = scratch[S_SEAT_PILES + 64:S_SEAT_PILES + 128]
+    sid0, sid1 = sids[0], sids[1]
+    params0, params1 = seat_params[0], seat_params[1]
+    rules0, rules1 = seat_rules[0], seat_rules[1]
+    rng0, rng1 = player_rngs[0], player_rngs[1]
+    memory0, memory1 = memory[0], memory[1]
     view = scratch[S_VIEW:S_VIEW + N_VIEW]
     non_dealer = 1 - dealer
     seats = scratch[S_SEATS:S_SEATS + 12]
@@ -218,6 +309,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             nt = _trace(trace, nt, np.int64(seat), np.int64(EV_DEAL), np.int64(deck[i]))
     upcard = deck[20]
     pile[0] = upcard
+    pile0[0] = upcard
+    pile1[0] = upcard
     pile_len = np.int64(1)
     pile_mask = np.int64(1) << upcard
     stock_n = 31
@@ -241,6 +334,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
     out[H_DEFENDER_DW] = -1
     out[H_LAYOFF] = 0
     out[H_ERROR] = ERR_NONE
+    out[H_ERROR_SEAT] = -1
+    out[H_ERROR_VALUE] = 0
     out[H_OUTCOME] = OUT_DEAD
 
     # ---- first turn: the upcard is offered to the non-dealer, then to the dealer ------
@@ -250,7 +345,11 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         seat = non_dealer if k == 0 else dealer
         _fill_view(view, np.int64(PHASE_FIRST_UPCARD), seat, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, np.int64(0), limit)
-        if dispatch.take_nb(sids[seat], params[seat], view, pile, rules, player_rngs[seat], memory[seat]):
+        if seat == 0:
+            take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+        else:
+            take = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+        if take:
             current = seat
             from_pile = True
             break
@@ -266,6 +365,13 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         if from_pile:
             pile_len -= 1
             card = pile[pile_len]
+            if pile0[pile_len] != card or pile1[pile_len] != card:
+                # a strategy wrote into this slot of its copy; once the slot leaves the live
+                # pile the end-of-hand check could no longer see it, so check it here
+                out[H_ERROR] = ERR_WROTE_PILE
+                out[H_ERROR_SEAT] = 0 if pile0[pile_len] != card else 1
+                out[H_ERROR_VALUE] = pile_len
+                break
             pile_mask &= ~(np.int64(1) << card)
             took[current] |= np.int64(1) << card
             if trace.shape[0] > 0:
@@ -284,10 +390,10 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         if rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_nb(hands[current]) == 0:
             if trace.shape[0] > 0:
                 nt = _trace(trace, nt, np.int64(current), np.int64(EV_BIG_GIN), np.int64(0))
-            nt = _settle(hands, current, np.int64(0), np.int64(1), sids, params, rules, player_rngs,
-                         memory, view, pile, pile_len, pile_mask, took, declined, discards,
-                         seen, stock_n - stock_pos, turn, draws, limit, scores, dealer,
-                         multiplier, out, trace, nt)
+            nt = _settle(hands, current, np.int64(0), np.int64(1), sids, seat_params, rules,
+                         seat_rules, scratch, player_rngs, memory, view, pile, pile_len,
+                         pile_mask, took, declined, discards, seen, stock_n - stock_pos, turn,
+                         draws, limit, scores, dealer, multiplier, out, trace, nt)
             break
 
         # ---- discard ---------------------------------------------------------------------
@@ -301,16 +407,24 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         view[V_DRAWN] = card
         view[V_FROM_PILE] = from_pile
         view[V_LEGAL_DISCARDS] = legal
-        discard = dispatch.discard_nb(sids[current], params[current], view, pile, rules,
-                                      player_rngs[current], memory[current])
-        if discard < 0 or discard > 63 or (legal >> discard) & 1 == 0:
+        if current == 0:
+            discard = dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+        else:
+            discard = dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+        # range first: a shift by 64 or more (or a negative one) is undefined; codes 13..15
+        # of a suit are not cards
+        if discard < 0 or discard > 63 or discard % 16 >= 13 or (legal >> discard) & 1 == 0:
             out[H_ERROR] = ERR_ILLEGAL_DISCARD
+            out[H_ERROR_SEAT] = current
+            out[H_ERROR_VALUE] = discard
             break
         bit = np.int64(1) << discard
         hands[current] &= ~bit
         took[current] &= ~bit
         discards[current] |= bit
         pile[pile_len] = discard
+        pile0[pile_len] = discard
+        pile1[pile_len] = discard
         pile_len += 1
         pile_mask |= bit
         seen[opponent] |= bit
@@ -326,18 +440,22 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
                 _fill_view(view, np.int64(PHASE_KNOCK), current, dealer, hands, took, declined, discards,
                            seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
                 view[V_DEADWOOD] = deadwood
-                knock = dispatch.knock_nb(sids[current], params[current], view, pile, rules,
-                                          player_rngs[current], memory[current])
+                if current == 0:
+                    knock = dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+                else:
+                    knock = dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
             if knock:
                 if trace.shape[0] > 0:
                     nt = _trace(trace, nt, np.int64(current), np.int64(EV_GIN if deadwood == 0 else EV_KNOCK), np.int64(deadwood))
-                nt = _settle(hands, current, deadwood, np.int64(0), sids, params,
-                             rules, player_rngs, memory, view, pile, pile_len, pile_mask,
-                             took, declined, discards, seen, stock_n - stock_pos, turn, draws,
-                             limit, scores, dealer, multiplier, out, trace, nt)
+                nt = _settle(hands, current, deadwood, np.int64(0), sids, seat_params, rules,
+                             seat_rules, scratch, player_rngs, memory, view, pile, pile_len,
+                             pile_mask, took, declined, discards, seen, stock_n - stock_pos,
+                             turn, draws, limit, scores, dealer, multiplier, out, trace, nt)
                 break
         elif last_chance:
             out[H_ERROR] = ERR_LAST_DISCARD_NO_KNOCK
+            out[H_ERROR_SEAT] = current
+            out[H_ERROR_VALUE] = discard
             break
         if last_chance:
             break  # unreachable: a last-chance turn always knocks or errs
@@ -348,6 +466,10 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
             if stock_left == 0:
                 if reshuffles >= rules[R_MAX_RESHUFFLES] or pile_len < 2:
                     break  # dead hand: the termination guard
+                # the pile copies are about to be rebuilt: check what was lent first
+                _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out)
+                if out[H_ERROR] != ERR_NONE:
+                    break
                 # the pile less its top card becomes the new stock
                 for i in range(pile_len - 1):
                     stock[i] = pile[i]
@@ -355,6 +477,8 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
                 stock_pos = 0
                 shuffle_nb(deck_rng, stock, stock_n)
                 pile[0] = pile[pile_len - 1]
+                pile0[0] = pile[0]
+                pile1[0] = pile[0]
                 pile_len = 1
                 pile_mask = np.int64(1) << pile[0]
                 reshuffles += 1
@@ -370,8 +494,11 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
                 break
             _fill_view(view, np.int64(PHASE_LAST_DISCARD), opponent, dealer, hands, took, declined, discards,
                        seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
-            if not dispatch.take_nb(sids[opponent], params[opponent], view, pile, rules,
-                                    player_rngs[opponent], memory[opponent]):
+            if opponent == 0:
+                take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            else:
+                take = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+            if not take:
                 if trace.shape[0] > 0:
                     nt = _trace(trace, nt, np.int64(opponent), np.int64(EV_PASS_LAST), np.int64(top))
                 break
@@ -387,11 +514,14 @@ def play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rn
         current = opponent
         _fill_view(view, np.int64(PHASE_DRAW), current, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
-        from_pile = dispatch.take_nb(sids[current], params[current], view, pile, rules,
-                                     player_rngs[current], memory[current])
+        if current == 0:
+            from_pile = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+        else:
+            from_pile = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
         if not from_pile:
             declined[current] |= np.int64(1) << pile[pile_len - 1]
 
+    _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out)
     if out[H_OUTCOME] == OUT_DEAD and trace.shape[0] > 0 and out[H_ERROR] == ERR_NONE:
         nt = _trace(trace, nt, np.int64(-1), np.int64(EV_DEAD), np.int64(stock_n - stock_pos))
     out[H_DRAWS] = draws[0] + draws[1]
@@ -430,9 +560,10 @@ def _valid_layout(hand, sets, runs, deadwood):
 
 
 @njit(cache=True)
-def _settle(hands, knocker, deadwood, big_gin_flag, sids, params, rules, player_rngs, memory,
-            view, pile, pile_len, pile_mask, took, declined, discards, seen, stock_left, turn,
-            draws, limit, scores, dealer, multiplier, out, trace, nt):
+def _settle(hands, knocker, deadwood, big_gin_flag, sids, seat_params, rules, seat_rules,
+            scratch, player_rngs, memory, view, pile, pile_len, pile_mask, took, declined,
+            discards, seen, stock_left, turn, draws, limit, scores, dealer, multiplier, out,
+            trace, nt):
     """Lay out the knocker's melds, let the defender lay off, score, fill the record.
 
     ``big_gin_flag`` is 1 for big gin (all eleven cards melded), else 0; deadwood 0 is gin.
@@ -448,12 +579,16 @@ def _settle(hands, knocker, deadwood, big_gin_flag, sids, params, rules, player_
         _fill_view(view, np.int64(PHASE_ARRANGE), knocker, dealer, hands, took, declined, discards,
                    seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
         view[V_DEADWOOD] = deadwood
-        sets, runs = dispatch.arrange_nb(sids[knocker], params[knocker], view, pile, rules,
+        start = S_SEAT_PILES + 64 * knocker
+        sets, runs = dispatch.arrange_nb(sids[knocker], seat_params[knocker], view,
+                                         scratch[start:start + 64], seat_rules[knocker],
                                          player_rngs[knocker], memory[knocker])
         # the engine trusts no strategy: the melds must be the knocker's, disjoint and
         # leave exactly the deadwood it knocked with
         if not _valid_layout(hands[knocker], sets, runs, deadwood):
             out[H_ERROR] = ERR_BAD_MELDS
+            out[H_ERROR_SEAT] = knocker
+            out[H_ERROR_VALUE] = sets | runs
             return nt
         defender_dw, laid, _ = layoff_solution_nb(hands[defender], sets, runs)
         laid_value = hand_value_nb(laid)
@@ -522,6 +657,11 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     player_rngs = np.zeros((2, 1), np.uint64)
     sids = np.empty(2, np.int64)
     params = np.empty((2, params_ab.shape[1]), np.float64)
+    seat_params = np.empty((2, params_ab.shape[1]), np.float64)  # the strategies' copies
+    seat_rules = np.empty((2, rules.shape[0]), np.int64)
+    for i in range(rules.shape[0]):
+        seat_rules[0, i] = rules[i]
+        seat_rules[1, i] = rules[i]
     scores = np.zeros(2, np.int64)
     nt = np.int64(0)
     for i in range(start, stop):
@@ -538,6 +678,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
             params[seat, :] = params_ab[who, :]
+            seat_params[seat, :] = params_ab[who, :]
             player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
         row = out[i]
         row[H_DEAL] = deal
@@ -546,8 +687,8 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
         row[H_GAME] = -1
         row[H_HAND_IN_GAME] = -1
         tr = trace if i == start else trace[:0]
-        n = play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
-                         scratch, memory, row, tr)
+        n = play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+                         player_rngs, deck_rng, scratch, memory, row, tr)
         if i == start:
             nt = n
     return nt
@@ -568,9 +709,12 @@ def play_deals_nb(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab
 
 @njit(cache=True)
 def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
-                 scratch, memory, deck, deck_rng, player_rngs, sids, params, trace):
+                 scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
+                 seat_rules, trace):
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
-    has room (pass a 0-row array to skip them).  Returns the number of hands played."""
+    has room (pass a 0-row array to skip them).  Returns the number of hands played.
+    ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
+    strategies' copies, filled here."""
     pair = game // 2 if mirrored else game
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
     first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
@@ -582,6 +726,9 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         who = 0 if seat == a_seat else 1
         sids[seat] = sids_ab[who]
         params[seat, :] = params_ab[who, :]
+        seat_params[seat, :] = params_ab[who, :]
+        for i in range(rules.shape[0]):
+            seat_rules[seat, i] = rules[i]
     scores = np.zeros(2, np.int64)
     boxes = np.zeros(2, np.int64)
     row = np.zeros(N_HAND_COLS, np.int64)
@@ -590,6 +737,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     dead = 0
     winner = -1
     error = 0
+    error_seat = -1
+    error_value = 0
     nt = np.int64(0)
     while hands < MAX_HANDS_PER_GAME:
         _new_deck(seed, pair, hands + 1, deck, deck_rng)
@@ -603,13 +752,15 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         row[H_GAME] = game
         row[H_HAND_IN_GAME] = hands
         tr = trace if hands == 0 else trace[:0]
-        play_hand_nb(deck, dealer, sids, params, rules, scores, player_rngs, deck_rng,
-                     scratch, memory, row, tr)
+        play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+                     player_rngs, deck_rng, scratch, memory, row, tr)
         if hands < hand_out.shape[0]:
             hand_out[hands, :] = row
         hands += 1
         if row[H_ERROR] != ERR_NONE:
             error = row[H_ERROR]
+            error_seat = row[H_ERROR_SEAT]
+            error_value = row[H_ERROR_VALUE]
             break
         hand_winner = row[H_WINNER]
         if row[H_OUTCOME] == OUT_DEAD:
@@ -639,6 +790,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     game_out[G_BOXES1] = boxes[1]
     game_out[G_DEAD_HANDS] = dead
     game_out[G_ERROR] = error
+    game_out[G_ERROR_SEAT] = error_seat
+    game_out[G_ERROR_VALUE] = error_value
     total0 = scores[0] + boxes[0] * rules[R_BOX_BONUS]
     total1 = scores[1] + boxes[1] * rules[R_BOX_BONUS]
     shutout = False
@@ -679,6 +832,8 @@ def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab
         player_rngs = np.zeros((2, 1), np.uint64)
         sids = np.empty(2, np.int64)
         params = np.empty((2, params_ab.shape[1]), np.float64)
+        seat_params = np.empty((2, params_ab.shape[1]), np.float64)
+        seat_rules = np.empty((2, rules.shape[0]), np.int64)
         no_trace = np.zeros((0, 3), np.int64)
         start = block * n_games // n_blocks
         stop = (block + 1) * n_games // n_blocks
@@ -689,4 +844,4 @@ def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab
                 hands = hand_out[:0]
             play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
                          hands, scratch, memory, deck, deck_rng, player_rngs, sids, params,
-                         no_trace)
+                         seat_params, seat_rules, no_trace)

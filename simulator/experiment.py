@@ -27,6 +27,8 @@ Every problem raises ``ExperimentError`` with one line naming the file and the k
 from __future__ import annotations
 
 import itertools
+import math
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,6 +38,14 @@ from .rules import Rules
 
 TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
             "plugins", "description"}
+
+
+#: the largest experiment file read (an experiment is a short text, never a stream)
+MAX_FILE_BYTES = 1 << 20
+#: deals or games per cell at most (deal numbers stay far inside the engine's int64)
+MAX_PER_CELL = 2**40
+#: names become directory names: letters, digits, ``_``, ``-`` and ``.``, not first
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class ExperimentError(ValueError):
@@ -50,7 +60,7 @@ class Cell:
     b: str
     variant: str
     rules: dict[str, Any]
-    sweep: dict[str, float] = field(default_factory=dict)
+    sweep: dict[str, int | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,7 @@ class Experiment:
     game_chunk: int  # games per output file
     matchups: list[tuple[str, str]]
     variants: dict[str, dict[str, Any]]
-    sweep: dict[str, list[float]]
+    sweep: dict[str, list[int | float]]  # values exactly as written in the file
     plugins: dict[str, str]
     description: str = ""
 
@@ -90,8 +100,19 @@ def _takes_param(spec: str, param: str) -> bool:
     return param in strategies.parse_strategy(spec).values
 
 
-def _with_params(spec: str, values: dict[str, float], side: str) -> str:
-    extra = [f"{k[2:]}={v:g}" for k, v in values.items() if k.startswith(side + ".")]
+def format_value(value: int | float) -> str:
+    """A parameter value as text that parses back to exactly the same number.
+
+    >>> format_value(4.0), format_value(1234567), format_value(0.2000001)
+    ('4', '1234567', '0.2000001')
+    """
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+def _with_params(spec: str, values: dict[str, int | float], side: str) -> str:
+    extra = [f"{k[2:]}={format_value(v)}" for k, v in values.items() if k.startswith(side + ".")]
     if not extra:
         return spec
     name, _, rest = spec.partition(":")
@@ -103,10 +124,21 @@ def load_experiment(path: str | Path, deals: int | None = None, games: int | Non
     """Read and validate an experiment file; ``deals``/``games`` override its sizes."""
     path = Path(path)
     where = str(path)
+    if not path.exists():
+        raise ExperimentError(f"{where}: no such experiment file")
+    if not path.is_file():
+        raise ExperimentError(f"{where}: not a regular file (an experiment is a TOML text file)")
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ExperimentError(f"{where}: no such experiment file") from None
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ExperimentError(f"{where}: {size:,} bytes; an experiment file is at most {MAX_FILE_BYTES:,} bytes")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExperimentError(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+    except OSError as exc:
+        raise ExperimentError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{where}: malformed TOML: {exc}") from None
     return parse_experiment(data, where, path.parent, deals, games)
@@ -121,8 +153,9 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
     if unknown:
         raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise fail("name", "must be a non-empty string without '/'")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit "
+                           f"(it names the run directory), got {name!r}")
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise fail("seed", "must be an integer from 0 to 2**63 - 1")
@@ -134,11 +167,16 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
     sizes: dict[str, int | None] = {}
     for key, override in (("deals", deals), ("games", games)):
         if key not in data:
+            if override is not None:
+                raise fail(key, f"--{key} given, but this experiment plays no {key if key == 'games' else 'single deals'}"
+                                f" (add {key} = N to the file to play them)")
             sizes[key] = None
             continue
         size = data[key] if override is None else override
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             raise fail(key, f"must be a positive integer, got {size!r}")
+        if size > MAX_PER_CELL:
+            raise fail(key, f"at most 2**40 ({MAX_PER_CELL:,}) per cell, got {size:,}")
         if mirrored and size % 2:
             raise fail(key, "must be even with mirrored = true (they come in pairs)")
         sizes[key] = size
@@ -196,11 +234,18 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         if not isinstance(values, list) or not values or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             raise fail(f"sweep.{key}", "must be a non-empty list of numbers")
+        for v in values:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise fail(f"sweep.{key}", f"values must be finite numbers, got {v!r}")
+            if isinstance(v, int) and abs(v) > 2**53:
+                raise fail(f"sweep.{key}", f"{v} is not exactly representable as a parameter (|value| <= 2**53)")
+        if len(set(map(float, values))) != len(values):
+            raise fail(f"sweep.{key}", "values must be distinct")
         if not any(_takes_param(a if side == "a" else b, param) for a, b in matchups):
             raise fail(f"sweep.{key}", f"no matchup's strategy {side.upper()} has a parameter {param!r}")
 
     return Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
                       chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],
                       matchups=[tuple(m) for m in matchups], variants=variants,
-                      sweep={k: [float(v) for v in vs] for k, vs in sweep.items()},
+                      sweep={k: list(vs) for k, vs in sweep.items()},
                       plugins=resolved_plugins, description=str(data.get("description", "")))

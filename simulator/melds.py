@@ -1,6 +1,6 @@
 """Melds, deadwood, best discard, layoffs: the exact rules core, compiled with numba.
 
-Rules implemented here (RULES.md, "Melds and deadwood" and "Layoffs"):
+Rules implemented here (docs/rules.md#melds-and-deadwood and #laying-out-and-laying-off):
 
 * a *set* is 3 or 4 cards of one rank, a *run* 3 or more consecutive ranks of one suit
   (ace low only), a card belongs to at most one meld, and a hand's deadwood is the value of

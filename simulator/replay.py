@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .cards import format_card, format_cards, mask_cards
-from .runner import MANIFEST
+from .rundir import RunError, code_fingerprint, read_manifest
 
 
 def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
@@ -14,11 +13,12 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
     from .api import trace_deal
 
     run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    if not manifest_path.exists():
-        raise ValueError(f"{run_dir} is not a run directory (no {MANIFEST})")
-    manifest = json.loads(manifest_path.read_text())
+    manifest = read_manifest(run_dir)
     exp = manifest["experiment"]
+    here = code_fingerprint(exp.get("plugins", {}))
+    if here != manifest["code_fingerprint"]:
+        raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
+                       f"ginsim or a plug-in changed), so a replay would not reproduce its rows")
     if not exp["deals"]:
         raise ValueError("replay works on runs of single deals (deals = ...), not games")
     cells = {c["cell"]: c for c in manifest["cells"]}

@@ -1,9 +1,9 @@
 """Rule variants as data: the ``Rules`` dataclass, its validation, and the named presets.
 
-Every option RULES.md names is one field here, with its default and the values it allows.
+Every option of docs/rules.md is one field here, with its default and the values it allows.
 A ``Rules`` reaches the numba kernels as a small int64 vector (``Rules.to_array``), so
 switching variant never recompiles anything.  Presets are the rule sets tabled in
-RULES.md, "Named rule sets"; ``Rules.preset("hoyle", target_score=150)`` applies overrides,
+docs/rules.md#presets; ``Rules.preset("hoyle", target_score=150)`` applies overrides,
 and ``Rules.from_dict`` builds rules from a TOML table.
 """
 
@@ -95,7 +95,7 @@ class Rules:
     # -- construction -------------------------------------------------------------------
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> "Rules":
-        """The named rule set of RULES.md, with optional field overrides."""
+        """The named rule set of docs/rules.md#presets, with optional field overrides."""
         if name not in cls.PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(cls.PRESETS)}")
         return cls.from_dict({**cls.PRESETS[name], **overrides})
@@ -108,7 +108,7 @@ class Rules:
         base: dict[str, Any] = {}
         if "preset" in data:
             preset = data.pop("preset")
-            if preset not in cls.PRESETS:
+            if not isinstance(preset, str) or preset not in cls.PRESETS:
                 raise ValueError(f"unknown rules preset {preset!r}; presets: {', '.join(cls.PRESETS)}")
             base = dict(cls.PRESETS[preset])
         names = [f.name for f in fields(cls)]
@@ -193,7 +193,7 @@ def resolve_rules(rules: "Rules | str | dict[str, Any]") -> Rules:
 SHUTOUT_NONE, SHUTOUT_DOUBLE, SHUTOUT_DOUBLE_BONUS = range(3)
 NEXT_ALTERNATE, NEXT_LOSER, NEXT_WINNER = range(3)
 
-# The presets of RULES.md.  Each lists every field it sets; the rest keep the defaults.
+# The presets of docs/rules.md#presets.  Each lists every field it sets; the rest keep the defaults.
 Rules.PRESETS.update(
     {
         "classic": dict(knock_limit=10, gin_bonus=20, big_gin_bonus=0, undercut_bonus=10,

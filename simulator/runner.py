@@ -1,19 +1,24 @@
 """Running an experiment: cells split into chunks, played in parallel, written to Parquet.
 
-A run directory holds ``manifest.json`` (the resolved experiment, seeds, versions, git
+A run directory (``simulator.rundir`` says what makes it trustworthy) holds
+``manifest.json`` (the resolved experiment, run id, code fingerprint, seeds, versions, git
 commit, and ``complete`` once every chunk is written), ``data/`` with the hand rows of
-single deals and ``games/`` with the game rows, one Parquet file per chunk of a cell:
-``pandas.read_parquet(run_dir + "/data")`` reads every hand.
+single deals and ``games/`` with the game rows, one Parquet file per chunk of a cell, all
+with one schema: ``pandas.read_parquet(run_dir + "/data")`` reads every hand, with a
+column for every swept parameter (null where a cell does not take it).
 
 * **Deterministic**: cell c plays deals 0..N-1 with its own seed derived from (experiment
   seed, c); a chunk is a range of those deals, so results do not depend on the chunk
   size, the number of jobs, or the backend.
-* **Atomic and resumable**: each chunk is written under a temporary name and renamed;
-  ``--resume`` skips the chunks already on disk, so a run killed at any moment completes
-  to the same dataset.  A finished run directory is never overwritten.
+* **Atomic, verified and resumable**: each chunk is written under a temporary name unique
+  to the run and renamed; its Parquet metadata carries its provenance.  ``--resume``
+  verifies every file, re-plays missing and truncated chunks, and refuses foreign files or
+  a change of code.  A finished run directory is never overwritten; a directory that is
+  not a ginsim run is never written into.
+* **One writer**: the run directory is locked for the whole run.
 * **Parallel**: numba threads within a process; joblib processes across chunks; with
   ``backend="dask"`` the chunks go to a Dask distributed cluster through joblib.
-* **Bounded memory**: a worker holds one chunk at a time.
+* **Bounded memory**: a worker holds one chunk at a time; chunks are planned lazily.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import time
-from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +38,31 @@ import numpy as np
 import pandas as pd
 
 from .experiment import Cell, Experiment
+from .rundir import (
+    LOCK,
+    MANIFEST,
+    META_KEY,
+    SUBDIR,
+    Chunk,
+    Plan,
+    RunError,
+    RunLock,
+    chunk_provenance,
+    code_fingerprint,
+    create_manifest,
+    experiment_hash,
+    is_own_temp,
+    new_run_id,
+    read_manifest,
+    readable_run,
+    temp_name,
+    todo_chunks,
+    update_manifest,
+    verify_run,
+)
 
-MANIFEST = "manifest.json"
-
-
-class RunError(ValueError):
-    """A run that cannot start (bad output directory, finished run, mismatched resume)."""
+__all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment", "summarize",
+           "run_summaries", "format_summary", "chunk_frame"]
 
 
 def cell_seed(seed: int, cell: int) -> int:
@@ -45,38 +70,13 @@ def cell_seed(seed: int, cell: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
-#: where each kind of row goes in a run directory
-SUBDIR = {"deals": "data", "games": "games"}
-
-
-@dataclass(frozen=True)
-class Chunk:
-    mode: str  # "deals" or "games"
-    cell: int
-    index: int
-    start: int
-    count: int
-
-    @property
-    def path(self) -> str:
-        return f"{SUBDIR[self.mode]}/cell-{self.cell:04d}-chunk-{self.index:05d}.parquet"
+def experiment_plan(exp: Experiment) -> Plan:
+    return Plan.from_experiment(exp.to_dict(), len(exp.cells()))
 
 
 def plan_chunks(exp: Experiment) -> list[Chunk]:
-    chunks = []
-    for mode, size, per_file in (("deals", exp.deals, exp.chunk), ("games", exp.games, exp.game_chunk)):
-        if not size:
-            continue
-        for cell in exp.cells():
-            for k, start in enumerate(range(0, size, per_file)):
-                chunks.append(Chunk(mode, cell.index, k, start, min(per_file, size - start)))
-    return chunks
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    """Every chunk of an experiment, as a list (small runs; the runner iterates lazily)."""
+    return list(experiment_plan(exp))
 
 
 def _git_commit() -> str | None:
@@ -96,65 +96,156 @@ def _versions() -> dict[str, str]:
             "pandas": pd.__version__, "pyarrow": pyarrow.__version__}
 
 
+def _label_frame(exp: Experiment, cell: Cell, n: int) -> dict[str, Any]:
+    """The label columns of a cell's rows: the same columns, in the same order, for every
+    cell of the run (a swept parameter a cell does not take is null there)."""
+    labels: dict[str, Any] = {"cell": np.full(n, cell.index, dtype=np.int64), "matchup": f"{cell.a} vs {cell.b}",
+                              "a": cell.a, "b": cell.b, "variant": cell.variant}
+    for key in exp.sweep:
+        value = cell.sweep.get(key)
+        labels[key] = pd.array([value] * n if value is not None else [pd.NA] * n, dtype="Float64")
+    return labels
+
+
 def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     """Play one chunk and label its rows with the cell."""
     from . import api
 
     seed = cell_seed(exp.seed, cell.index)
+    context = f"cell {cell.index}"
     if chunk.mode == "deals":
         records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
-        api._check_errors(records[:, api.E.H_ERROR], records[:, api.E.H_DEAL])
+        api.check_hand_errors(records, cell.a, cell.b, context)
         df = api.hand_frame(records)
     else:
         games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
-        api._check_errors(games[:, api.E.G_ERROR], games[:, api.E.G_GAME])
+        api.check_game_errors(games, cell.a, cell.b, context)
         df = api.game_frame(games)
-    labels = {"cell": cell.index, "matchup": f"{cell.a} vs {cell.b}", "a": cell.a, "b": cell.b,
-              "variant": cell.variant}
-    labels.update(cell.sweep)
-    for i, (k, v) in enumerate(labels.items()):
-        df.insert(i, k, v)
-    return df
+    labels = pd.DataFrame(_label_frame(exp, cell, len(df)), index=df.index)
+    return pd.concat([labels, df], axis=1)
 
 
-def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int) -> tuple[int, int]:
+@lru_cache(maxsize=8)
+def _empty_frames(n_hand_cols: int, n_game_cols: int) -> dict[str, pd.DataFrame]:
+    from . import api
+
+    return {"deals": api.hand_frame(np.zeros((0, n_hand_cols), np.int64)),
+            "games": api.game_frame(np.zeros((0, n_game_cols), np.int64))}
+
+
+def run_schema(exp: Experiment, mode: str):
+    """The one Arrow schema of every ``mode`` file of a run."""
+    import pyarrow as pa
+
+    from . import engine as E
+
+    cell = exp.cells()[0]
+    labels = pd.DataFrame(_label_frame(exp, cell, 0))
+    frame = pd.concat([labels, _empty_frames(E.N_HAND_COLS, E.N_GAME_COLS)[mode]], axis=1)
+    return pa.Table.from_pandas(frame, preserve_index=False).schema
+
+
+_PARENT_WATCH: list[int] = []
+
+
+def _exit_with_parent() -> None:
+    """In a local worker process: exit as soon as the process that started the run dies
+    (for instance by ``kill -9``), instead of playing on for nobody.  A daemon thread
+    polls the parent pid; a reparented worker leaves at once, and any chunk it was writing
+    stays a temporary file that ``--resume`` removes."""
+    if _PARENT_WATCH:
+        return
+    import threading
+
+    parent = os.getppid()
+    _PARENT_WATCH.append(parent)
+    if parent <= 1:
+        return
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="ginsim-exit-with-parent", daemon=True).start()
+
+
+def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
+               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[int, int]:
     import numba
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     import strategies
 
+    if watch_parent:
+        _exit_with_parent()
+
     for name, path in exp.plugins.items():
         strategies.register(name, path)
+    here = code_fingerprint(exp.plugins)
+    if here != provenance["code_fingerprint"]:
+        raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
+                       f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     df = chunk_frame(exp, cell, chunk)
+    table = pa.Table.from_pandas(df, schema=run_schema(exp, chunk.mode), preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata[META_KEY] = json.dumps(provenance).encode()
+    table = table.replace_schema_metadata(metadata)
     target = Path(run_dir) / chunk.path
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, target)
+    tmp = temp_name(target, provenance["run_id"])
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
     return chunk.cell, chunk.count
 
 
+def _check_output_dir(out: Path) -> None:
+    """Refuse an output path that is not a directory, or a non-empty directory that holds
+    no ginsim run: ginsim writes only into its own run directories."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out} exists and is not a directory")
+    if out.is_dir() and not (out / MANIFEST).exists():
+        others = [p.name for p in out.iterdir() if p.name != LOCK]
+        if others:
+            raise RunError(f"--out {out} is not empty and holds no ginsim run (found {others[0]!r}"
+                           f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}); "
+                           f"choose a new or empty directory")
+
+
 def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
-    manifest_path = out / MANIFEST
-    wanted = exp.to_dict()
-    if manifest_path.exists():
-        manifest = json.loads(manifest_path.read_text())
+    """The manifest of the run in ``out`` (created now, or the one to resume).  Called
+    with the run directory locked."""
+    wanted = json.loads(json.dumps(exp.to_dict()))
+    fingerprint = code_fingerprint(exp.plugins)
+    if (out / MANIFEST).exists():
+        manifest = read_manifest(out)
         if not resume:
-            state = "a finished run" if manifest.get("complete") else "an unfinished run (use --resume)"
+            state = "a finished run" if manifest["complete"] else "an unfinished run (use --resume)"
             raise RunError(f"{out} already holds {state}; choose another --out")
-        if manifest["experiment"] != json.loads(json.dumps(wanted)):
+        if manifest["experiment"] != wanted:
             raise RunError(f"{out} holds a run of a different experiment; cannot --resume it")
+        if manifest["code_fingerprint"] != fingerprint:
+            raise RunError(f"{out} was played by other code (fingerprint {manifest['code_fingerprint']}, now "
+                           f"{fingerprint}: ginsim or a plug-in changed); resuming would mix the two, "
+                           f"so start a new run with another --out")
         return manifest
     try:
         for mode, size in (("deals", exp.deals), ("games", exp.games)):
             if size:
                 (out / SUBDIR[mode]).mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
     except OSError as exc:
         raise RunError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
     manifest = {
+        "format": 2,
+        "run_id": new_run_id(),
         "experiment": wanted,
+        "experiment_hash": experiment_hash(wanted),
+        "code_fingerprint": fingerprint,
         "cells": [{"cell": c.index, "a": c.a, "b": c.b, "variant": c.variant, "rules": c.rules,
                    "sweep": c.sweep, "seed": cell_seed(exp.seed, c.index)} for c in exp.cells()],
         "versions": _versions(),
@@ -162,82 +253,166 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "complete": False,
     }
-    _atomic_write_text(manifest_path, json.dumps(manifest, indent=2))
+    create_manifest(out, manifest)
     return manifest
+
+
+def _remove_fresh_run(out: Path, created_dir: bool, manifest: dict[str, Any] | None) -> None:
+    """Undo a fresh run that wrote no chunk (called holding the lock): remove exactly the
+    files and folders it made.  The lock file goes only with a directory this run created,
+    so a lock file another process may hold is never unlinked from a directory in use."""
+    if manifest is not None:
+        (out / MANIFEST).unlink(missing_ok=True)
+    for sub in SUBDIR.values():
+        folder = out / sub
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+    if created_dir and [p.name for p in out.iterdir()] == [LOCK]:
+        (out / LOCK).unlink()
+        out.rmdir()
 
 
 def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str = "local",
                    scheduler: str | None = None, resume: bool = False, progress: bool = True) -> Path:
     """Run every missing chunk of ``exp`` into ``out``; returns the run directory."""
-    import joblib
-    from tqdm import tqdm
-
     if backend not in ("local", "dask"):
         raise RunError(f"backend must be local or dask, got {backend!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise RunError(f"--jobs must be a positive integer, got {jobs!r}")
+    if str(out).strip() == "":
+        raise RunError("--out must name a directory, got an empty string")
     out = Path(out)
-    manifest = prepare_run_dir(exp, out, resume)
-    cells = {c.index: c for c in exp.cells()}
-    planned = plan_chunks(exp)
-    todo = [c for c in planned if not (out / c.path).exists()]
+    _check_output_dir(out)
+    client = cluster = None
+    if backend == "dask":
+        client, cluster = _dask_client(jobs, scheduler)  # before anything is written
+    created_dir = not out.exists()
+    try:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
+        with RunLock(out, f"experiment {exp.name!r}"):
+            manifest = None
+            fresh = False
+            wrote = 0
+            try:
+                _check_output_dir(out)
+                fresh = not (out / MANIFEST).exists()
+                manifest = prepare_run_dir(exp, out, resume)
+                wrote = _play(exp, out, manifest, jobs, backend, progress, fresh)
+            except BaseException:
+                # a run that wrote nothing leaves nothing behind: only what it made goes
+                if fresh and wrote == 0 and not _any_chunk(out):
+                    _remove_fresh_run(out, created_dir, manifest)
+                raise
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    return out
+
+
+def _any_chunk(out: Path) -> bool:
+    return any(any((out / sub).glob("*.parquet")) for sub in SUBDIR.values() if (out / sub).is_dir())
+
+
+def _dask_client(jobs: int, scheduler: str | None):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise RunError("--backend dask needs the distributed package: pip install 'dask[distributed]'") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {str(exc).splitlines()[0]}") from None
+    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backend: str, progress: bool,
+          fresh: bool) -> int:
+    """Play the chunks the run still lacks; returns how many were written."""
+    import joblib
+    from tqdm import tqdm
+
+    plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
+    verification = verify_run(out, manifest)
+    if verification.foreign or verification.other_code:
+        raise RunError(f"{out}: " + "; ".join(p for p in verification.problems() if "missing" not in p
+                                             and "truncated" not in p) + "; ginsim will not mix them into this run")
+    if verification.damaged:
+        print(f"ginsim: re-playing {len(verification.damaged)} truncated or damaged chunk(s): "
+              f"{', '.join(verification.damaged[:3])}", file=sys.stderr)
     for sub in SUBDIR.values():
-        for stale in (out / sub).glob(".*.tmp"):
-            stale.unlink()
-    # progress counts output rows: one per deal, one per game
-    total = sum(c.count for c in planned)
-    done = total - sum(c.count for c in todo)
+        folder = out / sub
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if is_own_temp(path.name, manifest["run_id"]):
+                    path.unlink()
+    cells = {c.index: c for c in exp.cells()}
+    total = plan.total_rows()
+    done = sum(plan.chunk(mode, cell, index).count for mode in plan.sizes
+               for cell, index in verification.present[mode])
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     bar = tqdm(total=total, initial=done, unit=unit, unit_scale=True, disable=not progress,
                desc=exp.name, smoothing=0.1)
-    tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads) for c in todo)
+    tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads, chunk_provenance(manifest, c))
+             for c in todo_chunks(plan, verification))
+    wrote = 0
     try:
         if backend == "dask":
-            from distributed import Client, LocalCluster
-
-            cluster = None if scheduler else LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                          dashboard_address=None)
-            with Client(scheduler or cluster) as client:
-                with joblib.parallel_config(backend="dask", wait_for_workers_timeout=120):
-                    for _, count in joblib.Parallel(return_as="generator_unordered")(tasks):
-                        bar.update(count)
-                del client
-            if cluster is not None:
-                cluster.close()
+            with joblib.parallel_config(backend="dask", wait_for_workers_timeout=120):
+                for _, count in joblib.Parallel(return_as="generator_unordered")(tasks):
+                    bar.update(count)
+                    wrote += 1
         elif jobs == 1:
             for task in tasks:
                 fn, args, kwargs = task
                 _, count = fn(*args, **kwargs)
                 bar.update(count)
+                wrote += 1
         else:
+            tasks = (joblib.delayed(fn)(*args, **kwargs, watch_parent=True) for fn, args, kwargs in tasks)
             for _, count in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
                 bar.update(count)
+                wrote += 1
     finally:
         bar.close()
+    final = verify_run(out, manifest)
+    if not final.complete:
+        raise RunError(f"{out}: the run did not complete: " + "; ".join(final.problems()))
     manifest["complete"] = True
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    _atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2))
-    return out
+    update_manifest(out, manifest)
+    return wrote
 
 
 def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
     per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's game
     wins).  With mirrored deals each pair is one unit (paired difference); chunks hold whole
-    pairs, so the files are read one at a time and memory stays bounded."""
+    pairs, so the verified files are read one at a time and memory stays bounded.  The
+    interval is ``analysis.t_interval``, the one the reports use."""
     import pyarrow.parquet as pq
 
+    from .analysis import t_interval
+
     run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / MANIFEST).read_text())
+    manifest, verification = readable_run(run_dir, allow_missing=True)
     exp = manifest["experiment"]
     deals = mode == "deals"
     value = "net_a" if deals else "margin_a"
     label = "outcome" if deals else "winner"
     acc: dict[int, dict[str, Any]] = {c["cell"]: {"n": 0, "sum": 0.0, "sumsq": 0.0, "rows": 0, "mix": {}}
                                       for c in manifest["cells"]}
-    for path in sorted((run_dir / SUBDIR[mode]).glob("*.parquet")):
+    for path in verification.good[mode]:
         part = pq.read_table(path, columns=["cell", "pair", value, label]).to_pandas()
+        if part.empty:
+            continue
         cell = int(part["cell"].iloc[0])
         units = part.groupby("pair")[value].mean() if exp["mirrored"] else part[value]
         a = acc[cell]
@@ -253,9 +428,9 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
         n = a["n"]
         mean = a["sum"] / n if n else float("nan")
         var = (a["sumsq"] - n * mean * mean) / (n - 1) if n > 1 else float("nan")
-        half = float(1.96 * np.sqrt(max(var, 0.0) / n)) if n > 1 else float("nan")
+        _, low, high = t_interval(np.array([mean]), np.sqrt(np.maximum(np.array([var]), 0.0)), np.array([n]), 0.95)
         row = {"cell": cell["cell"], "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
-               "rows": a["rows"], value: mean, "ci95": half}
+               "rows": a["rows"], value: mean, "ci95": float((high[0] - low[0]) / 2)}
         if deals:
             for outcome in ("knock", "gin", "big_gin", "undercut", "dead"):
                 row[outcome] = a["mix"].get(outcome, 0) / a["rows"] if a["rows"] else float("nan")
@@ -265,10 +440,25 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def run_status(run_dir: str | Path) -> str | None:
+    """None for a finished, intact run; else one line saying what is unfinished or missing."""
+    manifest, verification = readable_run(Path(run_dir), allow_missing=True)
+    if verification.complete and manifest["complete"]:
+        return None
+    if verification.complete:
+        return "UNFINISHED RUN: every chunk is written but the run was not closed; finish it with --resume"
+    return (f"UNFINISHED RUN: {'; '.join(verification.problems())}; the numbers below cover the chunks "
+            f"written so far (finish it with: ginsim run EXPERIMENT --out {run_dir} --resume)")
+
+
 def run_summaries(run_dir: str | Path) -> str:
-    """The printed summary of a run: a table for hands and one for games, as present."""
-    manifest = json.loads((Path(run_dir) / MANIFEST).read_text())
+    """The printed summary of a run: a status line when it is unfinished, then a table for
+    hands and one for games, as present."""
+    manifest = read_manifest(Path(run_dir))
     parts = []
+    status = run_status(run_dir)
+    if status:
+        parts.append(status)
     for mode, title in (("deals", "single hands: net points per hand to A"),
                         ("games", "whole games: final margin per game to A")):
         if manifest["experiment"].get(mode):

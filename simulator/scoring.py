@@ -1,4 +1,4 @@
-"""Scoring one hand (RULES.md, "Scoring a hand"), and the knock limit of a deal.
+"""Scoring one hand (docs/rules.md#scoring-a-hand), and the knock limit of a deal.
 
 K is the knocker's deadwood, D the defender's after layoffs (no layoffs against gin):
 

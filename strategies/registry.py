@@ -8,13 +8,14 @@ the engine as a float row (``N_PARAMS`` long), so changing them never recompiles
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
-from .plugins import DECISIONS, engine_with, load_module
+from .plugins import DECISIONS, check_contract, engine_with, load_plugin, plugin_digest
 from .view import N_PARAMS
 
 
@@ -26,6 +27,7 @@ class StrategyInfo:
     params: dict[str, float]
     summary: str
     path: str | None = None  # the file of a plug-in; None for a built-in
+    digest: str | None = None  # SHA-256 of a plug-in file's content (``plugin_digest``); None for a built-in
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ REGISTRY: dict[str, StrategyInfo] = {}
 PLUGINS: dict[str, str] = {}
 
 
-def _info(name: str, sid: int, module: ModuleType, path: str | None) -> StrategyInfo:
+def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str | None = None) -> StrategyInfo:
     where = path or module.__name__
     params = getattr(module, "PARAMS", None)
     if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
@@ -83,7 +85,7 @@ def _info(name: str, sid: int, module: ModuleType, path: str | None) -> Strategy
     for decision in DECISIONS:
         if not hasattr(getattr(module, decision, None), "py_func"):
             raise ValueError(f"strategy {name!r} ({where}): {decision} must be a numba @njit function")
-    return StrategyInfo(name, sid, module, {k: float(v) for k, v in params.items()}, summary, path)
+    return StrategyInfo(name, sid, module, {k: float(v) for k, v in params.items()}, summary, path, digest)
 
 
 for _sid, (_name, _module) in enumerate(BUILTIN):
@@ -94,20 +96,26 @@ def register(name: str, path: str | Path) -> StrategyInfo:
     """Register a plug-in strategy from a Python file, usable by ``name`` everywhere.
 
     The file defines ``PARAMS``, ``SUMMARY`` and numba functions ``take_nb``,
-    ``discard_nb``, ``knock_nb`` and ``arrange_nb`` (see ``strategies.view``).  Registering
-    the same name and file again is a no-op; a different file under a taken name raises.
+    ``discard_nb``, ``knock_nb`` and ``arrange_nb`` (see ``strategies.view`` and the
+    README's plug-in contract).  Each function is compiled here for the engine's argument
+    types (and cached), so a broken plug-in fails now with a one-line ``ValueError``
+    naming the file, not later inside the engine.  Registering the same name and file
+    again is a no-op while the file is unchanged; after an edit it loads the new content
+    under the same id.  A different file under a taken name raises.
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"strategy name must be an identifier, got {name!r}")
     path = str(Path(path).resolve())
-    if name in REGISTRY:
-        if REGISTRY[name].path == path:
-            return REGISTRY[name]
+    known = REGISTRY.get(name)
+    if known is not None and known.path != path:
         raise ValueError(f"strategy name {name!r} is taken; strategies: {', '.join(REGISTRY)}")
     if not Path(path).is_file():
         raise ValueError(f"strategy file {path!r} does not exist")
-    module = load_module(f"ginsim_plugin_{name}", path)
-    info = _info(name, len(REGISTRY), module, path)
+    if known is not None and known.digest == plugin_digest(path):
+        return known
+    module, digest = load_plugin(name, path)
+    info = _info(name, known.sid if known else len(REGISTRY), module, path, digest)
+    check_contract(name, module, path)
     REGISTRY[name] = info
     PLUGINS[name] = path
     return info
@@ -120,7 +128,7 @@ def engine_module() -> ModuleType:
         from simulator import engine
 
         return engine
-    entries = [(i.module.__name__, i.path) for i in REGISTRY.values()]
+    entries = [(i.module.__name__, i.digest) for i in REGISTRY.values()]
     return engine_with(entries)
 
 
@@ -154,6 +162,8 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
             values[key] = float(text)
         except ValueError:
             raise ValueError(f"parameter {key!r} of strategy {name!r} must be a number, got {text.strip()!r}") from None
+        if not math.isfinite(values[key]):
+            raise ValueError(f"parameter {key!r} of strategy {name!r} must be a finite number, got {text.strip()!r}")
     if len(values) > N_PARAMS:
         raise ValueError(f"strategy {name!r} has more than {N_PARAMS} parameters")
     return Strategy(name, info.sid, values)

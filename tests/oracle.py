@@ -338,7 +338,7 @@ def oracle_knocker_choice_value(knocker_codes, defender_codes) -> int:
 
 # --------------------------------------------------------------------------- scoring
 def oracle_score(knocker_deadwood, defender_deadwood, *, gin, big_gin, rules):
-    """(winner, points, undercut) for one hand, straight from RULES.md."""
+    """(winner, points, undercut) for one hand, straight from docs/rules.md#scoring-a-hand."""
     k, d = knocker_deadwood, defender_deadwood
     if big_gin:
         return ("knocker", rules.gin_bonus + rules.big_gin_bonus + d, False)

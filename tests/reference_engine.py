@@ -1,7 +1,7 @@
 """A slow, plain-Python reference engine for Gin Rummy, used only by the tests.
 
 It re-implements the hand phase machine and whole games of ``simulator.engine``
-independently, straight from RULES.md and the engine's documented behaviour, so that
+independently, straight from docs/rules.md and the engine's documented behaviour, so that
 ``tests/test_engine_reference.py`` can compare the two record by record.
 
 What it shares with the numba engine, and why:
@@ -89,19 +89,23 @@ HAND_COLUMNS = (
     "deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
     "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left",
     "upcard", "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game",
+    "error_seat", "error_value",
 )
 GAME_COLUMNS = (
     "game", "pair", "a_seat", "first_dealer", "winner", "hands", "score0", "score1",
     "points0", "points1", "boxes0", "boxes1", "shutout", "dead_hands", "error",
+    "error_seat", "error_value",
 )
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+# an error record names the seat at fault (-1: none) and the offending value: the card
+# returned, or the melds' card mask (sets | runs)
 
 # the fresh deck before shuffling: suit-major, as the engine shuffles it
 FRESH_DECK = [suit * 16 + rank for suit in range(4) for rank in range(13)]
 N_CARDS_DEALT = 20
 STOCK_SIZE = 31
-CANCEL_AT_STOCK = 2  # RULES.md: the hand is cancelled when the stock is down to 2 cards
+CANCEL_AT_STOCK = 2  # docs/rules.md#end-of-the-stock: the hand is cancelled when the stock is down to 2 cards
 
 
 # ---------------------------------------------------------------------------- card helpers
@@ -156,7 +160,7 @@ def knockable_discards(hand: set[int], allowed: set[int], limit: int) -> set[int
 
 
 def knock_limit_of_deal(upcard: int, rules) -> int:
-    """RULES.md: gin only → 0; Oklahoma → the upcard's value (ace: 0 = gin only, or 1);
+    """docs/rules.md#variants: gin only → 0; Oklahoma → the upcard's value (ace: 0 = gin only, or 1);
     otherwise ``knock_limit``."""
     if rules.gin_only:
         return 0
@@ -173,7 +177,7 @@ def score_multiplier(upcard: int, rules) -> int:
 
 
 def score(knocker_dw: int, defender_dw: int, gin: bool, big_gin: bool, rules):
-    """RULES.md "Scoring a hand": (winner 'knocker'/'defender'/None, points, outcome)."""
+    """docs/rules.md#scoring-a-hand: (winner 'knocker'/'defender'/None, points, outcome)."""
     if big_gin:
         return "knocker", rules.gin_bonus + rules.big_gin_bonus + defender_dw, "big_gin"
     if gin:
@@ -328,6 +332,7 @@ class Hand:
             "dealer": dealer, "upcard": self.upcard, "knock_limit": self.limit,
             "knocker": -1, "winner": -1, "points": 0, "knocker_deadwood": -1,
             "defender_deadwood": -1, "layoff_points": 0, "error": ERR_NONE,
+            "error_seat": -1, "error_value": 0,
             "outcome": "dead",
         }
 
@@ -429,7 +434,7 @@ class Hand:
             v[V_LEGAL_DISCARDS] = mask_of(legal)
             discard = int(self._call(dispatch.discard_nb, current, v))
             if discard not in legal:
-                self.record["error"] = ERR_ILLEGAL_DISCARD
+                self.record.update(error=ERR_ILLEGAL_DISCARD, error_seat=current, error_value=discard)
                 return
             hand.remove(discard)
             self.took[current].discard(discard)
@@ -453,7 +458,8 @@ class Hand:
                     self.settle(current, deadwood, gin=deadwood == 0, big_gin=False)
                     return
             elif last_chance:
-                self.record["error"] = ERR_LAST_DISCARD_NO_KNOCK
+                self.record.update(error=ERR_LAST_DISCARD_NO_KNOCK, error_seat=current,
+                                   error_value=discard)
                 return
             if last_chance:
                 return
@@ -504,7 +510,8 @@ class Hand:
             sets_mask, runs_mask = int(sets_mask), int(runs_mask)
             melds = split_layout(self.hands[knocker], sets_mask, runs_mask, deadwood)
             if melds is None:
-                self.record["error"] = ERR_BAD_MELDS
+                self.record.update(error=ERR_BAD_MELDS, error_seat=knocker,
+                                   error_value=sets_mask | runs_mask)
                 return
             defender_dw, options = defender_response(melds, self.hands[defender])
             self.layoff_options = options
@@ -561,7 +568,8 @@ def play_game(strategy_a, strategy_b, rules, game: int, seed: int, mirrored: boo
     points = [0, 0]  # hand points: these decide the target
     boxes = [0, 0]  # hands won
     dealer = first_dealer
-    n_hands = dead = error = 0
+    n_hands = dead = error = error_value = 0
+    error_seat = -1
     winner = -1
     results = []
     while n_hands < MAX_HANDS_PER_GAME:
@@ -576,7 +584,7 @@ def play_game(strategy_a, strategy_b, rules, game: int, seed: int, mirrored: boo
         n_hands += 1
         rec = res.record
         if rec["error"] != ERR_NONE:
-            error = rec["error"]
+            error, error_seat, error_value = rec["error"], rec["error_seat"], rec["error_value"]
             break
         if rec["outcome"] == "dead":
             dead += 1
@@ -609,7 +617,7 @@ def play_game(strategy_a, strategy_b, rules, game: int, seed: int, mirrored: boo
         game=game, pair=pair, a_seat=a_seat, first_dealer=first_dealer, winner=winner,
         hands=n_hands, score0=totals[0], score1=totals[1], points0=points[0],
         points1=points[1], boxes0=boxes[0], boxes1=boxes[1], shutout=int(shutout),
-        dead_hands=dead, error=error,
+        dead_hands=dead, error=error, error_seat=error_seat, error_value=error_value,
     )
     return GameResult(record, results)
 

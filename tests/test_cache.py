@@ -12,3 +12,13 @@ def test_modules_left_out_of_the_cache_key_hold_no_kernels():
         text = (root / name).read_text()
         assert not re.search(r"^\s*@(numba\.)?(njit|jit)\b", text, re.M), name
 
+
+
+def test_kernels_go_to_a_marked_directory_keyed_by_the_source_hash():
+    import numba
+
+    path = _cache.configure_numba_cache()
+    assert numba.config.CACHE_DIR == str(path)
+    assert path.name == f"ginsim-numba-{_cache.source_hash()}"
+    assert (path / _cache.MARKER).is_file()
+    assert _cache.configure_numba_cache() == path  # idempotent

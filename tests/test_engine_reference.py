@@ -1,7 +1,7 @@
 """Differential tests: the numba engine against the plain-Python reference engine.
 
 ``tests/reference_engine.py`` re-implements the hand phase machine and whole games from
-RULES.md with the brute-force oracle for every rules computation; it shares only the random
+docs/rules.md with the brute-force oracle for every rules computation; it shares only the random
 streams and the strategies' decision functions with the engine.  Here both play the same
 deals (``simulator.api.play_deal_records``) and games (``simulator.api.play_game_records``)
 and every record column must agree.

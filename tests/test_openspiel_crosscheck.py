@@ -10,7 +10,7 @@ exhaustive search over OpenSpiel's legal layoffs, then OpenSpiel's legal melds) 
 compares ``state.returns()`` with our score.  Our engine's defender deadwood, computed by
 ``simulator.melds.layoff_solution_nb``, must equal the best OpenSpiel allows.
 
-Where OpenSpiel's rules differ from RULES.md the replay aligns them; ``docs/openspiel.md``
+Where OpenSpiel's rules differ from docs/rules.md the replay aligns them; ``docs/openspiel.md``
 lists each difference.  A deal that *cannot* be replayed is never dropped silently: it is
 put in a named skip category (``SKIP_CATEGORIES``), the reason is re-verified
 independently (``test_skipped_deals_are_genuine``) and the counts are reported.
@@ -64,12 +64,12 @@ SKIP_CATEGORIES = {
     "knock_blocked_by_openspiel_shortcut": (
         "OpenSpiel decides whether an 11-card hand may knock with the shortcut 'best "
         "11-card arrangement, then drop the highest unmatched card', which overestimates "
-        "some hands; our knocker (exact minimum over the 11 discards, RULES.md) knocked "
+        "some hands; our knocker (exact minimum over the 11 discards, docs/rules.md) knocked "
         "where OpenSpiel offers no Knock action, so the hand cannot continue identically."
     ),
     "openspiel_upcard_draw_cap": (
         "OpenSpiel ends a hand as a 0-0 draw at the 50th draw of an upcard "
-        "(kMaxNumDrawUpcardActions, a termination guard); RULES.md has no such cap."
+        "(kMaxNumDrawUpcardActions, a termination guard); docs/rules.md has no such cap."
     ),
 }
 
@@ -448,7 +448,7 @@ def test_openspiel_parameters_are_single_hand():
 
 
 def test_openspiel_eleven_card_shortcut_is_what_we_think():
-    """The documented difference: RULES.md's example hand has deadwood 0 after the best
+    """The documented difference: docs/rules.md's example hand has deadwood 0 after the best
     discard (6c); OpenSpiel's 11-card MinDeadwood gives more, 10-card hands are exact."""
     hand = [UTILS.card_int(x) for x in "3s 4s 5s 6c 4d 5d 6d 3h 4h 5h 6h".split()]
     assert UTILS.min_deadwood(hand) > 0
@@ -491,7 +491,7 @@ def test_openspiel_upcard_draw_cap_is_what_we_think():
 
 
 def test_openspiel_repeated_move_rule_is_what_we_think():
-    """OpenSpiel allows discarding the card just taken from the pile (RULES.md does not);
+    """OpenSpiel allows discarding the card just taken from the pile (docs/rules.md does not);
     when both players do it in succession the hand ends 0-0.  Unreachable in a replay."""
     state = _dealt_state()
     for k in range(2):

@@ -104,3 +104,54 @@ def test_plugin_strategy_from_outside_the_package(tmp_path: Path):
 def test_checked_in_dispatch_matches_its_generator():
     text = (Path(__file__).parents[1] / "strategies" / "dispatch.py").read_text()
     assert text == dispatch_source([(module, None) for _, module in BUILTIN])
+
+
+EDIT_SCRIPT = textwrap.dedent('''
+    import hashlib, sys
+    from pathlib import Path
+    import simulator, strategies
+    from strategies.plugins import contract_types, plugin_digest
+    from strategies.registry import engine_module
+    path = Path(sys.argv[1])
+    info = strategies.register("pat", path)
+    assert info.digest == plugin_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert info.path == str(path.resolve()) and info.module.__file__ != info.path  # a content-addressed copy
+    df = simulator.simulate("pat", "pat", "hoyle", n_deals=200, seed=5)
+    print("knocked:", int((df["outcome"] != "dead").sum()))
+    # register() checked the plug-in against the arguments the engine really passes: when
+    # this process compiled the engine (the first run after any edit of it) the dispatch
+    # functions saw those types (an engine loaded from the cache leaves them uncompiled)
+    dispatch = engine_module().dispatch
+    for decision in ("take_nb", "discard_nb", "knock_nb", "arrange_nb"):
+        seen = [tuple(s[1:]) for s in getattr(dispatch, decision).signatures]
+        assert seen in ([], [contract_types()]), (decision, seen, contract_types())
+    if len(sys.argv) > 2:  # edit the file in this process and register it again
+        path.write_text(path.read_text().replace(sys.argv[2], sys.argv[3]))
+        again = strategies.register("pat", path)
+        assert again.sid == info.sid and again.digest != info.digest
+        df = simulator.simulate("pat", "pat", "hoyle", n_deals=200, seed=5)
+        print("knocked:", int((df["outcome"] != "dead").sum()))
+''')
+NEVER_KNOCKS = ("return view[V_DEADWOOD] <= params[0]", "return False")
+
+
+def _knocks(script: Path, plugin: Path, *edit: str) -> list[int]:
+    done = subprocess.run([sys.executable, str(script), str(plugin), *edit], capture_output=True, text=True,
+                          cwd=plugin.parent, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [int(line.split()[-1]) for line in done.stdout.splitlines() if line.startswith("knocked:")]
+
+
+def test_an_edited_plugin_plays_as_edited(tmp_path: Path):
+    """Numba caches the engine that inlines a plug-in: an edit must still take effect, in a
+    new process and when registered again in the same one."""
+    plugin = tmp_path / "pat.py"
+    plugin.write_text(PLUGIN)
+    script = tmp_path / "edit_plugin.py"
+    script.write_text(EDIT_SCRIPT)
+    assert _knocks(script, plugin)[0] > 0
+    plugin.write_text(PLUGIN.replace(*NEVER_KNOCKS))
+    assert _knocks(script, plugin) == [0], "the edited plug-in (never knocks) did not take effect"
+    plugin.write_text(PLUGIN)
+    first, edited = _knocks(script, plugin, *NEVER_KNOCKS)
+    assert first > 0 and edited == 0

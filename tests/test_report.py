@@ -170,5 +170,7 @@ def test_many_cells_are_drawn_against_the_swept_value(runs):
 
 
 def test_not_a_run_directory(tmp_path):
-    with pytest.raises(FileNotFoundError, match="manifest.json"):
+    from simulator.rundir import RunError
+
+    with pytest.raises(RunError, match="manifest.json"):
         write_report(tmp_path)

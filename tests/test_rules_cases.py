@@ -151,7 +151,7 @@ def test_long_run_kept_whole_when_splitting_leaves_more():
 
 # --------------------------------------------------------------------------- 11 cards
 def test_best_discard_is_exact_where_the_popular_shortcut_is_wrong():
-    # RULES.md example.
+    # docs/rules.md#the-exact-11-card-rule example.
     #     A 2 3 4 5 6 7 8 9 T J Q K
     # ♠       x x x
     # ♥       x x x x

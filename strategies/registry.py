@@ -40,8 +40,16 @@ class Strategy:
 
     @property
     def row(self) -> np.ndarray:
+        """The parameter row the engine reads: slot i holds the i-th parameter of the
+        strategy's ``PARAMS``, looked up by name (never by the order of ``values``)."""
+        names = list(REGISTRY[self.name].params)
+        unknown = set(self.values) - set(names)
+        if unknown:
+            raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} for strategy {self.name!r}; "
+                             f"parameters: {', '.join(names) or 'none'}")
         out = np.zeros(N_PARAMS, dtype=np.float64)
-        out[: len(self.values)] = list(self.values.values())
+        for i, name in enumerate(names):
+            out[i] = self.values.get(name, REGISTRY[self.name].params[name])
         return out
 
     @property

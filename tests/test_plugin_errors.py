@@ -13,39 +13,26 @@ from pathlib import Path
 import pytest
 
 import strategies
+from plugin_sources import greedy_plugin
 from strategies.registry import PLUGINS, REGISTRY
 
-GOOD = textwrap.dedent('''
-    """``careful``: greedy play, knocks at deadwood <= knock_at."""
-    from numba import njit
-    from strategies.common import default_arrange_nb as arrange_nb, greedy_discard_nb, greedy_take_nb
-    from strategies.view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS
+GOOD = greedy_plugin("careful")
 
-    PARAMS = {"knock_at": 3.0}
-    SUMMARY = "greedy, knocks at deadwood <= knock_at"
 
-    @njit(cache=True)
-    def take_nb(params, view, pile, rules, rng, memory):
-        return greedy_take_nb(view)
+def _line(start: str) -> int:
+    """The 1-based line of GOOD that starts with ``start``."""
+    return next(i for i, line in enumerate(GOOD.splitlines(), 1) if line.startswith(start))
 
-    @njit(cache=True)
-    def discard_nb(params, view, pile, rules, rng, memory):
-        return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
-
-    @njit(cache=True)
-    def knock_nb(params, view, pile, rules, rng, memory):
-        return view[V_DEADWOOD] <= params[0]
-''')
 KNOCK_LINE = GOOD.splitlines().index("    return view[V_DEADWOOD] <= params[0]") + 1
 
 # (label, replace this, with that, what the one-line message must say)
 IMPORT_ERRORS = [
-    ("syntax", "PARAMS = {", "PARAMS = {{", ["line 7", "SyntaxError"]),
-    ("raises", 'SUMMARY = "', 'raise RuntimeError("boom\\nmore")\nSUMMARY = "', ["line 8", "RuntimeError: boom"]),
+    ("syntax", "PARAMS = {", "PARAMS = {{", [f"line {_line('PARAMS = {')}", "SyntaxError"]),
+    ("raises", 'SUMMARY = "', 'raise RuntimeError("boom\\nmore")\nSUMMARY = "', [f"line {_line('SUMMARY = ')}", "RuntimeError: boom"]),
     ("import", "from strategies.view import V_DEADWOOD",
-     "from strategies.view import NO_SUCH_SLOT, V_DEADWOOD", ["line 5", "ImportError", "NO_SUCH_SLOT"]),
+     "from strategies.view import NO_SUCH_SLOT, V_DEADWOOD", [f"line {_line('from strategies.view')}", "ImportError", "NO_SUCH_SLOT"]),
     ("module", "from numba import njit", "import no_such_module_xyz\nfrom numba import njit",
-     ["line 3", "ModuleNotFoundError", "no_such_module_xyz"]),
+     [f"line {_line('from numba')}", "ModuleNotFoundError", "no_such_module_xyz"]),
 ]
 CONTRACT_ERRORS = [
     ("arity", "def knock_nb(params, view, pile, rules, rng, memory):", "def knock_nb(params, view):",
@@ -106,7 +93,7 @@ def test_the_cli_prints_one_line_for_a_broken_plugin(tmp_path: Path):
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(path) in lines[0] and "line 7" in lines[0] and "SyntaxError" in lines[0], done.stderr
+    assert len(lines) == 1 and str(path) in lines[0] and f"line {_line('PARAMS = {')}" in lines[0] and "SyntaxError" in lines[0], done.stderr
 
 
 def test_the_cli_prints_one_line_for_a_numba_typing_error(tmp_path: Path):

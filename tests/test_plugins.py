@@ -9,30 +9,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+from plugin_sources import greedy_plugin
 from strategies.plugins import dispatch_source
 from strategies.registry import BUILTIN
 
-PLUGIN = textwrap.dedent('''
-    """``patient``: greedy play that knocks only at deadwood <= knock_at (default 3)."""
-    from numba import njit
-    from strategies.common import default_arrange_nb as arrange_nb, greedy_discard_nb, greedy_take_nb
-    from strategies.view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS
-
-    PARAMS = {"knock_at": 3.0}
-    SUMMARY = "greedy, knocks at deadwood <= knock_at"
-
-    @njit(cache=True)
-    def take_nb(params, view, pile, rules, rng, memory):
-        return greedy_take_nb(view)
-
-    @njit(cache=True)
-    def discard_nb(params, view, pile, rules, rng, memory):
-        return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
-
-    @njit(cache=True)
-    def knock_nb(params, view, pile, rules, rng, memory):
-        return view[V_DEADWOOD] <= params[0]
-''')
+PLUGIN = greedy_plugin("patient")
 
 HOARDER = textwrap.dedent('''
     """``hoarder``: always takes the pile's top card, discards its lowest legal card, never
@@ -102,8 +83,63 @@ def test_plugin_strategy_from_outside_the_package(tmp_path: Path):
 
 
 def test_checked_in_dispatch_matches_its_generator():
+    from strategies.codegen import builtin_dispatch_source
+
     text = (Path(__file__).parents[1] / "strategies" / "dispatch.py").read_text()
-    assert text == dispatch_source([(module, None) for _, module in BUILTIN])
+    assert text == builtin_dispatch_source()
+    done = subprocess.run([sys.executable, "-m", "strategies.codegen", "--check"], capture_output=True, text=True)
+    assert done.returncode == 0 and "up to date" in done.stdout, done.stderr
+
+
+def test_dispatch_names_every_id_and_refuses_unknown_ones():
+    import numpy as np
+
+    from strategies import dispatch
+
+    source = dispatch_source([(module, None) for _, module in BUILTIN])
+    for sid in range(len(BUILTIN)):
+        assert source.count(f"    if sid == {sid}:\n") == 4  # one explicit branch per decision
+    assert dispatch.N_STRATEGIES == len(BUILTIN)
+    args = (np.zeros(8), np.zeros(20, np.int64), np.zeros(64, np.int64), np.zeros(20, np.int64),
+            np.zeros(1, np.uint64), np.zeros(64, np.int64))
+    unknown = len(BUILTIN) + 3
+    assert dispatch.discard_nb(unknown, *args) == -1  # no card: the engine stops with an error
+    assert not dispatch.take_nb(unknown, *args) and not dispatch.knock_nb(unknown, *args)
+    assert tuple(dispatch.arrange_nb(unknown, *args)) == (-1, -1)
+
+
+def test_plugin_engine_substitutions_are_checked():
+    import pytest
+
+    from strategies.plugins import plugin_engine_source
+
+    engine = "from strategies import dispatch\nfrom .melds import x\nfrom . import rng\n"
+    out = plugin_engine_source(engine, "ginsim_dispatch_abc")
+    assert out == "import ginsim_dispatch_abc as dispatch\nfrom simulator.melds import x\nfrom simulator import rng\n"
+    with pytest.raises(RuntimeError, match="exactly once"):
+        plugin_engine_source("from strategies.dispatch import take_nb\nfrom .melds import x\n", "d")
+    with pytest.raises(RuntimeError, match="exactly once"):
+        plugin_engine_source(engine + "from strategies import dispatch\n", "d")
+    with pytest.raises(RuntimeError, match="imports changed shape"):
+        plugin_engine_source("from strategies import dispatch\nimport simulator\n", "d")
+    real = (Path(__file__).parents[1] / "simulator" / "engine.py").read_text()
+    assert "import ginsim_dispatch_x as dispatch" in plugin_engine_source(real, "ginsim_dispatch_x")
+
+
+def test_parameter_rows_are_built_by_name():
+    import numpy as np
+    import pytest
+
+    from strategies.registry import REGISTRY, Strategy
+
+    names = list(REGISTRY["gin_hunter"].params)
+    assert len(names) >= 2
+    values = {names[1]: 7.0, names[0]: 3.0}  # reversed order
+    row = Strategy("gin_hunter", REGISTRY["gin_hunter"].sid, values).row
+    assert row[0] == 3.0 and row[1] == 7.0
+    assert np.all(row[len(names):] == 0)
+    with pytest.raises(ValueError, match="unknown parameter 'nope'"):
+        Strategy("gin_hunter", REGISTRY["gin_hunter"].sid, {"nope": 1.0}).row
 
 
 EDIT_SCRIPT = textwrap.dedent('''

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from plugin_sources import greedy_plugin
 
 from simulator.experiment import ExperimentError, load_experiment
 from simulator.rundir import LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
@@ -30,27 +31,6 @@ TINY = textwrap.dedent('''
     matchups = [["simple", "random"]]
 ''')
 
-PATIENT = textwrap.dedent('''
-    """``{name}``: greedy play that knocks only at deadwood <= knock_at."""
-    from numba import njit
-    from strategies.common import default_arrange_nb as arrange_nb, greedy_discard_nb, greedy_take_nb
-    from strategies.view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS
-
-    PARAMS = {{"knock_at": 3.0}}
-    SUMMARY = "greedy, knocks at deadwood <= knock_at"
-
-    @njit(cache=True)
-    def take_nb(params, view, pile, rules, rng, memory):
-        return greedy_take_nb(view)
-
-    @njit(cache=True)
-    def discard_nb(params, view, pile, rules, rng, memory):
-        return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
-
-    @njit(cache=True)
-    def knock_nb(params, view, pile, rules, rng, memory):
-        return {knock}
-''')
 
 
 def write(folder: Path, text: str, name: str = "exp.toml") -> Path:
@@ -87,7 +67,7 @@ def tiny_run(tmp_path_factory) -> Path:
 
 def test_resume_and_replay_refuse_a_run_played_by_other_code(tmp_path):
     plugin = tmp_path / "steady.py"
-    plugin.write_text(PATIENT.format(name="steady", knock="view[V_DEADWOOD] <= params[0]"))
+    plugin.write_text(greedy_plugin("steady"))
     text = TINY + '[plugins]\nsteady = "steady.py"\n'
     path = write(tmp_path, text.replace('["simple", "random"]', '["steady", "random"]'))
     run = tmp_path / "run"
@@ -97,7 +77,7 @@ def test_resume_and_replay_refuse_a_run_played_by_other_code(tmp_path):
     (run / "data" / "cell-0000-chunk-00003.parquet").unlink()
     manifest["complete"] = False
     (run / "manifest.json").write_text(json.dumps(manifest))
-    plugin.write_text(PATIENT.format(name="steady", knock="False"))
+    plugin.write_text(greedy_plugin("steady", knock="False"))
     done = cli("run", path, "--out", run, "--resume", "--quiet")
     one_line_error(done, "played by other code", "fingerprint")
     assert not (run / "data" / "cell-0000-chunk-00003.parquet").exists()

@@ -353,3 +353,29 @@ def _install_cache_guard() -> None:
     cls._load_data = _load_data
     cls._save_data = _save_data
     cls._ginsim_guard = True
+
+
+# --------------------------------------------------------------- cold start
+
+
+#: what the command line prints on stderr before the first call compiles the engine
+COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s)"
+
+
+def kernels_compiled(entries: tuple[str, ...] = ("play_deals_nb",), module: str | None = None) -> bool:
+    """True when this source version's kernel directory holds numba's index file of every
+    engine entry point in ``entries`` (``play_deals_nb``, ``play_games_nb``): the first
+    call loads machine code instead of compiling it (about 30 s).  ``module`` is the
+    engine module's name (``simulator.engine``, or a generated engine with plug-ins);
+    default the engine ``strategies.registry.engine_module`` plays with.  Cheap: one
+    directory listing, nothing is imported or compiled."""
+    if module is None:
+        from strategies.registry import engine_module
+
+        module = engine_module().__name__
+    stem = module.rsplit(".", 1)[-1]
+    try:
+        names = {p.name for p in numba_cache_dir().glob(f"*/{stem}.*.nbi")}
+    except OSError:
+        return False
+    return all(any(n.startswith(f"{stem}.{entry}-") for n in names) for entry in entries)

@@ -24,6 +24,10 @@ unit.  ``mirrored=None`` (the default) detects which from the data.
 * a proportion whose units are single 0/1 rows (an unmirrored run): the Wilson score
   interval, ``scipy.stats.binomtest(k, n).proportion_ci(confidence, "wilson")``, which
   stays inside [0, 1] and does not collapse to a point when k = 0 or k = n;
+* a proportion that is 0 (or 1) in every unit of a mirrored run (a strategy that never
+  wins a game, an outcome a variant never produces): the t interval would have zero
+  width, so it is the Wilson interval of k = 0 (or k = n) in n units instead — e.g.
+  0.0% [0.0, 0.2] from 2,000 pairs, never ``[0.0, 0.0]``;
 * a ratio of means (mean knocker and defender deadwood over the hands that were not
   cancelled; undercuts per knock): the delta-method (linearisation) standard error of
   ``sum(y) / sum(x)`` over the units, with the t quantile from ``scipy.stats.t``.
@@ -108,22 +112,39 @@ def t_interval(mean: np.ndarray, sd: np.ndarray, n: np.ndarray, confidence: floa
     return se, low, high
 
 
+def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion, ``k`` successes in ``n`` trials
+    (``scipy.stats.binomtest(k, n).proportion_ci(confidence, "wilson")``).
+
+    >>> low, high = wilson_interval(0, 4000)
+    >>> low, round(high, 5)
+    (0.0, 0.00096)
+    """
+    ci = st.binomtest(int(k), int(n)).proportion_ci(confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def _mean_estimates(units: pd.DataFrame, columns: Sequence[str], names: Sequence[str],
-                    confidence: float, wilson: Sequence[bool] = ()) -> pd.DataFrame:
-    """Per cell: mean, se, interval of each unit column (t interval; Wilson where asked)."""
+                    confidence: float, wilson: Sequence[bool] = (),
+                    proportion: Sequence[bool] = ()) -> pd.DataFrame:
+    """Per cell: mean, se, interval of each unit column (t interval; Wilson where asked).
+
+    ``proportion`` marks columns whose unit values are proportions in [0, 1]: when every
+    unit is 0 (or every unit is 1) the t interval would have zero width, so the Wilson
+    interval of k = 0 (or k = n) successes in n units is given instead — an upper (lower)
+    bound of about 3.84 / (n + 3.84) from 1 (0), as for a binomial count."""
     g = units.groupby("cell", sort=True)[list(columns)]
     means, sds, counts = g.mean(), g.std(ddof=1), g.count()
     out = pd.DataFrame(index=means.index)
     wilson = list(wilson) + [False] * (len(columns) - len(wilson))
-    for col, name, use_wilson in zip(columns, names, wilson, strict=True):
+    proportion = list(proportion) + [False] * (len(columns) - len(proportion))
+    for col, name, use_wilson, is_share in zip(columns, names, wilson, proportion, strict=True):
         low_name, high_name = ci_columns(name)
         mean, n = means[col].to_numpy(), counts[col].to_numpy()
         se, low, high = t_interval(mean, sds[col].to_numpy(), n, confidence)
-        if use_wilson:
-            for i, (m, k) in enumerate(zip(mean, n)):
-                if k >= 1 and np.isfinite(m):
-                    ci = st.binomtest(int(round(m * k)), int(k)).proportion_ci(confidence, method="wilson")
-                    low[i], high[i] = ci.low, ci.high
+        for i, (m, k) in enumerate(zip(mean, n)):
+            if k >= 1 and np.isfinite(m) and (use_wilson or (is_share and m in (0.0, 1.0))):
+                low[i], high[i] = wilson_interval(int(round(m * k)), int(k), confidence)
         out[name] = mean
         out[low_name] = low
         out[high_name] = high
@@ -206,6 +227,7 @@ def hand_stats(hands: pd.DataFrame, confidence: float = 0.95, mirrored: bool | N
         ["net_mean", "win_rate", "first_mover_edge", "draws_mean", *share_cols, "gin_rate"],
         confidence,
         wilson=[False, binary and bool(df["winner"].notna().all()), False, False] + [binary] * 6,
+        proportion=[False, True, False, False] + [True] * 6,
     )
     out = _labels(df)
     n = df.groupby("cell", sort=True).size()
@@ -213,6 +235,14 @@ def hand_stats(hands: pd.DataFrame, confidence: float = 0.95, mirrored: bool | N
     out.insert(len(out.columns), "n_units", units.groupby("cell", sort=True).size())
     out = out.join(means)
     out = out.join(_ratio_estimates(units, "share_undercut", "knocks", "undercut_rate", confidence))
+    # undercuts per knock is a proportion of the knocks: at 0 or 1 the delta-method interval
+    # has zero width, so Wilson with k = 0 (or n) of the knocks (in units, pairs when mirrored)
+    knocks = units.groupby("cell", sort=True)["knocks"].sum()
+    for cell, rate in out["undercut_rate"].items():
+        n_knocks = int(round(knocks.get(cell, 0)))
+        if n_knocks >= 1 and rate in (0.0, 1.0):
+            low, high = wilson_interval(0 if rate == 0.0 else n_knocks, n_knocks, confidence)
+            out.loc[cell, ["undercut_rate_ci_low", "undercut_rate_ci_high"]] = [low, high]
     out = out.join(_ratio_estimates(units, "kdw", "played", "knocker_deadwood", confidence))
     out = out.join(_ratio_estimates(units, "ddw", "played", "defender_deadwood", confidence))
     _clip(out, ["win_rate", *share_cols, "gin_rate", "undercut_rate"], 0.0, 1.0)
@@ -246,11 +276,14 @@ def game_stats(games: pd.DataFrame, confidence: float = 0.95, mirrored: bool | N
     complete = bool(df["winner"].notna().all())
     means = _mean_estimates(units, ["win", "margin", "hands", "shutout", "edge"],
                             ["win_prob", "margin_mean", "hands_mean", "shutout_rate", "first_mover_edge"],
-                            confidence, wilson=[binary and complete, False, False, binary])
-    if binary and complete:  # the edge is a proportion minus ½: Wilson on the proportion
-        nd = _mean_estimates(units.assign(nd=units["edge"] + 0.5), ["nd"], ["nd"], confidence, [True])
-        means["first_mover_edge_ci_low"] = nd["nd_ci_low"] - 0.5
-        means["first_mover_edge_ci_high"] = nd["nd_ci_high"] - 0.5
+                            confidence, wilson=[binary and complete, False, False, binary],
+                            proportion=[True, False, False, True])
+    # the edge is a proportion minus ½: Wilson on the proportion (unpaired, or all 0 / all 1)
+    nd = _mean_estimates(units.assign(nd=units["edge"] + 0.5), ["nd"], ["nd"], confidence,
+                         [binary and complete], [True])
+    use = (binary and complete) | nd["nd"].isin([0.0, 1.0])
+    means.loc[use, "first_mover_edge_ci_low"] = nd.loc[use, "nd_ci_low"] - 0.5
+    means.loc[use, "first_mover_edge_ci_high"] = nd.loc[use, "nd_ci_high"] - 0.5
     out = _labels(df)
     out.insert(len(out.columns), "n_games", df.groupby("cell", sort=True).size())
     out.insert(len(out.columns), "n_units", units.groupby("cell", sort=True).size())
@@ -276,7 +309,8 @@ def ranking(stats: pd.DataFrame, value: str = "net_mean", by: str | Sequence[str
     ``1 - value``).  A strategy's score is the plain mean over its cells, so each opponent
     (and variant, sweep point) weighs the same; cells are independent, so its standard
     error is ``sqrt(sum se_i**2) / k`` from the cells' ``_se`` column and the interval is
-    normal (``scipy.stats.norm``).  Self-play cells are ignored.  ``by`` ranks separately
+    normal (``scipy.stats.norm``) — except for a rate or probability that is 0 (or 1) in every
+    cell, which gets the Wilson interval over all its cells' units.  Self-play cells are ignored.  ``by`` ranks separately
     within each group (e.g. ``"variant"``).
 
     Columns: [by...], ``rank``, ``strategy``, ``value`` (the name given), ``ci_low``,
@@ -290,6 +324,7 @@ def ranking(stats: pd.DataFrame, value: str = "net_mean", by: str | Sequence[str
     cells = stats[stats["a"] != stats["b"]]
     se = cells[se_col] if se_col in cells.columns else pd.Series(np.nan, index=cells.index)
     n = cells[count] if count else pd.Series(0, index=cells.index)
+    units = cells["n_units"] if "n_units" in cells.columns else n
     keys = {k: pd.concat([cells[k], cells[k]], ignore_index=True) for k in by}
     long = pd.DataFrame({
         **keys,
@@ -298,17 +333,24 @@ def ranking(stats: pd.DataFrame, value: str = "net_mean", by: str | Sequence[str
         "v": pd.concat([cells[value], flip(cells[value])], ignore_index=True).astype(float),
         "var": pd.concat([se, se], ignore_index=True).astype(float) ** 2,
         "n": pd.concat([n, n], ignore_index=True),
+        "units": pd.concat([units, units], ignore_index=True),
     })
     if long.empty:
         return pd.DataFrame(columns=[*by, "rank", "strategy", value, "ci_low", "ci_high", "se", "n_opponents",
                                      "n_cells", count or "n"])
     g = long.groupby([*by, "strategy"], sort=False, dropna=False)
     out = g.agg(v=("v", "mean"), var=("var", "sum"), k=("v", "size"), n_opponents=("opponent", "nunique"),
-                n=("n", "sum")).reset_index()
+                n=("n", "sum"), units=("units", "sum")).reset_index()
     out["se"] = np.sqrt(out["var"]) / out["k"]
     z = st.norm.ppf(0.5 + confidence / 2)
     out["ci_low"] = out["v"] - z * out["se"]
     out["ci_high"] = out["v"] + z * out["se"]
+    if value.endswith(("rate", "prob")) or "rate_" in value or "prob_" in value:
+        # a proportion that is 0 (or 1) in every cell: Wilson over all its units, not [0, 0]
+        for i in out.index[out["v"].isin([0.0, 1.0]) & (out["se"].fillna(0) == 0) & (out["units"] > 0)]:
+            n_units = int(out.at[i, "units"])
+            out.loc[i, ["ci_low", "ci_high"]] = wilson_interval(0 if out.at[i, "v"] == 0 else n_units, n_units,
+                                                                confidence)
     out = out.sort_values([*by, "v"], ascending=[True] * len(by) + [False], kind="stable")
     out["rank"] = out.groupby(by, sort=False, dropna=False).cumcount() + 1 if by else np.arange(1, len(out) + 1)
     out = out.rename(columns={"v": value, "k": "n_cells", "n": count or "n"})
@@ -339,7 +381,35 @@ def matrix(stats: pd.DataFrame, value: str = "net_mean") -> pd.DataFrame:
     off = table.where(~np.eye(len(names), dtype=bool))
     order = off.mean(axis=1).sort_values(ascending=False, kind="stable").index
     table = table.reindex(index=order, columns=order)
-    table.index.name, table.columns.name = "strategy", "opponent"
+    # separate Index objects: one shared by rows and columns would take both names
+    table.index = pd.Index(list(order), name="strategy")
+    table.columns = pd.Index(list(order), name="opponent")
+    return table
+
+
+def matrix_se(stats: pd.DataFrame, value: str = "net_mean") -> pd.DataFrame:
+    """The standard errors of ``matrix(stats, value)``, entry by entry, in the same order.
+
+    An entry that averages k independent cells has standard error ``sqrt(sum se_i**2) / k``
+    (from the cells' ``_se`` column; seeing a cell from the other side keeps its se).
+    A 95% interval of an entry is about ``value ± 1.96 * se``.
+    """
+    base = value[:-5] if value.endswith("_mean") else value
+    a, b = stats["a"], stats["b"]
+    var = stats[f"{base}_se"].astype(float) ** 2
+    other = a != b
+    long = pd.DataFrame({
+        "row": pd.concat([a, b[other]], ignore_index=True),
+        "col": pd.concat([b, a[other]], ignore_index=True),
+        "var": pd.concat([var, var[other]], ignore_index=True),
+    })
+    g = long.groupby(["row", "col"], sort=False)["var"]
+    se = (np.sqrt(g.sum()) / g.size()).rename("se").reset_index()
+    table = se.pivot_table(index="row", columns="col", values="se", aggfunc="first", sort=False)
+    order = matrix(stats, value)
+    table = table.reindex(index=order.index, columns=order.columns)
+    table.index = pd.Index(list(order.index), name="strategy")
+    table.columns = pd.Index(list(order.columns), name="opponent")
     return table
 
 
@@ -362,3 +432,85 @@ def balanced(stats: pd.DataFrame, column: str = "first_mover_edge") -> pd.Series
     verdict = np.where(low > 0, "favours non-dealer", np.where(high < 0, "favours dealer", "balanced"))
     verdict = np.where(low.isna() | high.isna(), "unknown", verdict)
     return pd.Series(verdict, index=stats.index, name="balance")
+
+
+# ----------------------------------------------------------------------------- notebook frames
+
+#: the keys of ``DataFrame.attrs`` that ``simulate`` and ``simulate_games`` set
+CONTEXT_KEYS = ("a", "b", "rules", "seed", "mirrored", "version")
+
+
+def frame_context(strategy_a, strategy_b, rules, seed: int, mirrored: bool) -> dict:
+    """What a frame of ``simulate``/``simulate_games`` was played with, for its ``attrs``:
+    ``a``, ``b`` (the strategies' canonical specs), ``rules`` (the preset name when one was
+    given by name, else ``"custom"``), ``rules_fields`` (every field of the rules),
+    ``seed``, ``mirrored`` and ``version`` (of ginsim)."""
+    import strategies
+
+    from . import __version__
+    from .rules import resolve_rules
+
+    def label(spec) -> str:
+        try:
+            return strategies.parse_strategy(spec).label
+        except (ValueError, KeyError):
+            return str(spec)
+
+    if isinstance(rules, str):
+        name = rules
+    elif isinstance(rules, dict) and set(rules) == {"preset"}:
+        name = str(rules["preset"])
+    else:
+        name = "custom"
+    return {"a": label(strategy_a), "b": label(strategy_b), "rules": name,
+            "rules_fields": resolve_rules(rules).to_dict(), "seed": int(seed), "mirrored": bool(mirrored),
+            "version": __version__}
+
+
+def with_context(frames: pd.DataFrame | Sequence[pd.DataFrame], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Concatenate frames from ``simulate``/``simulate_games``, keeping what each was played
+    with as columns.
+
+    Each frame's ``attrs`` (set by ``simulate``/``simulate_games``) become the columns
+    ``cell`` (the frame's position in ``frames``; ``name`` too when ``names`` are given),
+    ``matchup`` ("A vs B"),
+    ``a``, ``b``, ``variant`` (the rules: preset name or ``"custom"``), ``seed``,
+    ``mirrored`` and ``version``, in front of the rows.  The result reads like the rows of
+    a run directory, so ``hand_stats``/``game_stats`` give one row per frame::
+
+        frames = [simulate("gin_hunter", "knock_early", rules=r, n_deals=20_000) for r in ("hoyle", "classic")]
+        hand_stats(with_context(frames))[["variant", "net_mean", "net_ci_low", "net_ci_high"]]
+
+    A frame without ``attrs`` (e.g. after a pandas operation dropped them) raises a
+    ``ValueError`` naming it.
+    """
+    if isinstance(frames, pd.DataFrame):
+        frames = [frames]
+    frames = list(frames)
+    if not frames:
+        raise ValueError("with_context needs at least one frame")
+    if names is not None and len(names) != len(frames):
+        raise ValueError(f"names has {len(names)} entries for {len(frames)} frames")
+    parts = []
+    for i, frame in enumerate(frames):
+        attrs = frame.attrs
+        missing = [k for k in CONTEXT_KEYS if k not in attrs]
+        if missing:
+            raise ValueError(f"frame {i} has no {missing[0]!r} in its attrs: pass frames as simulate or "
+                             f"simulate_games return them (a pandas operation may have dropped the attrs)")
+        if "cell" in frame.columns:
+            raise ValueError(f"frame {i} already has a 'cell' column (rows of a run directory carry their context)")
+        n = len(frame)
+        labels = pd.DataFrame({
+            "cell": np.full(n, i, dtype=np.int64),
+            "matchup": f"{attrs['a']} vs {attrs['b']}",
+            "a": attrs["a"], "b": attrs["b"], "variant": attrs["rules"],
+            "seed": np.full(n, attrs["seed"], dtype=np.uint64), "mirrored": attrs["mirrored"],
+            "version": attrs["version"],
+        }, index=frame.index)
+        if names is not None:
+            labels.insert(1, "name", str(names[i]))
+        parts.append(pd.concat([labels, frame], axis=1))
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs = {}
+    return out

@@ -269,7 +269,11 @@ def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rule
     n_deals = _count("n_deals", n_deals)
     records = play_deal_records(strategy_a, strategy_b, rules, 0, n_deals, _seed(seed), mirrored)
     check_hand_errors(records, strategy_a, strategy_b)
-    return hand_frame(records)
+    from .analysis import frame_context  # what the frame was played with, in df.attrs
+
+    frame = hand_frame(records)
+    frame.attrs.update(frame_context(strategy_a, strategy_b, rules, seed, mirrored))
+    return frame
 
 
 def _seed(seed: int) -> int:
@@ -348,13 +352,18 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     games, hand_records = play_game_records(strategy_a, strategy_b, rules, 0, n_games, _seed(seed),
                                             mirrored, with_hands=hands)
     check_game_errors(games, strategy_a, strategy_b)
+    from .analysis import frame_context  # what the frames were played with, in df.attrs
+
+    context = frame_context(strategy_a, strategy_b, rules, seed, mirrored)
     frame = game_frame(games)
+    frame.attrs.update(context)
     if not hands:
         return frame
     hf = hand_frame(hand_records)
     hf.insert(0, "game", hand_records[:, E.H_GAME])
     hf = hf.rename(columns={"deal": "hand"})
     hf["hand"] = hand_records[:, E.H_HAND_IN_GAME]
+    hf.attrs.update(context)
     return frame, hf
 
 

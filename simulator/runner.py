@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -223,10 +224,15 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
     wanted = json.loads(json.dumps(exp.to_dict()))
     fingerprint = code_fingerprint(exp.plugins)
     if (out / MANIFEST).exists():
-        manifest = read_manifest(out)
+        try:
+            manifest = read_manifest(out)
+        except RunError as exc:
+            if resume:
+                raise
+            raise RunError(f"{exc}; --force replaces it") from None
         if not resume:
             state = "a finished run" if manifest["complete"] else "an unfinished run (use --resume)"
-            raise RunError(f"{out} already holds {state}; choose another --out")
+            raise RunError(f"{out} already holds {state}; choose another --out, or --force to replace it")
         if manifest["experiment"] != wanted:
             raise RunError(f"{out} holds a run of a different experiment; cannot --resume it")
         if manifest["code_fingerprint"] != fingerprint:
@@ -257,6 +263,77 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
     return manifest
 
 
+#: a temporary file ginsim writes next to a chunk or the manifest (``rundir.temp_name``), of any run
+_ANY_OWN_TEMP = re.compile(r"^\.(manifest\.json|cell-\d{4,}-chunk-\d{5,}\.parquet)\.[0-9a-f]{12}-\d+\.tmp$")
+_CHUNK_FILE = re.compile(r"^cell-\d{4,}-chunk-\d{5,}\.parquet$")
+
+
+def _is_ginsim_manifest(path: Path) -> bool:
+    """True for a manifest ginsim wrote, of this or an older format: a JSON object holding
+    the resolved experiment and its cells."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("experiment"), dict) and isinstance(data.get("cells"), list)
+
+
+def clearable_files(out: Path) -> list[Path]:
+    """What ``ginsim run --force`` removes from ``out``: only files ginsim wrote there.
+
+    Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
+    (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
+    ``games/`` (and those folders once empty), and report files that carry the ``ginsim
+    report`` mark (``simulator.report.written_by_ginsim``).  The lock file stays: the
+    caller holds it.  Any other file or folder raises ``RunError`` naming it, before
+    anything is removed."""
+    from .report import written_by_ginsim
+
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    doomed: list[Path] = []
+    foreign: list[str] = []
+    for entry in sorted(out.iterdir()):
+        if entry.is_symlink():
+            foreign.append(entry.name)
+        elif entry.name == LOCK and entry.is_file():
+            continue
+        elif entry.name in SUBDIR.values() and entry.is_dir():
+            for inner in sorted(entry.iterdir()):
+                ours = inner.is_file() and not inner.is_symlink() and bool(
+                    _CHUNK_FILE.match(inner.name) or _ANY_OWN_TEMP.match(inner.name))
+                if ours:
+                    doomed.append(inner)
+                else:
+                    foreign.append(f"{entry.name}/{inner.name}")
+            doomed.append(entry)  # the folder itself, emptied first
+        elif entry.is_file() and entry.name == MANIFEST and _is_ginsim_manifest(entry):
+            doomed.append(entry)
+        elif entry.is_file() and entry.name != MANIFEST and (
+                _ANY_OWN_TEMP.match(entry.name) or written_by_ginsim(entry)):
+            doomed.append(entry)
+        else:
+            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+    if foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        raise RunError(f"--force removes only files ginsim wrote, and {out / foreign[0]}{more} is not one; "
+                       f"move it away or choose another --out")
+    return doomed
+
+
+def clear_run_dir(out: Path) -> list[Path]:
+    """Remove an earlier run and its report from ``out`` (``clearable_files``), holding
+    the directory's lock; returns what was removed."""
+    doomed = clearable_files(out)
+    for path in doomed:
+        if path.is_dir():
+            path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
+    return doomed
+
+
 def _remove_fresh_run(out: Path, created_dir: bool, manifest: dict[str, Any] | None) -> None:
     """Undo a fresh run that wrote no chunk (called holding the lock): remove exactly the
     files and folders it made.  The lock file goes only with a directory this run created,
@@ -273,16 +350,28 @@ def _remove_fresh_run(out: Path, created_dir: bool, manifest: dict[str, Any] | N
 
 
 def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str = "local",
-                   scheduler: str | None = None, resume: bool = False, progress: bool = True) -> Path:
-    """Run every missing chunk of ``exp`` into ``out``; returns the run directory."""
+                   scheduler: str | None = None, resume: bool = False, progress: bool = True,
+                   force: bool = False) -> Path:
+    """Run every missing chunk of ``exp`` into ``out``; returns the run directory.
+
+    ``force`` first removes an earlier run (and its report) from ``out``: only the files
+    ginsim wrote there (``clearable_files``); any other file stops it before anything is
+    removed."""
     if backend not in ("local", "dask"):
         raise RunError(f"backend must be local or dask, got {backend!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise RunError(f"--jobs must be a positive integer, got {jobs!r}")
     if str(out).strip() == "":
         raise RunError("--out must name a directory, got an empty string")
+    if force and resume:
+        raise RunError("--force replaces an earlier run and --resume completes it: give one of them")
     out = Path(out)
-    _check_output_dir(out)
+    if force:
+        if out.exists() and not out.is_dir():
+            raise RunError(f"--out {out} exists and is not a directory")
+        clearable_files(out)  # refuse a directory with other files before anything starts
+    else:
+        _check_output_dir(out)
     client = cluster = None
     if backend == "dask":
         client, cluster = _dask_client(jobs, scheduler)  # before anything is written
@@ -297,6 +386,12 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
             fresh = False
             wrote = 0
             try:
+                if force:
+                    removed = clear_run_dir(out)
+                    files = [p for p in removed if p.parent != out or p.name not in SUBDIR.values()]
+                    if files and progress:
+                        print(f"ginsim: --force: removed the earlier run in {out} "
+                              f"({_plural(len(files), 'file')} ginsim wrote)", file=sys.stderr)
                 _check_output_dir(out)
                 fresh = not (out / MANIFEST).exists()
                 manifest = prepare_run_dir(exp, out, resume)
@@ -312,6 +407,10 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
         if cluster is not None:
             cluster.close()
     return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _any_chunk(out: Path) -> bool:
@@ -358,6 +457,12 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
                for cell, index in verification.present[mode])
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
+    if progress and done < total:
+        from ._cache import COMPILING_MESSAGE, kernels_compiled
+
+        entries = tuple({"deals": "play_deals_nb", "games": "play_games_nb"}[m] for m in plan.sizes)
+        if not kernels_compiled(entries):  # say so, rather than show a bar frozen at 0%
+            print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     bar = tqdm(total=total, initial=done, unit=unit, unit_scale=True, disable=not progress,
                desc=exp.name, smoothing=0.1)
     tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads, chunk_provenance(manifest, c))

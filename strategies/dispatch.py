@@ -19,9 +19,10 @@ from strategies import gin_hunter
 from strategies import threshold_schedule
 from strategies import defensive
 from strategies import undercut_aware
+from strategies import knock_policy
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 7
+N_STRATEGIES = 8
 
 
 @njit(cache=True)
@@ -40,6 +41,8 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return defensive.take_nb(params, view, pile, rules, rng, memory)
     if sid == 6:
         return undercut_aware.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 7:
+        return knock_policy.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -59,6 +62,8 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return defensive.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 6:
         return undercut_aware.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 7:
+        return knock_policy.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -78,6 +83,8 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return defensive.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 6:
         return undercut_aware.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 7:
+        return knock_policy.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -97,4 +104,6 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return defensive.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 6:
         return undercut_aware.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 7:
+        return knock_policy.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

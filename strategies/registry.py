@@ -73,6 +73,7 @@ BUILTIN: list[tuple[str, str]] = [
     ("threshold_schedule", "strategies.threshold_schedule"),
     ("defensive", "strategies.defensive"),
     ("undercut_aware", "strategies.undercut_aware"),
+    ("knock_policy", "strategies.knock_policy"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

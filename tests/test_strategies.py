@@ -24,6 +24,7 @@ from strategies import (
     defensive,
     gin_hunter,
     knock_early,
+    knock_policy,
     random_play,
     simple,
     threshold_schedule,
@@ -48,6 +49,7 @@ from strategies.view import (
     V_MY_DRAWS,
     V_OPP_DECLINED,
     V_OPP_DISCARDS,
+    V_OPP_SCORE,
     V_OPP_TOOK,
     V_PHASE,
     V_PILE_LEN,
@@ -61,7 +63,7 @@ from strategies.view import (
 RULES = Rules.preset("hoyle").to_array()
 MELDED = "2s 3s 4s 5h 6h 7h 9d 9c 9h"
 AMBIGUOUS = "5h 6h 7h 8h 8s 8d 8c Ad 2s 3c"
-ALL = [random_play, knock_early, simple, gin_hunter, threshold_schedule, defensive, undercut_aware]
+ALL = [random_play, knock_early, simple, gin_hunter, threshold_schedule, defensive, undercut_aware, knock_policy]
 LEAST_EXPOSURE = [knock_early, gin_hunter, threshold_schedule, defensive, undercut_aware]
 
 
@@ -515,6 +517,89 @@ def test_undercut_aware_draws_greedily_and_takes_the_last_discard_only_for_a_saf
     assert not Position(hand, PHASE_LAST_DISCARD, "9s", turn=28, my_draws=14).take(ua)
     gin = Position("2s 3s 4s 5h 6h 7h 9d 9c 9h Kd", PHASE_LAST_DISCARD, "9s", turn=28, my_draws=14)
     assert gin.take(ua)
+
+
+# ---- knock_policy --------------------------------------------------------------------------
+
+
+def test_knock_policy_threshold_is_early_then_linear_then_late_less_pickups_plus_score():
+    kp = knock_policy
+    p = row(kp)  # early 10 for draws <= 3, late 4 from draw 10
+    th = [kp.threshold_nb(p, t, 0, 0, 100) for t in range(16)]
+    assert th[:4] == [10.0] * 4 and th[10:] == [4.0] * 6
+    for t in range(4, 10):
+        assert th[t] == pytest.approx(10 - 6 * (t - 3) / 7)
+    step = row(kp, early=8, turn_a=5, late=0, turn_b=2)  # turn_b <= turn_a: a step after draw 5
+    assert [kp.threshold_nb(step, t, 0, 0, 100) for t in (5, 6)] == [8.0, 0.0]
+    pen = row(kp, pickup_penalty=1.5)
+    assert kp.threshold_nb(pen, 2, 2, 0, 100) == 7.0  # 10 - 2 x 1.5
+    near = row(kp, near_target=20, score_bonus=3)
+    assert kp.threshold_nb(near, 12, 0, 80, 100) == 7.0  # within 20 of the target: 4 + 3
+    assert kp.threshold_nb(near, 12, 0, 79, 100) == 4.0  # 21 short
+    assert kp.threshold_nb(near, 12, 0, 0, 100) == 4.0  # no score (single hands): off
+
+
+def test_knock_policy_knocks_below_the_threshold_of_the_draw():
+    kp = knock_policy
+    assert knock_position(MELDED + " Tc", my_draws=3).knock(kp)  # 10 <= 10
+    assert not knock_position(MELDED + " Tc", my_draws=4).knock(kp)  # 10 > 9.14
+    assert knock_position(MELDED + " 8c", my_draws=4).knock(kp)
+    assert knock_position(MELDED + " 4c", my_draws=10).knock(kp)
+    assert not knock_position(MELDED + " 5c", my_draws=10).knock(kp)
+    assert not knock_position(MELDED + " 5c", my_draws=30).knock(kp)
+    never = row(kp, early=-3, late=-3)
+    assert knock_position(MELDED + " 9s", my_draws=1).knock(kp, never)  # gin, always
+    assert not knock_position(MELDED + " Ac", my_draws=1).knock(kp, never)
+    # never above the deal's knock limit, whatever the threshold (Oklahoma upcard 5, say)
+    loose = row(kp, early=20, late=20)
+    assert knock_position(MELDED + " 5c", limit=5).knock(kp, loose)
+    assert not knock_position(MELDED + " 7c", limit=5).knock(kp, loose)
+
+
+def test_knock_policy_holds_out_when_the_opponent_picks_up_and_knocks_near_the_target():
+    kp = knock_policy
+    p = row(kp, pickup_penalty=2, near_target=25, score_bonus=4)
+    calm = knock_position(MELDED + " 8c", my_draws=2)
+    busy = knock_position(MELDED + " 8c", my_draws=2, took="Qd Jd")  # 10 - 2 x 2 = 6 < 8
+    assert calm.knock(kp, p) and not busy.knock(kp, p)
+    late = knock_position(MELDED + " 7c", my_draws=12)  # late threshold 4
+    assert not late.knock(kp, p)
+    late.view[V_OPP_SCORE] = 80  # hoyle target 100: within 25, threshold 4 + 4 = 8
+    assert late.knock(kp, p)
+    late.view[V_OPP_SCORE] = 70
+    assert not late.knock(kp, p)
+
+
+def test_knock_policy_draws_discards_and_lays_out_as_simple():
+    hand = MELDED + " Kc"
+    for top in ("9s", "Ad", "Qd", "8h", "4s"):
+        for phase in (PHASE_FIRST_UPCARD, PHASE_DRAW):
+            pos = Position(hand, phase, top)
+            assert pos.take(knock_policy) == pos.take(simple)
+    for seed in range(10):
+        a = discard_position("3s 4s 5s 6c 4d 5d 6d 3h 4h 5h 6h", "6c", seed=seed)
+        b = discard_position("3s 4s 5s 6c 4d 5d 6d 3h 4h 5h 6h", "6c", seed=seed)
+        assert a.discard(knock_policy) == b.discard(simple)
+        a = Position(AMBIGUOUS, PHASE_ARRANGE, "Qd", deadwood=6, seed=seed)
+        b = Position(AMBIGUOUS, PHASE_ARRANGE, "Qd", deadwood=6, seed=seed)
+        assert a.arrange(knock_policy) == b.arrange(simple)
+
+
+def test_knock_policy_takes_the_last_discard_only_to_knock_under_its_threshold():
+    kp = knock_policy
+    hand = "2s 3s 4s 5h 6h 7h 9d 9c 5c Kc"  # 9s completes the nines, Kc goes: deadwood 5
+    assert Position(hand, PHASE_LAST_DISCARD, "9s", my_draws=2).take(kp)  # threshold(3) = 10
+    assert not Position(hand, PHASE_LAST_DISCARD, "9s", my_draws=12).take(kp)  # threshold(13) = 4
+    gin = Position("2s 3s 4s 5h 6h 7h 9d 9c 9h Kd", PHASE_LAST_DISCARD, "9s", my_draws=12)
+    assert gin.take(kp)
+
+
+def test_knock_policy_with_a_flat_threshold_plays_as_simple_knock_at():
+    for k in (0, 6, 10):
+        for preset in ("hoyle", "oklahoma"):
+            a = _simulator.simulate(f"knock_policy:early={k},late={k}", "undercut_aware", preset, n_deals=4000, seed=5)
+            b = _simulator.simulate(f"simple:knock_at={k}", "undercut_aware", preset, n_deals=4000, seed=5)
+            assert a.drop(columns=[]).equals(b)
 
 
 # ---- every built-in plays legal hands end to end ------------------------------------------

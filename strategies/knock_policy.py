@@ -1,0 +1,114 @@
+"""``knock_policy``: ``simple``'s play with a knock threshold that moves with the hand and the game.
+
+Policy, in plain words: knock early in the hand with a loose threshold, then hold out for
+a lower deadwood (or gin) as the hand goes on; hold out more when the opponent has been
+picking up discards (it is probably close to going out, and an undercut is more likely);
+in a game, knock more readily when the opponent is close to the target score.
+
+* first upcard, every draw, every discard and the layout are exactly ``simple``'s (its
+  functions are called): take the face-up card only if it melds with the hand, discard at
+  random among the least-deadwood discards (never the card just taken, never repeating a
+  drawn/discarded pair), lay out a least-deadwood arrangement chosen at random;
+* knock when deadwood ≤ threshold, where, with t the number of cards this player has
+  drawn this hand (the draw of the current turn included),
+
+      base(t)   = ``early`` while t ≤ ``turn_a``, ``late`` from t ≥ ``turn_b`` on, and
+                  linear between the two in between (when ``turn_b`` ≤ ``turn_a`` it drops
+                  straight from ``early`` to ``late`` after draw ``turn_a``);
+      threshold = base(t) − ``pickup_penalty`` × (cards the opponent took from the pile
+                  and still holds, ``V_OPP_TOOK``)
+                  + ``score_bonus`` when the opponent's game score is above zero and
+                  within ``near_target`` points of the target (``target_score``).
+
+  Gin (deadwood 0) is always knocked.  The engine asks only when deadwood ≤ the deal's
+  knock limit, so the effective threshold is never above that limit (in single hands both
+  scores are 0 and the score term is off);
+* last discard (``last_discard_rule``): take it when the knock it forces would pass the
+  same test one draw later (or is gin).
+
+Parameters (in this order): ``early`` (default 10), ``turn_a`` (default 3), ``late``
+(default 4), ``turn_b`` (default 10), ``pickup_penalty`` (default 0), ``near_target``
+(default 0 = off), ``score_bonus`` (default 0).  ``early`` = ``late`` = k with no penalty
+is ``simple:knock_at=k``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simulator.melds import discard_deadwoods_nb, popcount_nb
+from simulator.rules import R_TARGET
+
+from . import simple
+from .threshold_schedule import threshold_nb as schedule_nb
+from .view import (
+    PHASE_LAST_DISCARD,
+    V_DEADWOOD,
+    V_HAND,
+    V_KNOCK_LIMIT,
+    V_MY_DRAWS,
+    V_OPP_SCORE,
+    V_OPP_TOOK,
+    V_PHASE,
+    V_TOP,
+)
+
+PARAMS = {
+    "early": 10.0,
+    "turn_a": 3.0,
+    "late": 4.0,
+    "turn_b": 10.0,
+    "pickup_penalty": 0.0,
+    "near_target": 0.0,
+    "score_bonus": 0.0,
+}
+SUMMARY = ("simple's play; knocks at deadwood <= a threshold from early to late between draws turn_a and turn_b, "
+           "minus pickup_penalty per opponent pile pickup, plus score_bonus near the opponent's target")
+
+
+@njit(cache=True)
+def threshold_nb(params, draws, pickups, opp_score, target):
+    """The knock threshold after ``draws`` own draws, with the opponent holding ``pickups``
+    cards taken from the pile and at ``opp_score`` of ``target`` (before the knock limit)."""
+    # params[0..3] are early, turn_a, late, turn_b: threshold_schedule's schedule
+    value = schedule_nb(params, draws) - params[4] * pickups
+    if opp_score > 0 and target - opp_score <= params[5]:
+        value += params[6]
+    return value
+
+
+@njit(cache=True)
+def wants_knock_nb(params, view, rules, deadwood, draws):
+    if deadwood == 0:
+        return True
+    if deadwood > view[V_KNOCK_LIMIT]:
+        return False
+    return deadwood <= threshold_nb(params, draws, popcount_nb(view[V_OPP_TOOK]), view[V_OPP_SCORE], rules[R_TARGET])
+
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    if view[V_PHASE] == PHASE_LAST_DISCARD:
+        top = view[V_TOP]
+        if top < 0:
+            return False
+        hand = view[V_HAND]
+        dw, _ = discard_deadwoods_nb(hand | (np.int64(1) << top), hand)
+        return wants_knock_nb(params, view, rules, dw, view[V_MY_DRAWS] + 1)
+    return simple.take_nb(params, view, pile, rules, rng, memory)
+
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    return simple.discard_nb(params, view, pile, rules, rng, memory)
+
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    return wants_knock_nb(params, view, rules, view[V_DEADWOOD], view[V_MY_DRAWS])
+
+
+@njit(cache=True)
+def arrange_nb(params, view, pile, rules, rng, memory):
+    return simple.arrange_nb(params, view, pile, rules, rng, memory)

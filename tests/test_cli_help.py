@@ -1,0 +1,45 @@
+"""The command line explains itself: a version, help text on every argument, and the
+default of every option that has one."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import simulator
+from simulator.cli import _Help, build_parser
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_version():
+    for flag in ("--version", "-V"):
+        done = subprocess.run([sys.executable, "-m", "simulator.cli", flag], capture_output=True, text=True)
+        assert done.returncode == 0 and done.stdout.strip() == f"ginsim {simulator.__version__}"
+
+
+def test_every_argument_has_help_and_every_default_is_shown():
+    commands = subcommands()
+    assert {"simulate", "run", "reproduce", "show", "report", "replay", "strategies", "variants", "bench",
+            "cache"} <= set(commands)
+    for name, parser in commands.items():
+        formatter = _Help(prog=name)
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"ginsim {name} {action.dest}: no help text"
+            text = formatter._get_help_string(action)
+            has_default = action.default is not None and action.default is not False
+            if action.option_strings and not action.required:
+                assert "default" in text, f"ginsim {name} {action.option_strings[0]}: help says no default"
+            if has_default:
+                assert "(default" in text, f"ginsim {name} {action.dest}: default {action.default!r} not shown"
+    usage = commands["simulate"].format_help()
+    assert "(default: 100000)" in usage and "(default: 0)" in usage and "(default: hoyle)" in usage
+    assert "(default: local)" in commands["run"].format_help()
+    assert "about 20 s" not in commands["bench"].format_help()

@@ -1,0 +1,164 @@
+"""report.html as a browser sees it: a table of contents whose anchors resolve, nothing
+loaded from outside the page, alt text on every figure, a viewport for phones, tables
+that scroll sideways and sort, and — when chromium is installed — a headless render at
+a desktop (1400 px) and a phone (390 px) width without a script error."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import textwrap
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from simulator.experiment import load_experiment
+from simulator.report import written_by_ginsim, write_report
+from simulator.runner import run_experiment
+
+# random against three strategies: its results lie far from the rest (an outlier panel)
+TOURNAMENT = textwrap.dedent('''
+    name = "html_report"
+    seed = 21
+    deals = 400
+    games = 20
+    matchups = [["random", "simple"], ["random", "gin_hunter"], ["random", "knock_early"], ["random", "defensive"],
+                ["simple", "gin_hunter"], ["simple", "knock_early"], ["simple", "defensive"],
+                ["gin_hunter", "knock_early"], ["gin_hunter", "defensive"], ["knock_early", "defensive"]]
+''')
+
+SELF_PLAY = textwrap.dedent('''
+    name = "self_play_report"
+    seed = 22
+    deals = 400
+    games = 20
+    matchups = [["simple", "simple"]]
+    [variants.hoyle]
+    preset = "hoyle"
+    [variants.gin_only]
+    preset = "gin_only"
+''')
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.sources: list[str] = []
+        self.images: list[dict] = []
+        self.meta: list[dict] = []
+        self.tags: list[str] = []
+        self.headers: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if "href" in attrs:
+            self.links.append(attrs["href"])
+        if "src" in attrs:
+            self.sources.append(attrs["src"])
+        if tag == "img":
+            self.images.append(attrs)
+        if tag == "meta":
+            self.meta.append(attrs)
+        if tag == "th":
+            self.headers.append(attrs)
+
+
+def _report(tmp: Path, name: str, text: str) -> Path:
+    path = tmp / f"{name}.toml"
+    path.write_text(text)
+    run = run_experiment(load_experiment(path), tmp / name, progress=False)
+    write_report(run)
+    return run
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("html")
+    return {"tournament": _report(tmp, "tournament", TOURNAMENT), "self_play": _report(tmp, "self_play", SELF_PLAY)}
+
+
+@pytest.mark.parametrize("which", ["tournament", "self_play"])
+def test_html_structure(reports, which):
+    run = reports[which]
+    text = (run / "report.html").read_text()
+    page = Page()
+    page.feed(text)
+    # a viewport for phones, and the report's own mark
+    assert {"name": "viewport", "content": "width=device-width, initial-scale=1"} in page.meta
+    assert written_by_ginsim(run / "report.html")
+    # a table of contents whose every link is an anchor of the page
+    assert 'class="toc"' in text
+    assert page.links and all(link.startswith("#") for link in page.links)
+    missing = [link for link in page.links if link[1:] not in page.ids]
+    assert not missing, missing
+    h2 = re.findall(r"<h2 id=\"([^\"]+)\">", text)
+    assert h2 and set(h2) <= {link[1:] for link in page.links}
+    # nothing from outside: no http(s) anywhere in a src or href, images are data URIs
+    assert not [s for s in page.sources if not s.startswith("data:image/png;base64,")]
+    assert not re.search(r"(src|href)\s*=\s*[\"']?\s*(https?:)?//", text)
+    assert "<link" not in text and "<script src" not in text and "@import" not in text
+    # every figure has alt text
+    assert page.images and all(img.get("alt", "").strip() for img in page.images)
+    # tables scroll sideways inside a wrapper, sort, and long ones fold
+    assert text.count('<div class="scroll"><table class="sortable">') == text.count("<table")
+    assert "overflow-x:auto" in text and "img{max-width:100%" in text
+    # headers align with their cells: text columns left, numbers right, in both
+    assert '<th class="l" scope="col">matchup</th>' in text and '<td class="l">' in text
+
+
+def test_tables_are_keyed_by_matchup_and_variant_without_duplicate_columns(reports):
+    md = (reports["tournament"] / "report.md").read_text()
+    how = md.split("### How hands end")[1].split("\n## ")[0]
+    header = next(line for line in how.splitlines() if line.startswith("| cell"))
+    assert header.startswith("| cell | matchup | variant | hands | knock | gin | big gin |")
+    assert "gin rate" not in header
+    assert "**Contents**" in md and "](#round-robin-single-hands)" in md
+
+
+def test_outliers_sorted_rows_and_honest_figures(reports):
+    md = (reports["tournament"] / "report.md").read_text()
+    # random loses by so much that it gets a panel of its own, and the caption says so
+    assert "drawn in a separate panel below, on their own x axis" in md
+    assert "largest first" in md
+    # the heatmap shows intervals; its colour bar label is fixed
+    assert "half-width of its 95% confidence interval" in md
+    assert "(points) (symmetric-log scale)" not in md
+    # no proportion is reported with a zero-width interval
+    assert "[0.0, 0.0]" not in md
+
+
+def test_self_play_leads_with_the_first_mover_edge(reports):
+    md = (reports["self_play"] / "report.md").read_text()
+    body = md.split("**Contents**")[1]
+    headings = re.findall(r"^## (.+)$", body, flags=re.M)
+    assert headings[0].startswith("Balance")
+    assert "net_points.png" not in md and "game_win.png" not in md
+    assert not (reports["self_play"] / "net_points.png").exists()
+    assert "net points/hand to A" not in md and "first-mover edge" in md
+
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
+                None)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.parametrize("width", [1400, 390])
+def test_chromium_renders_the_report(reports, tmp_path, width):
+    shot = tmp_path / f"report_{width}.png"
+    page = (reports["tournament"] / "report.html").resolve().as_uri()
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
+                           f"--window-size={width},3000", page], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Uncaught" not in done.stderr, done.stderr[-2000:]  # the inline script runs cleanly
+    from PIL import Image
+
+    with Image.open(shot) as image:
+        assert image.size == (width, 3000)

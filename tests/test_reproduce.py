@@ -1,0 +1,173 @@
+"""One command regenerates a study: ``ginsim run EXP --force`` replaces an earlier run (only
+the files ginsim wrote; any other file stops it, naming the file, before anything is
+removed), ``ginsim reproduce STUDY`` runs experiments/STUDY.toml with --force into
+results/STUDY and writes its report there, and a cold cache says it is compiling."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from simulator.report import written_by_ginsim
+from simulator.rundir import LOCK, read_manifest, verify_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TINY = textwrap.dedent('''
+    name = "tiny"
+    seed = 3
+    deals = 200
+    chunk = 100
+    matchups = [["simple", "random"]]
+''')
+
+
+def cli(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "simulator.cli", *map(str, args)], capture_output=True, text=True,
+                          **kwargs)
+
+
+def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ginsim: error: "), done.stderr[-2000:]
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+@pytest.fixture()
+def reported_run(tmp_path) -> tuple[Path, Path]:
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    run = tmp_path / "run"
+    assert cli("run", exp, "--out", run, "--quiet").returncode == 0
+    assert cli("report", run).returncode == 0
+    return exp, run
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_force_replaces_a_run_and_its_report(reported_run):
+    exp, run = reported_run
+    old_id = read_manifest(run)["run_id"]
+    (run / "stale_plot.png").write_bytes((run / "outcome_mix.png").read_bytes())  # a report file of before
+    one_line_error(cli("run", exp, "--out", run, "--quiet"), "already holds a finished run")
+    done = cli("run", exp, "--out", run, "--force")
+    assert done.returncode == 0, done.stderr
+    assert "--force: removed the earlier run" in done.stderr
+    manifest = read_manifest(run)
+    assert manifest["run_id"] != old_id and manifest["complete"]
+    assert verify_run(run, manifest).complete
+    names = {p.name for p in run.iterdir()}
+    assert names == {"manifest.json", "data", LOCK}  # the old report is gone with the old run
+    assert cli("report", run).returncode == 0
+
+
+@pytest.mark.parametrize("intruder", ["notes.txt", "data/mine.csv", "report.md", "sub/"])
+def test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing(reported_run, intruder):
+    exp, run = reported_run
+    target = run / intruder.rstrip("/")
+    if intruder.endswith("/"):
+        target.mkdir()
+    else:
+        target.write_text("my own notes\n")  # report.md: a user's file of that name, without the mark
+    before = listing(run)
+    done = cli("run", exp, "--out", run, "--force", "--quiet")
+    one_line_error(done, "--force removes only files ginsim wrote", intruder.rstrip("/"))
+    assert listing(run) == before
+
+
+def test_force_refuses_a_foreign_manifest(tmp_path):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"name": "somebody else\'s"}')
+    one_line_error(cli("run", exp, "--out", out, "--force", "--quiet"), "manifest.json")
+    assert (out / "manifest.json").read_text() == '{"name": "somebody else\'s"}'
+
+
+def test_force_and_resume_exclude_each_other(reported_run):
+    exp, run = reported_run
+    done = cli("run", exp, "--out", run, "--force", "--resume")
+    assert done.returncode == 2 and "not allowed with argument" in done.stderr
+
+
+def test_reproduce_a_study_into_a_copy_of_its_committed_results(tmp_path):
+    """The committed results/<study> holds a manifest of an older format (no data) and the
+    report files of an older ginsim: reproduce replaces them all, at a small size."""
+    study = "strategy_tournament"
+    (tmp_path / "experiments").mkdir()
+    shutil.copy(ROOT / "experiments" / f"{study}.toml", tmp_path / "experiments")
+    committed = ROOT / "results" / study
+    if committed.is_dir():
+        shutil.copytree(committed, tmp_path / "results" / study,
+                        ignore=shutil.ignore_patterns("data", "games", LOCK))
+    done = cli("reproduce", study, "--deals", 2000, "--games", 40, "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = tmp_path / "results" / study
+    manifest = read_manifest(out)
+    assert manifest["experiment"]["deals"] == 2000 and manifest["experiment"]["games"] == 40
+    assert verify_run(out, manifest).complete
+    assert f"{study}: 21 cells from" in done.stdout and "report: " in done.stdout
+    for name in ("report.md", "report.html", "net_points.png", "heatmap_hands.png", "heatmap_games.png"):
+        assert written_by_ginsim(out / name), name
+    md = (out / "report.md").read_text()
+    assert "Deals per cell: 2,000" in md and "Games per cell: 40" in md
+    leftovers = [p.name for p in out.iterdir() if p.is_file() and p.name not in ("manifest.json", LOCK)
+                 and not written_by_ginsim(p)]
+    assert leftovers == []
+    # and again: it replaces its own run
+    again = cli("reproduce", study, "--deals", 2000, "--games", 40, "--quiet", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert read_manifest(out)["run_id"] != manifest["run_id"]
+
+
+def test_reproduce_names_the_studies_when_one_is_unknown(tmp_path):
+    one_line_error(cli("reproduce", "no_such_study", cwd=tmp_path), "no study 'no_such_study'", "knock_vs_gin",
+                   "variant_balance", "strategy_tournament")
+    one_line_error(cli("reproduce", "experiments/knock_vs_gin.toml"), "give a study by name")
+
+
+def test_every_study_has_a_reproduce_line():
+    for study in ("knock_vs_gin", "variant_balance", "strategy_tournament"):
+        text = (ROOT / "experiments" / f"{study}.md").read_text()
+        assert f"ginsim reproduce {study}" in text
+    assert "ginsim reproduce" in (ROOT / "README.md").read_text()
+
+
+# ---- a cold cache says it is compiling instead of showing a bar frozen at 0% ------------------
+
+def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
+    from simulator import _cache
+
+    monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
+    assert not _cache.kernels_compiled(("play_deals_nb",), module="simulator.engine")
+    (tmp_path / "simulator_abc").mkdir()
+    (tmp_path / "simulator_abc" / "engine.play_deals_nb-697.py311.nbi").write_bytes(b"")
+    assert _cache.kernels_compiled(("play_deals_nb",), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deals_nb", "play_games_nb"), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deals_nb",), module="ginsim_engine_0123")
+
+
+def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
+    from simulator import _cache
+    from simulator.experiment import load_experiment
+    from simulator.runner import run_experiment
+
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: False)
+    run_experiment(load_experiment(exp), tmp_path / "cold", progress=True)
+    assert _cache.COMPILING_MESSAGE in capsys.readouterr().err
+    monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: True)
+    run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
+    assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
+    assert "compiling kernels (first run only, about 30 s)" in _cache.COMPILING_MESSAGE

@@ -61,7 +61,9 @@ def _write(tmp_path: Path, label: str, old: str, new: str) -> Path:
     text = GOOD.replace(old, new, 1)
     if label == "int_arrange":
         text += ARRANGE_RETURNS_INT
-    path = tmp_path / f"{label}.py"
+    # a prefix keeps the file from shadowing a standard module (``typing.py`` would, for a
+    # ``python -m`` child started in tmp_path)
+    path = tmp_path / f"plugin_{label}.py"
     path.write_text(text)
     return path
 

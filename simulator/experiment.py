@@ -120,27 +120,35 @@ def _with_params(spec: str, values: dict[str, int | float], side: str) -> str:
     return name + ":" + ",".join(params + extra)
 
 
+def read_toml_file(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
+    """The table in the TOML file ``path``, read with the limits every ginsim input file
+    has: a regular file, at most ``MAX_FILE_BYTES``, UTF-8.  ``what`` names the kind of file
+    in messages (e.g. "an experiment file"); every problem is one line as ``error``."""
+    where = str(path)
+    if not path.exists():
+        raise error(f"{where}: no such {what.split(' ', 1)[1]}")
+    if not path.is_file():
+        raise error(f"{where}: not a regular file ({what} is a TOML text file)")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise error(f"{where}: {size:,} bytes; {what} is at most {MAX_FILE_BYTES:,} bytes")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{where}: malformed TOML: {exc}") from None
+
+
 def load_experiment(path: str | Path, deals: int | None = None, games: int | None = None) -> Experiment:
     """Read and validate an experiment file; ``deals``/``games`` override its sizes."""
     path = Path(path)
     where = str(path)
-    if not path.exists():
-        raise ExperimentError(f"{where}: no such experiment file")
-    if not path.is_file():
-        raise ExperimentError(f"{where}: not a regular file (an experiment is a TOML text file)")
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ExperimentError(f"{where}: {size:,} bytes; an experiment file is at most {MAX_FILE_BYTES:,} bytes")
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ExperimentError(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-    except OSError as exc:
-        raise ExperimentError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ExperimentError(f"{where}: malformed TOML: {exc}") from None
+    data = read_toml_file(path, "an experiment file", ExperimentError)
     return parse_experiment(data, where, path.parent, deals, games)
 
 

@@ -99,7 +99,6 @@ import json
 import math
 import os
 import time
-import tomllib
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -107,7 +106,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .experiment import MAX_FILE_BYTES, NAME_PATTERN, format_value
+from .experiment import NAME_PATTERN, format_value, read_toml_file
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
@@ -222,22 +221,7 @@ def load_spec(path: str | Path) -> TuneSpec:
     """Read and validate a tuning spec; every problem is a one-line ``TuneError``."""
     path = Path(path)
     where = str(path)
-    if not path.exists():
-        raise TuneError(f"{where}: no such tuning spec")
-    if not path.is_file():
-        raise TuneError(f"{where}: not a regular file (a tuning spec is a TOML text file)")
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise TuneError(f"{where}: a tuning spec is at most {MAX_FILE_BYTES:,} bytes")
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TuneError(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-    except OSError as exc:
-        raise TuneError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise TuneError(f"{where}: malformed TOML: {exc}") from None
+    data = read_toml_file(path, "a tuning spec", TuneError)
     return parse_spec(data, where, path.parent)
 
 

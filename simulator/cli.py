@@ -147,6 +147,11 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
+    from ._cache import COMPILING_MESSAGE, kernels_compiled
+
+    kernels = tuple({"play_deals_nb" if s.objective == "net_per_hand" else "play_games_nb" for s in specs})
+    if not kernels_compiled(kernels):
+        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     results = []
     for spec in specs:
         start = time.perf_counter()

@@ -7,7 +7,7 @@ A tuning spec (TOML)::
     description = "..."                  # optional, goes into the report
     strategy = "knock_policy"            # the strategy whose parameters are tuned
     objective = "net_per_hand"           # or "game_win" (probability of winning a game)
-    trials = 24                          # candidates tried (more on --resume raise it)
+    trials = 24                          # candidates sampled or seeded (raise it and --resume to go on)
     seed = 1                             # tuning deals, fresh deals and the sampler
     out = "results/tune_small"           # optional, relative to the current directory;
                                          # default results/<name>; --out overrides
@@ -67,6 +67,8 @@ How a tuning goes (``tune``):
    last it reports its running objective with the deals played as the step, and Optuna's
    ``SuccessiveHalvingPruner`` (or ``HyperbandPruner``) stops it unless it is among the best
    1/``reduction`` at that rung.  So the budget goes where candidates are close.
+   A candidate the sampler proposes again is not played again: it gets the values of the
+   first (the same deals would give the same values).
    Then a **polish**: every neighbour of the best complete trial (one step in one
    parameter) is tried the same way, and again around a new best, for up to ``polish``
    rounds; these trials come on top of ``trials``.
@@ -83,10 +85,11 @@ the whole tuning (``simulator.rundir.RunLock``), so a tuning killed in any way (
 ``kill -9``) continues with ``--resume``: a trial that was running is marked failed and
 the search goes on to ``trials`` finished (complete or pruned) trials.  Results of the
 sweep and the fresh comparison are kept in the study, so a finished tuning resumed only
-rewrites its report.  A resume with another spec (``trials`` aside) or other code is
-refused.  Outputs: ``best.toml`` (``strategy`` is a spec string to paste wherever a
-strategy is named), ``tune.json`` (everything, machine-readable), ``report.md``,
-``report.html`` and PNG figures.
+rewrites its outputs (even after ginsim changed: it plays nothing).  Resuming with another
+spec (``trials`` aside) is refused, and so is resuming an unfinished tuning with other code,
+so one study never mixes two versions of the game.  Outputs: ``best.toml`` (``strategy`` is
+a spec string to paste wherever a strategy is named), ``tune.json`` (everything,
+machine-readable), ``report.md``, ``report.html`` and PNG figures.
 
 Every problem with a spec raises ``TuneError`` with one line naming the file and the key,
 before anything is written.
@@ -294,10 +297,10 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     if sampler not in SAMPLERS:
         raise fail("sampler", f"must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     if sampler == "cmaes":
-        try:
-            import cmaes  # noqa: F401  (Optuna's CmaEsSampler needs it)
-        except ImportError:
-            raise fail("sampler", "cmaes needs the 'cmaes' package: pip install cmaes") from None
+        import importlib.util
+
+        if importlib.util.find_spec("cmaes") is None:  # Optuna's CmaEsSampler needs it
+            raise fail("sampler", "cmaes needs the 'cmaes' package: pip install cmaes")
     pruner = data.get("pruner", "successive_halving")
     if pruner not in PRUNERS:
         raise fail("pruner", f"must be one of {', '.join(PRUNERS)}, got {pruner!r}")
@@ -490,7 +493,8 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
                     seed=seed, rules=table, rules_label=rules_label, params=tuple(params),
                     fixed={k: float(v) for k, v in fixed.items()}, opponents=tuple(opponents), budget=budget,
                     baselines=baselines, fixed_threshold=fixed_threshold, enqueue=tuple(enqueue_data),
-                    sampler=sampler, pruner=pruner, polish=polish, out=out, plugins=resolved_plugins, description=description)
+                    sampler=sampler, pruner=pruner, polish=polish, out=out, plugins=resolved_plugins,
+                    description=description)
 
 
 def _max_limit(rules) -> int:
@@ -629,8 +633,8 @@ def _mark_ours(path: Path) -> bool:
 
     if not path.exists():
         return True
-    if path.suffix in (".png", ".md", ".html"):
-        return written_by_ginsim(path)
+    if path.suffix in (".png", ".md", ".html") and written_by_ginsim(path):
+        return True
     try:
         return MARK in path.read_text(encoding="utf-8", errors="replace")[:400]
     except OSError:
@@ -664,7 +668,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
                                     f"another out")
             for pname, ppath in spec.plugins.items():
                 strategies.register(pname, ppath)
-            fingerprint = code_fingerprint(spec.plugins)
+            fingerprint = _process_fingerprint(spec.plugins, code_fingerprint)
             identity = spec.identity()
             storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY_DB).resolve()}")
             field_ = Field(spec)
@@ -703,8 +707,10 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
             _search(spec, study, field_, progress)
             result = _final(spec, study, field_, sweep, progress, fingerprint)
             seconds = time.perf_counter() - started
-            total_seconds = float(study.user_attrs.get("ginsim_seconds", 0.0)) + seconds
-            study.set_user_attr("ginsim_seconds", total_seconds)
+            total_seconds = float(study.user_attrs.get("ginsim_seconds", 0.0))
+            if field_.played:  # time spent playing; a resume that only rewrites outputs adds none
+                total_seconds += seconds
+                study.set_user_attr("ginsim_seconds", total_seconds)
             result["seconds_this_session"] = seconds
             result["seconds_total"] = total_seconds
             result["played_this_session"] = field_.played
@@ -713,6 +719,19 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
             return result
     except RunError as exc:
         raise TuneError(str(exc)) from None
+
+
+#: the code fingerprint of this process, per plug-in set: taken once, at the first tuning, so
+#: that every tuning of one process (``ginsim tune a.toml b.toml``) records the code it was
+#: played by even when the files on disk change meanwhile
+_FINGERPRINTS: dict[tuple, str] = {}
+
+
+def _process_fingerprint(plugins: dict[str, str], code_fingerprint) -> str:
+    key = tuple(sorted(plugins.items()))
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = code_fingerprint(plugins)
+    return _FINGERPRINTS[key]
 
 
 def _needs_play(spec: TuneSpec, study) -> bool:
@@ -808,6 +827,18 @@ def _search(spec: TuneSpec, study, field_: Field, progress: bool) -> None:
         values = {p.name: _suggest(trial, p) for p in spec.params}
         label = candidate_spec(spec, values)
         trial.set_user_attr("strategy", label)
+        prior = next((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,
+                                                                            optuna.trial.TrialState.PRUNED))
+                      if t.user_attrs.get("strategy") == label), None)
+        if prior is not None:  # the sampler proposed a policy already played: same deals, same values
+            trial.set_user_attr(unit, 0)
+            trial.set_user_attr("same_as", prior.number)
+            if prior.state == optuna.trial.TrialState.COMPLETE:
+                trial.set_user_attr("per_opponent", prior.user_attrs.get("per_opponent"))
+                return float(prior.value)
+            for step, value in sorted(prior.intermediate_values.items()):
+                trial.report(value, step=step)
+            raise optuna.TrialPruned()
         sums = np.zeros(n_opp)
         done = 0
         for k, pairs in enumerate(rungs):
@@ -956,7 +987,8 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
         "objective": spec.objective, "objective_text": OBJECTIVE_TEXT[spec.objective],
         "rules": spec.rules, "rules_label": spec.rules_label,
         "opponents": [{"strategy": s, "weight": w} for s, w in spec.opponents],
-        "budget": asdict(spec.budget), "rungs": [2 * len(spec.opponents) * r for r in spec.budget.rungs(len(spec.opponents))],
+        "budget": asdict(spec.budget),
+        "rungs": [2 * len(spec.opponents) * r for r in spec.budget.rungs(len(spec.opponents))],
         "seed": spec.seed, "trials": spec.trials, "trial_states": states, "best_trial": best.number,
         "tuning_value": float(best.value), "search_played": played_search,
         "fixed_sweep": sweep, "fresh": cached, "code_fingerprint": fingerprint,
@@ -989,8 +1021,9 @@ def _toml_value(v: Any) -> str:
 def best_toml(result: dict[str, Any]) -> str:
     rows = {r["name"]: r for r in result["fresh"]["rows"]}
     tuned = rows["tuned"]
+    unit = result["budget"]["unit"]
     lines = [
-        f"# {MARK} from {result['spec_file']}: the best policy found, and how it did on fresh deals.",
+        f"# {MARK} from {result['spec_file']}: the best policy found, and how it did on fresh {unit}.",
         "# `strategy` is a spec string: paste it wherever ginsim takes a strategy.",
         f"name = {_toml_value(result['name'])}",
         f"strategy = {_toml_value(result['strategy'])}",
@@ -998,21 +1031,21 @@ def best_toml(result: dict[str, Any]) -> str:
         f"rules = {_toml_value(result['rules'])}",
         f"field = {_toml_value([o['strategy'] for o in result['opponents']])}",
         f"weights = {_toml_value([o['weight'] for o in result['opponents']])}",
-        f"tuning_value = {_toml_value(round(result['tuning_value'], 6))}  # on the tuning deals (selection-biased)",
-        f"fresh_value = {_toml_value(round(tuned['value'], 6))}  # on fresh deals",
+        f"tuning_value = {_toml_value(round(result['tuning_value'], 6))}  # on the tuning {unit} (selection-biased)",
+        f"fresh_value = {_toml_value(round(tuned['value'], 6))}  # on fresh {unit}",
         f"fresh_ci95 = {_toml_value([round(x, 6) for x in tuned['ci']])}",
         "",
         "[params]",
         *(f"{k} = {_toml_value(v)}" for k, v in result["tuned_params"].items()),
         "",
-        "# edge of the tuned policy over each baseline on the same fresh deals, with its paired 95% interval",
+        f"# edge of the tuned policy over each baseline on the same fresh {unit}, with its paired 95% interval",
         "[edges]",
     ]
     for name, r in rows.items():
         if name == "tuned":
             continue
-        lines.append(f"{json.dumps(name)} = {{ strategy = {json.dumps(r['strategy'])}, edge = "
-                     f"{_toml_value(round(r['edge'], 6))}, ci95 = {_toml_value([round(x, 6) for x in r['edge_ci']])} }}")
+        edge, ci = _toml_value(round(r["edge"], 6)), _toml_value([round(x, 6) for x in r["edge_ci"]])
+        lines.append(f"{json.dumps(name)} = {{ strategy = {json.dumps(r['strategy'])}, edge = {edge}, ci95 = {ci} }}")
     return "\n".join(lines) + "\n"
 
 
@@ -1136,7 +1169,8 @@ def _trial_table(study, spec: TuneSpec):
         else:
             value = np.nan
         rows.append({"trial": t.number, "state": t.state.name.lower(), "value": value,
-                     "played": int(t.user_attrs.get(spec.budget.unit, 0)), **t.params})
+                     "played": int(t.user_attrs.get(spec.budget.unit, 0)), "repeat": "same_as" in t.user_attrs,
+                     **t.params})
     return pd.DataFrame(rows)
 
 
@@ -1185,7 +1219,6 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     doc.h(1, f"ginsim tune: {spec.name}")
     if spec.description:
         doc.p(spec.description)
-    tuned = rows[0]
     doc.p(f"Best policy found: {result['strategy']} — "
           f"{describe_policy(result['strategy'], limit, rules.target_score)}.")
     doc.ul([
@@ -1241,7 +1274,8 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     opp_rows = []
     for i, (ospec, w) in enumerate(spec.opponents):
         row = {"opponent": ospec, "weight": format_value(w),
-               "tuned [95% CI]": _fmt_ci(objective, rows[0]["per_opponent"][i]["value"], rows[0]["per_opponent"][i]["ci"])}
+               "tuned [95% CI]": _fmt_ci(objective, rows[0]["per_opponent"][i]["value"],
+                                         rows[0]["per_opponent"][i]["ci"])}
         for r in base_rows:
             o = r["per_opponent"][i]
             row[f"edge over {r['name']}"] = _fmt_ci(objective, o["edge"], o["edge_ci"], True)
@@ -1258,7 +1292,8 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         for p in pickups:
             curve = threshold_curve(result["strategy"], curve_draws, p, limit)
             ax.step(curve_draws, curve, where="post", lw=2 if p == 0 else 1.2,
-                    label="tuned" + (f", opponent took {p} pile card{'s' if p != 1 else ''}" if len(pickups) > 1 else ""))
+                    label="tuned" + (f", opponent took {p} pile card{'s' if p != 1 else ''}"
+                                     if len(pickups) > 1 else ""))
         sp = _strategy_params(result["strategy"])
         if sp.get("score_bonus") and sp.get("near_target", 0) > 0:
             curve = threshold_curve(result["strategy"], curve_draws, 0, limit, opp_score=rules.target_score - 1,
@@ -1330,11 +1365,14 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     else:
         doc.p(f"Parameter importance needs at least three trials that finished the first rung ({n_imp} did).")
 
-    top = trials.sort_values("value", ascending=False, na_position="last").head(10)
+    top = trials[~trials["repeat"]].drop(columns="repeat")
+    top = top.sort_values("value", ascending=False, na_position="last").head(10)
     top = top.assign(value=top["value"].map(lambda v: _fmt_value(objective, v) if pd.notna(v) else "–"),
                      played=top["played"].map(lambda v: f"{v:,}"))
-    doc.p(f"The ten best trials (value: at the full budget for complete trials, else at the last rung; played: "
-          f"{unit} played).")
+    repeats = int(trials["repeat"].sum())
+    doc.p(f"The ten best trials (value: at the full budget for complete trials, else at the last rung; {unit}: "
+          f"{unit} played). {repeats} trial(s) proposed a policy already played and took its values without "
+          f"playing; they are left out here.")
     doc.table(top.rename(columns={"played": unit}))
 
     md, htm = out / "report.md", out / "report.html"
@@ -1363,7 +1401,8 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
              "removed: 'tuned vs field' is the tuned policy's objective against the weighted field, and each "
              "'edge over' is the tuned policy's value minus the baseline's on the same fresh deals, with its "
              "paired 95% interval (Student t over mirrored-pair units). Points per hand for net points; "
-             "percentage points for game-win probability. Each tuning's own report has the details.", ""]
+             "percentage points for game-win probability. A threshold never exceeds the deal's knock limit "
+             "(under oklahoma, the upcard's value). Each tuning's own report has the details.", ""]
     baseline_names: list[str] = []
     for r in results:
         for row in r["fresh"]["rows"][1:]:
@@ -1379,7 +1418,8 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
         rules = resolve_rules(dict(r["rules"]))
         link = Path(os.path.relpath(Path(r.get("out", r["name"])).resolve() / "report.md", path.resolve().parent))
         cells = [f"[{r['name'][len(prefix):] or r['name']}]({link.as_posix()})", r["rules_label"], r["objective_text"],
-                 describe_policy(r["strategy"], _max_limit(rules), rules.target_score), f"`{r['strategy']}`", _fmt_ci(r["objective"], rows[0]["value"], rows[0]["ci"])]
+                 describe_policy(r["strategy"], _max_limit(rules), rules.target_score), f"`{r['strategy']}`",
+                 _fmt_ci(r["objective"], rows[0]["value"], rows[0]["ci"])]
         by_base = {row["name"].split(" (")[0]: row for row in rows[1:]}
         for b in baseline_names:
             row = by_base.get(b)

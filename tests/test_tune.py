@@ -84,6 +84,14 @@ def test_tune_finds_the_known_best_threshold_with_common_deals_and_pruning(tmp_p
     best = tomllib.loads((out / "best.toml").read_text())
     assert strategies.parse_strategy(best["strategy"]).label == "simple:knock_at=0"
     assert "Fresh-seed comparison" in (out / "report.md").read_text()
+    from simulator.tune import write_summary
+
+    summary = write_summary([result, result], tmp_path / "summary.md")
+    assert write_summary([result], summary) == summary  # its own file is replaced
+    assert "simple:knock_at=0" in summary.read_text()
+    (tmp_path / "mine.md").write_text("# my notes\n")
+    with pytest.raises(TuneError, match="was not written by ginsim"):
+        write_summary([result], tmp_path / "mine.md")
 
 
 def test_knock_policy_candidates_are_full_spec_strings():

@@ -5,7 +5,9 @@ The public API re-exported here:
 * cards: ``parse_cards``, ``format_cards``, ``Card``, ``cards_mask``, ``mask_cards``;
 * rules core: ``min_deadwood``, ``best_discard``, ``optimal_discards``,
   ``best_arrangement``, ``is_big_gin``, ``layoff``, ``knocker_arrangement``, ``score_hand``;
-* rule variants: ``Rules`` and its presets.
+* rule variants: ``Rules`` and its presets;
+* play: ``simulate``, ``simulate_games``, and ``Hand`` (one hand to step through, with
+  ``action_name`` naming its actions), loaded on first use.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _package_version
@@ -42,7 +44,7 @@ __all__ = [
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
 
-__all__ += ["__version__", "simulate", "simulate_games"]
+__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name"]
 
 
 def __getattr__(name: str):
@@ -52,4 +54,12 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name == "Hand":
+        from .hand import Hand
+
+        return Hand
+    if name == "action_name":
+        from .state import action_name
+
+        return action_name
     raise AttributeError(f"module 'simulator' has no attribute {name!r}")

@@ -70,6 +70,7 @@ PURE_PYTHON_MODULES = frozenset({
     "simulator/__init__.py", "simulator/_cache.py", "simulator/api.py", "simulator/cli.py",
     "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/rules_api.py",
     "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
+    "simulator/hand.py",
 })
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}

@@ -1,31 +1,13 @@
 """The Python façade over the engine: ``simulate`` (hands) and ``simulate_games`` (games).
 
 It validates arguments, preallocates the kernels' outputs, and turns records into pandas
-DataFrames.  Columns of a **hand row**:
+DataFrames.  Columns of a **hand row** (declared once, in ``simulator.records.HAND_ROW``):
 
-=====================  ==========================================================================
-deal                   deal number (0-based); with mirrored deals, 2p and 2p+1 share a deck
-pair                   deck number: the two deals of a mirrored pair share it
-a_dealt                True when strategy A dealt (B moved first)
-outcome                ``knock``, ``gin``, ``big_gin``, ``undercut`` or ``dead`` (cancelled)
-knocker, winner        ``a``, ``b`` or missing (dead hand; ``winner`` also on a scoreless tie)
-points                 points to the hand's winner (Oklahoma spade doubling included)
-net_a                  points to A minus points to B
-knocker_deadwood       the knocker's deadwood (missing for a dead hand)
-defender_deadwood      the defender's deadwood after layoffs (missing for a dead hand)
-layoff_points          value of the cards the defender laid off
-draws                  cards drawn in the hand by both players (pile takes included)
-turns                  discards made in the hand
-stock_left             cards left in the stock when the hand ended
-upcard                 the first upcard (e.g. ``7h``)
-knock_limit            the knock limit in force (Oklahoma: set by the upcard)
-reshuffles             times the pile was turned into a new stock (``reshuffle_stock``)
-=====================  ==========================================================================
+{hand_table}
 
-Game rows: ``game``, ``pair``, ``a_dealt_first``, ``winner`` (``a``/``b``, missing if the
-hand guard stopped the game), ``hands``, ``dead_hands``, ``points_a``/``points_b`` (hand
-points only), ``boxes_a``/``boxes_b`` (hands won), ``score_a``/``score_b`` (after game,
-box and shutout bonuses), ``margin_a`` (``score_a - score_b``), ``shutout``.
+Columns of a **game row** (``simulator.records.GAME_ROW``):
+
+{game_table}
 
 A strategy that breaks the rules or writes into the engine's arrays stops its hand (and
 game); ``simulate`` and ``simulate_games`` then raise ``StrategyError``, a ``ValueError``
@@ -42,9 +24,13 @@ from strategies import parse_strategy
 from strategies.registry import Strategy, engine_module
 
 from . import engine as E
-from . import rules as _rules_module
+from . import records as RC
 from .cards import format_card
+from .records import GAME_ROW, HAND_ROW, frame_doc_table
 from .rules import Rules, resolve_rules
+from .state import EVENT_NAMES as EV_NAMES
+
+__doc__ = __doc__.format(hand_table=frame_doc_table(HAND_ROW), game_table=frame_doc_table(GAME_ROW))
 
 _CARD_NAMES = [format_card(c) if c % 16 < 13 else "" for c in range(64)]
 _UPCARD_CATEGORIES = [n for n in _CARD_NAMES if n]
@@ -76,9 +62,9 @@ _ERROR_DECISION = {
     E.ERR_WROTE_PILE: "any, found by the engine's copy check",
     E.ERR_WROTE_RULES: "any, found by the engine's copy check",
     E.ERR_WROTE_PARAMS: "any, found by the engine's copy check",
+    E.ERR_ILLEGAL_ACTION: "any",
 }
-_RULE_SLOTS = {getattr(_rules_module, n): n[2:].lower() for n in dir(_rules_module)
-               if n.startswith("R_") and isinstance(getattr(_rules_module, n), int)}
+_RULE_SLOTS = dict(enumerate(RC.RULE_SLOT_NAMES))
 
 
 _READ_ONLY = "; pile, rules and params are read-only"
@@ -124,6 +110,8 @@ def _what(code: int, value: int, strategy: Strategy | None) -> str:
         name = names[value] if 0 <= value < len(names) else None
         slot = f"slot {value}, {name}" if name else f"slot {value}"
         return f"wrote into its parameter row ({slot}){_READ_ONLY}"
+    if code == E.ERR_ILLEGAL_ACTION:
+        return f"made an action that is not legal in its phase (value {value})"
     return f"caused engine error {code} (value {_card_or_number(value)})"
 
 
@@ -163,16 +151,16 @@ def check_hand_errors(records: np.ndarray, strategy_a, strategy_b, context: str 
     records = np.asarray(records)
     if records.ndim != 2 or records.shape[0] == 0:
         return
-    bad = np.flatnonzero(records[:, E.H_ERROR])
+    bad = np.flatnonzero(records[:, RC.H_ERROR])
     if not bad.size:
         return
     r = records[bad[0]]
-    if r[E.H_GAME] >= 0:
-        where = f"game {int(r[E.H_GAME])}, hand {int(r[E.H_HAND_IN_GAME])}"
+    if r[RC.H_GAME] >= 0:
+        where = f"game {int(r[RC.H_GAME])}, hand {int(r[RC.H_HAND_IN_GAME])}"
     else:
-        where = f"deal {int(r[E.H_DEAL])}"
-    raise StrategyError(_error_message(int(r[E.H_ERROR]), int(r[E.H_ERROR_SEAT]), int(r[E.H_A_SEAT]),
-                                       int(r[E.H_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
+        where = f"deal {int(r[RC.H_DEAL])}"
+    raise StrategyError(_error_message(int(r[RC.H_ERROR]), int(r[RC.H_ERROR_SEAT]), int(r[RC.H_A_SEAT]),
+                                       int(r[RC.H_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
                                        where, context))
 
 
@@ -183,13 +171,13 @@ def check_game_errors(games: np.ndarray, strategy_a, strategy_b, context: str = 
     games = np.asarray(games)
     if games.ndim != 2 or games.shape[0] == 0:
         return
-    bad = np.flatnonzero(games[:, E.G_ERROR])
+    bad = np.flatnonzero(games[:, RC.G_ERROR])
     if not bad.size:
         return
     g = games[bad[0]]
-    where = f"game {int(g[E.G_GAME])}, hand {int(g[E.G_HANDS]) - 1}"
-    raise StrategyError(_error_message(int(g[E.G_ERROR]), int(g[E.G_ERROR_SEAT]), int(g[E.G_A_SEAT]),
-                                       int(g[E.G_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
+    where = f"game {int(g[RC.G_GAME])}, hand {int(g[RC.G_HANDS]) - 1}"
+    raise StrategyError(_error_message(int(g[RC.G_ERROR]), int(g[RC.G_ERROR_SEAT]), int(g[RC.G_A_SEAT]),
+                                       int(g[RC.G_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
                                        where, context))
 
 
@@ -208,49 +196,63 @@ def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: i
     """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
     _, _, sids, params = _strategies(strategy_a, strategy_b)
     rules = resolve_rules(rules)
-    out = np.zeros((n_deals, E.N_HAND_COLS), dtype=np.int64)
+    out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
     if n_deals:
         engine_module().play_deals_nb(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
                         sids, params, out)
     return out
 
 
+def _frame(records: np.ndarray, row: tuple, names: tuple[str, ...], a_seat_col: int) -> pd.DataFrame:
+    """Records as a DataFrame, column by column as the schema entries ``row`` say
+    (``simulator.records``: ``kind`` and ``dtype``)."""
+    r = np.asarray(records)
+    a_seat = r[:, a_seat_col]
+    b_seat = 1 - a_seat
+    frame: dict[str, object] = {}
+
+    def col(name: str) -> np.ndarray:
+        return r[:, names.index(name)]
+
+    for c in row:
+        if c.frame is None:
+            continue
+        kind = c.kind
+        if kind == "int":
+            frame[c.frame] = col(c.raw).astype(c.dtype)
+        elif kind == "a_seat":
+            frame[c.frame] = col(c.raw) == a_seat
+        elif kind == "seat":
+            seat = col(c.raw)
+            codes = np.where(seat < 0, -1, (seat != a_seat).astype(np.int64))
+            frame[c.frame] = pd.Categorical.from_codes(codes, categories=["a", "b"])
+        elif kind == "outcome":
+            frame[c.frame] = pd.Categorical.from_codes(col(c.raw), categories=list(RC.OUTCOMES))
+        elif kind == "card":
+            frame[c.frame] = pd.Categorical([_CARD_NAMES[x] for x in col(c.raw)], categories=_UPCARD_CATEGORIES)
+        elif kind == "deadwood":  # missing for a dead hand
+            dead = col("outcome") == RC.OUT_DEAD
+            frame[c.frame] = pd.arrays.IntegerArray(np.where(dead, 0, col(c.raw)).astype(np.int16), dead.copy())
+        elif kind == "flag":
+            frame[c.frame] = col(c.raw) == 1
+        elif kind == "by_seat":
+            seat0, seat1 = col(c.raw + "0"), col(c.raw + "1")
+            frame[c.frame + "_a"] = np.where(a_seat == 0, seat0, seat1).astype(c.dtype)
+            frame[c.frame + "_b"] = np.where(b_seat == 0, seat0, seat1).astype(c.dtype)
+        elif kind == "net_a":  # points to A minus points to B
+            winner = col("winner")
+            sign = np.where(winner < 0, 0, np.where(winner == a_seat, 1, -1))
+            frame[c.frame] = (sign * col("points")).astype(c.dtype)
+        elif kind == "margin_a":
+            frame[c.frame] = (frame["score_a"] - frame["score_b"]).astype(c.dtype)
+        else:
+            raise ValueError(f"record column {c.frame!r}: unknown kind {kind!r}")
+    return pd.DataFrame(frame)
+
+
 def hand_frame(records: np.ndarray) -> pd.DataFrame:
-    """Hand records as the documented DataFrame."""
-    r = records
-    a_seat = r[:, E.H_A_SEAT]
-    dead = r[:, E.H_OUTCOME] == E.OUT_DEAD
-
-    def who(col: int) -> pd.Categorical:
-        seat = r[:, col]
-        codes = np.where(seat < 0, -1, (seat != a_seat).astype(np.int64))
-        return pd.Categorical.from_codes(codes, categories=["a", "b"])
-
-    points = r[:, E.H_POINTS]
-    winner_seat = r[:, E.H_WINNER]
-    sign = np.where(winner_seat < 0, 0, np.where(winner_seat == a_seat, 1, -1))
-    frame = {
-        "deal": r[:, E.H_DEAL],
-        "pair": r[:, E.H_PAIR],
-        "a_dealt": r[:, E.H_DEALER] == a_seat,
-        "outcome": pd.Categorical.from_codes(r[:, E.H_OUTCOME], categories=list(E.OUTCOMES)),
-        "knocker": who(E.H_KNOCKER),
-        "winner": who(E.H_WINNER),
-        "points": points.astype(np.int32),
-        "net_a": (sign * points).astype(np.int32),
-        "knocker_deadwood": pd.array(np.where(dead, 0, r[:, E.H_KNOCKER_DW]), dtype="Int16"),
-        "defender_deadwood": pd.array(np.where(dead, 0, r[:, E.H_DEFENDER_DW]), dtype="Int16"),
-        "layoff_points": r[:, E.H_LAYOFF].astype(np.int16),
-        "draws": r[:, E.H_DRAWS].astype(np.int16),
-        "turns": r[:, E.H_TURNS].astype(np.int16),
-        "stock_left": r[:, E.H_STOCK_LEFT].astype(np.int16),
-        "upcard": pd.Categorical([_CARD_NAMES[c] for c in r[:, E.H_UPCARD]], categories=_UPCARD_CATEGORIES),
-        "knock_limit": r[:, E.H_KNOCK_LIMIT].astype(np.int16),
-        "reshuffles": r[:, E.H_RESHUFFLES].astype(np.int16),
-    }
-    df = pd.DataFrame(frame)
-    df.loc[dead, ["knocker_deadwood", "defender_deadwood"]] = pd.NA
-    return df
+    """Hand records as the documented DataFrame (columns: ``simulator.records.HAND_ROW``)."""
+    return _frame(records, HAND_ROW, RC.HAND_RECORD_NAMES, RC.H_A_SEAT)
 
 
 def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rules | str | dict = "hoyle",
@@ -287,8 +289,8 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     """Raw game records, and hand records (every hand of every game) when asked."""
     _, _, sids, params = _strategies(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    games = np.zeros((n_games, E.N_GAME_COLS), dtype=np.int64)
-    no_hands = np.zeros((0, E.N_HAND_COLS), dtype=np.int64)
+    games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)
+    no_hands = np.zeros((0, RC.N_HAND_COLS), dtype=np.int64)
     if n_games == 0:
         return games, no_hands
     engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
@@ -297,41 +299,16 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
         return games, no_hands
     # games are deterministic: replay them, now writing every hand at its offset
     offsets = np.zeros(n_games + 1, dtype=np.int64)
-    np.cumsum(games[:, E.G_HANDS], out=offsets[1:])
-    hands = np.zeros((offsets[-1], E.N_HAND_COLS), dtype=np.int64)
+    np.cumsum(games[:, RC.G_HANDS], out=offsets[1:])
+    hands = np.zeros((offsets[-1], RC.N_HAND_COLS), dtype=np.int64)
     engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
                     games, hands, offsets)
     return games, hands
 
 
 def game_frame(records: np.ndarray) -> pd.DataFrame:
-    r = records
-    a_seat = r[:, E.G_A_SEAT]
-    b_seat = 1 - a_seat
-
-    def by_seat(cols: tuple[int, int], seat: np.ndarray) -> np.ndarray:
-        return np.where(seat == 0, r[:, cols[0]], r[:, cols[1]])
-
-    winner = r[:, E.G_WINNER]
-    codes = np.where(winner < 0, -1, (winner != a_seat).astype(np.int64))
-    score_a = by_seat((E.G_SCORE0, E.G_SCORE1), a_seat)
-    score_b = by_seat((E.G_SCORE0, E.G_SCORE1), b_seat)
-    return pd.DataFrame({
-        "game": r[:, E.G_GAME],
-        "pair": r[:, E.G_PAIR],
-        "a_dealt_first": r[:, E.G_FIRST_DEALER] == a_seat,
-        "winner": pd.Categorical.from_codes(codes, categories=["a", "b"]),
-        "hands": r[:, E.G_HANDS].astype(np.int32),
-        "dead_hands": r[:, E.G_DEAD_HANDS].astype(np.int32),
-        "points_a": by_seat((E.G_POINTS0, E.G_POINTS1), a_seat).astype(np.int32),
-        "points_b": by_seat((E.G_POINTS0, E.G_POINTS1), b_seat).astype(np.int32),
-        "boxes_a": by_seat((E.G_BOXES0, E.G_BOXES1), a_seat).astype(np.int32),
-        "boxes_b": by_seat((E.G_BOXES0, E.G_BOXES1), b_seat).astype(np.int32),
-        "score_a": score_a.astype(np.int32),
-        "score_b": score_b.astype(np.int32),
-        "margin_a": (score_a - score_b).astype(np.int32),
-        "shutout": r[:, E.G_SHUTOUT] == 1,
-    })
+    """Game records as the documented DataFrame (columns: ``simulator.records.GAME_ROW``)."""
+    return _frame(records, GAME_ROW, RC.GAME_RECORD_NAMES, RC.G_A_SEAT)
 
 
 def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
@@ -360,20 +337,14 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     if not hands:
         return frame
     hf = hand_frame(hand_records)
-    hf.insert(0, "game", hand_records[:, E.H_GAME])
+    hf.insert(0, "game", hand_records[:, RC.H_GAME])
     hf = hf.rename(columns={"deal": "hand"})
-    hf["hand"] = hand_records[:, E.H_HAND_IN_GAME]
+    hf["hand"] = hand_records[:, RC.H_HAND_IN_GAME]
     hf.attrs.update(context)
     return frame, hf
 
 
-EVENT_NAMES = {
-    E.EV_DEAL: "deal", E.EV_UPCARD: "upcard", E.EV_DECLINE: "decline", E.EV_TAKE_PILE: "take_pile",
-    E.EV_DRAW_STOCK: "draw_stock", E.EV_DISCARD: "discard", E.EV_KNOCK: "knock", E.EV_GIN: "gin",
-    E.EV_BIG_GIN: "big_gin", E.EV_SETS: "sets", E.EV_RUNS: "runs", E.EV_LAYOFF: "layoff",
-    E.EV_DEFENDER_DEADWOOD: "defender_deadwood", E.EV_RESHUFFLE: "reshuffle", E.EV_DEAD: "dead",
-    E.EV_SCORE: "score", E.EV_PASS_LAST: "pass_last_discard",
-}
+EVENT_NAMES = dict(enumerate(EV_NAMES))
 
 
 def _events(trace: np.ndarray, n: int) -> list[tuple[int, str, int]]:
@@ -392,12 +363,12 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     """
     _, _, sids, params = _strategies(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    out = np.zeros((1, E.N_HAND_COLS), dtype=np.int64)
+    out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
     n = engine_module().play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
                              sids, params, out, trace)
     row = hand_frame(out).iloc[0].copy()
-    row["a_seat"] = int(out[0, E.H_A_SEAT])
+    row["a_seat"] = int(out[0, RC.H_A_SEAT])
     return row, _events(trace, n)
 
 
@@ -424,15 +395,16 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     rngs = np.array([[stream_key_nb(np.uint64(seed), 0, 0)], [stream_key_nb(np.uint64(seed), 0, 1)]],
                     dtype=np.uint64)
     deck_rng = np.array([stream_key_nb(np.uint64(seed), 1, 0)], dtype=np.uint64)
+    state = np.zeros(E.N_STATE, np.int64)
     scratch = np.zeros(E.SCRATCH_LEN, np.int64)
     memory = np.zeros((2, E.N_MEMORY), np.int64)
-    out = np.zeros(E.N_HAND_COLS, np.int64)
+    out = np.zeros(RC.N_HAND_COLS, np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
     seat_params = params.copy()  # the strategies' copies, checked by the engine
     seat_rules = np.vstack([vector, vector])
-    n = engine_module().play_hand_nb(codes, dealer, sids, params, vector, seat_params, seat_rules,
+    n = engine_module().play_hand_nb(state, codes, dealer, sids, params, vector, seat_params, seat_rules,
                                      np.array(scores, np.int64), rngs, deck_rng, scratch, memory, out,
                                      trace)
-    record = dict(zip(E.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
-    record["outcome"] = E.OUTCOMES[record["outcome"]]
+    record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
+    record["outcome"] = RC.OUTCOMES[record["outcome"]]
     return record, _events(trace, n)

@@ -1,48 +1,35 @@
-"""The engine: one hand and whole games as a phase machine, and the parallel batch kernels.
+"""The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
-A hand, in the order docs/rules.md gives it:
+The rules of play live in ``simulator.state`` (the state array and its phase functions),
+``simulator.melds`` and ``simulator.scoring``; this module only asks strategies for their
+moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
+is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
+for its answer, turn that into an action and apply it (``simulator.state.play_nb``; the
+knocker's melds go to ``settle_nb``, which checks them).  ``play_game_nb`` chains hands
+into a game (game scoring: ``simulator.scoring.game_totals_nb``, ``next_dealer_nb``), and
+the ``play_*s_nb`` kernels run blocks of deals or games on numba's threads.
 
-1. **Deal** — from a shuffled deck: cards 0..19 alternately to the non-dealer and the
-   dealer, card 20 is the upcard (the pile), cards 21..51 are the stock, drawn in order.
-2. **First turn** — the non-dealer may take the upcard; if it declines the dealer may;
-   if both decline, the non-dealer draws from the stock.  Declining costs no draw.
-3. **Turns** — draw (stock, or the pile's top card), then discard a card that is not the
-   one just taken from the pile.  With ``big_gin_bonus`` > 0 a player whose 11 cards are
-   all melded goes out at once (big gin, taken automatically).  After the discard, a
-   player whose deadwood is at or below the deal's knock limit may knock; deadwood 0 is
-   gin.
-4. **Knock** — the knocker lays out melds (its strategy picks among least-deadwood
-   arrangements); unless it is gin the defender lays off; the hand is scored
-   (``simulator.scoring``); Oklahoma spade doubling multiplies the points.
-5. **End of stock** — a discard that leaves two cards in the stock without a knock cancels
-   the hand (a *dead* hand).  With ``last_discard_rule`` the other player may first take
-   that discard, only to knock.  With ``reshuffle_stock`` the stock is instead played to
-   the last card, and a discard that leaves it empty turns the pile less its top card
-   into a new shuffled stock, at most ``max_reshuffles`` times; then the hand is dead.
-   Stock draws are thus bounded; pile draws are not, so a hand that reaches
-   ``MAX_TURNS_PER_HAND`` (500) discards without a knock is dead too.  Together these
-   guards make every hand end.
-
-Games (``play_game_nb``) chain hands until a score reaches the target, then add the game
-bonus, the box bonus per hand won and the shutout rule; after a dead hand the same dealer
-deals again, otherwise ``next_dealer`` decides.  A game stops after ``MAX_HANDS_PER_GAME``
-hands without a winner (a guard that only pathological strategies reach).
+Because the whole hand is one array, a numba function can copy a state mid-hand and play
+it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
+strategy for its action in any state, which is how ``simulator.Hand`` plays bots from
+Python with the batch engine's random streams.
 
 **Strategies never hold the engine's arrays.**  Each seat's strategy gets its own copy of
 the discard pile (kept in the worker scratch, updated on every push and rebuilt on a
 reshuffle), its own copy of the rule vector (made once per block of deals or per game)
-and its own parameter row; the engine plays from its private pile and rules only.  When a
-card is taken from the pile, on a reshuffle and at the end of every hand the engine checks
-that every seat's copies (the pile's live part, the rules, the parameters) still equal its
-own; if a strategy wrote into one, the hand stops with ``ERR_WROTE_PILE``,
+and its own parameter row; the engine plays from the state's pile and its own rules only.
+When a card is taken from the pile, before a reshuffle and at the end of every hand the
+engine checks that every seat's copies (the pile's live part, the rules, the parameters)
+still equal its own; if a strategy wrote into one, the hand stops with ``ERR_WROTE_PILE``,
 ``ERR_WROTE_RULES`` or ``ERR_WROTE_PARAMS`` against that seat (and the copy is restored).
 The view is refilled before every decision, and memory and random stream are the
 strategy's own, so those may be written.  Every error records the seat that caused it
 (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned card, the
 melds' card mask, or the slot written).
 
-Kernels take arrays and fill preallocated int64 outputs; every random draw comes from
-streams keyed by (seed, deal) so results never depend on threads or chunking.
+Kernels take arrays and fill preallocated int64 records (columns: ``simulator.records``);
+every random draw comes from streams keyed by (seed, deal) so results never depend on
+threads or chunking.
 """
 
 from __future__ import annotations
@@ -51,177 +38,153 @@ import numpy as np
 from numba import njit, prange
 
 from strategies import dispatch
-from strategies.view import (
-    N_MEMORY,
-    N_VIEW,
-    PHASE_ARRANGE,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_FIRST_UPCARD,
-    PHASE_KNOCK,
-    PHASE_LAST_DISCARD,
-    V_DEADWOOD,
-    V_DRAWN,
-    V_FROM_PILE,
-    V_HAND,
-    V_IS_DEALER,
-    V_KNOCK_LIMIT,
-    V_LEGAL_DISCARDS,
-    V_MY_DRAWS,
-    V_MY_SCORE,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDS,
-    V_OPP_SCORE,
-    V_OPP_TOOK,
-    V_PHASE,
-    V_PILE_LEN,
-    V_PILE_MASK,
-    V_SEEN,
-    V_STOCK_LEFT,
-    V_TOP,
-    V_TURN,
-)
+from strategies.view import N_MEMORY, N_VIEW, PHASE_ARRANGE, PHASE_DISCARD, PHASE_DRAW, PHASE_KNOCK
 
+# (the record, error and event constants are also re-exported for callers that know them
+# from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
 from .cards import DECK
-from .melds import (
-    hand_value_nb,
-    layoff_solution_nb,
-    min_deadwood_nb,
-    popcount_nb,
-    rank_cards_nb,
-    run_cover_nb,
+from .records import (  # noqa: F401  (re-exported)
+    G_A_SEAT,
+    G_BOXES0,
+    G_BOXES1,
+    G_DEAD_HANDS,
+    G_ERROR,
+    G_ERROR_SEAT,
+    G_ERROR_VALUE,
+    G_FIRST_DEALER,
+    G_GAME,
+    G_HANDS,
+    G_PAIR,
+    G_POINTS0,
+    G_POINTS1,
+    G_SCORE0,
+    G_SCORE1,
+    G_SHUTOUT,
+    G_WINNER,
+    H_A_SEAT,
+    H_DEAL,
+    H_DEALER,
+    H_DEFENDER_DW,
+    H_DRAWS,
+    H_ERROR,
+    H_ERROR_SEAT,
+    H_ERROR_VALUE,
+    H_GAME,
+    H_HAND_IN_GAME,
+    H_KNOCK_LIMIT,
+    H_KNOCKER,
+    H_KNOCKER_DW,
+    H_LAYOFF,
+    H_OUTCOME,
+    H_PAIR,
+    H_POINTS,
+    H_RESHUFFLES,
+    H_STOCK_LEFT,
+    H_TURNS,
+    H_UPCARD,
+    H_WINNER,
+    HAND_RECORD_NAMES,
+    N_GAME_COLS,
+    N_HAND_COLS,
+    OUT_BIG_GIN,
+    OUT_DEAD,
+    OUT_GIN,
+    OUT_KNOCK,
+    OUT_UNDERCUT,
+    OUTCOMES,
 )
 from .rng import shuffle_nb, stream_key_nb
-from .rules import (
-    NEXT_ALTERNATE,
-    NEXT_LOSER,
-    R_BIG_GIN_BONUS,
-    R_BOX_BONUS,
-    R_GAME_BONUS,
-    R_LAST_DISCARD,
-    R_MAX_RESHUFFLES,
-    R_NEXT_DEALER,
-    R_RESHUFFLE,
-    R_SHUTOUT,
-    R_TARGET,
-    SHUTOUT_DOUBLE,
-    SHUTOUT_DOUBLE_BONUS,
-    CANCEL_AT_STOCK,
-    MAX_TURNS_PER_HAND,
+from .rules import R_TARGET
+from .scoring import game_totals_nb, next_dealer_nb
+from .state import (  # noqa: F401  (re-exported)
+    A_DISCARD,
+    A_DRAW_STOCK,
+    A_KNOCK,
+    A_NO_KNOCK,
+    A_PASS,
+    A_TAKE_PILE,
+    ERR_BAD_MELDS,
+    ERR_ILLEGAL_ACTION,
+    ERR_ILLEGAL_DISCARD,
+    ERR_LAST_DISCARD_NO_KNOCK,
+    ERR_NONE,
+    ERR_WROTE_PARAMS,
+    ERR_WROTE_PILE,
+    ERR_WROTE_RULES,
+    ERROR_TEXT,
+    EV_BIG_GIN,
+    EV_DEAD,
+    EV_DEAL,
+    EV_DECLINE,
+    EV_DEFENDER_DEADWOOD,
+    EV_DISCARD,
+    EV_DRAW_STOCK,
+    EV_GIN,
+    EV_KNOCK,
+    EV_LAYOFF,
+    EV_PASS_LAST,
+    EV_RESHUFFLE,
+    EV_RUNS,
+    EV_SCORE,
+    EV_SETS,
+    EV_TAKE_PILE,
+    EV_UPCARD,
+    N_STATE,
+    PHASE_OVER,
+    S_DEALER,
+    S_DRAWS,
+    S_KNOCKER,
+    S_KNOCKER_DW,
+    S_DEFENDER_DW,
+    S_LAYOFF,
+    S_LIMIT,
+    S_NTRACE,
+    S_OUTCOME,
+    S_PHASE,
+    S_PILE,
+    S_PILE_LEN,
+    S_POINTS,
+    S_RESHUFFLES,
+    S_STOCK_N,
+    S_STOCK_POS,
+    S_TURN,
+    S_UPCARD,
+    S_WINNER,
+    S_CURRENT,
+    deal_nb,
+    fill_view_nb,
+    play_nb,
+    reshuffle_next_nb,
+    settle_nb,
 )
-from .scoring import DEFENDER, KNOCKER, NOBODY, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
-
-# ---- hand record columns (seats are 0/1; -1 = nobody) --------------------------------
-(
-    H_DEAL, H_PAIR, H_A_SEAT, H_DEALER, H_OUTCOME, H_KNOCKER, H_WINNER, H_POINTS,
-    H_KNOCKER_DW, H_DEFENDER_DW, H_LAYOFF, H_DRAWS, H_STOCK_LEFT, H_UPCARD, H_KNOCK_LIMIT,
-    H_TURNS, H_RESHUFFLES, H_ERROR, H_GAME, H_HAND_IN_GAME, H_ERROR_SEAT, H_ERROR_VALUE,
-    N_HAND_COLS,
-) = range(23)
-#: names of the raw hand record's columns, in order (seats, not a/b)
-HAND_RECORD_NAMES = (
-    "deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
-    "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left", "upcard",
-    "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game", "error_seat",
-    "error_value",
-)
-
-OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
-OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
-
-# ---- game record columns ------------------------------------------------------------
-(
-    G_GAME, G_PAIR, G_A_SEAT, G_FIRST_DEALER, G_WINNER, G_HANDS, G_SCORE0, G_SCORE1,
-    G_POINTS0, G_POINTS1, G_BOXES0, G_BOXES1, G_SHUTOUT, G_DEAD_HANDS, G_ERROR, G_ERROR_SEAT,
-    G_ERROR_VALUE, N_GAME_COLS,
-) = range(18)
-# (a game stopped by an error stopped in its last hand, number G_HANDS - 1)
 
 MAX_HANDS_PER_GAME = 2000
-
-# ---- errors a strategy can cause (the engine stops the hand and reports) --------------
-# The record's H_ERROR_SEAT is the seat at fault (-1 without an error) and H_ERROR_VALUE the
-# offending value: the card returned (illegal discard, last-discard discard), the card mask
-# sets | runs (bad melds), or the slot index written (pile, rules, params).
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
-ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
-ERROR_TEXT = {
-    ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
-    ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
-    ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
-    ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
-    ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",
-    ERR_WROTE_PARAMS: "strategy wrote into its parameter row",
-}
-
-# ---- trace events (player, event, value) for replay and cross-checks -------------------
-(
-    EV_DEAL, EV_UPCARD, EV_DECLINE, EV_TAKE_PILE, EV_DRAW_STOCK, EV_DISCARD, EV_KNOCK,
-    EV_GIN, EV_BIG_GIN, EV_SETS, EV_RUNS, EV_LAYOFF, EV_DEFENDER_DEADWOOD, EV_RESHUFFLE,
-    EV_DEAD, EV_SCORE, EV_PASS_LAST,
-) = range(17)
 TRACE_CAPACITY = 8192
 
-# scratch layout: one int64 block per worker, reused for every deal it plays
-S_STOCK = 0  # 64 slots: the stock, drawn from the front
-S_PILE = 64  # 64 slots: the discard pile, top last
-S_VIEW = 128  # N_VIEW slots
-S_SEATS = 160  # 12 slots: per-seat hands, took, declined, discards, seen, draws
-S_SEAT_PILES = 192  # 2 x 64 slots: each seat's copy of the pile, the one its strategy gets
-SCRATCH_LEN = 320
+# work scratch: one int64 block per worker, reused for every deal it plays
+W_VIEW = 0  # N_VIEW slots: the view of the seat to act
+W_SEAT_PILES = 32  # 2 x 64 slots: each seat's copy of the pile, the one its strategy gets
+SCRATCH_LEN = 160
+
+# what ``decide_nb`` returns besides actions: a layout in (x, y), or a discard that is no
+# card code at all (x)
+ANSWER_LAYOUT = -2
+ANSWER_NOT_A_CARD = -1
 
 
-@njit(cache=True)
-def _fill_view(view, phase, seat, dealer, hands, took, declined, discards, seen, draws, scores,
-               pile, pile_len, pile_mask, stock_left, turn, limit):
-    """What ``seat`` may know, written into ``view``: its own hand, draws and score, the
-    pile, and of the opponent only its pickups, declines, discards and score."""
-    opponent = 1 - seat
-    view[V_PHASE] = phase
-    view[V_HAND] = hands[seat]
-    view[V_TOP] = pile[pile_len - 1] if pile_len > 0 else -1
-    view[V_PILE_LEN] = pile_len
-    view[V_PILE_MASK] = pile_mask
-    view[V_OPP_TOOK] = took[opponent]
-    view[V_OPP_DECLINED] = declined[opponent]
-    view[V_OPP_DISCARDS] = discards[opponent]
-    view[V_SEEN] = seen[seat]
-    view[V_STOCK_LEFT] = stock_left
-    view[V_TURN] = turn
-    view[V_MY_DRAWS] = draws[seat]
-    view[V_KNOCK_LIMIT] = limit
-    view[V_MY_SCORE] = scores[seat]
-    view[V_OPP_SCORE] = scores[opponent]
-    view[V_IS_DEALER] = seat == dealer
-    view[V_DRAWN] = -1
-    view[V_FROM_PILE] = 0
-    view[V_LEGAL_DISCARDS] = 0
-    view[V_DEADWOOD] = -1
-
-
-@njit(cache=True)
-def _trace(trace, n, player, event, value):
-    """Record one event.  Callers pass every argument as ``np.int64``: numba compiles a
-    separate copy of a function for each combination of literal constants it is called
-    with, and the engine's cold compile time is the sum of those copies."""
-    if n < trace.shape[0]:
-        trace[n, 0] = player
-        trace[n, 1] = event
-        trace[n, 2] = value
-    return n + 1
-
-
-@njit(cache=True)
-def _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out):
+@njit(cache=True, _nrt=False)
+def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
     """Check what the strategies were lent: each seat's pile copy (live part), rule copy
     and parameter row must still equal the engine's (one branch-free pass in the common
     case).  A difference stops the hand with ``ERR_WROTE_*`` against the first seat found
     (unless a write was reported already) and restores the rule and parameter copies, so
     later hands of the block or game start clean.  (Plain loops only: slice assignment
     and array views would cost seconds of compile time.)"""
+    pile_len = state[S_PILE_LEN]
     acc = np.int64(0)
     for i in range(pile_len):
-        acc |= (pile0[i] ^ pile[i]) | (pile1[i] ^ pile[i])
+        card = state[S_PILE + i]
+        acc |= (pile0[i] ^ card) | (pile1[i] ^ card)
     for i in range(rules.shape[0]):
         acc |= (seat_rules[0, i] ^ rules[i]) | (seat_rules[1, i] ^ rules[i])
     differ = False
@@ -237,7 +200,7 @@ def _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rul
     for seat in range(2):
         copy = pile0 if seat == 0 else pile1
         for i in range(pile_len):
-            if copy[i] != pile[i] and not found:
+            if copy[i] != state[S_PILE + i] and not found:
                 found = True
                 out[H_ERROR] = ERR_WROTE_PILE
                 out[H_ERROR_SEAT] = seat
@@ -265,362 +228,204 @@ def _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rul
 
 
 @njit(cache=True)
-def play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
-                 player_rngs, deck_rng, scratch, memory, out, trace):
-    """Play one hand from a shuffled 52-card ``deck`` and fill the hand record ``out``.
+def decide_nb(state, sid, params, view, pile, rules, rng, memory):
+    """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
+    arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
-    ``dealer`` is the dealing seat; ``sids``/``params`` the strategy id and parameter row
-    of each seat; ``scores`` the game scores before the hand (for the players' views);
-    ``player_rngs[seat]`` each seat's random stream and ``deck_rng`` the stream used for
-    reshuffles.  Strategies get copies only: ``seat_params[seat]`` and
-    ``seat_rules[seat]`` (equal to ``params[seat]`` and ``rules`` on entry; the caller
-    fills them) and a pile copy per seat in ``scratch``; the hand checks them at its end.
-    ``trace`` (n × 3) receives the events when it has rows.  Returns the number of trace
-    events.
+    Returns ``(action, x, y)``: an action of ``simulator.state`` (``x`` holds the card of
+    a discard); ``ANSWER_LAYOUT`` with the knocker's set and run masks in ``x``, ``y``
+    (``simulator.state.lay_out_nb`` checks and plays them); or ``ANSWER_NOT_A_CARD`` with
+    the discard returned in ``x`` when it is no card code at all."""
+    fill_view_nb(state, state[S_CURRENT], view)
+    phase = state[S_PHASE]
+    if phase == PHASE_DISCARD:
+        card = np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory))
+        if card < 0 or card > 63:  # a shift by 64 or more (or a negative one) is undefined
+            return np.int64(ANSWER_NOT_A_CARD), card, np.int64(0)
+        return A_DISCARD + card, card, np.int64(0)
+    if phase == PHASE_KNOCK:
+        if dispatch.knock_nb(sid, params, view, pile, rules, rng, memory):
+            return np.int64(A_KNOCK), np.int64(0), np.int64(0)
+        return np.int64(A_NO_KNOCK), np.int64(0), np.int64(0)
+    if phase == PHASE_ARRANGE:
+        sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
+        return np.int64(ANSWER_LAYOUT), np.int64(sets), np.int64(runs)
+    # the first upcard, a draw, the last discard
+    if dispatch.take_nb(sid, params, view, pile, rules, rng, memory):
+        return np.int64(A_TAKE_PILE), np.int64(0), np.int64(0)
+    if phase == PHASE_DRAW:
+        return np.int64(A_DRAW_STOCK), np.int64(0), np.int64(0)
+    return np.int64(A_PASS), np.int64(0), np.int64(0)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def record_nb(state, out):
+    """Fill the play columns of the hand record ``out`` from ``state`` (a hand stopped by
+    an error before its end records a dead outcome and no knocker)."""
+    over = state[S_PHASE] == PHASE_OVER
+    out[H_DEALER] = state[S_DEALER]
+    out[H_UPCARD] = state[S_UPCARD]
+    out[H_KNOCK_LIMIT] = state[S_LIMIT]
+    out[H_OUTCOME] = state[S_OUTCOME] if over else OUT_DEAD
+    out[H_KNOCKER] = state[S_KNOCKER] if over else -1
+    out[H_WINNER] = state[S_WINNER]
+    out[H_POINTS] = state[S_POINTS]
+    out[H_KNOCKER_DW] = state[S_KNOCKER_DW]
+    out[H_DEFENDER_DW] = state[S_DEFENDER_DW]
+    out[H_LAYOFF] = state[S_LAYOFF]
+    out[H_DRAWS] = state[S_DRAWS] + state[S_DRAWS + 1]
+    out[H_STOCK_LEFT] = state[S_STOCK_N] - state[S_STOCK_POS]
+    out[H_TURNS] = state[S_TURN]
+    out[H_RESHUFFLES] = state[S_RESHUFFLES]
+
+
+@njit(cache=True, _nrt=False)
+def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
+    """Deal a hand into ``state`` (``simulator.state.deal_nb``) and zero the strategies'
+    memories."""
+    for seat in range(2):
+        for i in range(memory.shape[1]):
+            memory[seat, i] = 0
+    deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
+
+
+@njit(cache=True)
+def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+                 player_rngs, deck_rng, scratch, memory, out, trace):
+    """Deal a hand into ``state`` from a shuffled 52-card ``deck`` and play it with the
+    strategies ``sids``, filling the play and error columns of the hand record ``out``;
+    with an empty ``deck``, play ``state`` on from where it stands (``play_out_nb``).
+
+    ``dealer`` is the dealing seat; ``scores`` the game scores before the hand (for the
+    players' views); ``deck_rng[0]`` the reshuffle stream; the memories are zeroed for a
+    new deal.  ``params``/``rules`` are the engine's; ``seat_params[seat]`` and
+    ``seat_rules[seat]`` the copies lent to each seat (equal to them on entry);
+    ``player_rngs[seat]`` and ``memory[seat]`` each strategy's random stream and memory;
+    ``scratch`` (``SCRATCH_LEN``) holds the view and each seat's copy of the pile, filled
+    here from the state.  ``trace`` (n × 3, may have 0 rows) receives the events.  Returns
+    the number of trace events.
     """
-    stock = scratch[S_STOCK:S_STOCK + 64]
-    pile = scratch[S_PILE:S_PILE + 64]
-    # what each seat's strategy is given, bound once per hand: every decision passes these
-    # variables as they are, one call per seat (choosing an array into a temporary, or
-    # indexing per decision, costs numba a reference-count update each time)
-    pile0 = scratch[S_SEAT_PILES:S_SEAT_PILES + 64]
-    pile1 = scratch[S_SEAT_PILES + 64:S_SEAT_PILES + 128]
+    if deck.shape[0] > 0:
+        _new_hand_nb(state, deck, dealer, scores[0], scores[1], rules, deck_rng, memory, trace)
+    # what each seat's strategy is given, bound once: every decision passes these variables
+    # as they are, one call per seat (choosing an array into a temporary, or indexing per
+    # decision, costs numba a reference-count update each time)
+    pile0 = scratch[W_SEAT_PILES:W_SEAT_PILES + 64]
+    pile1 = scratch[W_SEAT_PILES + 64:W_SEAT_PILES + 128]
+    view = scratch[W_VIEW:W_VIEW + N_VIEW]
     sid0, sid1 = sids[0], sids[1]
     params0, params1 = seat_params[0], seat_params[1]
     rules0, rules1 = seat_rules[0], seat_rules[1]
     rng0, rng1 = player_rngs[0], player_rngs[1]
     memory0, memory1 = memory[0], memory[1]
-    view = scratch[S_VIEW:S_VIEW + N_VIEW]
-    non_dealer = 1 - dealer
-    seats = scratch[S_SEATS:S_SEATS + 12]
-    seats[:] = 0
-    hands = seats[0:2]
-    took = seats[2:4]  # cards each seat took from the pile and still holds
-    declined = seats[4:6]  # pile tops each seat passed on
-    discards = seats[6:8]  # every card each seat discarded
-    seen = seats[8:10]
-    draws = seats[10:12]
-    memory[:, :] = 0
-    nt = np.int64(0)
-    for i in range(20):
-        seat = non_dealer if i % 2 == 0 else dealer
-        hands[seat] |= np.int64(1) << deck[i]
-        if trace.shape[0] > 0:
-            nt = _trace(trace, nt, np.int64(seat), np.int64(EV_DEAL), np.int64(deck[i]))
-    upcard = deck[20]
-    pile[0] = upcard
-    pile0[0] = upcard
-    pile1[0] = upcard
-    pile_len = np.int64(1)
-    pile_mask = np.int64(1) << upcard
-    stock_n = 31
-    for i in range(31):
-        stock[i] = deck[21 + i]
-    stock_pos = 0
-    if trace.shape[0] > 0:
-        nt = _trace(trace, nt, np.int64(-1), np.int64(EV_UPCARD), np.int64(upcard))
-    seen[0] = hands[0] | pile_mask
-    seen[1] = hands[1] | pile_mask
-    limit = deal_knock_limit_nb(upcard, rules)
-    multiplier = hand_multiplier_nb(upcard, rules)
-
-    out[H_DEALER] = dealer
-    out[H_UPCARD] = upcard
-    out[H_KNOCK_LIMIT] = limit
-    out[H_KNOCKER] = -1
-    out[H_WINNER] = -1
-    out[H_POINTS] = 0
-    out[H_KNOCKER_DW] = -1
-    out[H_DEFENDER_DW] = -1
-    out[H_LAYOFF] = 0
+    for i in range(state[S_PILE_LEN]):
+        card = state[S_PILE + i]
+        pile0[i] = card
+        pile1[i] = card
     out[H_ERROR] = ERR_NONE
     out[H_ERROR_SEAT] = -1
     out[H_ERROR_VALUE] = 0
-    out[H_OUTCOME] = OUT_DEAD
-
-    # ---- first turn: the upcard is offered to the non-dealer, then to the dealer ------
-    current = non_dealer
-    from_pile = False
-    for k in range(2):
-        seat = non_dealer if k == 0 else dealer
-        _fill_view(view, np.int64(PHASE_FIRST_UPCARD), seat, dealer, hands, took, declined, discards,
-                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, np.int64(0), limit)
-        if seat == 0:
-            take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-        else:
-            take = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-        if take:
-            current = seat
-            from_pile = True
-            break
-        declined[seat] |= np.int64(1) << upcard
-        if trace.shape[0] > 0:
-            nt = _trace(trace, nt, np.int64(seat), np.int64(EV_DECLINE), np.int64(upcard))
-
-    turn = np.int64(0)
-    reshuffles = 0
-    last_chance = False
-    while True:
-        # ---- draw ------------------------------------------------------------------------
-        if from_pile:
-            pile_len -= 1
-            card = pile[pile_len]
-            if pile0[pile_len] != card or pile1[pile_len] != card:
-                # a strategy wrote into this slot of its copy; once the slot leaves the live
-                # pile the end-of-hand check could no longer see it, so check it here
-                out[H_ERROR] = ERR_WROTE_PILE
-                out[H_ERROR_SEAT] = 0 if pile0[pile_len] != card else 1
-                out[H_ERROR_VALUE] = pile_len
-                break
-            pile_mask &= ~(np.int64(1) << card)
-            took[current] |= np.int64(1) << card
-            if trace.shape[0] > 0:
-                nt = _trace(trace, nt, np.int64(current), np.int64(EV_TAKE_PILE), np.int64(card))
-        else:
-            card = stock[stock_pos]
-            stock_pos += 1
-            seen[current] |= np.int64(1) << card
-            if trace.shape[0] > 0:
-                nt = _trace(trace, nt, np.int64(current), np.int64(EV_DRAW_STOCK), np.int64(card))
-        hands[current] |= np.int64(1) << card
-        draws[current] += 1
-        opponent = 1 - current
-
-        # ---- big gin: all eleven cards melded goes out at once ---------------------------
-        if rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_nb(hands[current]) == 0:
-            if trace.shape[0] > 0:
-                nt = _trace(trace, nt, np.int64(current), np.int64(EV_BIG_GIN), np.int64(0))
-            nt = _settle(hands, current, np.int64(0), np.int64(1), sids, seat_params, rules,
-                         seat_rules, scratch, player_rngs, memory, view, pile, pile_len,
-                         pile_mask, took, declined, discards, seen, stock_n - stock_pos, turn,
-                         draws, limit, scores, dealer, multiplier, out, trace, nt)
-            break
-
-        # ---- discard ---------------------------------------------------------------------
-        legal = hands[current]
-        if from_pile:
-            legal &= ~(np.int64(1) << card)
-        if last_chance:
-            legal = _knockable_discards(hands[current], legal, limit)
-        _fill_view(view, np.int64(PHASE_DISCARD), current, dealer, hands, took, declined, discards,
-                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
-        view[V_DRAWN] = card
-        view[V_FROM_PILE] = from_pile
-        view[V_LEGAL_DISCARDS] = legal
-        if current == 0:
-            discard = dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-        else:
-            discard = dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-        # range first: a shift by 64 or more (or a negative one) is undefined; codes 13..15
-        # of a suit are not cards
-        if discard < 0 or discard > 63 or discard % 16 >= 13 or (legal >> discard) & 1 == 0:
-            out[H_ERROR] = ERR_ILLEGAL_DISCARD
-            out[H_ERROR_SEAT] = current
-            out[H_ERROR_VALUE] = discard
-            break
-        bit = np.int64(1) << discard
-        hands[current] &= ~bit
-        took[current] &= ~bit
-        discards[current] |= bit
-        pile[pile_len] = discard
-        pile0[pile_len] = discard
-        pile1[pile_len] = discard
-        pile_len += 1
-        pile_mask |= bit
-        seen[opponent] |= bit
-        if trace.shape[0] > 0:
-            nt = _trace(trace, nt, np.int64(current), np.int64(EV_DISCARD), np.int64(discard))
-        turn += 1
-
-        # ---- knock -----------------------------------------------------------------------
-        deadwood = min_deadwood_nb(hands[current])
-        if deadwood <= limit:
-            knock = last_chance
-            if not knock:
-                _fill_view(view, np.int64(PHASE_KNOCK), current, dealer, hands, took, declined, discards,
-                           seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
-                view[V_DEADWOOD] = deadwood
-                if current == 0:
-                    knock = dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-                else:
-                    knock = dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            if knock:
-                if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, np.int64(current), np.int64(EV_GIN if deadwood == 0 else EV_KNOCK), np.int64(deadwood))
-                nt = _settle(hands, current, deadwood, np.int64(0), sids, seat_params, rules,
-                             seat_rules, scratch, player_rngs, memory, view, pile, pile_len,
-                             pile_mask, took, declined, discards, seen, stock_n - stock_pos,
-                             turn, draws, limit, scores, dealer, multiplier, out, trace, nt)
-                break
-        elif last_chance:
-            out[H_ERROR] = ERR_LAST_DISCARD_NO_KNOCK
-            out[H_ERROR_SEAT] = current
-            out[H_ERROR_VALUE] = discard
-            break
-        if last_chance:
-            break  # unreachable: a last-chance turn always knocks or errs
-
-        # ---- end of the stock --------------------------------------------------------------
-        stock_left = stock_n - stock_pos
-        if rules[R_RESHUFFLE]:
-            if stock_left == 0:
-                if reshuffles >= rules[R_MAX_RESHUFFLES] or pile_len < 2:
-                    break  # dead hand: the termination guard
-                # the pile copies are about to be rebuilt: check what was lent first
-                _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out)
-                if out[H_ERROR] != ERR_NONE:
-                    break
-                # the pile less its top card becomes the new stock
-                for i in range(pile_len - 1):
-                    stock[i] = pile[i]
-                stock_n = pile_len - 1
-                stock_pos = 0
-                shuffle_nb(deck_rng, stock, stock_n)
-                pile[0] = pile[pile_len - 1]
-                pile0[0] = pile[0]
-                pile1[0] = pile[0]
-                pile_len = 1
-                pile_mask = np.int64(1) << pile[0]
-                reshuffles += 1
-                if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, np.int64(-1), np.int64(EV_RESHUFFLE), np.int64(stock_n))
-        elif stock_left <= CANCEL_AT_STOCK:
-            if not rules[R_LAST_DISCARD]:
-                break
-            # the other player may take this last discard, only to knock
-            top = pile[pile_len - 1]
-            trial = hands[opponent] | (np.int64(1) << top)
-            if _knockable_discards(trial, hands[opponent], limit) == 0:
-                break
-            _fill_view(view, np.int64(PHASE_LAST_DISCARD), opponent, dealer, hands, took, declined, discards,
-                       seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
-            if opponent == 0:
+    while state[S_PHASE] != PHASE_OVER:
+        # ask the seat to act (the same answers as ``decide_nb``, written out per seat
+        # so that every call passes the arrays bound above as they are)
+        seat = state[S_CURRENT]
+        phase = state[S_PHASE]
+        fill_view_nb(state, seat, view)
+        y = np.int64(0)
+        if phase == PHASE_DISCARD:
+            if seat == 0:
+                card = dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            else:
+                card = dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+            x = np.int64(card)
+            action = A_DISCARD + x if 0 <= x <= 63 else np.int64(ANSWER_NOT_A_CARD)
+        elif phase == PHASE_KNOCK:
+            if seat == 0:
+                knock = dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            else:
+                knock = dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+            x = np.int64(0)
+            action = np.int64(A_KNOCK) if knock else np.int64(A_NO_KNOCK)
+        elif phase == PHASE_ARRANGE:
+            if seat == 0:
+                sets, runs = dispatch.arrange_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            else:
+                sets, runs = dispatch.arrange_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+            x = np.int64(sets)
+            y = np.int64(runs)
+            action = np.int64(ANSWER_LAYOUT)
+        else:  # the first upcard, a draw, the last discard
+            if seat == 0:
                 take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
             else:
                 take = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            if not take:
-                if trace.shape[0] > 0:
-                    nt = _trace(trace, nt, np.int64(opponent), np.int64(EV_PASS_LAST), np.int64(top))
-                break
-            last_chance = True
-            current = opponent
-            from_pile = True
-            continue
-
-        if turn >= MAX_TURNS_PER_HAND:
-            break  # dead hand: the termination guard against endless pile draws
-
-        # ---- next player's draw ---------------------------------------------------------
-        current = opponent
-        _fill_view(view, np.int64(PHASE_DRAW), current, dealer, hands, took, declined, discards,
-                   seen, draws, scores, pile, pile_len, pile_mask, stock_n - stock_pos, turn, limit)
-        if current == 0:
-            from_pile = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            x = np.int64(0)
+            if take:
+                action = np.int64(A_TAKE_PILE)
+            elif phase == PHASE_DRAW:
+                action = np.int64(A_DRAW_STOCK)
+            else:
+                action = np.int64(A_PASS)
+        if action == ANSWER_LAYOUT:
+            err = settle_nb(state, rules, x, y, np.int64(0), trace)  # the layout, checked
+            x |= y
+        elif action == ANSWER_NOT_A_CARD:
+            err = ERR_ILLEGAL_DISCARD
         else:
-            from_pile = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-        if not from_pile:
-            declined[current] |= np.int64(1) << pile[pile_len - 1]
-
-    _guard_nb(pile, pile0, pile1, pile_len, params, seat_params, rules, seat_rules, out)
-    if out[H_OUTCOME] == OUT_DEAD and trace.shape[0] > 0 and out[H_ERROR] == ERR_NONE:
-        nt = _trace(trace, nt, np.int64(-1), np.int64(EV_DEAD), np.int64(stock_n - stock_pos))
-    out[H_DRAWS] = draws[0] + draws[1]
-    out[H_STOCK_LEFT] = stock_n - stock_pos
-    out[H_TURNS] = turn
-    out[H_RESHUFFLES] = reshuffles
-    return nt
+            if action == A_TAKE_PILE:
+                # a strategy may have written into this slot of its copy; once the slot
+                # leaves the live pile the end-of-hand check could no longer see it
+                top = state[S_PILE_LEN] - 1
+                card = state[S_PILE + top]
+                if pile0[top] != card or pile1[top] != card:
+                    out[H_ERROR] = ERR_WROTE_PILE
+                    out[H_ERROR_SEAT] = 0 if pile0[top] != card else 1
+                    out[H_ERROR_VALUE] = top
+                    break
+            elif state[S_STOCK_N] == state[S_STOCK_POS] and reshuffle_next_nb(state, rules, action):
+                # the pile copies are about to be rebuilt: check what was lent first
+                _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out)
+                if out[H_ERROR] != ERR_NONE:
+                    break
+            reshuffles = state[S_RESHUFFLES]
+            err = play_nb(state, rules, action, trace)
+            if err == ERR_NONE:
+                if state[S_RESHUFFLES] != reshuffles:  # the pile is now its old top card
+                    top_card = state[S_PILE]
+                    pile0[0] = top_card
+                    pile1[0] = top_card
+                elif action < A_DRAW_STOCK:  # a discard: push it onto the copies
+                    n = state[S_PILE_LEN] - 1
+                    pile0[n] = x
+                    pile1[n] = x
+        if err != ERR_NONE:
+            out[H_ERROR] = err
+            out[H_ERROR_SEAT] = seat
+            out[H_ERROR_VALUE] = x
+            break
+    _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out)
+    if out[H_ERROR] != ERR_NONE and trace.shape[0] > 0:
+        # an error found at the end takes the place of the dead hand's last event
+        n = state[S_NTRACE]
+        if state[S_PHASE] == PHASE_OVER and state[S_OUTCOME] == OUT_DEAD and 0 < n <= trace.shape[0]:
+            if trace[n - 1, 1] == EV_DEAD:
+                state[S_NTRACE] = n - 1
+    record_nb(state, out)
+    return state[S_NTRACE]
 
 
 @njit(cache=True)
-def _knockable_discards(hand, allowed, limit):
-    """The allowed discards of an 11-card hand after which deadwood ≤ ``limit``."""
-    result = np.int64(0)
-    rest = hand & allowed
-    while rest:
-        low = rest & -rest
-        rest &= rest - 1
-        if min_deadwood_nb(hand & ~low) <= limit:
-            result |= low
-    return result
-
-
-@njit(cache=True)
-def _valid_layout(hand, sets, runs, deadwood):
-    """True when ``sets`` are whole sets and ``runs`` whole runs of the hand, disjoint, and
-    the cards left over are worth exactly ``deadwood``."""
-    if (sets | runs) & ~hand or sets & runs:
-        return False
-    if run_cover_nb(runs) != runs:
-        return False
-    for rank in range(13):
-        n = popcount_nb(sets & rank_cards_nb(rank))
-        if n == 1 or n == 2:
-            return False
-    return hand_value_nb(hand & ~(sets | runs)) == deadwood
-
-
-@njit(cache=True)
-def _settle(hands, knocker, deadwood, big_gin_flag, sids, seat_params, rules, seat_rules,
-            scratch, player_rngs, memory, view, pile, pile_len, pile_mask, took, declined,
-            discards, seen, stock_left, turn, draws, limit, scores, dealer, multiplier, out,
-            trace, nt):
-    """Lay out the knocker's melds, let the defender lay off, score, fill the record.
-
-    ``big_gin_flag`` is 1 for big gin (all eleven cards melded), else 0; deadwood 0 is gin.
-    (Every argument is a typed variable, never a literal, so numba compiles this once.)
-    """
-    big_gin = big_gin_flag == 1
-    gin = big_gin or deadwood == 0
-    defender = 1 - knocker
-    if gin or big_gin:
-        defender_dw = min_deadwood_nb(hands[defender])  # no layoffs against gin
-        laid_value = 0
-    else:
-        _fill_view(view, np.int64(PHASE_ARRANGE), knocker, dealer, hands, took, declined, discards,
-                   seen, draws, scores, pile, pile_len, pile_mask, stock_left, turn, limit)
-        view[V_DEADWOOD] = deadwood
-        start = S_SEAT_PILES + 64 * knocker
-        sets, runs = dispatch.arrange_nb(sids[knocker], seat_params[knocker], view,
-                                         scratch[start:start + 64], seat_rules[knocker],
-                                         player_rngs[knocker], memory[knocker])
-        # the engine trusts no strategy: the melds must be the knocker's, disjoint and
-        # leave exactly the deadwood it knocked with
-        if not _valid_layout(hands[knocker], sets, runs, deadwood):
-            out[H_ERROR] = ERR_BAD_MELDS
-            out[H_ERROR_SEAT] = knocker
-            out[H_ERROR_VALUE] = sets | runs
-            return nt
-        defender_dw, laid, _ = layoff_solution_nb(hands[defender], sets, runs)
-        laid_value = hand_value_nb(laid)
-        if trace.shape[0] > 0:
-            nt = _trace(trace, nt, np.int64(knocker), np.int64(EV_SETS), np.int64(sets))
-            nt = _trace(trace, nt, np.int64(knocker), np.int64(EV_RUNS), np.int64(runs))
-            nt = _trace(trace, nt, np.int64(defender), np.int64(EV_LAYOFF), np.int64(laid))
-    winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
-    points *= multiplier
-    out[H_KNOCKER] = knocker
-    out[H_KNOCKER_DW] = deadwood
-    out[H_DEFENDER_DW] = defender_dw
-    out[H_LAYOFF] = laid_value
-    out[H_POINTS] = points
-    if winner == KNOCKER:
-        out[H_WINNER] = knocker
-    elif winner == DEFENDER:
-        out[H_WINNER] = defender
-    else:
-        out[H_WINNER] = -1
-    if big_gin:
-        out[H_OUTCOME] = OUT_BIG_GIN
-    elif gin:
-        out[H_OUTCOME] = OUT_GIN
-    elif undercut:
-        out[H_OUTCOME] = OUT_UNDERCUT
-    else:
-        out[H_OUTCOME] = OUT_KNOCK
-    if trace.shape[0] > 0:
-        nt = _trace(trace, nt, np.int64(defender), np.int64(EV_DEFENDER_DEADWOOD), np.int64(defender_dw))
-        nt = _trace(trace, nt, np.int64(out[H_WINNER]), np.int64(EV_SCORE), np.int64(points))
-    return nt
+def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs, memory, scratch,
+                out, trace):
+    """Play ``state`` to the end of its hand, from wherever it stands (a fresh deal or a
+    copy taken mid-hand: a rollout), with the strategies ``sids``; fills the play and error
+    columns of the hand record ``out`` and returns the number of trace events.  Arguments
+    as for ``play_hand_nb``; the strategies' memories and streams are used as they are."""
+    no_deck = np.zeros(0, np.int64)
+    no_scores = np.zeros(2, np.int64)
+    no_rng = np.zeros(1, np.uint64)
+    return play_hand_nb(state, no_deck, np.int64(0), sids, params, rules, seat_params, seat_rules,
+                        no_scores, player_rngs, no_rng, scratch, memory, out, trace)
 
 
 # ---- seeds ----------------------------------------------------------------------------------
@@ -650,6 +455,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     else pair ``d`` with A's seat drawn at random.  ``sids_ab``/``params_ab`` hold strategy
     A then B.  ``trace`` (n × 3), when it has rows, records the block's first deal.
     """
+    state = np.zeros(N_STATE, np.int64)
     scratch = np.zeros(SCRATCH_LEN, np.int64)
     memory = np.zeros((2, N_MEMORY), np.int64)
     deck = np.empty(52, np.int64)
@@ -677,8 +483,9 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
-            params[seat, :] = params_ab[who, :]
-            seat_params[seat, :] = params_ab[who, :]
+            for k in range(params_ab.shape[1]):  # (loops: slice assignment compiles slowly)
+                params[seat, k] = params_ab[who, k]
+                seat_params[seat, k] = params_ab[who, k]
             player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
         row = out[i]
         row[H_DEAL] = deal
@@ -687,7 +494,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
         row[H_GAME] = -1
         row[H_HAND_IN_GAME] = -1
         tr = trace if i == start else trace[:0]
-        n = play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+        n = play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
                          player_rngs, deck_rng, scratch, memory, row, tr)
         if i == start:
             nt = n
@@ -709,12 +516,16 @@ def play_deals_nb(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab
 
 @njit(cache=True)
 def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
-                 scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
+                 state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
                  seat_rules, trace):
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
-    strategies' copies, filled here."""
+    strategies' copies, filled here.  Hands chain until a score reaches the target (the
+    totals: ``simulator.scoring.game_totals_nb``); a dead hand is dealt again by the same
+    dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
+    ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
+    reach)."""
     pair = game // 2 if mirrored else game
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
     first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
@@ -725,8 +536,9 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     for seat in range(2):
         who = 0 if seat == a_seat else 1
         sids[seat] = sids_ab[who]
-        params[seat, :] = params_ab[who, :]
-        seat_params[seat, :] = params_ab[who, :]
+        for k in range(params_ab.shape[1]):  # (loops: slice assignment compiles slowly)
+            params[seat, k] = params_ab[who, k]
+            seat_params[seat, k] = params_ab[who, k]
         for i in range(rules.shape[0]):
             seat_rules[seat, i] = rules[i]
     scores = np.zeros(2, np.int64)
@@ -739,7 +551,6 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     error = 0
     error_seat = -1
     error_value = 0
-    nt = np.int64(0)
     while hands < MAX_HANDS_PER_GAME:
         _new_deck(seed, pair, hands + 1, deck, deck_rng)
         deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hands + 1) | (1 << 40)))
@@ -752,10 +563,11 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         row[H_GAME] = game
         row[H_HAND_IN_GAME] = hands
         tr = trace if hands == 0 else trace[:0]
-        play_hand_nb(deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
+        play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
                      player_rngs, deck_rng, scratch, memory, row, tr)
         if hands < hand_out.shape[0]:
-            hand_out[hands, :] = row
+            for k in range(N_HAND_COLS):
+                hand_out[hands, k] = row[k]
         hands += 1
         if row[H_ERROR] != ERR_NONE:
             error = row[H_ERROR]
@@ -763,22 +575,17 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
             error_value = row[H_ERROR_VALUE]
             break
         hand_winner = row[H_WINNER]
-        if row[H_OUTCOME] == OUT_DEAD:
+        is_dead = row[H_OUTCOME] == OUT_DEAD
+        if is_dead:
             dead += 1
-            continue  # the same dealer deals again
-        if hand_winner >= 0:
+        elif hand_winner >= 0:
             scores[hand_winner] += row[H_POINTS]
             boxes[hand_winner] += 1
         if scores[0] >= rules[R_TARGET] or scores[1] >= rules[R_TARGET]:
             winner = 0 if scores[0] >= rules[R_TARGET] else 1
             break
-        mode = rules[R_NEXT_DEALER]
-        if mode == NEXT_ALTERNATE or hand_winner < 0:
-            dealer = 1 - dealer
-        elif mode == NEXT_LOSER:
-            dealer = 1 - hand_winner
-        else:
-            dealer = hand_winner
+        dealer = next_dealer_nb(dealer, is_dead, hand_winner, rules)
+    total0, total1, shutout = game_totals_nb(scores[0], scores[1], boxes[0], boxes[1], winner, rules)
     game_out[G_GAME] = game
     game_out[G_PAIR] = pair
     game_out[G_A_SEAT] = a_seat
@@ -792,23 +599,6 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     game_out[G_ERROR] = error
     game_out[G_ERROR_SEAT] = error_seat
     game_out[G_ERROR_VALUE] = error_value
-    total0 = scores[0] + boxes[0] * rules[R_BOX_BONUS]
-    total1 = scores[1] + boxes[1] * rules[R_BOX_BONUS]
-    shutout = False
-    if winner >= 0:
-        loser = 1 - winner
-        shutout = scores[loser] == 0
-        bonus = rules[R_GAME_BONUS]
-        if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE_BONUS:
-            bonus *= 2
-        if winner == 0:
-            total0 += bonus
-            if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE:
-                total0 *= 2
-        else:
-            total1 += bonus
-            if shutout and rules[R_SHUTOUT] == SHUTOUT_DOUBLE:
-                total1 *= 2
     game_out[G_WINNER] = winner
     game_out[G_SCORE0] = total0
     game_out[G_SCORE1] = total1
@@ -825,6 +615,7 @@ def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab
     n_blocks = min(n_games, 256)
     with_hands = hand_offsets.shape[0] == n_games + 1
     for block in prange(n_blocks):
+        state = np.zeros(N_STATE, np.int64)
         scratch = np.zeros(SCRATCH_LEN, np.int64)
         memory = np.zeros((2, N_MEMORY), np.int64)
         deck = np.empty(52, np.int64)
@@ -843,5 +634,5 @@ def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab
             else:
                 hands = hand_out[:0]
             play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
-                         hands, scratch, memory, deck, deck_rng, player_rngs, sids, params,
+                         hands, state, scratch, memory, deck, deck_rng, player_rngs, sids, params,
                          seat_params, seat_rules, no_trace)

@@ -111,7 +111,7 @@ def suit_slot_nb(mask, suit):
     return (mask >> (SUIT_SHIFT * suit)) & _SUIT_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def hand_value_nb(mask):
     """Sum of the deadwood values of every card in the mask."""
     return np.int64(
@@ -220,7 +220,7 @@ def sets_melded_nb(mask, r0, r1, r2, i0, i1, i2):
     return melded
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def min_deadwood_nb(mask):
     """Least deadwood of exactly the cards in ``mask`` (at most 11 cards)."""
     r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
@@ -398,7 +398,7 @@ def suit_layoff_nb(slot, suit, set_targets, run_cards):
     return best, best_laid, best_melded
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def layoff_solution_nb(defender, set_cards, run_cards):
     """(deadwood, laid-off mask, melded mask) of one optimal defender response.
 
@@ -447,7 +447,7 @@ KNOCKER_VS_LIVE = 1  # minimise the value of the given cards that could be laid 
 KNOCKER_RANDOM = 2  # a least-deadwood arrangement drawn at random (``target`` is the salt)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)
 def mix64_nb(x):
     """splitmix64's finaliser: a bijective scramble of a 64-bit integer."""
     z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
@@ -516,3 +516,90 @@ def knocker_arrangement_nb(mask, target, objective):
                         best_sets = sets
                         best_runs = runs
     return best_sets, best_runs, dw_min
+
+
+# ---------------------------------------------------------------------------
+# Knocking and laying out: which discards allow a knock, what a valid layout is, and the
+# canonical enumeration of the knocker's least-deadwood arrangements.
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, forceinline=False)
+def knockable_discards_nb(hand, allowed, limit):
+    """The allowed discards of an 11-card hand after which deadwood ≤ ``limit``
+    (docs/rules.md#end-of-the-stock: the only discards a last-discard taker may make)."""
+    result = np.int64(0)
+    rest = hand & allowed
+    while rest:
+        low = rest & -rest
+        rest &= rest - 1
+        if min_deadwood_nb(hand & ~low) <= limit:
+            result |= low
+    return result
+
+
+@njit(cache=True, forceinline=False)
+def valid_layout_nb(hand, sets, runs, deadwood):
+    """True when ``sets`` are whole sets (3 or 4 cards of a rank) and ``runs`` whole runs
+    (blocks of 3+ consecutive cards of a suit) of ``hand``, disjoint, and the cards left
+    over are worth exactly ``deadwood`` (docs/rules.md#laying-out-and-laying-off).  With
+    ``deadwood`` the hand's least deadwood, these are exactly the arrangements that
+    ``arrangement_nb`` enumerates."""
+    if (sets | runs) & ~hand or sets & runs:
+        return False
+    if run_cover_nb(runs) != runs:
+        return False
+    for rank in range(13):
+        n = popcount_nb(sets & rank_cards_nb(rank))
+        if n == 1 or n == 2:
+            return False
+    return hand_value_nb(hand & ~(sets | runs)) == deadwood
+
+
+#: at most this many least-deadwood arrangements of a 10-card hand: set choices are at
+#: most 6 x 6 (two ranks held four times) or 6 x 2 x 2, and each fixes the runs
+MAX_ARRANGEMENTS = 36
+
+
+@njit(cache=True, forceinline=False)
+def arrangement_nb(mask, k):
+    """(sets, runs, count): the ``k``-th least-deadwood arrangement of a hand of at most
+    11 cards in the canonical order, and how many there are (sets = runs = 0 when
+    ``k`` is out of range; ``k`` -1 just counts them).
+
+    Canonical order: the set choices of ``set_choices_nb`` in nested order (first set rank
+    slowest; per rank: no set, every card, then the 4-set less spades, hearts, diamonds,
+    clubs), keeping those whose remaining cards reach the least deadwood with runs.  Each
+    set choice fixes the runs: every card in a block of three or more consecutive cards of
+    a suit (``run_cover_nb``), since every card has a positive value.  Arrangements are
+    told apart by their two masks (A23 + 456 of a suit is the run A-6).  These are exactly
+    the layouts ``valid_layout_nb`` accepts at the least deadwood.  (No allocation: the
+    engine's phase functions call this without numba's runtime.)"""
+    dw_min = min_deadwood_nb(mask)
+    r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
+    n = np.int64(0)
+    found_sets = np.int64(0)
+    found_runs = np.int64(0)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                sets = sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
+                left = mask & ~sets
+                if runs_deadwood_nb(left) == dw_min:
+                    if n == k:
+                        found_sets = sets
+                        found_runs = run_cover_nb(left)
+                    n += 1
+    return found_sets, found_runs, n
+
+
+@njit(cache=True, forceinline=False)
+def arrangement_index_nb(mask, sets, runs):
+    """The position of the arrangement (``sets``, ``runs``) in ``arrangement_nb``'s
+    order, or -1 when it is not a least-deadwood arrangement of ``mask``."""
+    n = arrangement_nb(mask, np.int64(-1))[2]
+    for k in range(n):
+        s, r, _ = arrangement_nb(mask, np.int64(k))
+        if s == sets and r == runs:
+            return np.int64(k)
+    return np.int64(-1)

@@ -125,27 +125,14 @@ class Rules:
 
     # -- kernel form ----------------------------------------------------------------------
     def to_array(self) -> np.ndarray:
-        """The int64 vector the kernels read; index names are the ``R_*`` constants."""
+        """The int64 vector the kernels read; slot names are the ``R_*`` constants, declared
+        once in ``simulator.records.RULE_VECTOR``: booleans 0/1, integers as they are, a
+        choice as its index in the field's allowed values."""
         out = np.zeros(N_RULE_FIELDS, dtype=np.int64)
-        out[R_KNOCK_LIMIT] = self.knock_limit
-        out[R_GIN_ONLY] = int(self.gin_only)
-        out[R_OKLAHOMA] = int(self.oklahoma)
-        out[R_OKLAHOMA_ACE_LIMIT] = 0 if self.oklahoma_ace == "gin" else 1
-        out[R_SPADE_DOUBLE] = int(self.oklahoma_spade_double)
-        out[R_GIN_BONUS] = self.gin_bonus
-        out[R_BIG_GIN_BONUS] = self.big_gin_bonus
-        out[R_UNDERCUT_BONUS] = self.undercut_bonus
-        out[R_UNDERCUT_ON_TIE] = int(self.undercut_on_tie)
-        out[R_LAST_DISCARD] = int(self.last_discard_rule)
-        out[R_RESHUFFLE] = int(self.reshuffle_stock)
-        out[R_MAX_RESHUFFLES] = self.max_reshuffles
-        out[R_TARGET] = self.target_score
-        out[R_GAME_BONUS] = self.game_bonus
-        out[R_SHUTOUT] = SHUTOUT_MODES.index(self.shutout)
-        out[R_BOX_BONUS] = self.box_bonus
-        out[R_NEXT_DEALER] = NEXT_DEALER_MODES.index(self.next_dealer)
+        for i, slot in enumerate(RULE_VECTOR):
+            value = getattr(self, slot.field)
+            out[i] = _CHOICES[slot.field].index(value) if slot.field in _CHOICES else int(value)
         return out
-
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
     if not low <= value <= high:
@@ -168,27 +155,31 @@ def resolve_rules(rules: "Rules | str | dict[str, Any]") -> Rules:
     raise ValueError(f"rules must be a preset name, a dict or a Rules, got {type(rules).__name__}")
 
 
-# indices of the kernel rule vector
-(
-    R_KNOCK_LIMIT,
+# indices of the kernel rule vector: one per entry of ``simulator.records.RULE_VECTOR``
+from .records import (  # noqa: E402, F401  (the R_* names other modules import from here)
+    N_RULE_FIELDS,
+    R_BIG_GIN_BONUS,
+    R_BOX_BONUS,
+    R_GAME_BONUS,
+    R_GIN_BONUS,
     R_GIN_ONLY,
+    R_KNOCK_LIMIT,
+    R_LAST_DISCARD,
+    R_MAX_RESHUFFLES,
+    R_NEXT_DEALER,
     R_OKLAHOMA,
     R_OKLAHOMA_ACE_LIMIT,
+    R_RESHUFFLE,
+    R_SHUTOUT,
     R_SPADE_DOUBLE,
-    R_GIN_BONUS,
-    R_BIG_GIN_BONUS,
+    R_TARGET,
     R_UNDERCUT_BONUS,
     R_UNDERCUT_ON_TIE,
-    R_LAST_DISCARD,
-    R_RESHUFFLE,
-    R_MAX_RESHUFFLES,
-    R_TARGET,
-    R_GAME_BONUS,
-    R_SHUTOUT,
-    R_BOX_BONUS,
-    R_NEXT_DEALER,
-    N_RULE_FIELDS,
-) = range(18)
+    RULE_VECTOR,
+)
+
+#: the allowed values of each choice field; the vector holds the index
+_CHOICES = {"oklahoma_ace": OKLAHOMA_ACE_MODES, "shutout": SHUTOUT_MODES, "next_dealer": NEXT_DEALER_MODES}
 
 SHUTOUT_NONE, SHUTOUT_DOUBLE, SHUTOUT_DOUBLE_BONUS = range(3)
 NEXT_ALTERNATE, NEXT_LOSER, NEXT_WINNER = range(3)

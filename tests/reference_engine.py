@@ -11,7 +11,10 @@ What it shares with the numba engine, and why:
   reused: they are not rules);
 * **strategy decisions** — the strategies' numba functions (``strategies.dispatch``) are
   called from Python with a player view built here, from this engine's own state, with the
-  slot meanings of ``strategies.view``.  Same view + same stream ⇒ same decision.
+  slot meanings of ``strategies.view``.  Same view + same stream ⇒ same decision.  Every
+  decision is kept (``Hand.decisions``: seat, view, answer) so that the tests can compare
+  the views the engine gives its strategies as well;
+* **the record's column order** — ``simulator.records`` (a schema, not a rule).
 
 What it does not share: every rule.  Deadwood, knockable discards, big gin, layoffs and the
 defender's best response come from the brute-force oracle in ``tests/oracle.py``; scoring,
@@ -84,18 +87,11 @@ from simulator.rules import MAX_TURNS_PER_HAND  # noqa: E402  (a documented rule
 #: a bound on one hand's turns for the reference only (a runaway strategy fails loudly)
 MAX_TURNS = 20_000
 
-# record column order of simulator.engine's hand and game records
-HAND_COLUMNS = (
-    "deal", "pair", "a_seat", "dealer", "outcome", "knocker", "winner", "points",
-    "knocker_deadwood", "defender_deadwood", "layoff_points", "draws", "stock_left",
-    "upcard", "knock_limit", "turns", "reshuffles", "error", "game", "hand_in_game",
-    "error_seat", "error_value",
-)
-GAME_COLUMNS = (
-    "game", "pair", "a_seat", "first_dealer", "winner", "hands", "score0", "score1",
-    "points0", "points1", "boxes0", "boxes1", "shutout", "dead_hands", "error",
-    "error_seat", "error_value",
-)
+# record column order of simulator.engine's hand and game records: declared once, in
+# simulator.records (a schema, not a rule)
+from simulator.records import GAME_RECORD_NAMES as GAME_COLUMNS  # noqa: E402
+from simulator.records import HAND_RECORD_NAMES as HAND_COLUMNS  # noqa: E402
+
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
 # an error record names the seat at fault (-1: none) and the offending value: the card
@@ -290,6 +286,7 @@ class HandResult:
     layoff_options: frozenset = frozenset({0})
     final_hands: tuple = ()  # both seats' cards when the hand ended (for messages)
     last_chance: bool = False  # the last discard was taken to knock (last_discard_rule)
+    decisions: list = field(default_factory=list)  # (seat, view, answer) of every decision
 
 
 class Hand:
@@ -303,6 +300,7 @@ class Hand:
         self.dealer = dealer
         self.deck_rng = deck_rng if deck_rng is not None else np.zeros(1, np.uint64)
         self.events: list[tuple[int, str, int]] = []
+        self.decisions: list[tuple[int, np.ndarray, object]] = []  # (seat, view, answer)
         self.layoff_options = frozenset({0})
         for p in players:
             p.memory[:] = 0  # each strategy's memory is zeroed at the start of a hand
@@ -369,7 +367,9 @@ class Hand:
 
     def _call(self, fn, seat, view):
         p = self.players[seat]
-        return fn(p.sid, p.params, view, self.pile_array(), self.rules_vec, p.rng, p.memory)
+        answer = fn(p.sid, p.params, view.copy(), self.pile_array(), self.rules_vec, p.rng, p.memory)
+        self.decisions.append((seat, view, answer))
+        return answer
 
     def ask_take(self, phase: int, seat: int) -> bool:
         return bool(self._call(dispatch.take_nb, seat, self.view(phase, seat)))
@@ -386,7 +386,7 @@ class Hand:
             self.events.append((-1, "dead", len(self.stock)))
         return HandResult(r, self.events, self.layoff_options,
                           (frozenset(self.hands[0]), frozenset(self.hands[1])),
-                          self.last_chance)
+                          self.last_chance, self.decisions)
 
     def _play(self) -> None:
         rules = self.rules

@@ -29,8 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oracle as O  # noqa: E402
 import reference_engine as R  # noqa: E402
 
+import simulator  # noqa: E402
 from simulator import api  # noqa: E402
 from simulator import engine as E  # noqa: E402
+from simulator import state as S  # noqa: E402
+from simulator.melds import arrangement_index_nb  # noqa: E402
+from strategies import view as V  # noqa: E402
 from simulator.cards import format_cards  # noqa: E402
 from simulator.rules import Rules  # noqa: E402
 
@@ -231,6 +235,64 @@ def test_traces_match_reference(config):
                     failures.append(f"{where}: engine lays off {format_cards(laid_cards)}, not an "
                                     f"optimal response; {_describe(ref)}")
     assert not failures, f"{len(failures)} traces differ; first ones:\n" + "\n".join(failures[:5])
+
+
+# ---- the views strategies are given, decision by decision -----------------------------------------
+VIEW_DEALS = 12  # per pair and configuration
+
+
+def _engine_action(view, answer) -> int:
+    """The reference's raw strategy answer as the action the engine plays."""
+    phase = int(view[V.V_PHASE])
+    if phase == V.PHASE_DISCARD:
+        return S.A_DISCARD + int(answer)
+    if phase == V.PHASE_KNOCK:
+        return S.A_KNOCK if answer else S.A_NO_KNOCK
+    if phase == V.PHASE_ARRANGE:
+        sets, runs = (int(x) for x in answer)
+        return S.A_ARRANGE + int(arrangement_index_nb(np.int64(view[V.V_HAND]), np.int64(sets), np.int64(runs)))
+    if answer:
+        return S.A_TAKE_PILE
+    return S.A_DRAW_STOCK if phase == V.PHASE_DRAW else S.A_PASS
+
+
+@pytest.mark.parametrize("config", list(HAND_CONFIGS))
+def test_views_and_decisions_match_reference(config):
+    """Stepping ``simulator.Hand`` with the strategies (``bot_action``): at every decision
+    the seat to act, the whole view it is given (every slot of ``strategies.view``) and its
+    action equal the reference engine's, and the hands end with equal records."""
+    rules = HAND_CONFIGS[config]
+    failures = []
+    for k, (a, b) in enumerate(HAND_PAIRS):
+        seed, mirrored = _seed(config, k), _mirrored(k)
+        for deal in range(1000 * k + 100, 1000 * k + 100 + VIEW_DEALS):
+            ref = R.play_deal(a, b, rules, deal, seed, mirrored)
+            hand = simulator.Hand(rules, seed, deal, a=a, b=b, mirrored=mirrored)
+            where = f"[{config}] {a} vs {b}, seed={seed}, mirrored={mirrored}, deal {deal}"
+            i = 0
+            while not hand.is_over() and not failures:
+                seat = hand.current_player
+                view = hand.view(seat)
+                action = hand.bot_action()
+                if i >= len(ref.decisions):
+                    failures.append(f"{where}: the engine asks decision #{i}, the reference made {i}")
+                    break
+                ref_seat, ref_view, answer = ref.decisions[i]
+                if seat != ref_seat or not np.array_equal(view, ref_view):
+                    bad = [n for n in dir(V) if n.startswith("V_") and view[getattr(V, n)] != ref_view[getattr(V, n)]]
+                    failures.append(f"{where}: decision #{i}: seat {seat} vs {ref_seat}, view slots differ: {bad}")
+                elif action != _engine_action(ref_view, answer):
+                    failures.append(f"{where}: decision #{i}: engine {action}, reference {answer!r}")
+                hand.apply(action)
+                i += 1
+            if not failures and i != len(ref.decisions):
+                failures.append(f"{where}: engine made {i} decisions, the reference {len(ref.decisions)}")
+            bad = _diff_hand(hand.record(), ref)
+            if bad:
+                failures.append(f"{where}: " + " | ".join(bad))
+            if failures:
+                break
+    assert not failures, failures[0]
 
 
 # ---- whole games --------------------------------------------------------------------------------

@@ -1,0 +1,390 @@
+"""``simulator.Hand``: one hand of Gin Rummy to step through, inspect, copy and undo.
+
+A ``Hand`` wraps the engine's state array (``simulator.state``) and plays it with the same
+phase functions the batch engine runs, so a hand driven here follows exactly the rules
+``simulate`` plays.  ``Hand(rules, seed, deal)`` starts from the same deck, dealer and seats
+as deal ``deal`` of ``simulate(..., seed=seed)``; with the strategies ``a`` and ``b`` of that
+call, ``bot_action()`` gives each seat's move from the same random streams, so playing
+``bot_action()`` until the end reproduces the call's row exactly.
+
+    >>> import simulator
+    >>> h = simulator.Hand(rules="hoyle", seed=0, deal=0, a="simple", b="knock_early")
+    >>> h.phase_name, h.current_player in (0, 1)
+    ('first_upcard', True)
+    >>> [simulator.action_name(a) for a in h.legal_actions()]
+    ['take pile', 'pass']
+    >>> g = h.clone(); g.apply(g.legal_actions()[1]); h.phase_name   # h is unchanged
+    'first_upcard'
+    >>> while not h.is_over():
+    ...     h.apply(h.bot_action())
+    >>> h.result() == simulator.simulate("simple", "knock_early", "hoyle", n_deals=1, seed=0).iloc[0].to_dict()
+    True
+
+Actions are small integers (``simulator.state``: discard card c is c, then draw stock,
+take pile, pass, knock, no knock, and arrangement k); ``simulator.action_name`` names one.
+An illegal action raises ``ValueError`` with one line naming it and the legal ones.
+``observation(player)`` is what that player may know, readable; it never shows the
+opponent's hand or the stock.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from strategies import view as V
+
+from . import state as S
+from .cards import DECK, as_codes, format_card, mask_cards
+from .melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
+from .records import (
+    H_A_SEAT,
+    H_DEAL,
+    H_ERROR_SEAT,
+    H_GAME,
+    H_HAND_IN_GAME,
+    H_PAIR,
+    N_HAND_COLS,
+    OUTCOMES,
+)
+from .rng import stream_key_nb
+from .rules import Rules, resolve_rules
+
+#: salts of the engine's streams (``simulator.engine``), repeated here so that importing
+#: this module compiles nothing
+_PLAYER_SALT = 0x0123456789ABCDEF
+_DECK_SALT = 0x7F4A7C159E3779B9
+_TRACE_ROWS = 64  # events one action can write (a deal writes 21)
+
+
+def _key(seed: int, a: int, b: int) -> int:
+    return int(stream_key_nb(np.uint64(seed), np.int64(a), np.int64(b)))
+
+
+def _as_int64(u64: int) -> np.int64:
+    return np.array([u64], dtype=np.uint64).view(np.int64)[0]
+
+
+def _cards(mask: int) -> list[str]:
+    return [format_card(c) for c in mask_cards(int(mask))]
+
+
+class Hand:
+    """One hand, from a deal of ``simulate`` or from an explicit deck.
+
+    ``Hand(rules="hoyle", seed=0, deal=0, mirrored=True)`` deals deal ``deal`` of
+    ``simulate(..., seed=seed, mirrored=mirrored)``: the same deck, dealer and seats (A sits
+    in ``a_seat``), and each seat's random stream as the batch engine keys it.  ``a`` and
+    ``b`` (strategy specs, optional) are the strategies of A and B for ``bot_action``.
+
+    ``Hand(deck=..., dealer=0, ...)`` deals an explicit 52-card deck instead (cards 0..19
+    alternately to the non-dealer and the dealer, card 20 the upcard, the rest the stock in
+    drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``.
+    ``scores`` are the game scores before the hand, as the players see them.
+    """
+
+    def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, deal: int = 0, *,
+                 a=None, b=None, mirrored: bool = True, deck=None, dealer: int | None = None,
+                 scores=(0, 0)):
+        from strategies import parse_strategy
+
+        self.rules = resolve_rules(rules)
+        self._rules = self.rules.to_array()
+        self.strategies = tuple(None if s is None else parse_strategy(s) for s in (a, b))
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+        seed = int(seed)
+        self.seed = seed
+        self._rngs = np.zeros((2, 1), np.uint64)
+        if deck is None:
+            if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
+                raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
+            deal = int(deal)
+            pair = deal // 2 if mirrored else deal
+            rng = np.zeros(1, np.uint64)
+            rng[0] = _key(seed ^ _DECK_SALT, pair, 0)
+            cards = DECK.copy()
+            from .rng import shuffle_nb
+
+            shuffle_nb(rng, cards, np.int64(52))
+            key = int(rng[0])
+            default_dealer = (key >> 13) & 1
+            self.a_seat = deal % 2 if mirrored else (key >> 17) & 1
+            deck_key = _key(seed ^ _DECK_SALT, pair, 1 << 40)
+            for seat in range(2):
+                who = 0 if seat == self.a_seat else 1
+                self._rngs[seat, 0] = _key(seed ^ _PLAYER_SALT, deal, who)
+            self.deal, self.pair = deal, pair
+            if dealer is not None and dealer != default_dealer:
+                raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
+            dealer = default_dealer
+        else:
+            cards = np.array(as_codes(deck), dtype=np.int64)
+            if len(cards) != 52 or set(cards.tolist()) != set(DECK.tolist()):
+                raise ValueError("deck must list all 52 cards exactly once")
+            dealer = 0 if dealer is None else dealer
+            if dealer not in (0, 1):
+                raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+            self.a_seat, self.deal, self.pair = 0, 0, 0
+            self._rngs[0, 0] = _key(seed, 0, 0)
+            self._rngs[1, 0] = _key(seed, 0, 1)
+            deck_key = _key(seed, 1, 0)
+        self._memory = np.zeros((2, V.N_MEMORY), np.int64)
+        self._state = np.zeros(S.N_STATE, np.int64)
+        self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)
+        self.events: list[tuple[int, str, int]] = []
+        s0, s1 = (int(x) for x in scores)
+        S.deal_nb(self._state, cards, np.int64(dealer), np.int64(s0), np.int64(s1), self._rules,
+                  _as_int64(deck_key), self._trace)
+        self._collect_events()
+
+    # ---- the state ------------------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """The state array (``simulator.state``), read-only: change it through ``apply``."""
+        view = self._state.view()
+        view.setflags(write=False)
+        return view
+
+    @property
+    def current_player(self) -> int:
+        """The seat to act (0 or 1), -1 once the hand is over."""
+        return -1 if self.is_over() else int(self._state[S.S_CURRENT])
+
+    @property
+    def phase(self) -> int:
+        """The phase (``simulator.state.PHASE_*``; ``phase_name`` names it)."""
+        return int(self._state[S.S_PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return S.PHASE_NAMES[self.phase]
+
+    @property
+    def dealer(self) -> int:
+        return int(self._state[S.S_DEALER])
+
+    def is_over(self) -> bool:
+        return self.phase == S.PHASE_OVER
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act, in increasing order (empty once over)."""
+        out = np.zeros(S.MAX_LEGAL, np.int64)
+        n = S.legal_actions_nb(self._state, self._rules, out)
+        return [int(a) for a in out[:n]]
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the player to act; the automatic steps that follow (a draw
+        after both pass the upcard, big gin, the end of the stock, settling) are played
+        too.  An illegal action raises ``ValueError`` and changes nothing."""
+        legal = self.legal_actions()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
+            raise ValueError(self._illegal(action, legal))
+        self._state[S.S_NTRACE] = 0
+        err = S.apply_action_nb(self._state, self._rules, np.int64(action), self._trace)
+        if err != S.ERR_NONE:  # cannot happen for a legal action
+            raise RuntimeError(f"engine error {err} on the legal action {_name(action)}")
+        self._collect_events()
+
+    def _illegal(self, action, legal: list[int]) -> str:
+        what = _name(action)
+        if self.is_over():
+            return f"illegal action {what}: the hand is over"
+        names = ", ".join(f"{a} ({S.action_name(a)})" for a in legal)
+        return (f"illegal action {what} for player {self.current_player} in phase {self.phase_name}; "
+                f"legal: {names}")
+
+    def _collect_events(self) -> None:
+        n = int(self._state[S.S_NTRACE])
+        self.events.extend((int(p), S.EVENT_NAMES[int(e)], int(v)) for p, e, v in self._trace[:n])
+
+    def clone(self) -> "Hand":
+        """An independent copy (state, random streams, memories, events): playing it leaves
+        this hand as it is."""
+        other = copy.copy(self)
+        other._state = self._state.copy()
+        other._rngs = self._rngs.copy()
+        other._memory = self._memory.copy()
+        other._trace = np.zeros_like(self._trace)
+        other.events = list(self.events)
+        return other
+
+    # ---- what a player may know ----------------------------------------------------------
+    def view(self, player: int) -> np.ndarray:
+        """The view vector a numba strategy in seat ``player`` would get now
+        (``strategies.view``)."""
+        self._check_player(player)
+        return S.view_of(self._state, player)
+
+    def observation(self, player: int) -> dict:
+        """What ``player`` may know, readable: its hand (cards), its deadwood (with 11 cards:
+        after its best legal discard), the card it just drew and its legal discards (when
+        it must discard), the pile (bottom first) and its top, what the opponent took from
+        the pile and still holds, discarded and declined, the stock's size, the knock limit,
+        turns, draws, scores, the phase and whose turn it is; once the hand is over, the
+        result and the knocker's melds.  Never the opponent's hand or the stock."""
+        self._check_player(player)
+        v = S.view_of(self._state, player)
+        st = self._state
+        hand = int(v[V.V_HAND])
+        if bin(hand).count("1") == 11 and v[V.V_LEGAL_DISCARDS]:
+            deadwood = int(discard_deadwoods_nb(np.int64(hand), np.int64(v[V.V_LEGAL_DISCARDS]))[0])
+        else:
+            deadwood = int(min_deadwood_nb(np.int64(hand))) if bin(hand).count("1") <= 11 else None
+        pile_len = int(st[S.S_PILE_LEN])
+        obs = {
+            "player": player,
+            "phase": self.phase_name,
+            "current_player": self.current_player,
+            "is_dealer": bool(v[V.V_IS_DEALER]),
+            "hand": _cards(hand),
+            "deadwood": deadwood,
+            "drawn": format_card(int(v[V.V_DRAWN])) if v[V.V_DRAWN] >= 0 else None,
+            "legal_discards": _cards(v[V.V_LEGAL_DISCARDS]),
+            "pile": [format_card(int(c)) for c in st[S.S_PILE:S.S_PILE + pile_len]],
+            "top": format_card(int(v[V.V_TOP])) if v[V.V_TOP] >= 0 else None,
+            "stock_size": int(v[V.V_STOCK_LEFT]),
+            "knock_limit": int(v[V.V_KNOCK_LIMIT]),
+            "turn": int(v[V.V_TURN]),
+            "draws": int(v[V.V_MY_DRAWS]),
+            "opponent_took": _cards(v[V.V_OPP_TOOK]),
+            "opponent_discards": _cards(v[V.V_OPP_DISCARDS]),
+            "opponent_declined": _cards(v[V.V_OPP_DECLINED]),
+            "scores": (int(v[V.V_MY_SCORE]), int(v[V.V_OPP_SCORE])),
+        }
+        if self.is_over():
+            outcome = int(st[S.S_OUTCOME])
+            obs["result"] = {
+                "outcome": OUTCOMES[outcome],
+                "knocker": int(st[S.S_KNOCKER]),
+                "winner": int(st[S.S_WINNER]),
+                "points": int(st[S.S_POINTS]),
+                "knocker_deadwood": int(st[S.S_KNOCKER_DW]),
+                "defender_deadwood": int(st[S.S_DEFENDER_DW]),
+                "knocker_sets": _cards(st[S.S_SETS]),
+                "knocker_runs": _cards(st[S.S_RUNS]),
+                "laid_off": _cards(st[S.S_LAID]),
+            }
+        return obs
+
+    def _check_player(self, player) -> None:
+        if player not in (0, 1):
+            raise ValueError(f"player must be seat 0 or 1, got {player!r}")
+
+    # ---- strategies ------------------------------------------------------------------------
+    def strategy_action(self, spec=None) -> int:
+        """The action strategy ``spec`` (a spec string or ``Strategy``; default: the seat's
+        own, ``a`` or ``b``) chooses for the player to act, asked exactly as the batch
+        engine asks it: the same view, the seat's random stream and memory (both advance)
+        and copies of the pile, rules and parameters.  A knocker's melds become their
+        ``A_ARRANGE + k`` action.  A strategy that answers illegally or writes into a copy
+        raises ``StrategyError`` (a ``ValueError``) in one line."""
+        from strategies import parse_strategy
+        from strategies.registry import engine_module
+
+        from .api import StrategyError
+
+        if self.is_over():
+            raise ValueError("the hand is over: no player to act")
+        seat = self.current_player
+        if spec is None:
+            strategy = self.strategies[0 if seat == self.a_seat else 1]
+            if strategy is None:
+                raise ValueError(f"seat {seat} has no strategy: give Hand(a=..., b=...) or a spec")
+        else:
+            strategy = parse_strategy(spec)
+        engine = engine_module()
+        params = np.ascontiguousarray(strategy.row, dtype=np.float64)
+        params_copy = params.copy()
+        rules_copy = self._rules.copy()
+        pile = np.zeros(64, np.int64)
+        n = int(self._state[S.S_PILE_LEN])
+        pile[:n] = self._state[S.S_PILE:S.S_PILE + n]
+        pile_copy = pile.copy()
+        view = np.zeros(V.N_VIEW, np.int64)
+        action, x, y = engine.decide_nb(self._state, np.int64(strategy.sid), params_copy, view, pile_copy,
+                                        rules_copy, self._rngs[seat], self._memory[seat])
+        action, x, y = int(action), int(x), int(y)
+        who = f"strategy {strategy.label!r} (seat {seat})"
+        for name, lent, own in (("the discard pile", pile_copy[:n], pile[:n]), ("the rule vector", rules_copy, self._rules),
+                                ("its parameter row", params_copy, params)):
+            if not np.array_equal(lent, own, equal_nan=name == "its parameter row"):
+                raise StrategyError(f"{who} wrote into {name} it was given; pile, rules and params are read-only")
+        if action == engine.ANSWER_NOT_A_CARD:
+            raise StrategyError(f"{who} discarded {x}, which is not a card (codes are suit * 16 + rank 0..12)")
+        if action == engine.ANSWER_LAYOUT:
+            knocker = int(self._state[S.S_KNOCKER])
+            k = int(arrangement_index_nb(np.int64(self._state[S.S_HANDS + knocker]), np.int64(x), np.int64(y)))
+            if k < 0:
+                raise StrategyError(f"{who} laid out melds {_cards(x | y) if x | y >= 0 else hex(x | y)}, which are "
+                                    "not a least-deadwood arrangement of its hand")
+            return S.A_ARRANGE + k
+        if action not in self.legal_actions():
+            raise StrategyError(f"{who} chose {_name(action)}, which is not legal; legal: "
+                                + ", ".join(S.action_name(a) for a in self.legal_actions()))
+        return action
+
+    def bot_action(self) -> int:
+        """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``."""
+        return self.strategy_action(None)
+
+    # ---- the outcome -----------------------------------------------------------------------
+    def record(self) -> np.ndarray:
+        """The hand's raw int64 record (``simulator.records.HAND_RECORD_NAMES``), as the
+        batch engine writes it for this deal."""
+        from .engine import record_nb
+
+        out = np.zeros(N_HAND_COLS, np.int64)
+        record_nb(self._state, out)
+        out[H_DEAL], out[H_PAIR], out[H_A_SEAT] = self.deal, self.pair, self.a_seat
+        out[H_GAME] = out[H_HAND_IN_GAME] = -1
+        out[H_ERROR_SEAT] = -1
+        return out
+
+    def result(self) -> dict:
+        """The hand's row, with the same fields and values as a ``simulate`` row (raises
+        while the hand is being played)."""
+        if not self.is_over():
+            raise ValueError(f"the hand is not over (phase {self.phase_name})")
+        from .api import hand_frame
+
+        return hand_frame(self.record()[None, :]).iloc[0].to_dict()
+
+    def returns(self) -> tuple[int, int]:
+        """Points won by seat 0 and seat 1 (the winner's points, negated for the loser;
+        0, 0 for a dead hand or a scoreless tie)."""
+        if not self.is_over():
+            raise ValueError(f"the hand is not over (phase {self.phase_name})")
+        winner, points = int(self._state[S.S_WINNER]), int(self._state[S.S_POINTS])
+        if winner < 0:
+            return 0, 0
+        return (points, -points) if winner == 0 else (-points, points)
+
+    def arrangements(self) -> list[tuple[list[str], list[str]]]:
+        """In the arrange phase, the knocker's least-deadwood arrangements as (set cards,
+        run cards), in the order of the ``A_ARRANGE + k`` actions."""
+        if self.phase != S.PHASE_ARRANGE:
+            return []
+        hand = np.int64(self._state[S.S_HANDS + int(self._state[S.S_KNOCKER])])
+        count = int(arrangement_nb(hand, np.int64(-1))[2])
+        out = []
+        for k in range(count):
+            sets, runs, _ = arrangement_nb(hand, np.int64(k))
+            out.append((_cards(sets), _cards(runs)))
+        return out
+
+    def __repr__(self) -> str:
+        if self.is_over():
+            return f"<Hand over: {OUTCOMES[int(self._state[S.S_OUTCOME])]}>"
+        return (f"<Hand phase={self.phase_name} player={self.current_player} "
+                f"turn={int(self._state[S.S_TURN])} stock={int(self._state[S.S_STOCK_N] - self._state[S.S_STOCK_POS])}>")
+
+
+def _name(action) -> str:
+    """``"67 (knock)"``, or the value as given when it is no integer."""
+    try:
+        return f"{int(action)} ({S.action_name(int(action))})"
+    except (TypeError, ValueError):
+        return repr(action)
+

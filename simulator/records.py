@@ -1,0 +1,217 @@
+"""One schema per record: the hand row, the game row and the rule vector, each declared once.
+
+The kernels write int64 records (one row per hand or game, 2-d arrays: fast and simple to
+fill in parallel); the façade turns them into DataFrames.  Everything about a column lives
+in one entry below, and the rest is derived from these tables:
+
+* the column indices the kernels use (``H_*``, ``G_*``, ``R_*``, made from each entry's
+  ``const``), the record widths (``N_HAND_COLS``, ``N_GAME_COLS``, ``N_RULE_FIELDS``) and
+  the raw column names (``HAND_RECORD_NAMES``, ``GAME_RECORD_NAMES``, ``RULE_SLOT_NAMES``);
+* the DataFrame columns, their order and dtypes (``simulator.api.hand_frame`` /
+  ``game_frame`` read ``HAND_ROW`` / ``GAME_ROW`` entry by entry, by ``kind``);
+* the column documentation (the table in ``simulator.api``'s docstring,
+  ``frame_doc_table``);
+* the reference engine's record columns (``tests/reference_engine.py``);
+* the rule vector ``Rules.to_array`` builds (``RULE_VECTOR``).
+
+Adding an output column is one entry here plus the code that fills it (``out[H_NEW] = ...``
+in ``simulator.engine``); the frame, its documentation and the reference's column list
+follow.
+
+A ``Column`` is (``raw``, ``frame``, ``dtype``, ``kind``, ``doc``, ``const``):
+
+* ``raw``: the name of the record column (``None``: computed for the frame only);
+* ``frame``: the DataFrame column (``None``: kept in the raw record only);
+* ``dtype``: the DataFrame dtype (numpy dtype, or a pandas name such as ``"Int16"``);
+* ``kind``: how the frame is made from the record: ``int`` (cast to ``dtype``), ``a_seat``
+  (True when the seat in the column is A's), ``seat`` (``a``/``b``, missing for -1),
+  ``outcome``, ``card``, ``deadwood`` (missing for a dead hand), ``flag`` (== 1),
+  ``by_seat`` (two raw columns ``<raw>0``/``<raw>1`` by seat, shown as ``<frame>_a`` and
+  ``<frame>_b``), ``net_a``/``margin_a`` (computed), ``raw`` (not shown);
+* ``const``: the suffix of the index constant (default: ``raw`` upper-cased).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Column(NamedTuple):
+    raw: str | None
+    frame: str | None
+    dtype: object
+    kind: str
+    doc: str
+    const: str | None = None
+
+
+#: outcome codes of a hand record, in order
+OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
+OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
+
+# ---- the hand row ------------------------------------------------------------------------
+# Raw record order is the order below, skipping frame-only entries; the frame's column order
+# is the same, skipping raw-only entries.  Seats are 0/1 in the record (-1 = nobody).
+HAND_ROW: tuple[Column, ...] = (
+    Column("deal", "deal", np.int64, "int",
+           "deal number (0-based); with mirrored deals, 2p and 2p+1 share a deck"),
+    Column("pair", "pair", np.int64, "int", "deck number: the two deals of a mirrored pair share it"),
+    Column("a_seat", None, np.int64, "raw", "strategy A's seat (0 or 1)"),
+    Column("dealer", "a_dealt", np.bool_, "a_seat", "True when strategy A dealt (B moved first)"),
+    Column("outcome", "outcome", "category", "outcome",
+           "``knock``, ``gin``, ``big_gin``, ``undercut`` or ``dead`` (cancelled)"),
+    Column("knocker", "knocker", "category", "seat", "``a``, ``b`` or missing (dead hand)"),
+    Column("winner", "winner", "category", "seat",
+           "``a``, ``b`` or missing (dead hand, or a scoreless tie)"),
+    Column("points", "points", np.int32, "int",
+           "points to the hand's winner (Oklahoma spade doubling included)"),
+    Column(None, "net_a", np.int32, "net_a", "points to A minus points to B"),
+    Column("knocker_deadwood", "knocker_deadwood", "Int16", "deadwood",
+           "the knocker's deadwood (missing for a dead hand)", "KNOCKER_DW"),
+    Column("defender_deadwood", "defender_deadwood", "Int16", "deadwood",
+           "the defender's deadwood after layoffs (missing for a dead hand)", "DEFENDER_DW"),
+    Column("layoff_points", "layoff_points", np.int16, "int",
+           "value of the cards the defender laid off", "LAYOFF"),
+    Column("draws", "draws", np.int16, "int",
+           "cards drawn in the hand by both players (pile takes included)"),
+    Column("turns", "turns", np.int16, "int", "discards made in the hand"),
+    Column("stock_left", "stock_left", np.int16, "int", "cards left in the stock when the hand ended"),
+    Column("upcard", "upcard", "category", "card", "the first upcard (e.g. ``7h``)"),
+    Column("knock_limit", "knock_limit", np.int16, "int",
+           "the knock limit in force (Oklahoma: set by the upcard)"),
+    Column("reshuffles", "reshuffles", np.int16, "int",
+           "times the pile was turned into a new stock (``reshuffle_stock``)"),
+    Column("error", None, np.int64, "raw", "error code (``simulator.engine.ERR_*``; 0 = none)"),
+    Column("game", None, np.int64, "raw", "game number (-1 for single deals)"),
+    Column("hand_in_game", None, np.int64, "raw", "hand number within its game (-1 for single deals)"),
+    Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),
+    Column("error_value", None, np.int64, "raw",
+           "the offending value: a card returned, the melds' card mask, or the slot written"),
+)
+
+# ---- the game row ------------------------------------------------------------------------
+GAME_ROW: tuple[Column, ...] = (
+    Column("game", "game", np.int64, "int", "game number (0-based)"),
+    Column("pair", "pair", np.int64, "int", "deck sequence number: mirrored games 2p and 2p+1 share it"),
+    Column("a_seat", None, np.int64, "raw", "strategy A's seat (0 or 1)"),
+    Column("first_dealer", "a_dealt_first", np.bool_, "a_seat", "True when A dealt the first hand"),
+    Column("winner", "winner", "category", "seat",
+           "``a``, ``b`` or missing (the hand guard stopped the game)"),
+    Column("hands", "hands", np.int32, "int", "hands played, dead hands included"),
+    Column("dead_hands", "dead_hands", np.int32, "int", "hands cancelled at the end of the stock"),
+    Column("points", "points", np.int32, "by_seat", "hand points only (what reaches the target)"),
+    Column("boxes", "boxes", np.int32, "by_seat", "hands won"),
+    Column("score", "score", np.int32, "by_seat", "final totals, after game, box and shutout bonuses"),
+    Column(None, "margin_a", np.int32, "margin_a", "``score_a - score_b``"),
+    Column("shutout", "shutout", np.bool_, "flag", "the loser scored no hand points"),
+    Column("error", None, np.int64, "raw", "error code of the hand that stopped the game (0 = none)"),
+    Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),
+    Column("error_value", None, np.int64, "raw", "the offending value (as in the hand row)"),
+)
+
+
+class RuleSlot(NamedTuple):
+    slot: str  # name of the slot (``R_<SLOT>``)
+    field: str  # the ``Rules`` field it encodes
+    doc: str
+
+
+# ---- the rule vector (``Rules.to_array``) ---------------------------------------------------
+# Booleans are 0/1, integers as they are, a choice (a string field) is its index in the
+# field's allowed values (``simulator.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
+RULE_VECTOR: tuple[RuleSlot, ...] = (
+    RuleSlot("knock_limit", "knock_limit", "deadwood at or below which a player may knock"),
+    RuleSlot("gin_only", "gin_only", "1: straight gin, no knocking with deadwood"),
+    RuleSlot("oklahoma", "oklahoma", "1: the first upcard sets the knock limit"),
+    RuleSlot("oklahoma_ace_limit", "oklahoma_ace", "knock limit of an ace upcard: 0 (gin) or 1 (one)"),
+    RuleSlot("spade_double", "oklahoma_spade_double", "1: a spade upcard doubles the hand (Oklahoma)"),
+    RuleSlot("gin_bonus", "gin_bonus", "gin bonus"),
+    RuleSlot("big_gin_bonus", "big_gin_bonus", "big gin bonus (0: big gin not played)"),
+    RuleSlot("undercut_bonus", "undercut_bonus", "undercut bonus"),
+    RuleSlot("undercut_on_tie", "undercut_on_tie", "1: equal deadwood is an undercut"),
+    RuleSlot("last_discard", "last_discard_rule", "1: the last discard may be taken to knock"),
+    RuleSlot("reshuffle", "reshuffle_stock", "1: the pile is reshuffled into a new stock"),
+    RuleSlot("max_reshuffles", "max_reshuffles", "reshuffles allowed per hand"),
+    RuleSlot("target", "target_score", "game target score"),
+    RuleSlot("game_bonus", "game_bonus", "game bonus"),
+    RuleSlot("shutout", "shutout", "0 none, 1 double, 2 double_bonus"),
+    RuleSlot("box_bonus", "box_bonus", "box bonus per hand won"),
+    RuleSlot("next_dealer", "next_dealer", "0 alternate, 1 loser, 2 winner"),
+)
+
+
+# ---- derived ---------------------------------------------------------------------------------
+def _raw_names(row: tuple[Column, ...]) -> tuple[str, ...]:
+    names: list[str] = []
+    for c in row:
+        if c.raw is None:
+            continue
+        names.extend((c.raw + "0", c.raw + "1") if c.kind == "by_seat" else (c.raw,))
+    return tuple(names)
+
+
+def _constants(prefix: str, row: tuple[Column, ...]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    i = 0
+    for c in row:
+        if c.raw is None:
+            continue
+        const = c.const or c.raw.upper()
+        if c.kind == "by_seat":
+            out[f"{prefix}{const}0"] = i
+            out[f"{prefix}{const}1"] = i + 1
+            i += 2
+        else:
+            out[prefix + const] = i
+            i += 1
+    return out
+
+
+#: names of the raw hand record's columns, in order (seats, not a/b)
+HAND_RECORD_NAMES = _raw_names(HAND_ROW)
+#: names of the raw game record's columns, in order
+GAME_RECORD_NAMES = _raw_names(GAME_ROW)
+#: names of the rule vector's slots, in order
+RULE_SLOT_NAMES = tuple(s.slot for s in RULE_VECTOR)
+
+HAND_CONSTANTS = _constants("H_", HAND_ROW)
+GAME_CONSTANTS = _constants("G_", GAME_ROW)
+RULE_CONSTANTS = {"R_" + s.slot.upper(): i for i, s in enumerate(RULE_VECTOR)}
+N_HAND_COLS = len(HAND_RECORD_NAMES)
+N_GAME_COLS = len(GAME_RECORD_NAMES)
+N_RULE_FIELDS = len(RULE_VECTOR)
+
+# H_DEAL, H_PAIR, ..., G_GAME, ..., R_KNOCK_LIMIT, ...: module constants, one per column
+globals().update(HAND_CONSTANTS)
+globals().update(GAME_CONSTANTS)
+globals().update(RULE_CONSTANTS)
+
+
+def frame_columns(row: tuple[Column, ...]) -> list[tuple[str, object, str]]:
+    """(DataFrame column, dtype, doc) in frame order; a ``by_seat`` entry gives two."""
+    out = []
+    for c in row:
+        if c.frame is None:
+            continue
+        if c.kind == "by_seat":
+            out.append((c.frame + "_a", c.dtype, c.doc + " (A)"))
+            out.append((c.frame + "_b", c.dtype, c.doc + " (B)"))
+        else:
+            out.append((c.frame, c.dtype, c.doc))
+    return out
+
+
+def frame_doc_table(row: tuple[Column, ...]) -> str:
+    """The frame's columns as a reStructuredText table (name, documentation)."""
+    items = []
+    for c in row:
+        if c.frame is None:
+            continue
+        name = f"{c.frame}_a, {c.frame}_b" if c.kind == "by_seat" else c.frame
+        items.append((name, c.doc))
+    width = max(len(n) for n, _ in items) + 2
+    rule = "=" * (width - 1) + "  " + "=" * 74
+    lines = [rule] + [f"{n:<{width}} {d}".rstrip() for n, d in items] + [rule]
+    return "\n".join(lines)

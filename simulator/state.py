@@ -1,0 +1,817 @@
+"""A hand of Gin Rummy as a steppable state machine: one flat int64 ``state`` array, the
+phase functions that move it, and the action encoding.
+
+The whole state of a hand lives in one int64 array of ``N_STATE`` slots, so copying a
+state is ``state.copy()``: a search player can copy it, try moves, play it out and throw
+the copy away, inside numba or from Python (``simulator.Hand``).  Nothing else is needed to
+continue a hand: the reshuffle stream is a slot too.  (The players' random streams and
+memories belong to the strategies, not to the hand: ``simulator.engine`` and
+``simulator.Hand`` keep them next to the state.)
+
+Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
+-----------------------------------------------------------------------------------------
+
+=====================  ===========================================================================
+``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``strategies.view``) or
+                       ``PHASE_OVER``
+``S_CURRENT``          the seat to act (the knocker while laying out; last to act once over)
+``S_DEALER``           the dealing seat
+``S_HANDS`` + seat     each seat's hand mask (10 cards, 11 between a draw and a discard)
+``S_TOOK`` + seat      cards the seat took from the pile and still holds (public)
+``S_DECLINED`` + seat  pile tops the seat was offered and passed on (public)
+``S_DISCARDS`` + seat  every card the seat discarded this hand (public)
+``S_SEEN`` + seat      cards the seat has seen: its hand, pile history, its stock draws
+``S_DRAWS`` + seat     cards the seat drew this hand (pile takes included)
+``S_SCORES`` + seat    game scores before this hand (shown to the players; 0 in single deals)
+``S_STOCK_POS``        the next stock card is ``state[S_STOCK + S_STOCK_POS]``
+``S_STOCK_N``          cards in the stock including those drawn: ``S_STOCK_N - S_STOCK_POS`` left
+``S_PILE_LEN``         cards in the discard pile
+``S_PILE_MASK``        mask of the cards in the pile
+``S_TURN``             discards made so far (both players)
+``S_RESHUFFLES``       times the pile was turned into a new stock this hand
+``S_UPCARD``           the deal's first upcard
+``S_LIMIT``            the deal's knock limit (Oklahoma: from the upcard; gin only: 0)
+``S_MULTIPLIER``       the deal's score multiplier (2 with Oklahoma spade doubling, else 1)
+``S_DRAWN``            discard phase: the card just drawn, else -1
+``S_FROM_PILE``        discard phase: 1 when it came from the pile (it may not be discarded)
+``S_LAST_CHANCE``      1 once the last discard was taken (``last_discard_rule``): must knock
+``S_LEGAL``            discard phase: mask of the legal discards, else 0
+``S_DEADWOOD``         knock and arrange phases: the current player's deadwood after its discard
+``S_KNOCKER``          the seat that knocked (or went gin), -1 before
+``S_OUTCOME``          once over: ``OUT_*`` (``simulator.records``); -1 while the hand is played
+``S_WINNER``           once over: the seat that scores, -1 for a dead hand or a scoreless tie
+``S_POINTS``           once over: the points it scores (spade doubling included)
+``S_KNOCKER_DW``       once over: the knocker's deadwood (-1: dead hand)
+``S_DEFENDER_DW``      once over: the defender's deadwood after layoffs (-1: dead hand)
+``S_LAYOFF``           once over: value of the cards laid off
+``S_SETS``/``S_RUNS``  once over: the knocker's set and run cards (0 after gin)
+``S_LAID``             once over: the cards the defender laid off
+``S_DECK_RNG``         the reshuffle stream (a ``simulator.rng`` counter, as int64 bits)
+``S_NTRACE``           bookkeeping: trace events written since the deal (not part of the game)
+``S_STOCK`` .. +63     the stock in drawing order (live from ``S_STOCK_POS`` to ``S_STOCK_N``)
+``S_PILE`` .. +63      the discard pile, top last (live below ``S_PILE_LEN``)
+=====================  ===========================================================================
+
+Slots of the stock and pile beyond their live parts hold stale cards; everything else is
+defined in every phase.
+
+Phases and actions
+------------------
+
+A hand rests only where a player decides (``PHASE_*``, the same numbers a strategy sees in
+``view[V_PHASE]``) or when it is over.  Every automatic step happens inside the action
+that leads to it: the stock draw after both players declined the upcard, big gin, the
+knock after taking the last discard, settling after gin, the end of the stock (cancel,
+last-discard offer, reshuffle) and the turn guard.
+
+=========================  ==============================  ===========================================
+phase                      who                             legal actions
+=========================  ==============================  ===========================================
+``PHASE_FIRST_UPCARD``     non-dealer, then dealer         ``A_TAKE_PILE``, ``A_PASS``
+``PHASE_DRAW``             the player to move              ``A_DRAW_STOCK``, ``A_TAKE_PILE``
+``PHASE_DISCARD``          the player who drew             ``A_DISCARD + c`` for each legal card c
+``PHASE_KNOCK``            deadwood ≤ limit after discard  ``A_KNOCK``, ``A_NO_KNOCK``
+``PHASE_LAST_DISCARD``     the other player                ``A_TAKE_PILE`` (then must knock), ``A_PASS``
+``PHASE_ARRANGE``          the knocker (not after gin)     ``A_ARRANGE + k``, k < number of arrangements
+``PHASE_OVER``             nobody                          none
+=========================  ==============================  ===========================================
+
+Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
+
+* ``0 .. 63``: ``A_DISCARD + c``, discard the card of code c;
+* ``64`` ``A_DRAW_STOCK``: draw the stock's top card;
+* ``65`` ``A_TAKE_PILE``: take the pile's top card (the upcard, a draw, the last discard);
+* ``66`` ``A_PASS``: decline the upcard or the last discard;
+* ``67`` ``A_KNOCK``, ``68`` ``A_NO_KNOCK``;
+* ``69 + k`` ``A_ARRANGE + k``: lay out the k-th least-deadwood arrangement in the order of
+  ``simulator.melds.arrangement_nb`` (k < ``MAX_ARRANGEMENTS``).  Numba strategies answer
+  with (sets, runs) masks instead: ``lay_out_nb`` takes those, checked.
+
+Functions (numba)
+-----------------
+
+* ``deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace)`` starts a hand;
+* ``apply_action_nb(state, rules, action, trace) -> error`` plays one action, automatic
+  steps included; ``play_nb`` is the same for every phase but the layout (the engine's
+  loop: strategies lay out with masks, through ``lay_out_nb(state, rules, sets, runs,
+  trace) -> error``);
+* ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
+  what a seat may know (``strategies.view``); ``reshuffle_next_nb(state, rules, action)``
+  tells whether an action will rebuild the stock from the pile.
+
+An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
+``trace`` (n × 3, may have 0 rows) receives events ``(seat, EV_*, value)`` at
+``state[S_NTRACE]``.  Inside: one phase function per decision point (``upcard_phase_nb``,
+``draw_phase_nb``, ``discard_phase_nb``, ``knock_phase_nb``, ``last_discard_phase_nb``,
+``arrange_phase_nb``) and the automatic steps (``take_card_nb``: draw and big gin;
+``knock_nb``; ``settle_nb``: layout check, layoffs and score; ``end_of_turn_nb``: cancel,
+last-discard offer, ``reshuffle_nb``, turn guard; ``dead_nb``).
+
+Every rule comes from the rules core: deadwood, knockable discards and layouts from
+``simulator.melds``, scores, knock limits and multipliers from ``simulator.scoring``; this
+module only sequences them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from strategies.view import (
+    N_VIEW,
+    PHASE_ARRANGE,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
+    PHASE_KNOCK,
+    PHASE_LAST_DISCARD,
+    V_DEADWOOD,
+    V_DRAWN,
+    V_FROM_PILE,
+    V_HAND,
+    V_IS_DEALER,
+    V_KNOCK_LIMIT,
+    V_LEGAL_DISCARDS,
+    V_MY_DRAWS,
+    V_MY_SCORE,
+    V_OPP_DECLINED,
+    V_OPP_DISCARDS,
+    V_OPP_SCORE,
+    V_OPP_TOOK,
+    V_PHASE,
+    V_PILE_LEN,
+    V_PILE_MASK,
+    V_SEEN,
+    V_STOCK_LEFT,
+    V_TOP,
+    V_TURN,
+)
+
+from .cards import format_card
+from .melds import (
+    MAX_ARRANGEMENTS,
+    arrangement_nb,
+    hand_value_nb,
+    knockable_discards_nb,
+    layoff_solution_nb,
+    min_deadwood_nb,
+    mix64_nb,
+    valid_layout_nb,
+)
+from .records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
+from .rng import GOLDEN
+from .rules import (
+    CANCEL_AT_STOCK,
+    MAX_TURNS_PER_HAND,
+    R_BIG_GIN_BONUS,
+    R_LAST_DISCARD,
+    R_MAX_RESHUFFLES,
+    R_RESHUFFLE,
+)
+from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+
+# How the functions below are compiled (speed and cold compile time both matter):
+#
+# * They pass the state array from function to function.  A compiled numba function
+#   normally updates an atomic reference count for each array argument on entry and exit,
+#   which in the engine's loop would cost more than the rules themselves.  They never
+#   allocate or keep an array, so they are compiled without numba's runtime
+#   (``_nrt=False``): no reference counts at all.
+# * Every compiled function costs about half a second of cold compile time.  The phase
+#   functions and the automatic steps are therefore merged into their one caller at numba's
+#   IR level (``_inline``), so ``play_nb`` compiles once; ``fill_view_nb`` and ``play_nb``
+#   are in turn inlined by LLVM into the engine's loop (``_hot``).  Rare steps (the deal,
+#   settling, the layout check) stay separate calls (``_cold``).
+# * numba hands both flags on to functions first compiled from inside these unless those
+#   set them, so every rules-core function called from here sets ``forceinline=False``;
+#   the runtime flag is harmless to them (they take integers or read arrays, never
+#   allocate).  ``tests/test_state_phases.py`` checks this.
+_inline = njit(cache=True, _nrt=False, inline="always")
+_hot = njit(cache=True, _nrt=False, forceinline=True)
+_cold = njit(cache=True, _nrt=False, forceinline=False)
+
+# ---- slots ---------------------------------------------------------------------------------
+S_PHASE = 0
+S_CURRENT = 1
+S_DEALER = 2
+S_HANDS = 3  # + seat
+S_TOOK = 5
+S_DECLINED = 7
+S_DISCARDS = 9
+S_SEEN = 11
+S_DRAWS = 13
+S_SCORES = 15
+S_STOCK_POS = 17
+S_STOCK_N = 18
+S_PILE_LEN = 19
+S_PILE_MASK = 20
+S_TURN = 21
+S_RESHUFFLES = 22
+S_UPCARD = 23
+S_LIMIT = 24
+S_MULTIPLIER = 25
+S_DRAWN = 26
+S_FROM_PILE = 27
+S_LAST_CHANCE = 28
+S_LEGAL = 29
+S_DEADWOOD = 30
+S_KNOCKER = 31
+S_OUTCOME = 32
+S_WINNER = 33
+S_POINTS = 34
+S_KNOCKER_DW = 35
+S_DEFENDER_DW = 36
+S_LAYOFF = 37
+S_SETS = 38
+S_RUNS = 39
+S_LAID = 40
+S_DECK_RNG = 41
+S_NTRACE = 42
+N_HEADER = 64  # slots 43..63 are free
+S_STOCK = 64
+S_PILE = 128
+N_STATE = 192
+
+#: the hand is over (no decision left)
+PHASE_OVER = 6
+PHASE_NAMES = ("first_upcard", "draw", "last_discard", "discard", "knock", "arrange", "over")
+
+# ---- actions --------------------------------------------------------------------------------
+A_DISCARD = 0  # + card code
+A_DRAW_STOCK = 64
+A_TAKE_PILE = 65
+A_PASS = 66
+A_KNOCK = 67
+A_NO_KNOCK = 68
+A_ARRANGE = 69  # + k
+N_ACTIONS = A_ARRANGE + MAX_ARRANGEMENTS
+#: room ``legal_actions_nb`` needs in its output (at most 11 discards or 36 arrangements)
+MAX_LEGAL = MAX_ARRANGEMENTS
+
+# ---- errors (the record's H_ERROR) ----------------------------------------------------------
+# Returned by the phase functions for an illegal action (the state is left unchanged), and
+# recorded by the engine against the seat whose strategy caused them.  ERR_WROTE_* are found
+# by the engine's checks of the arrays it lends strategies.
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
+ERR_ILLEGAL_ACTION = 7  # an action that does not belong to the phase (or the hand is over)
+ERROR_TEXT = {
+    ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
+    ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
+    ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
+    ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
+    ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",
+    ERR_WROTE_PARAMS: "strategy wrote into its parameter row",
+    ERR_ILLEGAL_ACTION: "an action that is not legal in the hand's phase",
+}
+
+# ---- trace events (player, event, value) for replay and cross-checks -------------------------
+(
+    EV_DEAL, EV_UPCARD, EV_DECLINE, EV_TAKE_PILE, EV_DRAW_STOCK, EV_DISCARD, EV_KNOCK,
+    EV_GIN, EV_BIG_GIN, EV_SETS, EV_RUNS, EV_LAYOFF, EV_DEFENDER_DEADWOOD, EV_RESHUFFLE,
+    EV_DEAD, EV_SCORE, EV_PASS_LAST,
+) = range(17)
+EVENT_NAMES = (
+    "deal", "upcard", "decline", "take_pile", "draw_stock", "discard", "knock", "gin",
+    "big_gin", "sets", "runs", "layoff", "defender_deadwood", "reshuffle", "dead", "score",
+    "pass_last_discard",
+)
+
+
+def action_name(action: int) -> str:
+    """A readable name: ``"discard 7h"``, ``"draw stock"``, ``"take pile"``, ``"pass"``,
+    ``"knock"``, ``"no knock"``, ``"arrange 2"`` (the third arrangement)."""
+    a = int(action)
+    if A_DISCARD <= a < A_DISCARD + 64:
+        card = a - A_DISCARD
+        return f"discard {format_card(card)}" if card % 16 < 13 else f"discard {card} (not a card)"
+    fixed = {A_DRAW_STOCK: "draw stock", A_TAKE_PILE: "take pile", A_PASS: "pass", A_KNOCK: "knock",
+             A_NO_KNOCK: "no knock"}
+    if a in fixed:
+        return fixed[a]
+    if A_ARRANGE <= a < N_ACTIONS:
+        return f"arrange {a - A_ARRANGE}"
+    return f"action {a} (no such action)"
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+@_hot
+def trace_nb(state, trace, player, event, value):
+    """Record one event at ``state[S_NTRACE]`` (counted even past the trace's capacity).
+    Callers check ``trace.shape[0] > 0`` first and pass every argument as ``np.int64``:
+    numba compiles a separate copy of a function for each combination of literal
+    constants it is called with, and cold compile time is the sum of those copies."""
+    n = state[S_NTRACE]
+    if n < trace.shape[0]:
+        trace[n, 0] = player
+        trace[n, 1] = event
+        trace[n, 2] = value
+    state[S_NTRACE] = n + 1
+
+
+@_cold
+def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
+    """Start a hand from a shuffled 52-card ``deck`` (docs/rules.md#the-deal): cards 0..19
+    alternately to the non-dealer and the dealer, card 20 the upcard, 21..51 the stock.
+    ``score0``/``score1`` are the game scores before the hand (for the players' views),
+    ``deck_rng`` the reshuffle stream's counter (int64 bits).  The non-dealer is offered
+    the upcard first."""
+    for i in range(N_HEADER):
+        state[i] = 0
+    non_dealer = 1 - dealer
+    for i in range(20):
+        seat = non_dealer if i % 2 == 0 else dealer
+        state[S_HANDS + seat] |= np.int64(1) << deck[i]
+        if trace.shape[0] > 0:
+            trace_nb(state, trace, np.int64(seat), np.int64(EV_DEAL), np.int64(deck[i]))
+    upcard = deck[20]
+    state[S_PILE] = upcard
+    state[S_PILE_LEN] = 1
+    state[S_PILE_MASK] = np.int64(1) << upcard
+    for i in range(31):
+        state[S_STOCK + i] = deck[21 + i]
+    state[S_STOCK_N] = 31
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, np.int64(-1), np.int64(EV_UPCARD), np.int64(upcard))
+    state[S_SEEN] = state[S_HANDS] | state[S_PILE_MASK]
+    state[S_SEEN + 1] = state[S_HANDS + 1] | state[S_PILE_MASK]
+    state[S_SCORES] = score0
+    state[S_SCORES + 1] = score1
+    state[S_DEALER] = dealer
+    state[S_UPCARD] = upcard
+    state[S_LIMIT] = deal_knock_limit_nb(upcard, rules)
+    state[S_MULTIPLIER] = hand_multiplier_nb(upcard, rules)
+    state[S_DRAWN] = -1
+    state[S_DEADWOOD] = -1
+    state[S_KNOCKER] = -1
+    state[S_OUTCOME] = -1
+    state[S_WINNER] = -1
+    state[S_KNOCKER_DW] = -1
+    state[S_DEFENDER_DW] = -1
+    state[S_DECK_RNG] = deck_rng
+    state[S_PHASE] = PHASE_FIRST_UPCARD
+    state[S_CURRENT] = non_dealer
+
+
+@_hot
+def fill_view_nb(state, seat, view):
+    """What ``seat`` may know, written into ``view`` (``strategies.view``): its own hand,
+    draws and score, the pile, and of the opponent only its pickups, declines, discards
+    and score.  The phase's private slots (the card drawn, the legal discards, the
+    deadwood) are filled only for the seat to act."""
+    opponent = 1 - seat
+    phase = state[S_PHASE]
+    pile_len = state[S_PILE_LEN]
+    view[V_PHASE] = phase
+    view[V_HAND] = state[S_HANDS + seat]
+    view[V_TOP] = state[S_PILE + pile_len - 1] if pile_len > 0 else -1
+    view[V_PILE_LEN] = pile_len
+    view[V_PILE_MASK] = state[S_PILE_MASK]
+    view[V_OPP_TOOK] = state[S_TOOK + opponent]
+    view[V_OPP_DECLINED] = state[S_DECLINED + opponent]
+    view[V_OPP_DISCARDS] = state[S_DISCARDS + opponent]
+    view[V_SEEN] = state[S_SEEN + seat]
+    view[V_STOCK_LEFT] = state[S_STOCK_N] - state[S_STOCK_POS]
+    view[V_TURN] = state[S_TURN]
+    view[V_MY_DRAWS] = state[S_DRAWS + seat]
+    view[V_KNOCK_LIMIT] = state[S_LIMIT]
+    view[V_MY_SCORE] = state[S_SCORES + seat]
+    view[V_OPP_SCORE] = state[S_SCORES + opponent]
+    view[V_IS_DEALER] = seat == state[S_DEALER]
+    view[V_DRAWN] = -1
+    view[V_FROM_PILE] = 0
+    view[V_LEGAL_DISCARDS] = 0
+    view[V_DEADWOOD] = -1
+    if seat == state[S_CURRENT]:
+        if phase == PHASE_DISCARD:
+            view[V_DRAWN] = state[S_DRAWN]
+            view[V_FROM_PILE] = state[S_FROM_PILE]
+            view[V_LEGAL_DISCARDS] = state[S_LEGAL]
+        elif phase == PHASE_KNOCK or phase == PHASE_ARRANGE:
+            view[V_DEADWOOD] = state[S_DEADWOOD]
+
+
+@_hot
+def dead_nb(state, trace):
+    """The hand ends without a score (end of the stock, a pass on the last discard, the
+    turn guard)."""
+    state[S_PHASE] = PHASE_OVER
+    state[S_OUTCOME] = OUT_DEAD
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, np.int64(-1), np.int64(EV_DEAD), state[S_STOCK_N] - state[S_STOCK_POS])
+
+
+# ---- automatic steps -------------------------------------------------------------------------
+# What follows a decision without another decision in between.  A draw is played by the
+# phase function that decides it; the others are returned by the phase functions and run
+# by ``play_nb`` (one call site each, so the engine's loop holds one copy of each).
+STEP_NONE = 0  # the state rests at the next decision point (or the hand is over)
+STEP_END_TURN = 2  # the turn ends without a knock: end_of_turn_nb
+STEP_KNOCK = 3  # S_CURRENT knocks with S_DEADWOOD: knock_nb
+STEP_DEAD = 4  # the hand ends without a score: dead_nb
+
+
+@_hot
+def take_card_nb(state, rules, seat, from_pile, trace):
+    """``seat`` draws the pile's top card (``from_pile`` 1) or the stock's.  Big gin
+    (``big_gin_bonus`` > 0 and all 11 cards melded) goes out at once and the hand is
+    settled (returns True); otherwise the seat must discard: a card other than one just
+    taken from the pile and, after taking the last discard, one that leaves a knock.
+    (Called with a constant ``from_pile`` at each site: LLVM specialises each copy.)"""
+    state[S_CURRENT] = seat
+    if from_pile:
+        n = state[S_PILE_LEN] - 1
+        card = state[S_PILE + n]
+        bit = np.int64(1) << card
+        state[S_PILE_LEN] = n
+        state[S_PILE_MASK] &= ~bit
+        state[S_TOOK + seat] |= bit
+        if trace.shape[0] > 0:
+            trace_nb(state, trace, seat, np.int64(EV_TAKE_PILE), card)
+    else:
+        pos = state[S_STOCK_POS]
+        card = state[S_STOCK + pos]
+        bit = np.int64(1) << card
+        state[S_STOCK_POS] = pos + 1
+        state[S_SEEN + seat] |= bit
+        if trace.shape[0] > 0:
+            trace_nb(state, trace, seat, np.int64(EV_DRAW_STOCK), card)
+    hand = state[S_HANDS + seat] | bit
+    state[S_HANDS + seat] = hand
+    state[S_DRAWS + seat] += 1
+    if rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_nb(hand) == 0:
+        if trace.shape[0] > 0:
+            trace_nb(state, trace, seat, np.int64(EV_BIG_GIN), np.int64(0))
+        state[S_KNOCKER] = seat
+        state[S_DEADWOOD] = 0
+        settle_nb(state, rules, np.int64(0), np.int64(0), np.int64(1), trace)
+        return True
+    legal = hand
+    if from_pile:
+        legal &= ~bit
+    if state[S_LAST_CHANCE]:
+        legal = knockable_discards_nb(hand, legal, state[S_LIMIT])
+    state[S_DRAWN] = card
+    state[S_FROM_PILE] = from_pile
+    state[S_LEGAL] = legal
+    state[S_PHASE] = PHASE_DISCARD
+    return False
+
+
+@_inline
+def knock_nb(state, rules, trace):
+    """``S_CURRENT`` knocks with ``S_DEADWOOD``.  Gin (deadwood 0) is settled at once, with
+    no layout (returns True); otherwise the knocker lays out next."""
+    seat = state[S_CURRENT]
+    deadwood = state[S_DEADWOOD]
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, seat, np.int64(EV_GIN if deadwood == 0 else EV_KNOCK), deadwood)
+    state[S_KNOCKER] = seat
+    if deadwood == 0:
+        settle_nb(state, rules, np.int64(0), np.int64(0), np.int64(0), trace)
+        return True
+    state[S_PHASE] = PHASE_ARRANGE
+    return False
+
+
+@_cold
+def settle_nb(state, rules, sets, runs, big_gin_flag, trace):
+    """Lay out and settle a knock (docs/rules.md#laying-out-and-laying-off,
+    #scoring-a-hand).  Unless it is gin, ``sets``/``runs`` are the knocker's melds: whole
+    sets and runs of its own cards, disjoint, leaving exactly the deadwood it knocked with
+    (else ``ERR_BAD_MELDS``, the state unchanged), and the defender lays off on them (its
+    best response, computed exactly).  The hand is scored, Oklahoma spade doubling
+    applied, and it is over.  ``big_gin_flag`` is 1 for big gin.  Returns an error code."""
+    knocker = state[S_KNOCKER]
+    defender = 1 - knocker
+    deadwood = state[S_DEADWOOD]
+    big_gin = big_gin_flag == 1
+    gin = big_gin or deadwood == 0
+    defender_hand = state[S_HANDS + defender]
+    if gin:
+        defender_dw = min_deadwood_nb(defender_hand)  # no layoffs against gin
+        laid = np.int64(0)
+    else:
+        if not valid_layout_nb(state[S_HANDS + knocker], sets, runs, deadwood):
+            return ERR_BAD_MELDS
+        defender_dw, laid, _ = layoff_solution_nb(defender_hand, sets, runs)
+        if trace.shape[0] > 0:
+            trace_nb(state, trace, knocker, np.int64(EV_SETS), sets)
+            trace_nb(state, trace, knocker, np.int64(EV_RUNS), runs)
+            trace_nb(state, trace, defender, np.int64(EV_LAYOFF), laid)
+    winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
+    points *= state[S_MULTIPLIER]
+    state[S_KNOCKER_DW] = deadwood
+    state[S_DEFENDER_DW] = defender_dw
+    state[S_LAYOFF] = hand_value_nb(laid)
+    state[S_SETS] = sets
+    state[S_RUNS] = runs
+    state[S_LAID] = laid
+    state[S_POINTS] = points
+    if winner == KNOCKER:
+        state[S_WINNER] = knocker
+    elif winner == DEFENDER:
+        state[S_WINNER] = defender
+    else:
+        state[S_WINNER] = -1
+    if big_gin:
+        state[S_OUTCOME] = OUT_BIG_GIN
+    elif gin:
+        state[S_OUTCOME] = OUT_GIN
+    elif undercut:
+        state[S_OUTCOME] = OUT_UNDERCUT
+    else:
+        state[S_OUTCOME] = OUT_KNOCK
+    state[S_PHASE] = PHASE_OVER
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, defender, np.int64(EV_DEFENDER_DEADWOOD), defender_dw)
+        trace_nb(state, trace, state[S_WINNER], np.int64(EV_SCORE), points)
+    return ERR_NONE
+
+
+@_cold
+def reshuffle_nb(state, trace):
+    """The pile less its top card becomes the new stock, shuffled with the reshuffle
+    stream (Fisher-Yates as ``simulator.rng.shuffle_nb`` with ``below_nb``, on the
+    stream's counter)."""
+    pile_len = state[S_PILE_LEN]
+    n = pile_len - 1
+    for i in range(n):
+        state[S_STOCK + i] = state[S_PILE + i]
+    counter = np.uint64(state[S_DECK_RNG])
+    for i in range(n - 1, 0, -1):
+        x = mix64_nb(counter)
+        counter += GOLDEN
+        j = np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        t = state[S_STOCK + i]
+        state[S_STOCK + i] = state[S_STOCK + j]
+        state[S_STOCK + j] = t
+    state[S_DECK_RNG] = np.int64(counter)
+    state[S_STOCK_N] = n
+    state[S_STOCK_POS] = 0
+    top = state[S_PILE + n]
+    state[S_PILE] = top
+    state[S_PILE_LEN] = 1
+    state[S_PILE_MASK] = np.int64(1) << top
+    state[S_RESHUFFLES] += 1
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, np.int64(-1), np.int64(EV_RESHUFFLE), n)
+
+
+@_hot
+def end_of_turn_nb(state, rules, trace):
+    """After a discard without a knock (docs/rules.md#end-of-the-stock): the end of the
+    stock (cancel at two cards, or the last-discard offer, or a reshuffle of the pile into
+    a new stock), the turn guard, else the other player's draw."""
+    opponent = 1 - state[S_CURRENT]
+    stock_left = state[S_STOCK_N] - state[S_STOCK_POS]
+    if rules[R_RESHUFFLE]:
+        if stock_left == 0:
+            if state[S_RESHUFFLES] >= rules[R_MAX_RESHUFFLES] or state[S_PILE_LEN] < 2:
+                dead_nb(state, trace)
+                return
+            reshuffle_nb(state, trace)
+    elif stock_left <= CANCEL_AT_STOCK:
+        if not rules[R_LAST_DISCARD]:
+            dead_nb(state, trace)
+            return
+        # the other player may take this last discard, only to knock
+        top = state[S_PILE + state[S_PILE_LEN] - 1]
+        trial = state[S_HANDS + opponent] | (np.int64(1) << top)
+        if knockable_discards_nb(trial, state[S_HANDS + opponent], state[S_LIMIT]) == 0:
+            dead_nb(state, trace)
+            return
+        state[S_PHASE] = PHASE_LAST_DISCARD
+        state[S_CURRENT] = opponent
+        return
+    if state[S_TURN] >= MAX_TURNS_PER_HAND:
+        dead_nb(state, trace)  # the termination guard against endless pile draws
+        return
+    state[S_PHASE] = PHASE_DRAW
+    state[S_CURRENT] = opponent
+
+
+# ---- phase functions: one per decision point --------------------------------------------------
+# Each checks its action (an illegal one returns (error, STEP_NONE) with the state as it
+# was), plays the decision (and the draw it leads to) and returns (ERR_NONE, the automatic
+# step that follows), which ``play_nb`` runs: ``play_nb`` / ``apply_action_nb`` move a
+# state from one decision point to the next.
+
+
+@_inline
+def upcard_phase_nb(state, rules, action, trace):
+    """The first upcard, offered to the non-dealer then the dealer: take it, or pass.  When
+    both pass the non-dealer draws from the stock."""
+    seat = state[S_CURRENT]
+    if action == A_TAKE_PILE:
+        take_card_nb(state, rules, seat, np.int64(1), trace)
+        return ERR_NONE, STEP_NONE
+    if action != A_PASS:
+        return ERR_ILLEGAL_ACTION, STEP_NONE
+    upcard = state[S_PILE + state[S_PILE_LEN] - 1]
+    state[S_DECLINED + seat] |= np.int64(1) << upcard
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, seat, np.int64(EV_DECLINE), upcard)
+    dealer = state[S_DEALER]
+    if seat != dealer:
+        state[S_CURRENT] = dealer
+        return ERR_NONE, STEP_NONE
+    take_card_nb(state, rules, 1 - dealer, np.int64(0), trace)
+    return ERR_NONE, STEP_NONE
+
+
+@_inline
+def draw_phase_nb(state, rules, action, trace):
+    """A turn's draw: the stock's top card (passing on the pile's top) or the pile's."""
+    seat = state[S_CURRENT]
+    if action == A_TAKE_PILE:
+        take_card_nb(state, rules, seat, np.int64(1), trace)
+        return ERR_NONE, STEP_NONE
+    if action != A_DRAW_STOCK:
+        return ERR_ILLEGAL_ACTION, STEP_NONE
+    state[S_DECLINED + seat] |= np.int64(1) << state[S_PILE + state[S_PILE_LEN] - 1]
+    take_card_nb(state, rules, seat, np.int64(0), trace)
+    return ERR_NONE, STEP_NONE
+
+
+@_inline
+def last_discard_phase_nb(state, rules, action, trace):
+    """The last discard (``last_discard_rule``): take it, then discard and knock; or pass,
+    and the hand is dead."""
+    if action == A_TAKE_PILE:
+        state[S_LAST_CHANCE] = 1
+        take_card_nb(state, rules, state[S_CURRENT], np.int64(1), trace)
+        return ERR_NONE, STEP_NONE
+    if action != A_PASS:
+        return ERR_ILLEGAL_ACTION, STEP_NONE
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, state[S_CURRENT], np.int64(EV_PASS_LAST),
+                 state[S_PILE + state[S_PILE_LEN] - 1])
+    return ERR_NONE, STEP_DEAD
+
+
+@_inline
+def discard_phase_nb(state, action, trace):
+    """Discard a legal card; then knock when the last discard was taken, offer the knock
+    when deadwood is within the limit, else end the turn."""
+    card = action - A_DISCARD
+    if card < 0 or card > 63:
+        return ERR_ILLEGAL_ACTION, STEP_NONE
+    if (state[S_LEGAL] >> card) & 1 == 0:
+        return ERR_ILLEGAL_DISCARD, STEP_NONE
+    seat = state[S_CURRENT]
+    bit = np.int64(1) << card
+    hand = state[S_HANDS + seat] & ~bit
+    state[S_HANDS + seat] = hand
+    state[S_TOOK + seat] &= ~bit
+    state[S_DISCARDS + seat] |= bit
+    n = state[S_PILE_LEN]
+    state[S_PILE + n] = card
+    state[S_PILE_LEN] = n + 1
+    state[S_PILE_MASK] |= bit
+    state[S_SEEN + 1 - seat] |= bit
+    state[S_TURN] += 1
+    state[S_DRAWN] = -1
+    state[S_FROM_PILE] = 0
+    state[S_LEGAL] = 0
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, seat, np.int64(EV_DISCARD), card)
+    deadwood = min_deadwood_nb(hand)
+    if deadwood > state[S_LIMIT]:
+        return ERR_NONE, STEP_END_TURN  # (after taking the last discard this cannot be)
+    state[S_DEADWOOD] = deadwood
+    if state[S_LAST_CHANCE]:
+        return ERR_NONE, STEP_KNOCK  # taken only to knock: automatic
+    state[S_PHASE] = PHASE_KNOCK
+    return ERR_NONE, STEP_NONE
+
+
+@_inline
+def knock_phase_nb(state, action, trace):
+    """Knock (or go gin) with the deadwood in ``S_DEADWOOD``, or play on."""
+    if action == A_KNOCK:
+        return ERR_NONE, STEP_KNOCK
+    if action != A_NO_KNOCK:
+        return ERR_ILLEGAL_ACTION, STEP_NONE
+    state[S_DEADWOOD] = -1
+    return ERR_NONE, STEP_END_TURN
+
+
+@_hot
+def play_nb(state, rules, action, trace):
+    """Play ``action`` in every phase but the layout (which strategies give as masks, to
+    ``lay_out_nb``): the phase's decision, then the automatic step that follows.  The
+    engine's loop calls this (without the arrangement enumeration).  Returns ``ERR_NONE``,
+    or an error code with the state unchanged."""
+    phase = state[S_PHASE]
+    if phase == PHASE_DISCARD:
+        err, step = discard_phase_nb(state, action, trace)
+    elif phase == PHASE_DRAW:
+        err, step = draw_phase_nb(state, rules, action, trace)
+    elif phase == PHASE_KNOCK:
+        err, step = knock_phase_nb(state, action, trace)
+    elif phase == PHASE_FIRST_UPCARD:
+        err, step = upcard_phase_nb(state, rules, action, trace)
+    elif phase == PHASE_LAST_DISCARD:
+        err, step = last_discard_phase_nb(state, rules, action, trace)
+    else:
+        return ERR_ILLEGAL_ACTION  # the layout, or the hand is over
+    if err != ERR_NONE:
+        return err
+    if step == STEP_END_TURN:
+        end_of_turn_nb(state, rules, trace)
+    elif step == STEP_KNOCK:
+        knock_nb(state, rules, trace)
+    elif step == STEP_DEAD:
+        dead_nb(state, trace)
+    return ERR_NONE
+
+
+@_inline
+def lay_out_nb(state, rules, sets, runs, trace):
+    """The knocker lays out ``sets``/``runs`` (the arrange phase): checked and settled by
+    ``settle_nb``.  Returns an error code (``ERR_BAD_MELDS`` for an invalid layout)."""
+    if state[S_PHASE] != PHASE_ARRANGE:
+        return ERR_ILLEGAL_ACTION
+    return settle_nb(state, rules, sets, runs, np.int64(0), trace)
+
+
+@_cold
+def arrange_phase_nb(state, rules, action, trace):
+    """Lay out the arrangement ``action - A_ARRANGE`` in the order of
+    ``simulator.melds.arrangement_nb``."""
+    if state[S_PHASE] != PHASE_ARRANGE:
+        return ERR_ILLEGAL_ACTION
+    k = action - A_ARRANGE
+    if k < 0 or k >= MAX_ARRANGEMENTS:
+        return ERR_ILLEGAL_ACTION
+    sets, runs, count = arrangement_nb(state[S_HANDS + state[S_KNOCKER]], k)
+    if k >= count:
+        return ERR_ILLEGAL_ACTION
+    return lay_out_nb(state, rules, sets, runs, trace)
+
+
+@_cold
+def apply_action_nb(state, rules, action, trace):
+    """Play ``action`` in the current phase and move the state on (automatic steps
+    included).  Returns ``ERR_NONE``, or an error code with the state unchanged."""
+    if state[S_PHASE] == PHASE_ARRANGE:
+        return arrange_phase_nb(state, rules, action, trace)
+    return play_nb(state, rules, action, trace)
+
+
+@_cold
+def legal_actions_nb(state, rules, out):
+    """Fill ``out`` (length ≥ ``MAX_LEGAL``) with the legal actions, in increasing order;
+    returns how many (0 once the hand is over)."""
+    phase = state[S_PHASE]
+    if phase == PHASE_DISCARD:
+        legal = state[S_LEGAL]
+        n = 0
+        for card in range(64):
+            if (legal >> card) & 1:
+                out[n] = A_DISCARD + card
+                n += 1
+        return n
+    if phase == PHASE_DRAW:
+        out[0] = A_DRAW_STOCK
+        out[1] = A_TAKE_PILE
+        return 2
+    if phase == PHASE_FIRST_UPCARD or phase == PHASE_LAST_DISCARD:
+        out[0] = A_TAKE_PILE
+        out[1] = A_PASS
+        return 2
+    if phase == PHASE_KNOCK:
+        out[0] = A_KNOCK
+        out[1] = A_NO_KNOCK
+        return 2
+    if phase == PHASE_ARRANGE:
+        n = arrangement_nb(state[S_HANDS + state[S_KNOCKER]], np.int64(-1))[2]
+        for k in range(n):
+            out[k] = A_ARRANGE + k
+        return n
+    return 0
+
+
+@_inline
+def reshuffle_next_nb(state, rules, action):
+    """True when playing the legal ``action`` will turn the pile into a new stock (a
+    caller that lent copies of the pile checks them before they are rebuilt)."""
+    if not rules[R_RESHUFFLE] or state[S_STOCK_N] != state[S_STOCK_POS]:
+        return False
+    if state[S_RESHUFFLES] >= rules[R_MAX_RESHUFFLES]:
+        return False
+    phase = state[S_PHASE]
+    if phase == PHASE_KNOCK:
+        return action == A_NO_KNOCK and state[S_PILE_LEN] >= 2
+    if phase == PHASE_DISCARD and 0 <= action - A_DISCARD < 64:
+        hand = state[S_HANDS + state[S_CURRENT]] & ~(np.int64(1) << (action - A_DISCARD))
+        return min_deadwood_nb(hand) > state[S_LIMIT] and state[S_PILE_LEN] + 1 >= 2
+    return False
+
+
+def view_of(state: np.ndarray, seat: int) -> np.ndarray:
+    """The view vector ``seat``'s strategy would get in this state (a new array)."""
+    view = np.zeros(N_VIEW, np.int64)
+    fill_view_nb(state, np.int64(seat), view)
+    return view

@@ -101,6 +101,28 @@ for _sid, (_name, _module) in enumerate(BUILTIN):
     REGISTRY[_name] = _info(_name, _sid, importlib.import_module(_module), None)
 
 
+#: what each ``DEFENCE`` a strategy module declares means (reports print it)
+DEFENCES = {
+    "best": "best response (melds and layoffs chosen together to leave the least deadwood)",
+    "eaai": "EAAI baseline (a random least-deadwood arrangement, ignoring the knocker's melds; "
+            "then every unmelded card that fits is laid off)",
+}
+
+
+def defence_of(spec: str) -> str:
+    """How the strategy of ``spec`` defends after a knock, in words: its module's
+    ``DEFENCE`` (``DEFENCES``); a plug-in without ``defend_nb`` defends with the best
+    response, one with it as its ``defend_nb`` decides; "unknown" for a strategy not
+    registered in this process."""
+    info = REGISTRY.get(str(spec).split(":", 1)[0].strip())
+    if info is None:
+        return "unknown"
+    declared = getattr(info.module, "DEFENCE", None)
+    if declared in DEFENCES:
+        return DEFENCES[declared]
+    return "its own defend_nb" if hasattr(info.module, "defend_nb") else DEFENCES["best"]
+
+
 def register(name: str, path: str | Path) -> StrategyInfo:
     """Register a plug-in strategy from a Python file, usable by ``name`` everywhere.
 

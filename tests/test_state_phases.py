@@ -601,6 +601,7 @@ def _hidden(h: "simulator.Hand", player: int) -> tuple[list[int], list[int]]:
     st = h.state
     opp = 1 - player
     seen = int(st[S.S_SEEN + player]) | int(st[S.S_TOOK + opp]) | int(st[S.S_DISCARDS + opp])
+    seen |= int(st[S.S_SETS]) | int(st[S.S_RUNS])  # the knocker's melds, public once laid out
     opp_cards = [x for x in range(64) if (int(st[S.S_HANDS + opp]) >> x) & 1 and not (seen >> x) & 1]
     stock = [int(x) for x in st[S.S_STOCK + st[S.S_STOCK_POS]:S.S_STOCK + st[S.S_STOCK_N]] if not (seen >> int(x)) & 1]
     return opp_cards, stock

@@ -5,7 +5,8 @@ The rules of play live in ``simulator.state`` (the state array and its phase fun
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
 for its answer, turn that into an action and apply it (``simulator.state.play_nb``; the
-knocker's melds go to ``settle_nb``, which checks them).  ``play_game_nb`` chains hands
+knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
+check them).  ``play_game_nb`` chains hands
 into a game (game scoring: ``simulator.scoring.game_totals_nb``, ``next_dealer_nb``), and
 the ``play_*s_nb`` kernels run blocks of deals or games on numba's threads.
 
@@ -38,7 +39,16 @@ import numpy as np
 from numba import njit, prange
 
 from strategies import dispatch
-from strategies.view import N_MEMORY, N_VIEW, PHASE_ARRANGE, PHASE_DISCARD, PHASE_DRAW, PHASE_KNOCK
+from strategies.view import (
+    DEFEND_BEST,
+    N_MEMORY,
+    N_VIEW,
+    PHASE_ARRANGE,
+    PHASE_DEFEND,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_KNOCK,
+)
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
@@ -97,6 +107,7 @@ from .rng import shuffle_nb, stream_key_nb
 from .rules import R_TARGET
 from .scoring import game_totals_nb, next_dealer_nb
 from .state import (  # noqa: F401  (re-exported)
+    A_DEFEND_BEST,
     A_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,
@@ -152,10 +163,11 @@ from .state import (  # noqa: F401  (re-exported)
     S_WINNER,
     S_CURRENT,
     deal_nb,
+    defend_nb,
     fill_view_nb,
+    lay_out_nb,
     play_nb,
     reshuffle_next_nb,
-    settle_nb,
 )
 
 MAX_HANDS_PER_GAME = 2000
@@ -166,9 +178,10 @@ W_VIEW = 0  # N_VIEW slots: the view of the seat to act
 W_SEAT_PILES = 32  # 2 x 64 slots: each seat's copy of the pile, the one its strategy gets
 SCRATCH_LEN = 160
 
-# what ``decide_nb`` returns besides actions: a layout in (x, y), or a discard that is no
-# card code at all (x)
+# what ``decide_nb`` returns besides actions: a layout in (x, y), a defence (the
+# defender's melds) in (x, y), or a discard that is no card code at all (x)
 ANSWER_LAYOUT = -2
+ANSWER_DEFENCE = -3
 ANSWER_NOT_A_CARD = -1
 
 
@@ -233,9 +246,11 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
     Returns ``(action, x, y)``: an action of ``simulator.state`` (``x`` holds the card of
-    a discard); ``ANSWER_LAYOUT`` with the knocker's set and run masks in ``x``, ``y``
-    (``simulator.state.lay_out_nb`` checks and plays them); or ``ANSWER_NOT_A_CARD`` with
-    the discard returned in ``x`` when it is no card code at all."""
+    a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
+    set and run masks in ``x``, ``y`` (``simulator.state.lay_out_nb`` checks and plays
+    them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
+    ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
+    all."""
     fill_view_nb(state, state[S_CURRENT], view)
     phase = state[S_PHASE]
     if phase == PHASE_DISCARD:
@@ -250,6 +265,11 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     if phase == PHASE_ARRANGE:
         sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
         return np.int64(ANSWER_LAYOUT), np.int64(sets), np.int64(runs)
+    if phase == PHASE_DEFEND:
+        sets, runs = dispatch.defend_nb(sid, params, view, pile, rules, rng, memory)
+        if sets == DEFEND_BEST:
+            return np.int64(A_DEFEND_BEST), np.int64(0), np.int64(0)
+        return np.int64(ANSWER_DEFENCE), np.int64(sets), np.int64(runs)
     # the first upcard, a draw, the last discard
     if dispatch.take_nb(sid, params, view, pile, rules, rng, memory):
         return np.int64(A_TAKE_PILE), np.int64(0), np.int64(0)
@@ -354,6 +374,14 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
             x = np.int64(sets)
             y = np.int64(runs)
             action = np.int64(ANSWER_LAYOUT)
+        elif phase == PHASE_DEFEND:
+            if seat == 0:
+                sets, runs = dispatch.defend_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+            else:
+                sets, runs = dispatch.defend_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
+            x = np.int64(sets)
+            y = np.int64(runs)
+            action = np.int64(ANSWER_DEFENCE)
         else:  # the first upcard, a draw, the last discard
             if seat == 0:
                 take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
@@ -367,8 +395,12 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
             else:
                 action = np.int64(A_PASS)
         if action == ANSWER_LAYOUT:
-            err = settle_nb(state, rules, x, y, np.int64(0), trace)  # the layout, checked
+            err = lay_out_nb(state, rules, x, y, trace)  # the layout, checked
             x |= y
+        elif action == ANSWER_DEFENCE:
+            err = defend_nb(state, rules, x, y, trace)  # the defence, checked
+            if x != DEFEND_BEST:
+                x |= y
         elif action == ANSWER_NOT_A_CARD:
             err = ERR_ILLEGAL_DISCARD
         else:

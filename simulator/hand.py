@@ -21,7 +21,8 @@ call, ``bot_action()`` gives each seat's move from the same random streams, so p
     True
 
 Actions are small integers (``simulator.state``: discard card c is c, then draw stock,
-take pile, pass, knock, no knock, and arrangement k); ``simulator.action_name`` names one.
+take pile, pass, knock, no knock, the knocker's arrangement k, the defender's best
+response and the defender's arrangement k); ``simulator.action_name`` names one.
 An illegal action raises ``ValueError`` with one line naming it and the legal ones.
 ``observation(player)`` is what that player may know, readable; it never shows the
 opponent's hand or the stock.
@@ -176,8 +177,8 @@ class Hand:
 
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to act; the automatic steps that follow (a draw
-        after both pass the upcard, big gin, the end of the stock, settling) are played
-        too.  An illegal action raises ``ValueError`` and changes nothing."""
+        after both pass the upcard, big gin, the end of the stock, layoffs and the score
+        after the defence) are played too.  An illegal action raises ``ValueError`` and changes nothing."""
         legal = self.legal_actions()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
             raise ValueError(self._illegal(action, legal))
@@ -222,8 +223,10 @@ class Hand:
         after its best legal discard), the card it just drew and its legal discards (when
         it must discard), the pile (bottom first) and its top, what the opponent took from
         the pile and still holds, discarded and declined, the stock's size, the knock limit,
-        turns, draws, scores, the phase and whose turn it is; once the hand is over, the
-        result and the knocker's melds.  Never the opponent's hand or the stock."""
+        turns, draws, scores, the phase and whose turn it is; once the knocker has laid
+        out, its melds and deadwood (what the defender defends against); once the hand is
+        over, the result, the defender's melds and its layoffs.  Never the opponent's hand
+        or the stock."""
         self._check_player(player)
         v = S.view_of(self._state, player)
         st = self._state
@@ -253,6 +256,9 @@ class Hand:
             "opponent_declined": _cards(v[V.V_OPP_DECLINED]),
             "scores": (int(v[V.V_MY_SCORE]), int(v[V.V_OPP_SCORE])),
         }
+        if self.phase == S.PHASE_DEFEND:
+            obs["knocker_melds"] = {"sets": _cards(v[V.V_KNOCKER_SETS]), "runs": _cards(v[V.V_KNOCKER_RUNS]),
+                                    "deadwood": int(v[V.V_KNOCKER_DEADWOOD])}
         if self.is_over():
             outcome = int(st[S.S_OUTCOME])
             obs["result"] = {
@@ -265,6 +271,7 @@ class Hand:
                 "knocker_sets": _cards(st[S.S_SETS]),
                 "knocker_runs": _cards(st[S.S_RUNS]),
                 "laid_off": _cards(st[S.S_LAID]),
+                "defender_melds": _cards(st[S.S_DEFENDER_MELDS]),
             }
         return obs
 
@@ -278,7 +285,7 @@ class Hand:
         own, ``a`` or ``b``) chooses for the player to act, asked exactly as the batch
         engine asks it: the same view, the seat's random stream and memory (both advance)
         and copies of the pile, rules and parameters.  A knocker's melds become their
-        ``A_ARRANGE + k`` action.  A strategy that answers illegally or writes into a copy
+        ``A_ARRANGE + k`` action, a defender's melds their ``A_DEFEND + k`` action.  A strategy that answers illegally or writes into a copy
         raises ``StrategyError`` (a ``ValueError``) in one line."""
         from strategies import parse_strategy
         from strategies.registry import engine_module
@@ -320,6 +327,13 @@ class Hand:
                 raise StrategyError(f"{who} laid out melds {_cards(x | y) if x | y >= 0 else hex(x | y)}, which are "
                                     "not a least-deadwood arrangement of its hand")
             return S.A_ARRANGE + k
+        if action == engine.ANSWER_DEFENCE:
+            defender = 1 - int(self._state[S.S_KNOCKER])
+            k = int(arrangement_index_nb(np.int64(self._state[S.S_HANDS + defender]), np.int64(x), np.int64(y)))
+            if k < 0:
+                raise StrategyError(f"{who} defended with melds {_cards(x | y) if x | y >= 0 else hex(x | y)}, "
+                                    "which are not a least-deadwood arrangement of its hand")
+            return S.A_DEFEND + k
         if action not in self.legal_actions():
             raise StrategyError(f"{who} chose {_name(action)}, which is not legal; legal: "
                                 + ", ".join(S.action_name(a) for a in self.legal_actions()))
@@ -363,10 +377,14 @@ class Hand:
 
     def arrangements(self) -> list[tuple[list[str], list[str]]]:
         """In the arrange phase, the knocker's least-deadwood arrangements as (set cards,
-        run cards), in the order of the ``A_ARRANGE + k`` actions."""
-        if self.phase != S.PHASE_ARRANGE:
+        run cards), in the order of the ``A_ARRANGE + k`` actions; in the defend phase the
+        defender's, in the order of the ``A_DEFEND + k`` actions."""
+        if self.phase not in (S.PHASE_ARRANGE, S.PHASE_DEFEND):
             return []
-        hand = np.int64(self._state[S.S_HANDS + int(self._state[S.S_KNOCKER])])
+        seat = int(self._state[S.S_KNOCKER])
+        if self.phase == S.PHASE_DEFEND:
+            seat = 1 - seat
+        hand = np.int64(self._state[S.S_HANDS + seat])
         count = int(arrangement_nb(hand, np.int64(-1))[2])
         out = []
         for k in range(count):

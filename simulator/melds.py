@@ -7,8 +7,9 @@ Rules implemented here (docs/rules.md#melds-and-deadwood and #laying-out-and-lay
   the cards left unmatched by the arrangement that makes it smallest;
 * after drawing, the deadwood that matters is the least over all 11 possible discards;
 * after a knock the defender arranges its own melds and lays off unmatched cards on the
-  knocker's melds (4th card on a set of 3, run extensions at either end, chains included),
-  choosing whatever leaves the least deadwood, breaking its own melds if that helps.
+  knocker's melds (4th card on a set of 3, run extensions at either end, chains included):
+  ``layoff_after_melds_nb`` for melds the defender chose, ``layoff_solution_nb`` for the
+  best response (whatever leaves the least deadwood, breaking its own melds if that helps).
 
 How it is exact and fast.  Runs live inside one suit and sets take at most one card from
 each suit, so an arrangement is (1) a choice of sets and (2), independently in each suit,
@@ -429,6 +430,19 @@ def layoff_solution_nb(defender, set_cards, run_cards):
                     best_laid = laid_all
                     best_melded = melded_all
     return best, best_laid, best_melded
+
+
+@njit(cache=True, forceinline=False)
+def layoff_after_melds_nb(defender, melded, set_cards, run_cards):
+    """(deadwood, laid-off mask) when the defender melds the cards ``melded`` of its hand
+    ``defender`` and lays off every other card that fits the knocker's melds
+    (``set_cards``/``run_cards``): the 4th card of a set of three, run extensions at either
+    end, chains included.  Laying off every card that fits is the most a defender keeping
+    these melds can lay off (a card fitting both a set and a run end goes on the run, where
+    it may carry a chain; the set could take no other card)."""
+    unmatched = defender & ~melded
+    laid = chain_layable_nb(unmatched, set_layoff_targets_nb(set_cards), run_cards)
+    return hand_value_nb(unmatched) - hand_value_nb(laid), laid
 
 
 @njit(cache=True)

@@ -52,6 +52,9 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
             lines.append(f"{name[seat]} {kind.replace('_', ' ')}s" + (f" with deadwood {value}" if kind == "knock" else ""))
         elif kind in ("sets", "runs"):
             lines.append(f"  {kind}: {format_cards(mask_cards(value)) or '-'}")
+        elif kind == "defend":
+            how = "with the best response" if value < 0 else f"with its least-deadwood arrangement {value}"
+            lines.append(f"{name[seat]} defends {how}")
         elif kind == "layoff":
             lines.append(f"{name[seat]} lays off {format_cards(mask_cards(value)) or 'nothing'}")
         elif kind == "defender_deadwood":

@@ -899,6 +899,20 @@ def _ranking_table(rank: pd.DataFrame, value: str, header: str, fmt: str, scale:
 
 # ----------------------------------------------------------------------------- the report
 
+def _defences(manifest: dict[str, Any]) -> dict[str, str]:
+    """Strategy name -> how it defends after a knock (``strategies.registry.defence_of``),
+    for every strategy the run's cells play."""
+    from strategies.registry import defence_of
+
+    names = []
+    for cell in manifest.get("cells", []):
+        for side in ("a", "b"):
+            name = str(cell.get(side, "")).split(":", 1)[0].strip()
+            if name and name not in names:
+                names.append(name)
+    return {name: defence_of(name) for name in names}
+
+
 def _header(doc: _Doc, manifest: dict[str, Any], run_dir: Path) -> None:
     exp = manifest.get("experiment", {})
     name = exp.get("name", run_dir.name)
@@ -925,6 +939,12 @@ def _header(doc: _Doc, manifest: dict[str, Any], run_dir: Path) -> None:
     ]
     if sweep:
         items.append("Sweep: " + "; ".join(f"{k} = {', '.join(_num(v) for v in vs)}" for k, vs in sweep.items()))
+    by_defence: dict[str, list[str]] = {}
+    for name, defence in _defences(manifest).items():
+        by_defence.setdefault(defence, []).append(name)
+    if by_defence:
+        items.append("Defence after a knock (docs/rules.md#laying-out-and-laying-off): "
+                     + "; ".join(f"{', '.join(names)}: {d}" for d, names in by_defence.items()))
     items.append(f"Git commit: {manifest.get('git_commit') or 'unknown'}; code fingerprint "
                  f"{manifest.get('code_fingerprint', 'unknown')}; run id {manifest.get('run_id', 'unknown')}")
     items.append("Versions: " + (", ".join(f"{k} {v}" for k, v in versions.items()) or "unknown"))

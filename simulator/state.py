@@ -14,7 +14,8 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
 =====================  ===========================================================================
 ``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``strategies.view``) or
                        ``PHASE_OVER``
-``S_CURRENT``          the seat to act (the knocker while laying out; last to act once over)
+``S_CURRENT``          the seat to act (the knocker while laying out, then the defender; last to
+                       act once over)
 ``S_DEALER``           the dealing seat
 ``S_HANDS`` + seat     each seat's hand mask (10 cards, 11 between a draw and a discard)
 ``S_TOOK`` + seat      cards the seat took from the pile and still holds (public)
@@ -36,7 +37,8 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
 ``S_FROM_PILE``        discard phase: 1 when it came from the pile (it may not be discarded)
 ``S_LAST_CHANCE``      1 once the last discard was taken (``last_discard_rule``): must knock
 ``S_LEGAL``            discard phase: mask of the legal discards, else 0
-``S_DEADWOOD``         knock and arrange phases: the current player's deadwood after its discard
+``S_DEADWOOD``         knock and arrange phases: the current player's deadwood after its discard;
+                       defend phase and once over: the knocker's
 ``S_KNOCKER``          the seat that knocked (or went gin), -1 before
 ``S_OUTCOME``          once over: ``OUT_*`` (``simulator.records``); -1 while the hand is played
 ``S_WINNER``           once over: the seat that scores, -1 for a dead hand or a scoreless tie
@@ -44,8 +46,9 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
 ``S_KNOCKER_DW``       once over: the knocker's deadwood (-1: dead hand)
 ``S_DEFENDER_DW``      once over: the defender's deadwood after layoffs (-1: dead hand)
 ``S_LAYOFF``           once over: value of the cards laid off
-``S_SETS``/``S_RUNS``  once over: the knocker's set and run cards (0 after gin)
+``S_SETS``/``S_RUNS``  from the layout on: the knocker's set and run cards (0 after gin)
 ``S_LAID``             once over: the cards the defender laid off
+``S_DEFENDER_MELDS``   once over after a knock: the cards the defender melded (0 after gin)
 ``S_DECK_RNG``         the reshuffle stream (a ``simulator.rng`` counter, as int64 bits)
 ``S_NTRACE``           bookkeeping: trace events written since the deal (not part of the game)
 ``S_STOCK`` .. +63     the stock in drawing order (live from ``S_STOCK_POS`` to ``S_STOCK_N``)
@@ -73,6 +76,8 @@ phase                      who                             legal actions
 ``PHASE_KNOCK``            deadwood ≤ limit after discard  ``A_KNOCK``, ``A_NO_KNOCK``
 ``PHASE_LAST_DISCARD``     the other player                ``A_TAKE_PILE`` (then must knock), ``A_PASS``
 ``PHASE_ARRANGE``          the knocker (not after gin)     ``A_ARRANGE + k``, k < number of arrangements
+``PHASE_DEFEND``           the defender                    ``A_DEFEND_BEST``, ``A_DEFEND + k``, k < number
+                                                           of its arrangements
 ``PHASE_OVER``             nobody                          none
 =========================  ==============================  ===========================================
 
@@ -85,16 +90,30 @@ Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
 * ``67`` ``A_KNOCK``, ``68`` ``A_NO_KNOCK``;
 * ``69 + k`` ``A_ARRANGE + k``: lay out the k-th least-deadwood arrangement in the order of
   ``simulator.melds.arrangement_nb`` (k < ``MAX_ARRANGEMENTS``).  Numba strategies answer
-  with (sets, runs) masks instead: ``lay_out_nb`` takes those, checked.
+  with (sets, runs) masks instead: ``lay_out_nb`` takes those, checked;
+* ``105`` ``A_DEFEND_BEST``: the defender's best response to the layout: its melds and
+  layoffs chosen together to leave the least deadwood (``simulator.melds.layoff_solution_nb``;
+  it breaks its own melds when laying off those cards pays);
+* ``106 + k`` ``A_DEFEND + k``: the defender lays out its own k-th least-deadwood
+  arrangement (``arrangement_nb``'s order) whatever the knocker laid out, and every card
+  it left unmelded that fits the knocker's melds is laid off, chains included
+  (``simulator.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
+  masks or ``(DEFEND_BEST, 0)`` (``strategies.view``): ``defend_nb`` takes those, checked.
+
+How to defend is the defender's decision, not a rule: docs/rules.md fixes what may be laid
+off, a strategy chooses its melds (``defend_nb`` in each strategy module; the default is the
+best response).  Against gin there is nothing to choose: no layoffs, the defender keeps its
+least deadwood.
 
 Functions (numba)
 -----------------
 
 * ``deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace)`` starts a hand;
 * ``apply_action_nb(state, rules, action, trace) -> error`` plays one action, automatic
-  steps included; ``play_nb`` is the same for every phase but the layout (the engine's
-  loop: strategies lay out with masks, through ``lay_out_nb(state, rules, sets, runs,
-  trace) -> error``);
+  steps included; ``play_nb`` is the same for every phase but the layout and the defence
+  (the engine's loop: strategies answer those with masks, through ``lay_out_nb(state,
+  rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
+  -> error``);
 * ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
   what a seat may know (``strategies.view``); ``reshuffle_next_nb(state, rules, action)``
   tells whether an action will rebuild the stock from the pile.
@@ -103,8 +122,8 @@ An illegal action returns an error code (``ERR_*``) and leaves the state as it w
 ``trace`` (n × 3, may have 0 rows) receives events ``(seat, EV_*, value)`` at
 ``state[S_NTRACE]``.  Inside: one phase function per decision point (``upcard_phase_nb``,
 ``draw_phase_nb``, ``discard_phase_nb``, ``knock_phase_nb``, ``last_discard_phase_nb``,
-``arrange_phase_nb``) and the automatic steps (``take_card_nb``: draw and big gin;
-``knock_nb``; ``settle_nb``: layout check, layoffs and score; ``end_of_turn_nb``: cancel,
+``arrange_phase_nb``, ``defend_phase_nb``) and the automatic steps (``take_card_nb``: draw
+and big gin; ``knock_nb``; ``settle_gin_nb``; ``score_nb``; ``end_of_turn_nb``: cancel,
 last-discard offer, ``reshuffle_nb``, turn guard; ``dead_nb``).
 
 Every rule comes from the rules core: deadwood, knockable discards and layouts from
@@ -119,7 +138,9 @@ from numba import njit
 
 from strategies.view import (
     N_VIEW,
+    DEFEND_BEST,
     PHASE_ARRANGE,
+    PHASE_DEFEND,
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_FIRST_UPCARD,
@@ -131,6 +152,9 @@ from strategies.view import (
     V_HAND,
     V_IS_DEALER,
     V_KNOCK_LIMIT,
+    V_KNOCKER_DEADWOOD,
+    V_KNOCKER_RUNS,
+    V_KNOCKER_SETS,
     V_LEGAL_DISCARDS,
     V_MY_DRAWS,
     V_MY_SCORE,
@@ -150,9 +174,11 @@ from strategies.view import (
 from .cards import format_card
 from .melds import (
     MAX_ARRANGEMENTS,
+    arrangement_index_nb,
     arrangement_nb,
     hand_value_nb,
     knockable_discards_nb,
+    layoff_after_melds_nb,
     layoff_solution_nb,
     min_deadwood_nb,
     mix64_nb,
@@ -227,14 +253,15 @@ S_RUNS = 39
 S_LAID = 40
 S_DECK_RNG = 41
 S_NTRACE = 42
-N_HEADER = 64  # slots 43..63 are free
+S_DEFENDER_MELDS = 43
+N_HEADER = 64  # slots 44..63 are free
 S_STOCK = 64
 S_PILE = 128
 N_STATE = 192
 
 #: the hand is over (no decision left)
-PHASE_OVER = 6
-PHASE_NAMES = ("first_upcard", "draw", "last_discard", "discard", "knock", "arrange", "over")
+PHASE_OVER = 7
+PHASE_NAMES = ("first_upcard", "draw", "last_discard", "discard", "knock", "arrange", "defend", "over")
 
 # ---- actions --------------------------------------------------------------------------------
 A_DISCARD = 0  # + card code
@@ -244,9 +271,12 @@ A_PASS = 66
 A_KNOCK = 67
 A_NO_KNOCK = 68
 A_ARRANGE = 69  # + k
-N_ACTIONS = A_ARRANGE + MAX_ARRANGEMENTS
-#: room ``legal_actions_nb`` needs in its output (at most 11 discards or 36 arrangements)
-MAX_LEGAL = MAX_ARRANGEMENTS
+A_DEFEND_BEST = A_ARRANGE + MAX_ARRANGEMENTS  # 105
+A_DEFEND = A_DEFEND_BEST + 1  # + k
+N_ACTIONS = A_DEFEND + MAX_ARRANGEMENTS
+#: room ``legal_actions_nb`` needs in its output (at most 11 discards, 36 arrangements, or
+#: the best defence and 36 arrangements)
+MAX_LEGAL = MAX_ARRANGEMENTS + 1
 
 # ---- errors (the record's H_ERROR) ----------------------------------------------------------
 # Returned by the phase functions for an illegal action (the state is left unchanged), and
@@ -269,18 +299,19 @@ ERROR_TEXT = {
 (
     EV_DEAL, EV_UPCARD, EV_DECLINE, EV_TAKE_PILE, EV_DRAW_STOCK, EV_DISCARD, EV_KNOCK,
     EV_GIN, EV_BIG_GIN, EV_SETS, EV_RUNS, EV_LAYOFF, EV_DEFENDER_DEADWOOD, EV_RESHUFFLE,
-    EV_DEAD, EV_SCORE, EV_PASS_LAST,
-) = range(17)
+    EV_DEAD, EV_SCORE, EV_PASS_LAST, EV_DEFEND,
+) = range(18)
 EVENT_NAMES = (
     "deal", "upcard", "decline", "take_pile", "draw_stock", "discard", "knock", "gin",
     "big_gin", "sets", "runs", "layoff", "defender_deadwood", "reshuffle", "dead", "score",
-    "pass_last_discard",
+    "pass_last_discard", "defend",
 )
 
 
 def action_name(action: int) -> str:
     """A readable name: ``"discard 7h"``, ``"draw stock"``, ``"take pile"``, ``"pass"``,
-    ``"knock"``, ``"no knock"``, ``"arrange 2"`` (the third arrangement)."""
+    ``"knock"``, ``"no knock"``, ``"arrange 2"`` (the knocker's third arrangement),
+    ``"defend best"``, ``"defend 1"`` (the defender's second arrangement)."""
     a = int(action)
     if A_DISCARD <= a < A_DISCARD + 64:
         card = a - A_DISCARD
@@ -289,8 +320,12 @@ def action_name(action: int) -> str:
              A_NO_KNOCK: "no knock"}
     if a in fixed:
         return fixed[a]
-    if A_ARRANGE <= a < N_ACTIONS:
+    if A_ARRANGE <= a < A_DEFEND_BEST:
         return f"arrange {a - A_ARRANGE}"
+    if a == A_DEFEND_BEST:
+        return "defend best"
+    if A_DEFEND <= a < N_ACTIONS:
+        return f"defend {a - A_DEFEND}"
     return f"action {a} (no such action)"
 
 
@@ -357,8 +392,8 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
 def fill_view_nb(state, seat, view):
     """What ``seat`` may know, written into ``view`` (``strategies.view``): its own hand,
     draws and score, the pile, and of the opponent only its pickups, declines, discards
-    and score.  The phase's private slots (the card drawn, the legal discards, the
-    deadwood) are filled only for the seat to act."""
+    and score, and once laid out the knocker's melds.  The phase's private slots (the card
+    drawn, the legal discards, the deadwood) are filled only for the seat to act."""
     opponent = 1 - seat
     phase = state[S_PHASE]
     pile_len = state[S_PILE_LEN]
@@ -382,6 +417,9 @@ def fill_view_nb(state, seat, view):
     view[V_FROM_PILE] = 0
     view[V_LEGAL_DISCARDS] = 0
     view[V_DEADWOOD] = -1
+    view[V_KNOCKER_SETS] = state[S_SETS]
+    view[V_KNOCKER_RUNS] = state[S_RUNS]
+    view[V_KNOCKER_DEADWOOD] = state[S_DEADWOOD] if phase == PHASE_DEFEND else -1
     if seat == state[S_CURRENT]:
         if phase == PHASE_DISCARD:
             view[V_DRAWN] = state[S_DRAWN]
@@ -444,7 +482,7 @@ def take_card_nb(state, rules, seat, from_pile, trace):
             trace_nb(state, trace, seat, np.int64(EV_BIG_GIN), np.int64(0))
         state[S_KNOCKER] = seat
         state[S_DEADWOOD] = 0
-        settle_nb(state, rules, np.int64(0), np.int64(0), np.int64(1), trace)
+        settle_gin_nb(state, rules, np.int64(1), trace)
         return True
     legal = hand
     if from_pile:
@@ -461,52 +499,44 @@ def take_card_nb(state, rules, seat, from_pile, trace):
 @_inline
 def knock_nb(state, rules, trace):
     """``S_CURRENT`` knocks with ``S_DEADWOOD``.  Gin (deadwood 0) is settled at once, with
-    no layout (returns True); otherwise the knocker lays out next."""
+    no layout and no layoffs (returns True); otherwise the knocker lays out next."""
     seat = state[S_CURRENT]
     deadwood = state[S_DEADWOOD]
     if trace.shape[0] > 0:
         trace_nb(state, trace, seat, np.int64(EV_GIN if deadwood == 0 else EV_KNOCK), deadwood)
     state[S_KNOCKER] = seat
     if deadwood == 0:
-        settle_nb(state, rules, np.int64(0), np.int64(0), np.int64(0), trace)
+        settle_gin_nb(state, rules, np.int64(0), trace)
         return True
     state[S_PHASE] = PHASE_ARRANGE
     return False
 
 
 @_cold
-def settle_nb(state, rules, sets, runs, big_gin_flag, trace):
-    """Lay out and settle a knock (docs/rules.md#laying-out-and-laying-off,
-    #scoring-a-hand).  Unless it is gin, ``sets``/``runs`` are the knocker's melds: whole
-    sets and runs of its own cards, disjoint, leaving exactly the deadwood it knocked with
-    (else ``ERR_BAD_MELDS``, the state unchanged), and the defender lays off on them (its
-    best response, computed exactly).  The hand is scored, Oklahoma spade doubling
-    applied, and it is over.  ``big_gin_flag`` is 1 for big gin.  Returns an error code."""
+def settle_gin_nb(state, rules, big_gin_flag, trace):
+    """Settle gin (``big_gin_flag`` 0) or big gin (1) by ``S_KNOCKER``: no layout, no
+    layoffs; the defender keeps its least deadwood (docs/rules.md#scoring-a-hand)."""
+    defender_hand = state[S_HANDS + 1 - state[S_KNOCKER]]
+    score_nb(state, rules, min_deadwood_nb(defender_hand), np.int64(0), np.int64(0), big_gin_flag == 1,
+             np.int64(1), trace)
+
+
+@_cold
+def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin, gin_flag, trace):
+    """Score the hand (docs/rules.md#scoring-a-hand) from the knocker's deadwood
+    ``S_DEADWOOD`` and the defender's ``defender_dw`` after laying off ``laid``: Oklahoma
+    spade doubling applied, the result written and the hand over."""
     knocker = state[S_KNOCKER]
     defender = 1 - knocker
     deadwood = state[S_DEADWOOD]
-    big_gin = big_gin_flag == 1
-    gin = big_gin or deadwood == 0
-    defender_hand = state[S_HANDS + defender]
-    if gin:
-        defender_dw = min_deadwood_nb(defender_hand)  # no layoffs against gin
-        laid = np.int64(0)
-    else:
-        if not valid_layout_nb(state[S_HANDS + knocker], sets, runs, deadwood):
-            return ERR_BAD_MELDS
-        defender_dw, laid, _ = layoff_solution_nb(defender_hand, sets, runs)
-        if trace.shape[0] > 0:
-            trace_nb(state, trace, knocker, np.int64(EV_SETS), sets)
-            trace_nb(state, trace, knocker, np.int64(EV_RUNS), runs)
-            trace_nb(state, trace, defender, np.int64(EV_LAYOFF), laid)
+    gin = gin_flag == 1
     winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
     points *= state[S_MULTIPLIER]
     state[S_KNOCKER_DW] = deadwood
     state[S_DEFENDER_DW] = defender_dw
     state[S_LAYOFF] = hand_value_nb(laid)
-    state[S_SETS] = sets
-    state[S_RUNS] = runs
     state[S_LAID] = laid
+    state[S_DEFENDER_MELDS] = defender_melds
     state[S_POINTS] = points
     if winner == KNOCKER:
         state[S_WINNER] = knocker
@@ -526,7 +556,6 @@ def settle_nb(state, rules, sets, runs, big_gin_flag, trace):
     if trace.shape[0] > 0:
         trace_nb(state, trace, defender, np.int64(EV_DEFENDER_DEADWOOD), defender_dw)
         trace_nb(state, trace, state[S_WINNER], np.int64(EV_SCORE), points)
-    return ERR_NONE
 
 
 @_cold
@@ -699,8 +728,9 @@ def knock_phase_nb(state, action, trace):
 
 @_hot
 def play_nb(state, rules, action, trace):
-    """Play ``action`` in every phase but the layout (which strategies give as masks, to
-    ``lay_out_nb``): the phase's decision, then the automatic step that follows.  The
+    """Play ``action`` in every phase but the layout and the defence (which strategies give
+    as masks, to ``lay_out_nb`` and ``defend_nb``): the phase's decision, then the
+    automatic step that follows.  The
     engine's loop calls this (without the arrangement enumeration).  Returns ``ERR_NONE``,
     or an error code with the state unchanged."""
     phase = state[S_PHASE]
@@ -715,7 +745,7 @@ def play_nb(state, rules, action, trace):
     elif phase == PHASE_LAST_DISCARD:
         err, step = last_discard_phase_nb(state, rules, action, trace)
     else:
-        return ERR_ILLEGAL_ACTION  # the layout, or the hand is over
+        return ERR_ILLEGAL_ACTION  # the layout, the defence, or the hand is over
     if err != ERR_NONE:
         return err
     if step == STEP_END_TURN:
@@ -727,13 +757,25 @@ def play_nb(state, rules, action, trace):
     return ERR_NONE
 
 
-@_inline
+@_cold
 def lay_out_nb(state, rules, sets, runs, trace):
-    """The knocker lays out ``sets``/``runs`` (the arrange phase): checked and settled by
-    ``settle_nb``.  Returns an error code (``ERR_BAD_MELDS`` for an invalid layout)."""
+    """The knocker lays out ``sets``/``runs`` (the arrange phase,
+    docs/rules.md#laying-out-and-laying-off): whole sets and runs of its own cards,
+    disjoint, leaving exactly the deadwood it knocked with (else ``ERR_BAD_MELDS``, the
+    state unchanged).  The defender, who sees them, defends next.  Returns an error code."""
     if state[S_PHASE] != PHASE_ARRANGE:
         return ERR_ILLEGAL_ACTION
-    return settle_nb(state, rules, sets, runs, np.int64(0), trace)
+    knocker = state[S_KNOCKER]
+    if not valid_layout_nb(state[S_HANDS + knocker], sets, runs, state[S_DEADWOOD]):
+        return ERR_BAD_MELDS
+    state[S_SETS] = sets
+    state[S_RUNS] = runs
+    state[S_PHASE] = PHASE_DEFEND
+    state[S_CURRENT] = 1 - knocker
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, knocker, np.int64(EV_SETS), sets)
+        trace_nb(state, trace, knocker, np.int64(EV_RUNS), runs)
+    return ERR_NONE
 
 
 @_cold
@@ -752,11 +794,63 @@ def arrange_phase_nb(state, rules, action, trace):
 
 
 @_cold
+def defend_nb(state, rules, sets, runs, trace):
+    """The defender's answer to the layout (the defend phase,
+    docs/rules.md#laying-out-and-laying-off), then the score.  ``sets`` = ``DEFEND_BEST``:
+    the best response, its melds chosen together with the layoffs to leave the least
+    deadwood (``simulator.melds.layoff_solution_nb``, breaking its own melds when that
+    pays).  Otherwise ``sets``/``runs`` must be one of the defender's least-deadwood
+    arrangements (else ``ERR_BAD_MELDS``, the state unchanged), and every card it left
+    unmelded that fits the knocker's melds is laid off, chains included
+    (``layoff_after_melds_nb``).  Returns an error code."""
+    if state[S_PHASE] != PHASE_DEFEND:
+        return ERR_ILLEGAL_ACTION
+    defender = 1 - state[S_KNOCKER]
+    hand = state[S_HANDS + defender]
+    knocker_sets = state[S_SETS]
+    knocker_runs = state[S_RUNS]
+    if sets == DEFEND_BEST:
+        choice = np.int64(-1)
+        defender_dw, laid, melded = layoff_solution_nb(hand, knocker_sets, knocker_runs)
+    else:
+        choice = arrangement_index_nb(hand, sets, runs)
+        if choice < 0:
+            return ERR_BAD_MELDS
+        melded = sets | runs
+        defender_dw, laid = layoff_after_melds_nb(hand, melded, knocker_sets, knocker_runs)
+    if trace.shape[0] > 0:
+        trace_nb(state, trace, defender, np.int64(EV_DEFEND), choice)
+        trace_nb(state, trace, defender, np.int64(EV_LAYOFF), laid)
+    score_nb(state, rules, defender_dw, laid, melded, False, np.int64(0), trace)
+    return ERR_NONE
+
+
+@_cold
+def defend_phase_nb(state, rules, action, trace):
+    """``A_DEFEND_BEST``, or ``A_DEFEND + k``: lay out the defender's k-th least-deadwood
+    arrangement in the order of ``simulator.melds.arrangement_nb`` and lay off."""
+    if state[S_PHASE] != PHASE_DEFEND:
+        return ERR_ILLEGAL_ACTION
+    if action == A_DEFEND_BEST:
+        return defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
+    k = action - A_DEFEND
+    if k < 0 or k >= MAX_ARRANGEMENTS:
+        return ERR_ILLEGAL_ACTION
+    sets, runs, count = arrangement_nb(state[S_HANDS + 1 - state[S_KNOCKER]], k)
+    if k >= count:
+        return ERR_ILLEGAL_ACTION
+    return defend_nb(state, rules, sets, runs, trace)
+
+
+@_cold
 def apply_action_nb(state, rules, action, trace):
     """Play ``action`` in the current phase and move the state on (automatic steps
     included).  Returns ``ERR_NONE``, or an error code with the state unchanged."""
-    if state[S_PHASE] == PHASE_ARRANGE:
+    phase = state[S_PHASE]
+    if phase == PHASE_ARRANGE:
         return arrange_phase_nb(state, rules, action, trace)
+    if phase == PHASE_DEFEND:
+        return defend_phase_nb(state, rules, action, trace)
     return play_nb(state, rules, action, trace)
 
 
@@ -790,6 +884,12 @@ def legal_actions_nb(state, rules, out):
         for k in range(n):
             out[k] = A_ARRANGE + k
         return n
+    if phase == PHASE_DEFEND:
+        n = arrangement_nb(state[S_HANDS + 1 - state[S_KNOCKER]], np.int64(-1))[2]
+        out[0] = A_DEFEND_BEST
+        for k in range(n):
+            out[k + 1] = A_DEFEND + k
+        return n + 1
     return 0
 
 

@@ -12,14 +12,15 @@ from simulator.cards import FULL_DECK_MASK
 from simulator.melds import (
     KNOCKER_RANDOM,
     KNOCKER_VS_LIVE,
+    arrangement_nb,
     discard_deadwoods_nb,
     knocker_arrangement_nb,
     min_deadwood_nb,
     preferred_discard_nb,
 )
-from simulator.rng import next_u64_nb
+from simulator.rng import below_nb, next_u64_nb
 
-from .view import V_HAND, V_OPP_TOOK, V_PILE_MASK, V_TOP
+from .view import DEFEND_BEST, V_HAND, V_OPP_TOOK, V_PILE_MASK, V_TOP
 
 _DECK = np.int64(FULL_DECK_MASK)
 
@@ -72,3 +73,54 @@ def arrange_random_nb(view, rng):
 def default_arrange_nb(params, view, pile, rules, rng, memory):
     """A ready-made ``arrange_nb`` for plug-ins: least exposure to layoffs."""
     return arrange_least_exposure_nb(view)
+
+
+@njit(cache=True)
+def default_defend_nb(params, view, pile, rules, rng, memory):
+    """A ready-made ``defend_nb`` (the one a plug-in without ``defend_nb`` gets): the best
+    response, melds and layoffs chosen together by the engine to leave the least deadwood
+    (``DEFEND_BEST``)."""
+    return np.int64(DEFEND_BEST), np.int64(0)
+
+
+#: ways to split a block of n consecutive cards of a suit into runs of three or more
+#: (n = 0 .. 13): c(n) = c(n - 1) + c(n - 3), c(0) = 1
+RUN_SPLITS = np.array([1, 0, 0, 1, 1, 1, 2, 3, 4, 6, 9, 13, 19, 28], np.int64)
+
+
+@njit(cache=True)
+def meld_lists_nb(runs):
+    """How many lists of melds an arrangement with run cards ``runs`` stands for when runs
+    are told apart by their extent, as the EAAI framework's ``cardsToBestMeldSets`` does
+    (A-6 and A23 + 456 are two lists): the product over blocks of consecutive run cards
+    of ``RUN_SPLITS`` of the block's length.  Sets are whole (a 4-set is one meld)."""
+    count = np.int64(1)
+    rest = runs
+    while rest:
+        low = rest & -rest
+        n = 0
+        while rest & low:  # the block of consecutive cards starting at ``low``
+            rest &= ~low
+            low <<= 1
+            n += 1
+        count *= RUN_SPLITS[n]
+    return count
+
+
+@njit(cache=True)
+def arrange_as_eaai_nb(hand, rng):
+    """(sets, runs): a least-deadwood arrangement of ``hand`` drawn from the player's
+    stream as the EAAI framework's ``SimpleGinRummyPlayer.getFinalMelds`` draws one: uniform
+    over its list of least-deadwood meld lists, so each arrangement (``arrangement_nb``)
+    weighs as many lists as ``meld_lists_nb`` counts for it."""
+    count = arrangement_nb(hand, np.int64(-1))[2]
+    total = np.int64(0)
+    for k in range(count):
+        total += meld_lists_nb(arrangement_nb(hand, np.int64(k))[1])
+    pick = np.int64(below_nb(rng, total))
+    for k in range(count):
+        sets, runs, _ = arrangement_nb(hand, np.int64(k))
+        pick -= meld_lists_nb(runs)
+        if pick < 0:
+            return sets, runs
+    return np.int64(0), np.int64(0)  # not reached

@@ -24,7 +24,9 @@ Policy:
   threshold, it discards for the least deadwood (and knocks);
 * knock when deadwood ≤ ``knock_at`` (−1: the knock limit in force);
 * last discard (``last_discard_rule``): take it when it allows a knock at ``knock_at``;
-* lay out the least-deadwood melds that expose the least value of live cards to layoffs.
+* lay out the least-deadwood melds that expose the least value of live cards to layoffs;
+* defend with the best response: melds and layoffs leaving the least deadwood, breaking its
+  own melds when that pays (``DEFENCE = "best"``).
 
 Parameters (in this order): ``weight`` (default 5: deadwood points one unit of danger is
 worth), ``knock_at`` (default −1 = the knock limit in force), ``relief`` (default 0.5).
@@ -46,7 +48,7 @@ from simulator.melds import (
     preferred_discard_nb,
     rank_cards_nb,
 )
-from strategies.common import arrange_least_exposure_nb
+from strategies.common import arrange_least_exposure_nb, default_defend_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -62,6 +64,7 @@ from strategies.view import (
 
 PARAMS = {"weight": 5.0, "knock_at": -1.0, "relief": 0.5}
 SUMMARY = "takes cards that meld; discards minimising deadwood + weight x danger to the opponent; knocks at knock_at"
+DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 _RANKS = np.int64(RANK_MASK)
 
@@ -144,3 +147,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
+
+
+# the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)
+defend_nb = default_defend_nb

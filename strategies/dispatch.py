@@ -107,3 +107,24 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 7:
         return knock_policy.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
+
+
+@njit(cache=True)
+def defend_nb(sid, params, view, pile, rules, rng, memory):
+    if sid == 0:
+        return random_play.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 1:
+        return knock_early.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 2:
+        return simple.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 3:
+        return gin_hunter.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 4:
+        return threshold_schedule.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 5:
+        return defensive.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 6:
+        return undercut_aware.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 7:
+        return knock_policy.defend_nb(params, view, pile, rules, rng, memory)
+    return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

@@ -4,7 +4,9 @@ Policy: draws and discards exactly as ``knock_early`` (take the face-up card whe
 lowers deadwood; discard to least deadwood).  Knock only when deadwood ≤ ``knock_at``
 (default 0: only gin).  Optionally panic: when ``panic_stock`` > 0 and the stock holds
 that many cards or fewer, knock whenever the rules allow.  Lays out the least-deadwood
-melds that expose the least value of live cards to layoffs.
+melds that expose the least value of live cards to layoffs.  Defends with the best
+response: melds and layoffs leaving the least deadwood, breaking its own melds when that
+pays (``DEFENCE = "best"``).
 
 Parameters: ``knock_at`` (default 0), ``panic_stock`` (default 0 = never panic).
 """
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from .common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from .common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_STOCK_LEFT
 
 PARAMS = {"knock_at": 0.0, "panic_stock": 0.0}
 SUMMARY = "greedy, knocks only at deadwood <= knock_at (default gin); optional panic when the stock runs low"
+DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
 @njit(cache=True)
@@ -40,3 +43,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
+
+
+# the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)
+defend_nb = default_defend_nb

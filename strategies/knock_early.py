@@ -4,7 +4,9 @@ Policy: take the first upcard, and draw from the pile, exactly when the face-up 
 lowers the hand's deadwood (after the best discard that keeps it); otherwise draw from the
 stock.  Discard the card leaving the least deadwood (ties: highest value, then rank, then
 suit).  Knock the first time deadwood is at or below the knock limit.  Lay out the
-least-deadwood melds that expose the least value of live cards to layoffs.
+least-deadwood melds that expose the least value of live cards to layoffs.  Defend with the
+best response: melds and layoffs leaving the least deadwood, breaking its own melds when
+that pays (``DEFENCE = "best"``).
 No parameters.
 """
 
@@ -12,11 +14,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from .common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from .common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_HAND, V_LEGAL_DISCARDS
 
 PARAMS: dict[str, float] = {}
 SUMMARY = "greedy draws and discards, knocks as soon as legal"
+DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
 @njit(cache=True)
@@ -37,3 +40,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
+
+
+# the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)
+defend_nb = default_defend_nb

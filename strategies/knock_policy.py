@@ -5,10 +5,14 @@ a lower deadwood (or gin) as the hand goes on; hold out more when the opponent h
 picking up discards (it is probably close to going out, and an undercut is more likely);
 in a game, knock more readily when the opponent is close to the target score.
 
-* first upcard, every draw, every discard and the layout are exactly ``simple``'s (its
-  functions are called): take the face-up card only if it melds with the hand, discard at
-  random among the least-deadwood discards (never the card just taken, never repeating a
-  drawn/discarded pair), lay out a least-deadwood arrangement chosen at random;
+* first upcard, every draw, every discard, the layout and the defence are exactly
+  ``simple``'s (its functions are called): take the face-up card only if it melds with the
+  hand, discard at random among the least-deadwood discards (never the card just taken,
+  never repeating a drawn/discarded pair in either order), lay out a least-deadwood
+  arrangement chosen at random as the EAAI baseline does, and defend as the EAAI baseline
+  (``DEFENCE = "eaai"``): a least-deadwood arrangement chosen the same way, ignoring the
+  knocker's melds, then every unmelded card that fits is laid off.  Sharing ``simple``'s
+  defence keeps knock-policy tuning against ``simple`` baselines about knocking alone;
 * knock when deadwood ≤ threshold, where, with t the number of cards this player has
   drawn this hand (the draw of the current turn included),
 
@@ -65,6 +69,8 @@ PARAMS = {
 }
 SUMMARY = ("simple's play; knocks at deadwood <= a threshold from early to late between draws turn_a and turn_b, "
            "minus pickup_penalty per opponent pile pickup, plus score_bonus near the opponent's target")
+#: how it defends (reports name it): simple's, the EAAI baseline's
+DEFENCE = simple.DEFENCE
 
 
 @njit(cache=True)
@@ -112,3 +118,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return simple.arrange_nb(params, view, pile, rules, rng, memory)
+
+
+@njit(cache=True)
+def defend_nb(params, view, pile, rules, rng, memory):
+    return simple.defend_nb(params, view, pile, rules, rng, memory)

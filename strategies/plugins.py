@@ -34,7 +34,11 @@ import uuid
 from pathlib import Path
 from types import ModuleType
 
+#: the decision functions every strategy module defines
 DECISIONS = ("take_nb", "discard_nb", "knock_nb", "arrange_nb")
+#: decision functions a module may leave out, and the ready-made function that then
+#: answers for it: the defence defaults to the best response
+OPTIONAL_DECISIONS = {"defend_nb": "default_defend_nb"}
 #: the arguments the engine passes every decision function, as numba types
 CONTRACT = ("params float64[::1], view int64[::1], pile int64[::1], rules int64[::1], "
             "rng uint64[::1], memory int64[::1]")
@@ -57,7 +61,13 @@ from numba import njit
 
 #: what each decision answers for an unknown strategy id: something the engine rejects
 _UNKNOWN_ANSWER = {"take_nb": "False", "discard_nb": "np.int64(-1)", "knock_nb": "False",
-                   "arrange_nb": "np.int64(-1), np.int64(-1)"}
+                   "arrange_nb": "np.int64(-1), np.int64(-1)", "defend_nb": "np.int64(-1), np.int64(-1)"}
+
+
+def _defines(module: str, decision: str) -> bool:
+    """True when the strategy module ``module`` (imported, or loaded as a plug-in) defines
+    the decision function ``decision``."""
+    return hasattr(sys.modules.get(module) or importlib.import_module(module), decision)
 
 
 def dispatch_source(entries: list[tuple[str, str | None]],
@@ -65,8 +75,12 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     """Source of a dispatch module.  ``entries`` are (module name, content digest or None)
     by strategy id: built-in modules (digest None) are imported from their package, plug-in
     modules (content-addressed copies in the generated directory) by name, with the
-    digest of their content written next to the import."""
+    digest of their content written next to the import.  A module without an optional
+    decision (``OPTIONAL_DECISIONS``) gets the ready-made one from ``strategies.common``."""
     lines = [_HEADER.format(generator=generator)]
+    defaults = sorted({OPTIONAL_DECISIONS[d] for d in OPTIONAL_DECISIONS for m, _ in entries if not _defines(m, d)})
+    if defaults:
+        lines.append(f"from strategies.common import {', '.join(defaults)}\n")
     for module, digest in entries:
         if digest is None:
             package, _, name = module.rpartition(".")
@@ -76,10 +90,13 @@ def dispatch_source(entries: list[tuple[str, str | None]],
             lines.append(f"import {module} as strategy_{i}  # content sha256 {digest}\n")
     lines.append(f"\n#: strategy ids are 0 .. N_STRATEGIES - 1\nN_STRATEGIES = {len(entries)}\n")
     aliases = [m.rpartition(".")[2] if d is None else f"strategy_{i}" for i, (m, d) in enumerate(entries)]
-    for decision in DECISIONS:
+    for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
         lines.append(f"\n\n@njit(cache=True)\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
         for sid, alias in enumerate(aliases):
-            lines.append(f"    if sid == {sid}:\n        return {alias}.{decision}(params, view, pile, rules, rng, memory)\n")
+            call = f"{alias}.{decision}"
+            if decision in OPTIONAL_DECISIONS and not _defines(entries[sid][0], decision):
+                call = OPTIONAL_DECISIONS[decision]
+            lines.append(f"    if sid == {sid}:\n        return {call}(params, view, pile, rules, rng, memory)\n")
         lines.append(f"    return {_UNKNOWN_ANSWER[decision]}  # unknown id: refused by the engine\n")
     return "".join(lines)
 
@@ -199,7 +216,7 @@ def _return_problem(decision: str, rtype) -> str | None:
         ok, wanted = isinstance(rtype, types.Boolean) or _integer(rtype), "a boolean"
     elif decision == "discard_nb":
         ok, wanted = _integer(rtype), "an integer card code"
-    else:
+    else:  # arrange_nb, defend_nb
         ok = isinstance(rtype, types.BaseTuple) and len(rtype.types) == 2 and all(_integer(t) for t in rtype.types)
         wanted = "a tuple of two integers (sets, runs)"
     return None if ok else f"must return {wanted}, it returns {rtype}"
@@ -234,7 +251,7 @@ def check_contract(name: str, module: ModuleType, path: str) -> None:
 
     signature = contract_types()
     copy = str(getattr(module, "__file__", "") or "")
-    for decision in DECISIONS:
+    for decision in DECISIONS + tuple(d for d in OPTIONAL_DECISIONS if hasattr(module, d)):
         func = getattr(module, decision)
         where = f"strategy {name!r} ({path}): {decision}"
         try:

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import numpy as np
 
-from .plugins import DECISIONS, check_contract, engine_with, load_plugin, plugin_digest
+from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, engine_with, load_plugin, plugin_digest
 from .view import N_PARAMS
 
 
@@ -91,7 +91,7 @@ def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str
     summary = getattr(module, "SUMMARY", None)
     if not isinstance(summary, str):
         raise ValueError(f"strategy {name!r} ({where}): SUMMARY must be a one-line string")
-    for decision in DECISIONS:
+    for decision in DECISIONS + tuple(d for d in OPTIONAL_DECISIONS if hasattr(module, d)):
         if not hasattr(getattr(module, decision, None), "py_func"):
             raise ValueError(f"strategy {name!r} ({where}): {decision} must be a numba @njit function")
     return StrategyInfo(name, sid, module, {k: float(v) for k, v in params.items()}, summary, path, digest)
@@ -101,11 +101,34 @@ for _sid, (_name, _module) in enumerate(BUILTIN):
     REGISTRY[_name] = _info(_name, _sid, importlib.import_module(_module), None)
 
 
+#: what each ``DEFENCE`` a strategy module declares means (reports print it)
+DEFENCES = {
+    "best": "best response (melds and layoffs chosen together to leave the least deadwood)",
+    "eaai": "EAAI baseline (a random least-deadwood arrangement, ignoring the knocker's melds; "
+            "then every unmelded card that fits is laid off)",
+}
+
+
+def defence_of(spec: str) -> str:
+    """How the strategy of ``spec`` defends after a knock, in words: its module's
+    ``DEFENCE`` (``DEFENCES``); a plug-in without ``defend_nb`` defends with the best
+    response, one with it as its ``defend_nb`` decides; "unknown" for a strategy not
+    registered in this process."""
+    info = REGISTRY.get(str(spec).split(":", 1)[0].strip())
+    if info is None:
+        return "unknown"
+    declared = getattr(info.module, "DEFENCE", None)
+    if declared in DEFENCES:
+        return DEFENCES[declared]
+    return "its own defend_nb" if hasattr(info.module, "defend_nb") else DEFENCES["best"]
+
+
 def register(name: str, path: str | Path) -> StrategyInfo:
     """Register a plug-in strategy from a Python file, usable by ``name`` everywhere.
 
     The file defines ``PARAMS``, ``SUMMARY`` and numba functions ``take_nb``,
-    ``discard_nb``, ``knock_nb`` and ``arrange_nb`` (see ``strategies.view`` and the
+    ``discard_nb``, ``knock_nb`` and ``arrange_nb``, and may define ``defend_nb`` (without
+    it the strategy defends with the best response; see ``strategies.view`` and the
     README's plug-in contract).  Each function is compiled here for the engine's argument
     types (and cached), so a broken plug-in fails now with a one-line ``ValueError``
     naming the file, not later inside the engine.  Registering the same name and file

@@ -15,7 +15,9 @@ Policy: the longer the hand has gone on, the better the hand must be to knock.
   smaller of threshold(t) and that limit;
 * last discard (``last_discard_rule``): take it when the knock it allows would leave
   deadwood ≤ threshold(t + 1) (or gin);
-* lay out the least-deadwood melds that expose the least value of live cards to layoffs.
+* lay out the least-deadwood melds that expose the least value of live cards to layoffs;
+* defend with the best response: melds and layoffs leaving the least deadwood, breaking its
+  own melds when that pays (``DEFENCE = "best"``).
 
 Parameters (in this order): ``early`` (default 10), ``early_draws`` (default 4), ``late``
 (default 2), ``late_draws`` (default 10).
@@ -27,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from simulator.melds import discard_deadwoods_nb
-from strategies.common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from strategies.common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -40,6 +42,7 @@ from strategies.view import (
 
 PARAMS = {"early": 10.0, "early_draws": 4.0, "late": 2.0, "late_draws": 10.0}
 SUMMARY = "greedy; knocks at deadwood <= a threshold falling from early (10) to late (2) between draws 4 and 10"
+DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
 @njit(cache=True)
@@ -87,3 +90,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
+
+
+# the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)
+defend_nb = default_defend_nb

@@ -10,7 +10,9 @@ Policy:
   estimated undercut risk is at most ``max_risk``; always knock gin;
 * last discard (``last_discard_rule``): take it when the knock it allows is gin or passes
   the same risk test;
-* lay out the least-deadwood melds that expose the least value of live cards to layoffs.
+* lay out the least-deadwood melds that expose the least value of live cards to layoffs;
+* defend with the best response: melds and layoffs leaving the least deadwood, breaking its
+  own melds when that pays (``DEFENCE = "best"``).
 
 The opponent model, in plain words.  The opponent's deadwood is guessed from how far its
 hand has come.  A freshly dealt ten-card hand typically holds about ``start`` (37) points
@@ -45,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from simulator.melds import discard_deadwoods_nb, popcount_nb
-from strategies.common import arrange_least_exposure_nb, greedy_discard_nb, greedy_take_nb
+from strategies.common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -68,6 +70,7 @@ PARAMS = {
     "spread": 0.075,
 }
 SUMMARY = "greedy; knocks only when the estimated undercut risk <= max_risk (opponent model: draws, pile pickups); gin always"
+DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
 @njit(cache=True)
@@ -131,3 +134,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
 @njit(cache=True)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
+
+
+# the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)
+defend_nb = default_defend_nb

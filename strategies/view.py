@@ -15,6 +15,12 @@ Decision points (``V_PHASE``):
 * ``PHASE_DISCARD``: 11 cards in hand; discard one card of ``V_LEGAL_DISCARDS``.
 * ``PHASE_KNOCK``: 10 cards left with deadwood ``V_DEADWOOD`` ≤ ``V_KNOCK_LIMIT``: knock?
 * ``PHASE_ARRANGE``: the knocker lays out its melds.
+* ``PHASE_DEFEND``: the defender, seeing the knocker's melds (``V_KNOCKER_SETS``,
+  ``V_KNOCKER_RUNS``) and deadwood (``V_KNOCKER_DEADWOOD``), chooses its own melds; every
+  unmelded card that fits the knocker's melds is then laid off (docs/rules.md#laying-out-
+  and-laying-off).  ``defend_nb`` answers ``(DEFEND_BEST, 0)`` for the best response (the
+  melds and layoffs leaving the least deadwood, breaking its own melds when that pays) or
+  the (sets, runs) masks of one of its least-deadwood arrangements.
 """
 
 V_PHASE = 0
@@ -37,7 +43,10 @@ V_LEGAL_DISCARDS = 16  # mask of cards that may be discarded now
 V_DEADWOOD = 17  # knock phase: deadwood of the 10 cards kept
 V_OPP_DISCARDS = 18  # every card the opponent has discarded this hand
 V_SEEN = 19  # cards this player has seen: own hand, pile history, opponent pickups
-N_VIEW = 20
+V_KNOCKER_SETS = 20  # the knocker's set cards once laid out (0 before)
+V_KNOCKER_RUNS = 21  # the knocker's run cards once laid out (0 before)
+V_KNOCKER_DEADWOOD = 22  # defend phase: the deadwood the knocker laid out, else -1
+N_VIEW = 23
 
 PHASE_FIRST_UPCARD = 0
 PHASE_DRAW = 1
@@ -45,6 +54,11 @@ PHASE_LAST_DISCARD = 2
 PHASE_DISCARD = 3
 PHASE_KNOCK = 4
 PHASE_ARRANGE = 5
+PHASE_DEFEND = 6
+
+#: ``defend_nb``'s answer ``(DEFEND_BEST, 0)``: the best response, computed by the engine
+#: (``simulator.melds.layoff_solution_nb``), the default defence of every strategy
+DEFEND_BEST = -2
 
 #: length of every strategy parameter row (unused slots are 0)
 N_PARAMS = 8

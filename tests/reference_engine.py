@@ -48,9 +48,11 @@ import oracle as O  # noqa: E402
 from simulator.rng import shuffle_nb, stream_key_nb  # noqa: E402  (RNG primitives only)
 from strategies import dispatch, parse_strategy  # noqa: E402
 from strategies.view import (  # noqa: E402
+    DEFEND_BEST,
     N_MEMORY,
     N_VIEW,
     PHASE_ARRANGE,
+    PHASE_DEFEND,
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_FIRST_UPCARD,
@@ -62,6 +64,9 @@ from strategies.view import (  # noqa: E402
     V_HAND,
     V_IS_DEALER,
     V_KNOCK_LIMIT,
+    V_KNOCKER_DEADWOOD,
+    V_KNOCKER_RUNS,
+    V_KNOCKER_SETS,
     V_LEGAL_DISCARDS,
     V_MY_DRAWS,
     V_MY_SCORE,
@@ -358,6 +363,9 @@ class Hand:
         v[V_FROM_PILE] = 0
         v[V_LEGAL_DISCARDS] = 0
         v[V_DEADWOOD] = -1
+        v[V_KNOCKER_SETS] = 0  # the knocker's melds, set below once laid out
+        v[V_KNOCKER_RUNS] = 0
+        v[V_KNOCKER_DEADWOOD] = -1
         return v
 
     def pile_array(self) -> np.ndarray:
@@ -513,11 +521,29 @@ class Hand:
                 self.record.update(error=ERR_BAD_MELDS, error_seat=knocker,
                                    error_value=sets_mask | runs_mask)
                 return
-            defender_dw, options = defender_response(melds, self.hands[defender])
-            self.layoff_options = options
-            laid = max(options)
             self.events.append((knocker, "sets", sets_mask))
             self.events.append((knocker, "runs", runs_mask))
+            # the defender sees the knocker's melds and chooses its defence
+            v = self.view(PHASE_DEFEND, defender)
+            v[V_KNOCKER_SETS], v[V_KNOCKER_RUNS], v[V_KNOCKER_DEADWOOD] = sets_mask, runs_mask, deadwood
+            own_sets, own_runs = (int(x) for x in self._call(dispatch.defend_nb, defender, v))
+            if own_sets == DEFEND_BEST:
+                defender_dw, options = defender_response(melds, self.hands[defender])
+                self.events.append((defender, "defend", -1))
+            else:
+                # one of its least-deadwood arrangements; every unmelded card that fits is laid off
+                own_dw = min_deadwood(mask_of(self.hands[defender]))
+                own = split_layout(self.hands[defender], own_sets, own_runs, own_dw)
+                if own is None:
+                    self.record.update(error=ERR_BAD_MELDS, error_seat=defender,
+                                       error_value=own_sets | own_runs)
+                    return
+                unmatched = self.hands[defender] - set(cards_of(own_sets | own_runs))
+                laid_value = O.oracle_max_layoff(melds, sorted(unmatched)) if unmatched else 0
+                defender_dw, options = own_dw - laid_value, frozenset({laid_value})
+                self.events.append((defender, "defend", None))  # the arrangement's index: an encoding
+            self.layoff_options = options
+            laid = max(options)
             self.events.append((defender, "layoff", None))  # mask: implementation's choice
         who, points, outcome = score(deadwood, defender_dw, gin, big_gin, self.rules)
         points *= self.multiplier

@@ -330,7 +330,24 @@ def _settle(state, osp, knocker_seat, kind, k_dw, tail) -> Result:
 
     hand = list(state.hands()[defender])
     extra = {}
-    if not state.finished_layoffs():  # OpenSpiel skips layoffs against gin, as we do
+    defence = tail_by_name.get("defend", (None, -1))[1]
+    if not state.finished_layoffs() and defence >= 0:
+        # our defender kept one of its least-deadwood arrangements (``simple``'s EAAI
+        # defence) and laid off what fits: lay off the same cards in an order OpenSpiel
+        # offers them, then meld the rest to its least deadwood (that arrangement's)
+        our_laid = os_cards(tail_by_name["layoff"][1])
+        seq: list[int] = []
+        knocker_melds = list(state.layed_melds()[knocker])
+        while len(seq) < len(our_laid):
+            offered = set(UTILS.all_layoffs(knocker_melds, list(seq)))
+            card = next((x for x in our_laid if x not in seq and x in offered), None)
+            if card is None:
+                raise Mismatch(f"OpenSpiel does not offer our layoffs {card_names(our_laid)}")
+            _apply(state, card, f"layoff {UTILS.card_string(card)}")
+            seq.append(card)
+        _apply(state, PASS, "defender done laying off")
+        best_dw = UTILS.min_deadwood([x for x in hand if x not in seq])
+    elif not state.finished_layoffs():  # OpenSpiel skips layoffs against gin, as we do
         best_dw, seq = best_layoffs(list(state.layed_melds()[knocker]), hand)
         for card in seq:
             _apply(state, card, f"layoff {UTILS.card_string(card)}")
@@ -345,8 +362,8 @@ def _settle(state, osp, knocker_seat, kind, k_dw, tail) -> Result:
     d_ours = tail_by_name["defender_deadwood"][1]
     os_d = state.deadwood()[defender]
     if not (os_d == best_dw == d_ours):
-        raise Mismatch(f"defender deadwood: OpenSpiel best response {best_dw} (state {os_d}), "
-                       f"ours {d_ours}")
+        raise Mismatch(f"defender deadwood: OpenSpiel {'best response' if defence < 0 else 'same defence'} "
+                       f"{best_dw} (state {os_d}), ours {d_ours}")
     winner_seat, points = tail_by_name["score"]
     returns = list(state.returns())
     expected = [0.0, 0.0]

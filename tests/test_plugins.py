@@ -98,7 +98,7 @@ def test_dispatch_names_every_id_and_refuses_unknown_ones():
 
     source = dispatch_source([(module, None) for _, module in BUILTIN])
     for sid in range(len(BUILTIN)):
-        assert source.count(f"    if sid == {sid}:\n") == 4  # one explicit branch per decision
+        assert source.count(f"    if sid == {sid}:\n") == 5  # one explicit branch per decision
     assert dispatch.N_STRATEGIES == len(BUILTIN)
     args = (np.zeros(8), np.zeros(20, np.int64), np.zeros(64, np.int64), np.zeros(20, np.int64),
             np.zeros(1, np.uint64), np.zeros(64, np.int64))
@@ -106,6 +106,30 @@ def test_dispatch_names_every_id_and_refuses_unknown_ones():
     assert dispatch.discard_nb(unknown, *args) == -1  # no card: the engine stops with an error
     assert not dispatch.take_nb(unknown, *args) and not dispatch.knock_nb(unknown, *args)
     assert tuple(dispatch.arrange_nb(unknown, *args)) == (-1, -1)
+    assert tuple(dispatch.defend_nb(unknown, *args)) == (-1, -1)  # no melds: refused (not DEFEND_BEST)
+
+
+def test_a_plugin_without_defend_nb_defends_with_the_best_response():
+    """``defend_nb`` is optional: the generated dispatch routes a module without it to
+    ``strategies.common.default_defend_nb`` (the best response); a module with it to its own."""
+    import sys
+    import types
+
+    from strategies import common, simple
+
+    bare = types.ModuleType("ginsim_test_bare_plugin")
+    for name in ("take_nb", "discard_nb", "knock_nb", "arrange_nb"):
+        setattr(bare, name, getattr(simple, name))
+    sys.modules[bare.__name__] = bare
+    try:
+        source = dispatch_source([("strategies.simple", None), (bare.__name__, "0" * 64)])
+    finally:
+        del sys.modules[bare.__name__]
+    assert "from strategies.common import default_defend_nb\n" in source
+    assert "    if sid == 1:\n        return default_defend_nb(params, view, pile, rules, rng, memory)\n" in source
+    assert "    if sid == 0:\n        return simple.defend_nb(params, view, pile, rules, rng, memory)\n" in source
+    assert "default_defend_nb" not in dispatch_source([("strategies.simple", None)])
+    assert tuple(common.default_defend_nb(*([None] * 6))) == (-2, 0)
 
 
 def test_plugin_engine_substitutions_are_checked():

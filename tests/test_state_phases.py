@@ -262,26 +262,35 @@ def test_no_knock_passes_the_turn_and_the_next_player_draws_stock_or_pile():
     assert drew[S.S_LEGAL] == drew[S.S_HANDS]  # a stock card may go straight back
 
 
-def test_knock_then_the_layout_then_layoffs_and_the_score():
+def test_knock_then_the_layout_then_the_defence_layoffs_and_the_score():
     # K = 8 (8c).  The dealer lays off 9s on 9d9c9h and 4h on 5h6h7h: 57 - 13 = 44; 44 - 8 = 36
     knock, rules = _after_mover_discards_kc()
     arrange = step(knock, rules, S.A_KNOCK)
     assert changes(knock, arrange) == {"S_PHASE": (S.PHASE_KNOCK, S.PHASE_ARRANGE), "S_KNOCKER": (-1, 1)}
     assert legal(arrange, rules) == [S.A_ARRANGE]  # one least-deadwood arrangement
     assert_only_legal_accepted(arrange, rules)
-    over = step(arrange, rules, S.A_ARRANGE)
-    assert changes(arrange, over) == {
-        "S_PHASE": (S.PHASE_ARRANGE, S.PHASE_OVER),
+    defend = step(arrange, rules, S.A_ARRANGE)
+    assert changes(arrange, defend) == {
+        "S_PHASE": (S.PHASE_ARRANGE, S.PHASE_DEFEND),
+        "S_CURRENT": (1, 0),
+        "S_SETS": (0, mask("9d 9c 9h")),
+        "S_RUNS": (0, mask("2s 3s 4s 5h 6h 7h")),
+    }
+    # the dealer has no melds: one arrangement (nothing melded), or the best response
+    assert legal(defend, rules) == [S.A_DEFEND_BEST, S.A_DEFEND]
+    assert_only_legal_accepted(defend, rules)
+    over = step(defend, rules, S.A_DEFEND_BEST)
+    assert changes(defend, over) == {
+        "S_PHASE": (S.PHASE_DEFEND, S.PHASE_OVER),
         "S_OUTCOME": (-1, records.OUT_KNOCK),
         "S_WINNER": (-1, 1),
         "S_POINTS": (0, 36),
         "S_KNOCKER_DW": (-1, 8),
         "S_DEFENDER_DW": (-1, 44),
         "S_LAYOFF": (0, 13),
-        "S_SETS": (0, mask("9d 9c 9h")),
-        "S_RUNS": (0, mask("2s 3s 4s 5h 6h 7h")),
         "S_LAID": (0, mask("9s 4h")),
     }
+    np.testing.assert_array_equal(step(defend, rules, S.A_DEFEND), over)  # the same, here
     assert legal(over, rules) == []
     assert_only_legal_accepted(over, rules)
 
@@ -298,6 +307,8 @@ def test_a_layout_given_as_masks_is_checked():
         assert S.lay_out_nb(arrange, rules, np.int64(sets), np.int64(runs), NO_TRACE) == S.ERR_BAD_MELDS
         np.testing.assert_array_equal(arrange, before)
     assert S.lay_out_nb(arrange, rules, np.int64(good_sets), np.int64(good_runs), NO_TRACE) == S.ERR_NONE
+    assert arrange[S.S_PHASE] == S.PHASE_DEFEND
+    assert S.defend_nb(arrange, rules, np.int64(S.DEFEND_BEST), np.int64(0), NO_TRACE) == S.ERR_NONE
     assert arrange[S.S_POINTS] == 36
 
 
@@ -320,8 +331,8 @@ def test_the_knockers_choice_of_arrangement_decides_the_layoffs():
         hand.apply(a)
     assert hand.arrangements() == [(["8s", "8h", "8d", "8c"], ["5s", "6s", "7s"]),
                                    (["8h", "8d", "8c"], ["5s", "6s", "7s", "8s"])]
-    four = step(arrange, rules, S.A_ARRANGE)
-    run = step(arrange, rules, S.A_ARRANGE + 1)
+    four = play(arrange, rules, S.A_ARRANGE, S.A_DEFEND_BEST)
+    run = play(arrange, rules, S.A_ARRANGE + 1, S.A_DEFEND_BEST)
     assert (four[S.S_LAID], four[S.S_DEFENDER_DW], four[S.S_POINTS]) == (0, 69, 65)
     assert (run[S.S_LAID], run[S.S_DEFENDER_DW], run[S.S_POINTS]) == (mask("9s"), 60, 56)
     assert_refused(arrange, rules, S.A_ARRANGE + 2)
@@ -330,7 +341,7 @@ def test_the_knockers_choice_of_arrangement_decides_the_layoffs():
 def test_undercut_pays_the_defender():
     # dealer: Ah Ad Ac | 2h 3h 4h | 5d 6d 7d | 2c: deadwood 2 < 8: 8 - 2 + 20 (hoyle) = 26
     knock, rules = _after_mover_discards_kc(dealer="Ah Ad Ac 2h 3h 4h 5d 6d 7d 2c")
-    over = play(knock, rules, S.A_KNOCK, S.A_ARRANGE)
+    over = play(knock, rules, S.A_KNOCK, S.A_ARRANGE, S.A_DEFEND_BEST)
     assert (over[S.S_OUTCOME], over[S.S_KNOCKER], over[S.S_WINNER], over[S.S_POINTS]) == (
         records.OUT_UNDERCUT, 1, 0, 26)
 
@@ -488,6 +499,8 @@ def test_every_action_has_a_name():
     assert simulator.action_name(c("7h")) == "discard 7h"
     assert [simulator.action_name(a) for a in range(64, 70)] == [
         "draw stock", "take pile", "pass", "knock", "no knock", "arrange 0"]
+    assert [simulator.action_name(a) for a in (104, 105, 106, 141)] == [
+        "arrange 35", "defend best", "defend 0", "defend 35"]
     assert simulator.action_name(S.N_ACTIONS) == f"action {S.N_ACTIONS} (no such action)"
     assert len({simulator.action_name(a) for a in range(S.N_ACTIONS)}) == S.N_ACTIONS
     assert S.PHASE_NAMES[S.PHASE_OVER] == "over" and len(S.PHASE_NAMES) == S.PHASE_OVER + 1
@@ -588,6 +601,7 @@ def _hidden(h: "simulator.Hand", player: int) -> tuple[list[int], list[int]]:
     st = h.state
     opp = 1 - player
     seen = int(st[S.S_SEEN + player]) | int(st[S.S_TOOK + opp]) | int(st[S.S_DISCARDS + opp])
+    seen |= int(st[S.S_SETS]) | int(st[S.S_RUNS])  # the knocker's melds, public once laid out
     opp_cards = [x for x in range(64) if (int(st[S.S_HANDS + opp]) >> x) & 1 and not (seen >> x) & 1]
     stock = [int(x) for x in st[S.S_STOCK + st[S.S_STOCK_POS]:S.S_STOCK + st[S.S_STOCK_N]] if not (seen >> int(x)) & 1]
     return opp_cards, stock

@@ -370,7 +370,10 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} exists and is not a directory")
         clearable_files(out)  # refuse a directory with other files before anything starts
-    else:
+    elif not (out / LOCK).exists():
+        # an early refusal before anything starts; a directory with a lock file may be a run
+        # another ginsim is creating right now (its subdirectories come before its manifest),
+        # so it is checked only under the lock, where the holder is named
         _check_output_dir(out)
     client = cluster = None
     if backend == "dask":

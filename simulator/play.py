@@ -188,9 +188,12 @@ class Table:
         return "   ".join(f"[{k}] {label}" for k, _, label in choices)
 
     def ask(self, hand: Hand) -> int:
+        choices = self.choices(hand)
+        if hand.phase == S.PHASE_ARRANGE and len(choices) == 1:  # one way to lay out: no question
+            self.say(f"You {choices[0][2]}.")
+            return choices[0][1]
         self.say()
         self.show(hand)
-        choices = self.choices(hand)
         self.say(self.menu(hand, choices))
         keys = {k.lower(): a for k, a, _ in choices}
         while True:

@@ -369,7 +369,11 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     codes, deadwood, points, or card masks (``sets``, ``runs``, ``layoff``).  The row is
     the same as ``simulate(...)`` gives for that deal, plus ``a_seat``.
     """
-    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    a, b, sids, params = _strategies(strategy_a, strategy_b)
+    if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
+        from . import pydriver
+
+        return pydriver.trace_deal(a, b, rules, _seed(seed), _count("deal", deal), mirrored)
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)

@@ -245,3 +245,19 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
             break
     hands_out = np.array(hand_rows, dtype=np.int64).reshape(-1, RC.N_HAND_COLS)
     return games, hands_out
+
+
+def trace_deal(strategy_a, strategy_b, rules, seed: int, deal: int, mirrored: bool = True):
+    """``api.trace_deal`` for a matchup with a Python strategy: the deal re-played step by
+    step with ``simulator.Hand`` (same deck, seats and streams as ``play_deal_records``),
+    returning its row (plus ``a_seat``) and its events."""
+    import pandas as pd
+
+    from .hand import Hand
+
+    hand = Hand(rules, seed=seed, deal=deal, a=strategy_a, b=strategy_b, mirrored=mirrored)
+    while not hand.is_over():
+        hand.apply(hand.bot_action())
+    row = pd.Series(hand.result())
+    row["a_seat"] = hand.a_seat
+    return row, list(hand.events)

@@ -162,3 +162,11 @@ def test_python_strategy_in_an_experiment_file_and_run_with_two_jobs(tmp_path):
                                 seed=__import__("simulator.runner", fromlist=["cell_seed"]).cell_seed(5, 0))
     np.testing.assert_array_equal(df["net_a"].to_numpy(), direct["net_a"].to_numpy())
     assert strategies.REGISTRY["mine"].kind == "python"
+
+
+def test_a_deal_with_a_python_strategy_replays_with_its_events():
+    py_simple = _wrapped("simple")
+    row, events = api.trace_deal("simple", "gin_hunter", "hoyle", seed=4, deal=3)
+    prow, pevents = api.trace_deal(py_simple, "gin_hunter", "hoyle", seed=4, deal=3)
+    assert prow.drop("a_seat").to_dict() == row.drop("a_seat").to_dict() and prow["a_seat"] == row["a_seat"]
+    assert pevents == events

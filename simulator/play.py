@@ -112,7 +112,7 @@ class Table:
                     return 0
                 dealer = int(next_dealer_nb(np.int64(dealer), dead, np.int64(winner), self.vector))
                 number += 1
-        except Quit:
+        except (Quit, KeyboardInterrupt):
             self.say("\nbye")
             return 0
 

@@ -16,6 +16,20 @@ from simulator.env import N_OBS, OBSERVATION_LAYOUT, GinRummyEnv, GinRummySingle
 from simulator.rules import Rules
 
 
+@pytest.fixture(autouse=True)
+def _forget_python_strategies():
+    """Python strategies registered by a test are dropped after it (other modules' tests
+    play every registered strategy)."""
+    from strategies.registry import PY_PLUGINS, REGISTRY
+
+    before = set(REGISTRY)
+    yield
+    for name in set(REGISTRY) - before:
+        if REGISTRY[name].kind == "python":
+            del REGISTRY[name]
+            PY_PLUGINS.pop(name, None)
+
+
 def test_pettingzoo_api_test_single_hands_and_games():
     from pettingzoo.test import api_test, seed_test
 

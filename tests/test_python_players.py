@@ -20,6 +20,20 @@ from strategies.registry import engine_module, parse_strategy
 from strategies.view import N_MEMORY
 
 
+@pytest.fixture(autouse=True)
+def _forget_python_strategies():
+    """Python strategies registered by a test are dropped after it (other modules' tests
+    play every registered strategy)."""
+    from strategies.registry import PY_PLUGINS, REGISTRY
+
+    before = set(REGISTRY)
+    yield
+    for name in set(REGISTRY) - before:
+        if REGISTRY[name].kind == "python":
+            del REGISTRY[name]
+            PY_PLUGINS.pop(name, None)
+
+
 class NumbaInPython(Player):
     """A numba strategy asked from Python: the view, a stream keyed like the engine's and
     a memory kept in obs.memory.  Played by the Python driver it must give the numba

@@ -194,7 +194,11 @@ def _check_errors(codes: np.ndarray, what: np.ndarray, context: str = "") -> Non
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
                       mirrored: bool = True) -> np.ndarray:
     """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
-    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    a, b, sids, params = _strategies(strategy_a, strategy_b)
+    if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
+        from . import pydriver
+
+        return pydriver.play_deal_records(a, b, rules, first_deal, n_deals, seed, mirrored)
     rules = resolve_rules(rules)
     out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
     if n_deals:
@@ -287,7 +291,11 @@ def _seed(seed: int) -> int:
 def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: int, seed: int,
                       mirrored: bool = True, with_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Raw game records, and hand records (every hand of every game) when asked."""
-    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    a, b, sids, params = _strategies(strategy_a, strategy_b)
+    if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
+        from . import pydriver
+
+        return pydriver.play_game_records(a, b, rules, first_game, n_games, seed, mirrored, with_hands)
     vector = resolve_rules(rules).to_array()
     games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)
     no_hands = np.zeros((0, RC.N_HAND_COLS), dtype=np.int64)
@@ -361,7 +369,11 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     codes, deadwood, points, or card masks (``sets``, ``runs``, ``layoff``).  The row is
     the same as ``simulate(...)`` gives for that deal, plus ``a_seat``.
     """
-    _, _, sids, params = _strategies(strategy_a, strategy_b)
+    a, b, sids, params = _strategies(strategy_a, strategy_b)
+    if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
+        from . import pydriver
+
+        return pydriver.trace_deal(a, b, rules, _seed(seed), _count("deal", deal), mirrored)
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)

@@ -10,6 +10,9 @@ Prints, as tables or JSON:
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
   cache (cold: compiles) and with the cache filled (warm);
+* plain-Python strategies (``simulator.pydriver``): deals per second of the greedy and the
+  trivial Python player against numba ``simple`` on one core, and the ratio to numba
+  ``simple`` vs ``simple`` on one thread;
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
   on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
@@ -216,6 +219,35 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
     return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs}
 
 
+def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
+    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.pydriver``
+    on one core: the greedy player and the trivial one (whose decisions cost almost
+    nothing: the driver's own overhead) against numba ``simple``, with the numba
+    ``simple`` vs ``simple`` on one thread as the ratio's base (hoyle rules)."""
+    import strategies
+
+    from .api import play_deal_records
+
+    for name, cls in (("py_greedy", strategies.GreedyPlayer), ("py_trivial", strategies.TrivialPlayer)):
+        if name not in strategies.REGISTRY:
+            strategies.register(name, cls)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        play_deal_records("simple", "simple", "hoyle", 0, 2, seed=1)
+        numba_rate = 200_000 / _best_time(lambda: play_deal_records("simple", "simple", "hoyle", 0, 200_000, seed=1),
+                                          repeats)
+        rows = []
+        for a in ("py_greedy", "py_trivial"):
+            play_deal_records(a, "simple", "hoyle", 0, 2, seed=1)
+            rate = n_deals / _best_time(lambda: play_deal_records(a, "simple", "hoyle", 0, n_deals, seed=1), repeats)
+            rows.append({"benchmark": f"{a} vs simple", "deals_per_s": rate, "numba_simple_vs_simple": numba_rate,
+                         "ratio_to_numba": rate / numba_rate})
+    finally:
+        numba.set_num_threads(before)
+    return rows
+
+
 def run(quick: bool = False, as_json: bool = False) -> dict:
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 100_000 if quick else 1_000_000
@@ -228,6 +260,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
         "startup": bench_startup(),
         "openspiel": bench_openspiel(500 if quick else 2000),
+        "python_players": bench_python_players(2000 if quick else 10_000),
     }
     if as_json:
         print(json.dumps(result, indent=2))
@@ -267,3 +300,7 @@ def print_tables(result: dict) -> None:
         print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
               f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
               f"ratio {osp['ratio']:.0f}x")
+    print(f"\n{'plain-Python strategy, 1 core':<32}{'deals/s':>10}{'numba simple vs simple':>24}{'ratio':>10}")
+    for r in result.get("python_players", []):
+        print(f"{r['benchmark']:<32}{r['deals_per_s']:>10,.0f}{r['numba_simple_vs_simple']:>24,.0f}"
+              f"{r['ratio_to_numba']:>10.4f}")

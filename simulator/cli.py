@@ -10,6 +10,7 @@
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
+    ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
     ginsim bench [--quick] [--json]                               speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
 
@@ -186,6 +187,12 @@ def _cmd_replay(args: argparse.Namespace) -> None:
     print(replay_text(args.run_dir, args.cell, args.deal)[0])
 
 
+def _cmd_play(args: argparse.Namespace) -> None:
+    from .play import play
+
+    play(vs=args.vs, rules=args.rules, seed=args.seed, game=args.game)
+
+
 def _cmd_bench(args: argparse.Namespace) -> None:
     from . import bench
 
@@ -315,6 +322,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("variants", "list rule presets and their fields")
     p.set_defaults(func=_cmd_variants)
+
+    p = command("play", "play Gin Rummy against a bot in the terminal",
+                "Play a hand (or with --game a whole game) against a bot. Moves are read from standard input, "
+                "one per line, so a file of moves can play a hand; ? lists the keys, q or Ctrl-D quits.")
+    p.add_argument("--vs", default="simple", help="the bot: any strategy spec (see 'ginsim strategies')")
+    p.add_argument("--rules", default="hoyle", help="rules preset (see 'ginsim variants')")
+    p.add_argument("--seed", type=int, help="deal the same cards again (default: a fresh seed, printed)")
+    p.add_argument("--game", action="store_true", help="play a whole game to the target (default: one hand)")
+    p.set_defaults(func=_cmd_play)
 
     p = command("bench", "measure the rules core and the engine on this machine")
     p.add_argument("--quick", action="store_true",

@@ -162,6 +162,7 @@ from .state import (  # noqa: F401  (re-exported)
     S_UPCARD,
     S_WINNER,
     S_CURRENT,
+    apply_action_nb,
     deal_nb,
     defend_nb,
     fill_view_nb,
@@ -458,6 +459,94 @@ def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs
     no_rng = np.zeros(1, np.uint64)
     return play_hand_nb(state, no_deck, np.int64(0), sids, params, rules, seat_params, seat_rules,
                         no_scores, player_rngs, no_rng, scratch, memory, out, trace)
+
+
+# the work array of ``advance_nb``: everything int64 a Python driver keeps for a matchup, in
+# one array (each array argument costs a numba call about 0.15 µs to unbox)
+K_STATE = 0  # N_STATE slots: the hand
+K_PYTHON = K_STATE + N_STATE  # 2: 1 for a seat played by a Python strategy
+K_SIDS = K_PYTHON + 2  # 2: each seat's numba strategy id
+K_SCRATCH = K_SIDS + 2  # SCRATCH_LEN: the view and the seats' pile copies
+K_MEMORY = K_SCRATCH + SCRATCH_LEN  # 2 x N_MEMORY: the numba strategies' memories
+K_RNGS = K_MEMORY + 2 * N_MEMORY  # 2: each seat's random stream (uint64 bits)
+K_SEAT_RULES = K_RNGS + 2  # 2 x rules: the rule copies lent to each seat
+
+
+def work_len(n_rules: int) -> int:
+    return K_SEAT_RULES + 2 * n_rules
+
+
+@njit(cache=True)
+def advance_nb(work, fparams, rules, action, out):
+    """Move a hand on for a driver written in Python (``simulator.pydriver``).
+
+    ``work`` holds the state and the numba seats' companions (``K_*`` slots), ``fparams``
+    (4 × params) the strategies' parameter rows by seat, then the copies lent to them.
+    Plays ``action`` (a Python strategy's move, checked legal by the caller; -1 for none),
+    then lets the numba strategies play (asked as ``play_hand_nb`` asks them) until a seat
+    played in Python must decide or the hand is over.  Returns the phase reached times 2
+    plus the seat to act (``2 * PHASE_OVER`` at the end: one number, so the caller reads
+    nothing else from the state), or -1 when a numba strategy erred: its error is in
+    ``out``'s error columns and the hand stops there.  Each numba seat gets a fresh copy
+    of the live pile per decision, checked afterwards with its rule and parameter copies
+    (``ERR_WROTE_*``, the copy restored)."""
+    state = work[K_STATE:K_STATE + N_STATE]
+    trace = np.zeros((0, 3), np.int64)
+    n_rules = rules.shape[0]
+    if action >= 0:
+        err = apply_action_nb(state, rules, action, trace)
+        if err != ERR_NONE:
+            out[H_ERROR] = err
+            out[H_ERROR_SEAT] = state[S_CURRENT]
+            out[H_ERROR_VALUE] = action
+            return np.int64(-1)
+    view = work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
+    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
+    n_params = fparams.shape[1]
+    while state[S_PHASE] != PHASE_OVER:
+        seat = state[S_CURRENT]
+        if work[K_PYTHON + seat] != 0:
+            return state[S_PHASE] * 2 + seat
+        start = K_SCRATCH + W_SEAT_PILES + 64 * seat
+        pile = work[start:start + 64]
+        n = state[S_PILE_LEN]
+        for i in range(n):
+            pile[i] = state[S_PILE + i]
+        own_params = fparams[2 + seat]
+        own_rules = work[K_SEAT_RULES + seat * n_rules:K_SEAT_RULES + (seat + 1) * n_rules]
+        memory = work[K_MEMORY + seat * N_MEMORY:K_MEMORY + (seat + 1) * N_MEMORY]
+        action, x, y = decide_nb(state, work[K_SIDS + seat], own_params, view, pile, own_rules,
+                                 rngs[seat:seat + 1], memory)
+        err = ERR_NONE
+        for i in range(n):
+            if pile[i] != state[S_PILE + i] and err == ERR_NONE:
+                err, x = ERR_WROTE_PILE, np.int64(i)
+        for i in range(n_rules):
+            if own_rules[i] != rules[i]:
+                if err == ERR_NONE:
+                    err, x = ERR_WROTE_RULES, np.int64(i)
+                own_rules[i] = rules[i]
+        for i in range(n_params):
+            a = own_params[i]
+            b = fparams[seat, i]
+            if a != b and (a == a or b == b):  # a NaN parameter equals itself
+                if err == ERR_NONE:
+                    err, x = ERR_WROTE_PARAMS, np.int64(i)
+                own_params[i] = b
+        if err == ERR_NONE:
+            if action == ANSWER_LAYOUT:
+                err = settle_nb(state, rules, x, y, np.int64(0), trace)  # the layout, checked
+                x |= y
+            elif action == ANSWER_NOT_A_CARD:
+                err = ERR_ILLEGAL_DISCARD
+            else:
+                err = play_nb(state, rules, action, trace)
+        if err != ERR_NONE:
+            out[H_ERROR] = err
+            out[H_ERROR_SEAT] = seat
+            out[H_ERROR_VALUE] = x
+            return np.int64(-1)
+    return np.int64(PHASE_OVER * 2)
 
 
 # ---- seeds ----------------------------------------------------------------------------------

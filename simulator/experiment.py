@@ -17,7 +17,8 @@
     "a.knock_at" = [0, 2, 4]     # strategy A's knock_at; "b." for B.  Applies to the
                                  # matchups whose strategy has that parameter; the others
                                  # get one cell with their own parameters
-    [plugins]                    # optional: name = "path/to/strategy.py" (relative to the file)
+    [plugins]                    # optional: name = "path/to/strategy.py" (relative to the file),
+                                 # or "path/to/file.py:ClassName" for a plain-Python strategy
     patient = "patient.py"
 
 Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.

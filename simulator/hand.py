@@ -132,6 +132,7 @@ class Hand:
             self._rngs[1, 0] = _key(seed, 0, 1)
             deck_key = _key(seed, 1, 0)
         self._memory = np.zeros((2, V.N_MEMORY), np.int64)
+        self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
         self._state = np.zeros(S.N_STATE, np.int64)
         self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)
         self.events: list[tuple[int, str, int]] = []
@@ -207,6 +208,7 @@ class Hand:
         other._state = self._state.copy()
         other._rngs = self._rngs.copy()
         other._memory = self._memory.copy()
+        other._python_seats = copy.deepcopy(self._python_seats)
         other._trace = np.zeros_like(self._trace)
         other.events = list(self.events)
         return other
@@ -301,6 +303,8 @@ class Hand:
                 raise ValueError(f"seat {seat} has no strategy: give Hand(a=..., b=...) or a spec")
         else:
             strategy = parse_strategy(spec)
+        if strategy.is_python:  # a plain-Python strategy (``strategies.pyplayer``)
+            return self._python_action(strategy, seat)
         engine = engine_module()
         params = np.ascontiguousarray(strategy.row, dtype=np.float64)
         params_copy = params.copy()
@@ -338,6 +342,22 @@ class Hand:
             raise StrategyError(f"{who} chose {_name(action)}, which is not legal; legal: "
                                 + ", ".join(S.action_name(a) for a in self.legal_actions()))
         return action
+
+    def _python_action(self, strategy, seat: int) -> int:
+        """Ask a Python strategy, with the seat's memory dict and generator for this hand
+        (keyed by the seat's stream key, as ``simulator.pydriver`` keys them)."""
+        from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
+
+        from .api import StrategyError
+
+        info = self._python_seats.get(seat)
+        if info is None:
+            info = self._python_seats[seat] = SeatInfo(int(self._rngs[seat, 0]), self.deal, self._rules)
+        obs = Observation(self._state, seat, info, self.rules)
+        try:
+            return decider_for(strategy).decide(obs)
+        except _Answer as exc:
+            raise StrategyError(f"strategy {strategy.label!r} (seat {seat}) {exc} (decision: {obs.phase})") from None
 
     def bot_action(self) -> int:
         """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``."""

@@ -93,9 +93,11 @@ def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
     for path in files:
         digest.update(f"{path.parent.name}/{path.name}\0".encode())
         digest.update(path.read_bytes())
+    from strategies.registry import split_class_spec
+
     for name, path in plugins.items():
         try:
-            content = Path(path).read_bytes()
+            content = Path(split_class_spec(path)[0]).read_bytes()  # ("file.py:Class": a Python strategy)
         except OSError as exc:
             raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
         digest.update(f"plugin:{name}\0".encode())

@@ -3,5 +3,7 @@
 docstring states its policy; ``strategies.view`` documents what a strategy may see."""
 
 from .registry import REGISTRY, Strategy, available, parse_strategy, register
+from .pyplayer import GreedyPlayer, Observation, Player, TrivialPlayer
 
-__all__ = ["REGISTRY", "Strategy", "available", "parse_strategy", "register"]
+__all__ = ["REGISTRY", "GreedyPlayer", "Observation", "Player", "Strategy", "TrivialPlayer", "available",
+           "parse_strategy", "register"]

@@ -28,6 +28,8 @@ class StrategyInfo:
     summary: str
     path: str | None = None  # the file of a plug-in; None for a built-in
     digest: str | None = None  # SHA-256 of a plug-in file's content (``plugin_digest``); None for a built-in
+    kind: str = "numba"  # "numba": decision functions in ``module``; "python": a Python player (``player``)
+    player: object = None  # a Python strategy: its class (made with the parameters) or instance
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,12 @@ class Strategy:
         for i, name in enumerate(names):
             out[i] = self.values.get(name, REGISTRY[self.name].params[name])
         return out
+
+    @property
+    def is_python(self) -> bool:
+        """True for a plain-Python strategy (``strategies.pyplayer``), played by
+        ``simulator.pydriver`` instead of the numba kernels."""
+        return REGISTRY[self.name].kind == "python"
 
     @property
     def label(self) -> str:
@@ -79,6 +87,8 @@ BUILTIN: list[tuple[str, str]] = [
 REGISTRY: dict[str, StrategyInfo] = {}
 #: plug-ins registered in this process: name -> file path
 PLUGINS: dict[str, str] = {}
+#: Python strategies registered from files in this process: name -> "file.py:ClassName"
+PY_PLUGINS: dict[str, str] = {}
 
 
 def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str | None = None) -> StrategyInfo:
@@ -123,8 +133,12 @@ def defence_of(spec: str) -> str:
     return "its own defend_nb" if hasattr(info.module, "defend_nb") else DEFENCES["best"]
 
 
-def register(name: str, path: str | Path) -> StrategyInfo:
+def register(name: str, path) -> StrategyInfo:
     """Register a plug-in strategy from a Python file, usable by ``name`` everywhere.
+
+    ``path`` is either a file of numba functions (below), or ``"file.py:ClassName"`` (or a
+    class or instance) for a plain-Python strategy (``strategies.pyplayer.Player``; see
+    ``register_player``).
 
     The file defines ``PARAMS``, ``SUMMARY`` and numba functions ``take_nb``,
     ``discard_nb``, ``knock_nb`` and ``arrange_nb``, and may define ``defend_nb`` (without
@@ -137,8 +151,14 @@ def register(name: str, path: str | Path) -> StrategyInfo:
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"strategy name must be an identifier, got {name!r}")
+    if not isinstance(path, (str, Path)) or split_class_spec(str(path))[1]:
+        from .pyplayer import register_player
+
+        return register_player(name, path)
     path = str(Path(path).resolve())
     known = REGISTRY.get(name)
+    if known is not None and known.kind == "python":
+        raise ValueError(f"strategy name {name!r} is taken by a Python strategy; strategies: {', '.join(REGISTRY)}")
     if known is not None and known.path != path:
         raise ValueError(f"strategy name {name!r} is taken; strategies: {', '.join(REGISTRY)}")
     if not Path(path).is_file():
@@ -146,7 +166,7 @@ def register(name: str, path: str | Path) -> StrategyInfo:
     if known is not None and known.digest == plugin_digest(path):
         return known
     module, digest = load_plugin(name, path)
-    info = _info(name, known.sid if known else len(REGISTRY), module, path, digest)
+    info = _info(name, known.sid if known else numba_count(), module, path, digest)
     check_contract(name, module, path)
     REGISTRY[name] = info
     PLUGINS[name] = path
@@ -160,8 +180,14 @@ def engine_module() -> ModuleType:
         from simulator import engine
 
         return engine
-    entries = [(i.module.__name__, i.digest) for i in REGISTRY.values()]
+    entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]
     return engine_with(entries)
+
+
+def numba_count() -> int:
+    """Strategies the numba engine routes: their ids are 0 .. numba_count() - 1 (Python
+    strategies get negative ids, which the engine refuses)."""
+    return sum(1 for i in REGISTRY.values() if i.kind == "numba")
 
 
 def available() -> list[dict]:
@@ -174,6 +200,10 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     a ValueError listing the valid ones."""
     if isinstance(spec, Strategy):
         return spec
+    if not isinstance(spec, str) and spec is not None and _is_player_object(spec):
+        from .pyplayer import register_player
+
+        return parse_strategy(register_player(None, spec).name)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
@@ -199,3 +229,18 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     if len(values) > N_PARAMS:
         raise ValueError(f"strategy {name!r} has more than {N_PARAMS} parameters")
     return Strategy(name, info.sid, values)
+
+
+def split_class_spec(text: str) -> tuple[str, str | None]:
+    """``"dir/mine.py:MyPlayer"`` -> (``"dir/mine.py"``, ``"MyPlayer"``); a plain path ->
+    (path, None)."""
+    file, sep, cls = text.rpartition(":")
+    if sep and cls.isidentifier() and file.endswith(".py"):
+        return file, cls
+    return text, None
+
+
+def _is_player_object(obj) -> bool:
+    from .pyplayer import is_player
+
+    return is_player(obj)

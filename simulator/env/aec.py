@@ -1,0 +1,175 @@
+"""``GinRummyEnv``: two-player Gin Rummy as a PettingZoo AEC environment.
+
+Agents ``player_0`` and ``player_1`` are the seats of ``simulator.state``.  Each step is
+one decision of the agent to act, an action code of ``simulator.state`` (discard card c is
+c, 64 draw stock, 65 take pile, 66 pass, 67 knock, 68 no knock, 69 + k lay out the k-th
+arrangement; ``simulator.action_name`` names them); the automatic steps in between (the
+stock draw after both pass the upcard, big gin, settling, the end of the stock) happen
+inside the step, exactly as ``simulate`` plays them.  Observations are dicts
+``{"observation": float32[N_OBS], "action_mask": int8[N_ACTIONS]}``
+(``simulator.env.encoding`` documents the layout and where it follows OpenSpiel).
+
+* ``GinRummyEnv(rules="hoyle")``: an episode is one hand; at its end the winner gets the
+  hand's points and the loser minus them (0, 0 for a dead hand): ``Hand.returns()``.
+* ``GinRummyEnv(rules, game=True)``: an episode is a whole game to the rules' target
+  (hands dealt by ``next_dealer``); each hand's points are paid when it ends, and at the
+  end of the game the bonuses (game, boxes, shutout: docs/rules.md#the-game), so an
+  agent's return is its final game score minus its opponent's (``final_scores`` holds
+  both).  A game still running after the engine's ``MAX_HANDS_PER_GAME`` hands is
+  truncated.
+
+``reset(seed=s)`` makes the episodes that follow reproducible: every deck and dealer is
+drawn from a generator seeded with ``s``.  ``render()`` prints the acting player's view
+(``render_mode="human"``) or returns it (``"ansi"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from .. import state as S
+from ..cards import DECK
+from ..engine import MAX_HANDS_PER_GAME
+from ..hand import Hand
+from ..records import OUT_DEAD
+from ..rules import R_TARGET, resolve_rules
+from ..scoring import game_totals_nb, next_dealer_nb
+from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
+
+AGENTS = ("player_0", "player_1")
+
+
+class GinRummyEnv(AECEnv):
+    metadata = {"name": "ginsim_gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(self, rules="hoyle", game: bool = False, render_mode: str | None = None):
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.rules = resolve_rules(rules)
+        self._rules = self.rules.to_array()
+        self.target = int(self._rules[R_TARGET])
+        self.game = bool(game)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (N_OBS,), np.float32),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self._legal = np.zeros(S.MAX_LEGAL, np.int64)
+        self.np_random, _ = seeding.np_random(None)
+        self.hand: Hand | None = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ---- episodes ---------------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.scores = [0, 0]
+        self.boxes = [0, 0]
+        self.hands_played = 0
+        self.final_scores = None
+        self._deal(int(self.np_random.integers(2)))
+
+    def _deal(self, dealer: int) -> None:
+        deck = self.np_random.permutation(DECK)
+        self.hand = Hand(self.rules, seed=int(self.np_random.integers(2**63)), deck=deck, dealer=dealer,
+                         scores=tuple(self.scores) if self.game else (0, 0))
+        self._state = self.hand._state
+        self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
+
+    def observe(self, agent):
+        seat = AGENTS.index(agent)
+        obs = np.zeros(N_OBS, np.float32)
+        encode_nb(self._state, np.int64(seat), np.int64(self.target), obs)
+        mask = np.zeros(N_ACTIONS, np.int8)
+        if self._state[S.S_PHASE] != S.PHASE_OVER and int(self._state[S.S_CURRENT]) == seat:
+            mask_nb(self._state, self._rules, self._legal, mask)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        err = S.ERR_ILLEGAL_ACTION
+        if action is not None and 0 <= int(action) < N_ACTIONS:
+            self._state[S.S_NTRACE] = 0
+            err = S.apply_action_nb(self._state, self._rules, np.int64(action), self.hand._trace)
+        if err != S.ERR_NONE:
+            legal = self.hand.legal_actions()
+            raise ValueError(f"illegal action {action!r} for {agent} in phase {self.hand.phase_name}; legal: "
+                             + ", ".join(f"{a} ({S.action_name(a)})" for a in legal))
+        if self._state[S.S_PHASE] == S.PHASE_OVER:
+            self._hand_over()
+        else:
+            self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_over(self) -> None:
+        p0, p1 = self.hand.returns()
+        self.rewards = {AGENTS[0]: p0, AGENTS[1]: p1}
+        self.hands_played += 1
+        if not self.game:
+            self.terminations = dict.fromkeys(AGENTS, True)
+            return
+        winner = int(self._state[S.S_WINNER])
+        dead = int(self._state[S.S_OUTCOME]) == OUT_DEAD
+        if not dead and winner >= 0:
+            self.scores[winner] += int(self._state[S.S_POINTS])
+            self.boxes[winner] += 1
+        if max(self.scores) >= self.target:
+            game_winner = 0 if self.scores[0] >= self.target else 1
+            t0, t1, _ = game_totals_nb(np.int64(self.scores[0]), np.int64(self.scores[1]), np.int64(self.boxes[0]),
+                                       np.int64(self.boxes[1]), np.int64(game_winner), self._rules)
+            bonus = (int(t0) - int(t1)) - (self.scores[0] - self.scores[1])
+            self.rewards = {AGENTS[0]: p0 + bonus, AGENTS[1]: p1 - bonus}
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.final_scores = (int(t0), int(t1))
+            self.infos = {a: {"final_scores": self.final_scores} for a in AGENTS}
+            return
+        if self.hands_played >= MAX_HANDS_PER_GAME:  # the engine's guard against endless games
+            self.truncations = dict.fromkeys(AGENTS, True)
+            return
+        dealer = int(next_dealer_nb(np.int64(self._state[S.S_DEALER]), dead, np.int64(winner), self._rules))
+        self._deal(dealer)
+
+    def render(self):
+        if self.render_mode is None or self.hand is None:
+            return None
+        seat = AGENTS.index(self.agent_selection)
+        o = self.hand.observation(seat)
+        text = (f"{self.agent_selection} ({o['phase']}): hand {' '.join(o['hand'])}  deadwood {o['deadwood']}  "
+                f"top {o['top']}  stock {o['stock_size']}  scores {o['scores']}")
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass
+
+
+def env(**kwargs) -> GinRummyEnv:
+    """A ``GinRummyEnv`` (PettingZoo's usual constructor name)."""
+    return GinRummyEnv(**kwargs)

@@ -1,0 +1,162 @@
+"""The fixed-size observation of the RL environments, and a policy as a ginsim strategy.
+
+``encode(state, seat, target)`` turns what ``seat`` may know in a hand state
+(``simulator.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
+``OBSERVATION_LAYOUT`` (name, offset, size):
+
+=================  ======  ====  ==========================================================
+block              offset  size  meaning
+=================  ======  ====  ==========================================================
+``hand``           0       52    own cards (1 = held)
+``drawn``          52      52    discard phase: the card just drawn (one-hot)
+``opponent_held``  104     52    cards known to be in the opponent's hand: taken from the
+                                 pile and not discarded since
+``opponent_discards`` 156  52    every card the opponent discarded this hand
+``opponent_declined`` 208  52    pile tops the opponent was offered and passed on
+``pile``           260     52    cards in the discard pile
+``pile_order``     312     52    position in the pile: (i + 1) / pile size for the i-th card
+                                 from the bottom (the top is 1), 0 when not in the pile
+``top``            364     52    the pile's top card (one-hot)
+``stock``          416     32    cards left in the stock, one-hot 0 .. 31
+``phase``          448     6     first_upcard, draw, last_discard, discard, knock, arrange
+``knock_limit``    454     11    the deal's knock limit, one-hot 0 .. 10 (capped at 10)
+``flags``          465     2     is dealer; the drawn card came from the pile
+``deadwood``       467     1     own deadwood / 100 (of the cards held; in the knock and
+                                 arrange phases, of the 10 cards kept)
+``scores``         468     2     own and opponent's game score before the hand / the
+                                 rules' target (capped at 1; 0 in single hands)
+=================  ======  ====  ==========================================================
+
+Where it follows OpenSpiel's ``gin_rummy`` observation tensor: cards are 52-slot planes
+in OpenSpiel's card order (index ``suit * 13 + rank``, suits s c d h, ranks A..K), the
+knock card / limit and the stock size are one-hot, the upcard (our ``top``) and the
+discard pile are planes, and the opponent's hand plane holds only the cards known to be
+there.  It adds the pile's order, the opponent's discards and declines, the card just
+drawn, the phase and the scores, and has no laid-meld planes (a hand ends at the
+knocker's layout here; the defender's layoffs are computed, as in docs/rules.md).
+
+``PolicyStrategy(policy)`` is a plain-Python strategy (``strategies.Player``) that asks
+``policy(observation, action_mask) -> action`` at every decision, with exactly the arrays
+the environments give an agent: register it and evaluate it like any strategy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from strategies.pyplayer import Player
+
+from .. import state as S
+from ..melds import lowest_card_nb, min_deadwood_nb
+from ..rules import R_TARGET
+
+OBSERVATION_LAYOUT = (
+    ("hand", 0, 52), ("drawn", 52, 52), ("opponent_held", 104, 52), ("opponent_discards", 156, 52),
+    ("opponent_declined", 208, 52), ("pile", 260, 52), ("pile_order", 312, 52), ("top", 364, 52),
+    ("stock", 416, 32), ("phase", 448, 6), ("knock_limit", 454, 11), ("flags", 465, 2), ("deadwood", 467, 1),
+    ("scores", 468, 2),
+)
+N_OBS = 470
+O_HAND, O_DRAWN, O_OPP_HELD, O_OPP_DISCARDS, O_OPP_DECLINED, O_PILE, O_PILE_ORDER, O_TOP = (
+    0, 52, 104, 156, 208, 260, 312, 364)
+O_STOCK, O_PHASE, O_LIMIT, O_FLAGS, O_DEADWOOD, O_SCORES = 416, 448, 454, 465, 467, 468
+#: our suit (s h d c) -> OpenSpiel's suit index (s c d h)
+_SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
+#: every action code, the size of the action space
+N_ACTIONS = S.N_ACTIONS
+
+
+@njit(cache=True)
+def _index_nb(card):
+    return _SUIT_TO_OPENSPIEL[card >> 4] * 13 + (card & 15)
+
+
+@njit(cache=True)
+def _plane_nb(mask, out, offset):
+    while mask:
+        out[offset + _index_nb(lowest_card_nb(mask))] = 1.0
+        mask &= mask - 1
+
+
+@njit(cache=True)
+def encode_nb(state, seat, target, out):
+    """Fill ``out`` (``N_OBS`` float32, zeroed here) with ``seat``'s observation."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    opponent = 1 - seat
+    phase = state[S.S_PHASE]
+    hand = state[S.S_HANDS + seat]
+    _plane_nb(hand, out, O_HAND)
+    own_turn = phase != S.PHASE_OVER and state[S.S_CURRENT] == seat
+    if own_turn and phase == S.PHASE_DISCARD:
+        out[O_DRAWN + _index_nb(state[S.S_DRAWN])] = 1.0
+        out[O_FLAGS + 1] = state[S.S_FROM_PILE]
+    _plane_nb(state[S.S_TOOK + opponent], out, O_OPP_HELD)
+    _plane_nb(state[S.S_DISCARDS + opponent], out, O_OPP_DISCARDS)
+    _plane_nb(state[S.S_DECLINED + opponent], out, O_OPP_DECLINED)
+    n = state[S.S_PILE_LEN]
+    for i in range(n):
+        k = _index_nb(state[S.S_PILE + i])
+        out[O_PILE + k] = 1.0
+        out[O_PILE_ORDER + k] = (i + 1) / n
+        if i == n - 1:
+            out[O_TOP + k] = 1.0
+    stock = state[S.S_STOCK_N] - state[S.S_STOCK_POS]
+    out[O_STOCK + min(max(stock, 0), 31)] = 1.0
+    if phase < 6:
+        out[O_PHASE + phase] = 1.0
+    out[O_LIMIT + min(max(state[S.S_LIMIT], 0), 10)] = 1.0
+    out[O_FLAGS] = 1.0 if state[S.S_DEALER] == seat else 0.0
+    if own_turn and (phase == S.PHASE_KNOCK or phase == S.PHASE_ARRANGE):
+        deadwood = state[S.S_DEADWOOD]
+    else:
+        deadwood = min_deadwood_nb(hand)
+    out[O_DEADWOOD] = min(deadwood, 100) / 100.0
+    if target > 0:
+        out[O_SCORES] = min(state[S.S_SCORES + seat] / target, 1.0)
+        out[O_SCORES + 1] = min(state[S.S_SCORES + opponent] / target, 1.0)
+
+
+@njit(cache=True)
+def mask_nb(state, rules, legal, out):
+    """Fill ``out`` (``N_ACTIONS`` int8) with the legal-action mask of the player to act."""
+    for i in range(out.shape[0]):
+        out[i] = 0
+    n = S.legal_actions_nb(state, rules, legal)
+    for i in range(n):
+        out[legal[i]] = 1
+    return n
+
+
+def encode(state: np.ndarray, seat: int, target: int = 0) -> np.ndarray:
+    """``seat``'s observation vector (``N_OBS`` float32) in ``state``."""
+    out = np.zeros(N_OBS, np.float32)
+    encode_nb(state, np.int64(seat), np.int64(target), out)
+    return out
+
+
+class PolicyStrategy(Player):
+    """A policy as a ginsim strategy: at each decision ``policy(observation, action_mask)``
+    gets the arrays an environment agent sees (``encode`` and the legal-action mask) and
+    returns an action code.  Register an instance, ``strategies.register("agent",
+    PolicyStrategy(policy))``, or, for ``ginsim run`` (workers load it from a file), a
+    subclass whose ``__init__`` loads the policy: ``[plugins] agent = "agent.py:Agent"``.
+    An action that is not legal stops the run with ``StrategyError`` naming the deal."""
+
+    def __init__(self, policy=None, **params):
+        super().__init__(**params)
+        if policy is not None:
+            self.policy = policy
+        self._obs = np.zeros(N_OBS, np.float32)
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._legal = np.zeros(S.MAX_LEGAL, np.int64)
+
+    def policy(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NotImplementedError("give PolicyStrategy a policy, or override policy(observation, action_mask)")
+
+    def choose_action(self, obs) -> int:
+        state, rules = obs._state, obs._seat_info.rules_array
+        encode_nb(state, np.int64(obs.seat), rules[R_TARGET], self._obs)
+        mask_nb(state, rules, self._legal, self._mask)
+        return int(self.policy(self._obs.copy(), self._mask.copy()))

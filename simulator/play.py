@@ -1,0 +1,307 @@
+"""``ginsim play``: a hand (or a game) of Gin Rummy against a bot, in the terminal.
+
+You sit in seat 0; the bot is any ginsim strategy (``--vs simple``, ``gin_hunter:knock_at=4``,
+a registered Python strategy).  Before each of your decisions the screen shows your hand
+sorted into melds and deadwood, the pile's top, the stock count and what the bot is known
+to hold, then the legal moves with their keys.  The bot's moves are printed as they
+happen (never the card it draws from the stock).  At the end of a hand both hands are
+shown with their melds, the knocker's layout, the cards laid off and the score; with
+``--game`` hands follow one another to the target with the running score.
+
+Moves are read line by line from standard input, so a file of moves plays a whole hand
+(``ginsim play --seed 3 < moves.txt``).  Keys: ``t`` take the pile's top card, ``s`` draw
+from the stock, ``p`` pass, a card such as ``7h`` (or ``d``, the card just drawn) to
+discard it, ``k`` knock, ``n`` play on, a number to choose a layout, ``?`` the keys again,
+``q`` (or Ctrl-D) to quit.  A key that is not a move here gets a one-line hint.
+
+Rules: docs/rules.md; the hand is played by ``simulator.Hand``, the engine ``simulate``
+runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, TextIO
+
+import numpy as np
+
+from strategies import parse_strategy
+
+from . import state as S
+from .cards import DECK, format_card, mask_cards, parse_cards
+from .hand import Hand
+from .records import OUT_DEAD, OUTCOMES
+from .rules import R_TARGET, resolve_rules
+from .rules_api import _arrangement, best_arrangement
+from .scoring import game_totals_nb, next_dealer_nb
+
+HUMAN, BOT = 0, 1
+
+
+class Quit(Exception):
+    """The player quit (``q``, Ctrl-D or Ctrl-C)."""
+
+
+def _cards(mask: int) -> str:
+    return " ".join(format_card(c) for c in mask_cards(int(mask))) or "-"
+
+
+def _melds_text(arrangement) -> str:
+    melds = " ".join("[" + " ".join(map(str, meld)) + "]" for meld in arrangement.melds)
+    rest = " ".join(map(str, arrangement.unmatched))
+    return f"{melds or '(no melds)'}  | deadwood {rest or '-'} ({arrangement.deadwood})"
+
+
+def _hand_text(mask: int) -> str:
+    return _melds_text(best_arrangement([int(c) for c in mask_cards(int(mask))]))
+
+
+#: phase -> (key, action, label) choices; the discard and arrange phases are built per state
+_CHOICES = {
+    S.PHASE_FIRST_UPCARD: (("t", S.A_TAKE_PILE, "take {top}"), ("p", S.A_PASS, "pass")),
+    S.PHASE_DRAW: (("s", S.A_DRAW_STOCK, "draw from the stock"), ("t", S.A_TAKE_PILE, "take {top}")),
+    S.PHASE_KNOCK: (("k", S.A_KNOCK, "knock ({deadwood} deadwood)"), ("n", S.A_NO_KNOCK, "play on")),
+    S.PHASE_LAST_DISCARD: (("t", S.A_TAKE_PILE, "take {top} (then you must knock)"),
+                           ("p", S.A_PASS, "pass: the hand is dead")),
+}
+
+
+class Table:
+    """One session: the bot, the rules, the deals and the running score."""
+
+    def __init__(self, vs: str = "simple", rules="hoyle", seed: int | None = None, game: bool = False,
+                 read: Callable[[str], str] = input, out: TextIO | None = None):
+        self.bot = parse_strategy(vs)
+        self.rules = resolve_rules(rules)
+        self.rules_name = rules if isinstance(rules, str) else "custom"
+        self.vector = self.rules.to_array()
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**32)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.game = game
+        self.read = read
+        self.out = out or sys.stdout
+        self.scores = [0, 0]
+        self.boxes = [0, 0]
+        self.name = self.bot.label
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    # ---- a session ----------------------------------------------------------------------
+    def run(self) -> int:
+        self.say(f"ginsim play: you against {self.name}, rules {self.rules_name}, seed {self.seed} "
+                 f"(the same --seed deals the same cards). Keys: ? for help, q to quit.")
+        try:
+            dealer = int(self.rng.integers(2))
+            number = 1
+            while True:
+                hand = self.play_hand(dealer, number)
+                if not self.game:
+                    return 0
+                dead = int(hand.state[S.S_OUTCOME]) == OUT_DEAD
+                winner = int(hand.state[S.S_WINNER])
+                if not dead and winner >= 0:
+                    self.scores[winner] += int(hand.state[S.S_POINTS])
+                    self.boxes[winner] += 1
+                target = int(self.vector[R_TARGET])
+                self.say(f"Score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]} (game to {target})")
+                if max(self.scores) >= target:
+                    self.game_over(0 if self.scores[0] >= target else 1)
+                    return 0
+                dealer = int(next_dealer_nb(np.int64(dealer), dead, np.int64(winner), self.vector))
+                number += 1
+        except (Quit, KeyboardInterrupt):
+            self.say("\nbye")
+            return 0
+
+    def game_over(self, winner: int) -> None:
+        t0, t1, shutout = game_totals_nb(np.int64(self.scores[0]), np.int64(self.scores[1]),
+                                         np.int64(self.boxes[0]), np.int64(self.boxes[1]), np.int64(winner),
+                                         self.vector)
+        who = "You win" if winner == HUMAN else f"{self.name} wins"
+        self.say(f"\n=== Game over: {who}{' (shutout)' if shutout else ''}. Final score with bonuses: "
+                 f"you {int(t0)}, {self.name} {int(t1)} ===")
+
+    def play_hand(self, dealer: int, number: int) -> Hand:
+        hand = Hand(self.rules, seed=int(self.rng.integers(2**63)), deck=self.rng.permutation(DECK),
+                    dealer=dealer, scores=tuple(self.scores) if self.game else (0, 0))
+        who = "you deal" if dealer == HUMAN else f"{self.name} deals"
+        limit = int(hand.state[S.S_LIMIT])
+        self.say(f"\n=== Hand {number}: {who}; knock limit {limit}; upcard {format_card(int(hand.state[S.S_UPCARD]))} ===")
+        seen = len(hand.events)
+        while not hand.is_over():
+            if hand.current_player == HUMAN:
+                action = self.ask(hand)
+            else:
+                action = hand.strategy_action(self.bot)
+            hand.apply(action)
+            for event in hand.events[seen:]:
+                self.tell(event)
+            seen = len(hand.events)
+        self.hand_over(hand)
+        return hand
+
+    # ---- your turn ----------------------------------------------------------------------
+    def show(self, hand: Hand) -> None:
+        st = hand.state
+        mask = int(st[S.S_HANDS + HUMAN])
+        phase = hand.phase
+        drawn = f"   (drew {format_card(int(st[S.S_DRAWN]))})" if phase == S.PHASE_DISCARD else ""
+        self.say(f"Your hand: {_hand_text(mask)}{drawn}")
+        top = int(st[S.S_PILE + st[S.S_PILE_LEN] - 1]) if st[S.S_PILE_LEN] else -1
+        known = int(st[S.S_TOOK + BOT])
+        line = (f"Pile top: {format_card(top) if top >= 0 else '-'}   stock: {int(st[S.S_STOCK_N] - st[S.S_STOCK_POS])}"
+                f"   {self.name} holds (from the pile): {_cards(known)}")
+        if self.game:
+            line += f"   score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]}"
+        self.say(line)
+
+    def choices(self, hand: Hand) -> list[tuple[str, int, str]]:
+        st = hand.state
+        phase = hand.phase
+        top = format_card(int(st[S.S_PILE + st[S.S_PILE_LEN] - 1])) if st[S.S_PILE_LEN] else "-"
+        if phase in _CHOICES:
+            return [(k, a, label.format(top=top, deadwood=int(st[S.S_DEADWOOD]))) for k, a, label in _CHOICES[phase]]
+        if phase == S.PHASE_DISCARD:
+            legal = [int(c) for c in mask_cards(int(st[S.S_LEGAL]))]
+            out = [(format_card(c), S.A_DISCARD + c, "") for c in legal]
+            drawn = int(st[S.S_DRAWN])
+            if drawn in legal:
+                out.append(("d", S.A_DISCARD + drawn, f"discard {format_card(drawn)}, the card drawn"))
+            return out
+        if phase == S.PHASE_ARRANGE:
+            mask = int(st[S.S_HANDS + HUMAN])
+            out = []
+            for k, (sets, runs) in enumerate(hand.arrangements()):
+                arrangement = _arrangement(mask, _mask(sets), _mask(runs))
+                out.append((str(k + 1), S.A_ARRANGE + k, "lay out " + _melds_text(arrangement)))
+            return out
+        return []
+
+    def menu(self, hand: Hand, choices) -> str:
+        if hand.phase == S.PHASE_DISCARD:
+            cards = " ".join(k for k, _, label in choices if not label)
+            extra = "".join(f"   [{k}] {label}" for k, _, label in choices if label)
+            return f"Discard one of: {cards}{extra}"
+        return "   ".join(f"[{k}] {label}" for k, _, label in choices)
+
+    def ask(self, hand: Hand) -> int:
+        choices = self.choices(hand)
+        if hand.phase == S.PHASE_ARRANGE and len(choices) == 1:  # one way to lay out: no question
+            self.say(f"You {choices[0][2]}.")
+            return choices[0][1]
+        self.say()
+        self.show(hand)
+        self.say(self.menu(hand, choices))
+        keys = {k.lower(): a for k, a, _ in choices}
+        while True:
+            try:
+                line = self.read(f"{hand.phase_name}> ")
+            except (EOFError, KeyboardInterrupt):
+                raise Quit from None
+            key = line.strip().lower()
+            if key in ("q", "quit", "exit"):
+                raise Quit
+            if key in keys:
+                return keys[key]
+            if key in ("?", "h", "help"):
+                self.say(self.menu(hand, choices) + "   [q] quit")
+                continue
+            self.say(self.hint(hand, key, choices))
+
+    def hint(self, hand: Hand, key: str, choices) -> str:
+        if hand.phase == S.PHASE_DISCARD:
+            try:
+                card = parse_cards(key)
+            except ValueError:
+                card = ()
+            if len(card) == 1:
+                return f"you cannot discard {card[0]} now (not in your hand, or just taken from the pile); " \
+                       "type a card of your hand, e.g. " + choices[0][0]
+            return f"{key or '(empty)'!r} is not a move: type a card to discard, e.g. {choices[0][0]}, or ? for help"
+        options = ", ".join(f"{k} ({label})" for k, _, label in choices)
+        return f"{key or '(empty)'!r} is not a move here: type {options}; q quits"
+
+    # ---- the table talks ------------------------------------------------------------------
+    def tell(self, event: tuple[int, str, int]) -> None:
+        seat, name, value = event
+        me = seat == HUMAN
+        who = "You" if me else self.name
+        card = format_card(value) if 0 <= value < 64 and value % 16 < 13 else ""
+        text = {
+            "decline": f"{who} {'pass' if me else 'passes'} on {card}.",
+            "take_pile": f"{who} {'take' if me else 'takes'} {card} from the pile.",
+            "draw_stock": f"You draw {card} from the stock." if me else f"{who} draws from the stock.",
+            "discard": f"{who} {'discard' if me else 'discards'} {card}.",
+            "knock": f"{who} {'knock' if me else 'knocks'} with {value} deadwood.",
+            "gin": f"{who} {'go' if me else 'goes'} gin!",
+            "big_gin": f"{who} {'have' if me else 'has'} big gin!",
+            "reshuffle": f"The pile is shuffled into a new stock of {value} cards.",
+            "pass_last_discard": f"{who} {'pass' if me else 'passes'} on the last discard {card}.",
+            "dead": "The stock is exhausted: the hand is dead.",
+        }.get(name)
+        if text:
+            self.say(text)
+
+    def hand_over(self, hand: Hand) -> None:
+        st = hand.state
+        outcome = OUTCOMES[int(st[S.S_OUTCOME])]
+        self.say(f"\n--- Hand over: {outcome} ---")
+        knocker = int(st[S.S_KNOCKER])
+        for seat in (HUMAN, BOT):
+            name = "You" if seat == HUMAN else self.name
+            mask = int(st[S.S_HANDS + seat])
+            if outcome == "dead" or knocker < 0:
+                self.say(f"{name:>12}: {_hand_text(mask)}")
+            elif seat == knocker:
+                sets, runs = int(st[S.S_SETS]), int(st[S.S_RUNS])
+                text = _melds_text(_arrangement(mask, sets, runs)) if sets | runs else _hand_text(mask)
+                self.say(f"{name:>12}: {text}   (knocker)")
+            else:
+                laid = int(st[S.S_LAID])
+                rest = mask & ~laid
+                text = _melds_text(best_arrangement([int(c) for c in mask_cards(rest)]))
+                self.say(f"{name:>12}: {text}   laid off: {_cards(laid)}")
+        winner, points = int(st[S.S_WINNER]), int(st[S.S_POINTS])
+        if outcome == "dead":
+            self.say("No score.")
+        elif winner < 0:
+            self.say("A tie: no score.")
+        else:
+            who = "You score" if winner == HUMAN else f"{self.name} scores"
+            extra = " (undercut)" if outcome == "undercut" else ""
+            self.say(f"{who} {points} points{extra} (knocker deadwood {int(st[S.S_KNOCKER_DW])}, "
+                     f"defender deadwood {int(st[S.S_DEFENDER_DW])}).")
+
+
+def _mask(cards) -> int:
+    mask = 0
+    for c in parse_cards(" ".join(cards)) if cards else ():
+        mask |= 1 << int(c)
+    return mask
+
+
+def play(vs: str = "simple", rules="hoyle", seed: int | None = None, game: bool = False,
+         read: Callable[[str], str] | None = None, out: TextIO | None = None) -> int:
+    """Play in the terminal (``read``: a function like ``input``; default: lines of standard
+    input, prompts on standard output)."""
+    return Table(vs, rules, seed, game, read or _reader(), out).run()
+
+
+def _reader() -> Callable[[str], str]:
+    """``input`` for a terminal; for piped input, read lines and echo each move after
+    its prompt, so a transcript reads like a session."""
+    if sys.stdin.isatty():
+        return input
+
+    def read(prompt: str) -> str:
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        print(line.rstrip("\n"), flush=True)
+        return line
+
+    return read

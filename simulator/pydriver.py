@@ -1,0 +1,263 @@
+"""Playing plain-Python strategies (``strategies.pyplayer``): a Python loop over the hand
+state machine that writes the same records as the numba kernels.
+
+``simulator.api.play_deal_records`` / ``play_game_records`` come here when either
+strategy of a matchup is a Python one; everything downstream (frames, ``ginsim run``
+chunks, reports) is unchanged.  For each hand:
+
+1. the deck, dealer, seats and streams are made exactly as ``simulator.engine`` makes them
+   (``_start_deal_nb`` / ``_start_game_hand_nb``: the same keys, so deal d here is deal d
+   of ``simulate``);
+2. ``engine.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
+   action, then lets numba strategies play inside numba until a Python seat must decide
+   or the hand is over;
+3. the Python seat is asked with an ``Observation`` of the state (read lazily), through
+   the method for the phase (``strategies.pyplayer.DECISIONS``); its answer is checked
+   legal here, so an illegal one stops with ``StrategyError``, one line naming the
+   strategy, the decision and the deal;
+4. ``engine.record_nb`` fills the hand record, as in the kernels.
+
+Games chain hands as ``engine.play_game_nb`` does (same deck keys, dealer rule, scoring
+and guard).  Each Python seat gets a fresh memory dict and a ``numpy`` generator keyed by
+the engine's player stream key of its seat (seed, deal or game and hand, A or B), so rows
+depend only on the seed, never on chunks, threads or processes.  Python strategies play in
+the calling thread; ``ginsim run`` spreads chunks over processes (joblib, Dask).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from strategies import view as V
+from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
+
+from . import records as RC
+from . import state as S
+from .engine import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
+from .rng import stream_key_nb
+from .rules import R_TARGET, resolve_rules
+from .scoring import game_totals_nb, next_dealer_nb
+
+
+@njit(cache=True)
+def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
+    """Deal deal ``deal`` as ``engine.play_deal_block_nb`` does; ``info`` gets (pair,
+    A's seat, dealer)."""
+    pair = deal // 2 if mirrored else deal
+    _new_deck(seed, pair, np.int64(0), deck, deck_rng)
+    dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
+    if mirrored:
+        a_seat = deal % 2
+    else:
+        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))
+    for seat in range(2):
+        who = 0 if seat == a_seat else 1
+        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
+    _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
+    info[0] = pair
+    info[1] = a_seat
+    info[2] = dealer
+
+
+@njit(cache=True)
+def _start_game_nb(seed, game, mirrored, deck_rng, info):
+    """A game's pair, A's seat and first dealer, as ``engine.play_game_nb``."""
+    pair = game // 2 if mirrored else game
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
+    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
+    if mirrored:
+        a_seat = game % 2
+    else:
+        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    info[0] = pair
+    info[1] = a_seat
+    info[2] = first_dealer
+
+
+@njit(cache=True)
+def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
+                        player_rngs, memory, trace):
+    """Deal hand ``hand`` of a game, as ``engine.play_game_nb``."""
+    _new_deck(seed, pair, hand + 1, deck, deck_rng)
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hand + 1) | (1 << 40)))
+    for seat in range(2):
+        who = 0 if seat == a_seat else 1
+        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hand * 2 + who)
+    _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
+
+
+class _Table:
+    """The arrays of one matchup, reused for every hand it plays."""
+
+    def __init__(self, a, b, rules):
+        from strategies.registry import engine_module
+
+        from .api import _strategies
+
+        self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
+        self.sids_ab = sids_ab
+        self.rules = resolve_rules(rules)
+        self.vector = self.rules.to_array()
+        self.engine = E = engine_module()
+        self.deciders = [decider_for(s) if s.is_python else None for s in (self.a, self.b)]
+        n_rules = len(self.vector)
+        self.work = np.zeros(E.work_len(n_rules), np.int64)  # (layout: ``engine.K_*``)
+        self.state = self.work[E.K_STATE:E.K_STATE + S.N_STATE]
+        self.python_seats = self.work[E.K_PYTHON:E.K_PYTHON + 2]
+        self.sids = self.work[E.K_SIDS:E.K_SIDS + 2]
+        self.memory = self.work[E.K_MEMORY:E.K_MEMORY + 2 * V.N_MEMORY].reshape(2, V.N_MEMORY)
+        self.player_rngs = self.work[E.K_RNGS:E.K_RNGS + 2].view(np.uint64).reshape(2, 1)
+        self.seat_rules = self.work[E.K_SEAT_RULES:E.K_SEAT_RULES + 2 * n_rules].reshape(2, n_rules)
+        self.fparams = np.zeros((4, self.params_ab.shape[1]), np.float64)  # by seat, then the seats' copies
+        self.deck = np.empty(52, np.int64)
+        self.deck_rng = np.zeros(1, np.uint64)
+        self.trace = np.zeros((0, 3), np.int64)
+        self.info = np.zeros(3, np.int64)
+        self.seat_deciders = [None, None]
+
+    def seat(self, a_seat: int) -> None:
+        """Put A in seat ``a_seat`` and B in the other."""
+        for seat in range(2):
+            who = 0 if seat == a_seat else 1
+            self.sids[seat] = self.sids_ab[who]
+            self.fparams[seat] = self.params_ab[who]
+            self.fparams[2 + seat] = self.params_ab[who]
+            self.seat_rules[seat] = self.vector
+            self.python_seats[seat] = self.deciders[who] is not None
+            self.seat_deciders[seat] = self.deciders[who]
+
+    def play(self, row: np.ndarray, a_seat: int, where: str) -> bool:
+        """Play the dealt hand to its end into ``row``; False when a numba strategy erred
+        (its error is in the row)."""
+        st, vector = self.state, self.vector
+        advance, work, fparams = self.engine.advance_nb, self.work, self.fparams
+        infos = [SeatInfo(int(self.player_rngs[seat, 0]), int(row[RC.H_DEAL]), vector)
+                 if self.seat_deciders[seat] is not None else None for seat in range(2)]
+        row[RC.H_ERROR] = 0
+        row[RC.H_ERROR_SEAT] = -1
+        row[RC.H_ERROR_VALUE] = 0
+        rules, deciders, over = self.rules, self.seat_deciders, 2 * S.PHASE_OVER
+        at = advance(work, fparams, vector, -1, row)  # phase * 2 + seat to act
+        while 0 <= at != over:
+            seat = at & 1
+            obs = Observation(st, seat, infos[seat], rules, at >> 1)
+            try:
+                action = deciders[seat].decide(obs)
+            except _Answer as exc:
+                raise self._error(seat, a_seat, obs, str(exc), where) from None
+            except Exception as exc:
+                exc.add_note(f"(in {self._who(seat, a_seat)} deciding {obs.phase}; {where})")
+                raise
+            at = advance(work, fparams, vector, action, row)
+        record_nb(st, row)
+        return at >= 0
+
+    def _who(self, seat: int, a_seat: int) -> str:
+        who = 0 if seat == a_seat else 1
+        return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
+
+    def _error(self, seat: int, a_seat: int, obs: Observation, what: str, where: str):
+        from .api import StrategyError
+
+        return StrategyError(f"{self._who(seat, a_seat)} {what} (decision: {obs.phase}; {where})")
+
+
+def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
+                      mirrored: bool = True) -> np.ndarray:
+    """The raw hand records of deals ``first_deal ..`` (as ``api.play_deal_records``)."""
+    table = _Table(strategy_a, strategy_b, rules)
+    out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
+    seed64 = np.uint64(seed)
+    for i in range(n_deals):
+        deal = first_deal + i
+        _start_deal_nb(seed64, deal, bool(mirrored), table.vector, table.state, table.deck, table.deck_rng,
+                       table.player_rngs, table.memory, table.trace, table.info)
+        pair, a_seat = int(table.info[0]), int(table.info[1])
+        row = out[i]
+        row[RC.H_DEAL], row[RC.H_PAIR], row[RC.H_A_SEAT] = deal, pair, a_seat
+        row[RC.H_GAME] = row[RC.H_HAND_IN_GAME] = -1
+        table.seat(a_seat)
+        if not table.play(row, a_seat, f"deal {deal}"):
+            return out[:i + 1]  # the first error stops the batch (``check_hand_errors`` reports it)
+    return out
+
+
+def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: int, seed: int,
+                      mirrored: bool = True, with_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Raw game records (and every hand's record when asked), as
+    ``api.play_game_records``."""
+    table = _Table(strategy_a, strategy_b, rules)
+    vector = table.vector
+    target = int(vector[R_TARGET])
+    games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)
+    hand_rows: list[np.ndarray] = []
+    seed64 = np.uint64(seed)
+    row = np.zeros(RC.N_HAND_COLS, np.int64)
+    for i in range(n_games):
+        game = first_game + i
+        _start_game_nb(seed64, game, bool(mirrored), table.deck_rng, table.info)
+        pair, a_seat, first_dealer = (int(x) for x in table.info)
+        table.seat(a_seat)
+        scores, boxes = [0, 0], [0, 0]
+        dealer, hands, dead, winner = first_dealer, 0, 0, -1
+        error = error_seat = error_value = 0
+        error_seat = -1
+        while hands < MAX_HANDS_PER_GAME:
+            _start_game_hand_nb(seed64, game, pair, a_seat, hands, dealer, scores[0], scores[1], vector,
+                                table.state, table.deck, table.deck_rng, table.player_rngs, table.memory,
+                                table.trace)
+            table.seat(a_seat)  # fresh copies of rules and parameters for the hand
+            row[:] = 0
+            row[RC.H_DEAL], row[RC.H_PAIR], row[RC.H_A_SEAT] = hands, pair, a_seat
+            row[RC.H_GAME], row[RC.H_HAND_IN_GAME] = game, hands
+            ok = table.play(row, a_seat, f"game {game}, hand {hands}")
+            if with_hands:
+                hand_rows.append(row.copy())
+            hands += 1
+            if not ok:
+                error, error_seat, error_value = (int(row[c]) for c in (RC.H_ERROR, RC.H_ERROR_SEAT, RC.H_ERROR_VALUE))
+                break
+            hand_winner = int(row[RC.H_WINNER])
+            is_dead = int(row[RC.H_OUTCOME]) == RC.OUT_DEAD
+            if is_dead:
+                dead += 1
+            elif hand_winner >= 0:
+                scores[hand_winner] += int(row[RC.H_POINTS])
+                boxes[hand_winner] += 1
+            if scores[0] >= target or scores[1] >= target:
+                winner = 0 if scores[0] >= target else 1
+                break
+            dealer = int(next_dealer_nb(np.int64(dealer), is_dead, np.int64(hand_winner), vector))
+        total0, total1, shutout = game_totals_nb(np.int64(scores[0]), np.int64(scores[1]), np.int64(boxes[0]),
+                                                 np.int64(boxes[1]), np.int64(winner), vector)
+        g = games[i]
+        values = {RC.G_GAME: game, RC.G_PAIR: pair, RC.G_A_SEAT: a_seat, RC.G_FIRST_DEALER: first_dealer,
+                  RC.G_HANDS: hands, RC.G_POINTS0: scores[0], RC.G_POINTS1: scores[1], RC.G_BOXES0: boxes[0],
+                  RC.G_BOXES1: boxes[1], RC.G_DEAD_HANDS: dead, RC.G_ERROR: error, RC.G_ERROR_SEAT: error_seat,
+                  RC.G_ERROR_VALUE: error_value, RC.G_WINNER: winner, RC.G_SCORE0: total0, RC.G_SCORE1: total1,
+                  RC.G_SHUTOUT: shutout}
+        for col, value in values.items():
+            g[col] = value
+        if error:
+            games = games[:i + 1]
+            break
+    hands_out = np.array(hand_rows, dtype=np.int64).reshape(-1, RC.N_HAND_COLS)
+    return games, hands_out
+
+
+def trace_deal(strategy_a, strategy_b, rules, seed: int, deal: int, mirrored: bool = True):
+    """``api.trace_deal`` for a matchup with a Python strategy: the deal re-played step by
+    step with ``simulator.Hand`` (same deck, seats and streams as ``play_deal_records``),
+    returning its row (plus ``a_seat``) and its events."""
+    import pandas as pd
+
+    from .hand import Hand
+
+    hand = Hand(rules, seed=seed, deal=deal, a=strategy_a, b=strategy_b, mirrored=mirrored)
+    while not hand.is_over():
+        hand.apply(hand.bot_action())
+    row = pd.Series(hand.result())
+    row["a_seat"] = hand.a_seat
+    return row, list(hand.events)

@@ -1,0 +1,531 @@
+"""Plain-Python strategies: a class with one method per decision.
+
+A numba strategy reads an int64 bitmask view; a Python strategy is an ordinary class whose
+methods receive an ``Observation`` (cards as ``simulator.Card`` objects, which print as
+``7h`` and are their integer codes) and return the move in plain terms::
+
+    from strategies import Player
+
+    class Cautious(Player):
+        "Draws from the stock, throws the highest deadwood card, knocks at 5 or less."
+        PARAMS = {"knock_at": 5}
+
+        def draw(self, obs):
+            return "stock"
+
+        def knock(self, obs):
+            return obs.deadwood <= self.params["knock_at"]
+
+Register it (``strategies.register("cautious", Cautious)``, or in an experiment file
+``[plugins] cautious = "cautious.py:Cautious"``) and name it wherever a strategy is named:
+``simulate("cautious:knock_at=3", "simple")``, matchups, ``ginsim run`` (joblib and Dask
+workers load the file themselves).  ``simulator.pydriver`` plays it against numba or other
+Python strategies and writes the same rows as the numba kernels.
+
+The decisions (one method each; ``Player`` gives every one a default, so a subclass
+overrides only what it cares about).  Each receives the observation and returns:
+
+=================  ==============================  ========================================
+method             when (``obs.phase``)            returns
+=================  ==============================  ========================================
+``first_upcard``   ``first_upcard``: the deal's    ``True`` to take it, ``False`` to pass
+                   upcard is offered
+``draw``           ``draw``: a turn's draw         ``"pile"`` (the top card) or ``"stock"``
+``discard``        ``discard`` (11 cards held)     a card of ``obs.legal_discards`` (a
+                                                   ``Card``, its code, or ``"7h"``)
+``knock``          ``knock``: deadwood within the  ``True`` to knock (gin at 0), ``False``
+                   limit after the discard
+``last_discard``   ``last_discard``: take the last ``True`` to take it (then discard and
+                   discard, only to knock          knock), ``False`` to pass (dead hand)
+``arrange``        ``arrange``: the knocker lays   an index into ``obs.arrangements``
+                   out
+=================  ==============================  ========================================
+
+A class may instead override ``choose_action(obs)`` and return an action code of
+``obs.legal_actions`` (``simulator.state``: discard card c is c, 64 draw stock, 65 take
+pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k) for every decision; the RL
+policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
+needs one row in ``DECISIONS`` and one default method here.
+
+The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
+the deadwood (after the best discard), discard so as to keep the least deadwood (the
+highest card among equals), knock whenever allowed, take the last discard, lay out the
+first arrangement.  ``TrivialPlayer`` draws from the stock, discards the card it drew
+(else its first legal card) and always knocks: it measures the driver's own cost.
+
+One instance plays every hand (one per parameter set and process): keep what a strategy
+remembers about a hand in ``obs.memory`` (a dict, fresh for each hand and seat), and draw
+random numbers from ``obs.rng`` (a ``numpy.random.Generator`` keyed by seed, deal and seat
+like the engine's streams), so the same seed gives the same rows whatever the chunking or
+the number of workers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import numpy as np
+
+from simulator import state as S
+from simulator.cards import Card, parse_cards
+from simulator.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb, preferred_discard_nb
+from strategies import view as V
+
+_CARD = tuple(Card(c) for c in range(64))
+_PHASE_NAMES = S.PHASE_NAMES
+
+
+def _cards(mask: int) -> tuple[Card, ...]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(_CARD[low.bit_length() - 1])
+        mask ^= low
+    return tuple(out)
+
+
+class Observation:
+    """What the player to act may know, read lazily from the hand's state.
+
+    Public information and the player's own cards only: never the opponent's hand or the
+    stock.  Card lists are tuples of ``Card`` (sorted by suit then rank; a ``Card`` prints
+    as ``7h`` and equals its integer code); masks (``*_mask``) are the int64 bit sets of
+    ``simulator.cards``.
+    """
+
+    __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_cache")
+
+    def __init__(self, state: np.ndarray, seat: int, seat_info, rules, phase: int | None = None):
+        self._state = state
+        self.seat = seat
+        self.phase_code = int(state[S.S_PHASE]) if phase is None else phase
+        self._seat_info = seat_info
+        self.rules = rules
+        self._cache = None
+
+    # ---- the decision ---------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        """``first_upcard``, ``draw``, ``last_discard``, ``discard``, ``knock``, ``arrange``."""
+        return _PHASE_NAMES[self.phase_code]
+
+    @property
+    def legal_actions(self) -> list[int]:
+        """The legal action codes (``simulator.action_name`` names them)."""
+        out = np.zeros(S.MAX_LEGAL, np.int64)
+        n = S.legal_actions_nb(self._state, self._seat_info.rules_array, out)
+        return out[:n].tolist()
+
+    # ---- own cards --------------------------------------------------------------------
+    @property
+    def hand_mask(self) -> int:
+        return int(self._state[S.S_HANDS + self.seat])
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """Own cards (10, or 11 between a draw and a discard)."""
+        return _cards(self.hand_mask)
+
+    @property
+    def deadwood(self) -> int:
+        """Own deadwood: of the 10 cards held; in the discard phase, after the best legal
+        discard; in the knock and arrange phases, of the 10 cards kept."""
+        if self.phase_code in (S.PHASE_KNOCK, S.PHASE_ARRANGE):
+            return int(self._state[S.S_DEADWOOD])
+        if self.phase_code == S.PHASE_DISCARD:
+            return int(discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[0])
+        return int(min_deadwood_nb(np.int64(self.hand_mask)))
+
+    @property
+    def drawn(self) -> Card | None:
+        """Discard phase: the card just drawn."""
+        return _CARD[int(self._state[S.S_DRAWN])] if self.phase_code == S.PHASE_DISCARD else None
+
+    @property
+    def drawn_from_pile(self) -> bool:
+        """Discard phase: the card just drawn came from the pile (it may not be discarded)."""
+        return self.phase_code == S.PHASE_DISCARD and bool(self._state[S.S_FROM_PILE])
+
+    @property
+    def legal_discards(self) -> tuple[Card, ...]:
+        """Discard phase: the cards that may be discarded (else empty)."""
+        return _cards(int(self._state[S.S_LEGAL])) if self.phase_code == S.PHASE_DISCARD else ()
+
+    def deadwood_after(self, card) -> int:
+        """Discard phase: own deadwood after discarding ``card`` (a legal discard)."""
+        code = _code(card)
+        hand = self.hand_mask
+        return int(min_deadwood_nb(np.int64(hand & ~(1 << code))))
+
+    @property
+    def best_discards(self) -> tuple[Card, ...]:
+        """Discard phase: the legal discards that keep the least deadwood."""
+        if self.phase_code != S.PHASE_DISCARD:
+            return ()
+        return _cards(int(discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[1]))
+
+    @property
+    def best_discard(self) -> Card | None:
+        """Discard phase: the least-deadwood discard, highest card first among equals
+        (``simulator.best_discard``'s choice)."""
+        if self.phase_code != S.PHASE_DISCARD:
+            return None
+        optimal = discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[1]
+        return _CARD[int(preferred_discard_nb(optimal))]
+
+    @property
+    def arrangements(self) -> list[tuple[tuple[Card, ...], tuple[Card, ...]]]:
+        """Arrange phase: the least-deadwood layouts as (set cards, run cards), in the
+        order the ``arrange`` index counts them."""
+        if self.phase_code != S.PHASE_ARRANGE:
+            return []
+        hand = np.int64(self.hand_mask)
+        count = int(arrangement_nb(hand, np.int64(-1))[2])
+        out = []
+        for k in range(count):
+            sets, runs, _ = arrangement_nb(hand, np.int64(k))
+            out.append((_cards(int(sets)), _cards(int(runs))))
+        return out
+
+    # ---- the table ------------------------------------------------------------------------
+    @property
+    def top(self) -> Card | None:
+        """The discard pile's top card (None when empty)."""
+        n = int(self._state[S.S_PILE_LEN])
+        return _CARD[int(self._state[S.S_PILE + n - 1])] if n else None
+
+    @property
+    def pile(self) -> tuple[Card, ...]:
+        """The discard pile, bottom first (its top last)."""
+        n = int(self._state[S.S_PILE_LEN])
+        return tuple(_CARD[c] for c in self._state[S.S_PILE:S.S_PILE + n].tolist())
+
+    @property
+    def stock_size(self) -> int:
+        return int(self._state[S.S_STOCK_N] - self._state[S.S_STOCK_POS])
+
+    @property
+    def knock_limit(self) -> int:
+        """The deal's knock limit (Oklahoma: from the upcard; 0 when only gin ends a hand)."""
+        return int(self._state[S.S_LIMIT])
+
+    @property
+    def turn(self) -> int:
+        """Discards made so far in the hand (both players)."""
+        return int(self._state[S.S_TURN])
+
+    @property
+    def is_dealer(self) -> bool:
+        return int(self._state[S.S_DEALER]) == self.seat
+
+    @property
+    def opponent_took(self) -> tuple[Card, ...]:
+        """Cards the opponent took from the pile and still holds."""
+        return _cards(int(self._state[S.S_TOOK + 1 - self.seat]))
+
+    @property
+    def opponent_discards(self) -> tuple[Card, ...]:
+        """Every card the opponent discarded this hand."""
+        return _cards(int(self._state[S.S_DISCARDS + 1 - self.seat]))
+
+    @property
+    def opponent_declined(self) -> tuple[Card, ...]:
+        """Pile tops the opponent was offered and passed on."""
+        return _cards(int(self._state[S.S_DECLINED + 1 - self.seat]))
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """(own, opponent's) game score before this hand (0, 0 in single deals)."""
+        return int(self._state[S.S_SCORES + self.seat]), int(self._state[S.S_SCORES + 1 - self.seat])
+
+    @property
+    def view(self) -> np.ndarray:
+        """The view vector a numba strategy would get now (``strategies.view``; a copy)."""
+        return S.view_of(self._state, self.seat)
+
+    # ---- the player's own -------------------------------------------------------------
+    @property
+    def memory(self) -> dict:
+        """A dict for this player and hand: fresh at every deal, kept between decisions."""
+        return self._seat_info.memory
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """This player's random generator for the hand, keyed by (seed, deal or game and
+        hand, seat) as the engine keys its players' streams."""
+        return self._seat_info.generator()
+
+    @property
+    def deal(self) -> int:
+        """The deal number (in games: the hand's number in its game)."""
+        return self._seat_info.deal
+
+    def __repr__(self) -> str:
+        return (f"<Observation seat={self.seat} phase={self.phase} hand={' '.join(map(str, self.hand))} "
+                f"top={self.top} stock={self.stock_size}>")
+
+
+class SeatInfo:
+    """A seat's per-hand companions of the observation: its memory dict and its random
+    generator (made on first use from ``key``)."""
+
+    __slots__ = ("key", "memory", "deal", "rules_array", "_rng")
+
+    def __init__(self, key: int, deal: int, rules_array: np.ndarray):
+        self.key = key
+        self.deal = deal
+        self.rules_array = rules_array
+        self.memory = {}
+        self._rng = None
+
+    def generator(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = np.random.Generator(np.random.PCG64(self.key))
+        return self._rng
+
+
+def _code(card) -> int:
+    if type(card) is Card or type(card) is int:
+        return int(card)
+    if isinstance(card, str):
+        cards = parse_cards(card)
+        if len(cards) != 1:
+            raise ValueError(f"{card!r} is not one card")
+        return int(cards[0])
+    if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+        raise ValueError(f"{card!r} is not a card")
+    return int(card)
+
+
+class Player:
+    """Base class of plain-Python strategies; the defaults play greedily (see the module
+    docstring).  ``PARAMS`` (name -> default number) are the strategy's parameters, set
+    by a spec (``"mine:knock_at=3"``) and read from ``self.params``; ``SUMMARY`` is the
+    line ``ginsim strategies`` shows."""
+
+    PARAMS: dict[str, float] = {}
+    SUMMARY: str = ""
+
+    def __init__(self, **params):
+        self.params = {**{k: float(v) for k, v in type(self).PARAMS.items()}, **params}
+
+    def first_upcard(self, obs: Observation) -> bool:
+        return self.draw(obs) == "pile"
+
+    def draw(self, obs: Observation) -> str:
+        top = obs.top
+        hand = obs.hand_mask
+        after = int(discard_deadwoods_nb(np.int64(hand | (1 << top)), np.int64(hand))[0])
+        return "pile" if after < int(min_deadwood_nb(np.int64(hand))) else "stock"
+
+    def discard(self, obs: Observation):
+        return obs.best_discard
+
+    def knock(self, obs: Observation) -> bool:
+        return True
+
+    def last_discard(self, obs: Observation) -> bool:
+        return True
+
+    def arrange(self, obs: Observation) -> int:
+        return 0
+
+
+GreedyPlayer = Player
+
+
+class TrivialPlayer(Player):
+    """Draws from the stock, discards the card just drawn (else its first legal card) and
+    knocks whenever it may: almost no work per decision."""
+
+    SUMMARY = "stock draws, throws what it drew, always knocks (driver overhead)"
+
+    def first_upcard(self, obs):
+        return False
+
+    def draw(self, obs):
+        return "stock"
+
+    def discard(self, obs):
+        state = obs._state
+        drawn = int(state[S.S_DRAWN])
+        if (int(state[S.S_LEGAL]) >> drawn) & 1:
+            return drawn
+        return obs.legal_discards[0]
+
+
+# ---- the decisions: phase -> (method, how its answer becomes an action) -----------------------
+def _yes_no(yes: int, no: int, what: str):
+    def convert(value, state):
+        if isinstance(value, (bool, np.bool_)):
+            return yes if value else no
+        raise _Answer(f"returned {value!r}; expected True ({what}) or False")
+    return convert
+
+
+def _draw(value, state):
+    if value == "pile" or value is True:
+        return S.A_TAKE_PILE
+    if value == "stock" or value is False:
+        return S.A_DRAW_STOCK
+    raise _Answer(f"returned {value!r}; expected \"pile\" or \"stock\"")
+
+
+def _discard(value, state):
+    try:
+        code = _code(value)
+    except ValueError as exc:
+        raise _Answer(f"returned {value!r}: {exc}") from None
+    if 0 <= code < 64 and (int(state[S.S_LEGAL]) >> code) & 1:
+        return S.A_DISCARD + code
+    legal = " ".join(map(str, _cards(int(state[S.S_LEGAL]))))
+    name = str(_CARD[code]) if 0 <= code < 64 and code % 16 < 13 else repr(value)
+    raise _Answer(f"discarded {name}, which is not one of its legal discards ({legal})")
+
+
+def _arrange(value, state):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        count = int(arrangement_nb(np.int64(state[S.S_HANDS + state[S.S_KNOCKER]]), np.int64(-1))[2])
+        if 0 <= value < count:
+            return S.A_ARRANGE + int(value)
+        raise _Answer(f"returned arrangement {value}; there are {count} (0 .. {count - 1})")
+    raise _Answer(f"returned {value!r}; expected an index into obs.arrangements")
+
+
+#: phase -> (the ``Player`` method that decides it, its answer -> action code).  A new phase
+#: of the engine is one row here and a default method on ``Player``.
+DECISIONS = {
+    S.PHASE_FIRST_UPCARD: ("first_upcard", _yes_no(S.A_TAKE_PILE, S.A_PASS, "take the upcard")),
+    S.PHASE_DRAW: ("draw", _draw),
+    S.PHASE_DISCARD: ("discard", _discard),
+    S.PHASE_KNOCK: ("knock", _yes_no(S.A_KNOCK, S.A_NO_KNOCK, "knock")),
+    S.PHASE_LAST_DISCARD: ("last_discard", _yes_no(S.A_TAKE_PILE, S.A_PASS, "take the last discard")),
+    S.PHASE_ARRANGE: ("arrange", _arrange),
+}
+
+
+class _Answer(ValueError):
+    """A strategy's answer that is not a legal move (the driver adds who, where and when)."""
+
+
+def _any_action(value, state, legal_of):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        legal = legal_of()
+        if int(value) in legal:
+            return int(value)
+        raise _Answer(f"chose {S.action_name(int(value))} ({int(value)}), which is not legal; legal: "
+                      + ", ".join(S.action_name(a) for a in legal))
+    raise _Answer(f"returned {value!r}; expected an action code of obs.legal_actions")
+
+
+class Decider:
+    """One Python strategy ready to play: ``decide(obs) -> action code`` through the
+    method for the observation's phase (or ``choose_action``), checked legal.  An answer
+    that is not a legal move raises ``_Answer`` (one line, what it returned)."""
+
+    __slots__ = ("player", "methods", "generic")
+
+    def __init__(self, player):
+        self.player = player
+        chooser = getattr(type(player), "choose_action", None)
+        self.generic = chooser is not None
+        self.methods = [None] * (max(DECISIONS) + 1)  # by phase code
+        if not self.generic:
+            for phase, (name, convert) in DECISIONS.items():
+                self.methods[phase] = (getattr(player, name), convert)
+
+    def decide(self, obs: Observation) -> int:
+        if self.generic:
+            return _any_action(self.player.choose_action(obs), obs._state, lambda: obs.legal_actions)
+        method, convert = self.methods[obs.phase_code]
+        return convert(method(obs), obs._state)
+
+
+# ---- registration ------------------------------------------------------------------------------
+def is_player(obj) -> bool:
+    """A Python strategy: a ``Player`` subclass or instance, or any class or object with a
+    ``choose_action`` method."""
+    cls = obj if inspect.isclass(obj) else type(obj)
+    return issubclass(cls, Player) or callable(getattr(cls, "choose_action", None))
+
+
+def register_player(name: str | None, source):
+    """Register a Python strategy under ``name`` (None: the class's ``NAME`` or its class
+    name): ``source`` is a class (made with the spec's parameters), an instance (played as
+    it is; no parameters) or ``"file.py:ClassName"`` (loaded from a content-addressed
+    copy, as numba plug-ins are).  Registering the same object or unchanged file again is
+    a no-op; registering a new class or instance under a name given to a class or instance
+    before replaces it (a class redefined in a notebook)."""
+    from .plugins import load_plugin, plugin_digest
+    from .registry import PY_PLUGINS, REGISTRY, StrategyInfo, split_class_spec
+
+    path = digest = None
+    if isinstance(source, (str, Path)):
+        file, cls_name = split_class_spec(str(source))
+        if cls_name is None:
+            raise ValueError(f"strategy {name!r}: {source!r} is not \"file.py:ClassName\"")
+        file = str(Path(file).resolve())
+        if not Path(file).is_file():
+            raise ValueError(f"strategy file {file!r} does not exist")
+        path = f"{file}:{cls_name}"
+        known = REGISTRY.get(name)
+        if known is not None and known.path == path and known.digest == plugin_digest(file):
+            return known
+        module, digest = load_plugin(name, file)
+        obj = getattr(module, cls_name, None)
+        if obj is None:
+            raise ValueError(f"strategy {name!r}: {file} defines no {cls_name!r}")
+    else:
+        obj = source
+    if not is_player(obj):
+        raise ValueError(f"strategy {name!r}: {obj!r} is not a Python strategy (subclass strategies.Player, "
+                         "or define choose_action(obs))")
+    cls = obj if inspect.isclass(obj) else type(obj)
+    if name is None:
+        name = getattr(cls, "NAME", None) or cls.__name__
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"strategy name must be an identifier, got {name!r}")
+    known = REGISTRY.get(name)
+    if known is not None:
+        if known.kind == "python" and known.player is obj:
+            return known
+        # a class redefined in a notebook replaces its old self; an edited file reloads
+        if known.kind != "python" or known.path != path:
+            raise ValueError(f"strategy name {name!r} is taken; register this one under another name "
+                             f"with strategies.register(name, ...); strategies: {', '.join(REGISTRY)}")
+    params = getattr(cls, "PARAMS", {}) if inspect.isclass(obj) else {}
+    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
+        raise ValueError(f"strategy {name!r}: PARAMS must be a dict of parameter name -> default number")
+    if len(params) > V.N_PARAMS:
+        raise ValueError(f"strategy {name!r}: at most {V.N_PARAMS} parameters")
+    summary = getattr(cls, "SUMMARY", "") or (inspect.getdoc(cls) or "").split("\n")[0] or "Python strategy"
+    python_ids = [i.sid for i in REGISTRY.values() if i.kind == "python"]
+    sid = known.sid if known is not None else -1 - len(python_ids)
+    info = StrategyInfo(name, sid, inspect.getmodule(cls), {k: float(v) for k, v in params.items()},
+                        f"[python] {summary}", path, digest, kind="python", player=obj)
+    REGISTRY[name] = info
+    if path is not None:
+        PY_PLUGINS[name] = path
+    _INSTANCES.clear()
+    return info
+
+
+_INSTANCES: dict = {}
+
+
+def decider_for(strategy) -> Decider:
+    """The ``Decider`` of a resolved Python ``Strategy`` (one instance per spec and
+    process)."""
+    from .registry import REGISTRY
+
+    info = REGISTRY[strategy.name]
+    key = (strategy.name, tuple(sorted(strategy.values.items())))
+    decider = _INSTANCES.get(key)
+    if decider is None:
+        obj = info.player
+        if inspect.isclass(obj):
+            obj = obj(**strategy.values) if info.params else obj()
+        decider = Decider(obj)
+        _INSTANCES[key] = decider
+    return decider

@@ -1,0 +1,186 @@
+"""Plain-Python strategies (strategies.pyplayer, simulator.pydriver): the Python driver plays
+the same hands as the numba kernels, keys its random streams by deal, refuses illegal
+answers in one line, and Python strategies work in experiment files and ginsim run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import simulator
+import strategies
+from simulator import api
+from simulator import state as S
+from simulator.api import StrategyError
+from simulator.melds import arrangement_index_nb
+from simulator.runner import run_experiment
+from strategies import Player, TrivialPlayer
+from strategies.registry import engine_module, parse_strategy
+from strategies.view import N_MEMORY
+
+
+@pytest.fixture(autouse=True)
+def _forget_python_strategies():
+    """Python strategies registered by a test are dropped after it (other modules' tests
+    play every registered strategy)."""
+    from strategies.registry import PY_PLUGINS, REGISTRY
+
+    before = set(REGISTRY)
+    yield
+    for name in set(REGISTRY) - before:
+        if REGISTRY[name].kind == "python":
+            del REGISTRY[name]
+            PY_PLUGINS.pop(name, None)
+
+
+class NumbaInPython(Player):
+    """A numba strategy asked from Python: the view, a stream keyed like the engine's and
+    a memory kept in obs.memory.  Played by the Python driver it must give the numba
+    kernels' rows exactly."""
+
+    def choose_action(self, obs):
+        memory = obs.memory
+        if not memory:
+            memory["rng"] = np.array([obs._seat_info.key], np.uint64)
+            memory["mem"] = np.zeros(N_MEMORY, np.int64)
+        engine = engine_module()
+        state = obs._state
+        n = int(state[S.S_PILE_LEN])
+        pile = np.zeros(64, np.int64)
+        pile[:n] = state[S.S_PILE:S.S_PILE + n]
+        view = np.zeros(len(obs.view), np.int64)
+        strategy = parse_strategy(self.target)
+        action, x, y = engine.decide_nb(state, np.int64(strategy.sid), strategy.row, view, pile,
+                                        obs._seat_info.rules_array.copy(), memory["rng"], memory["mem"])
+        if action == engine.ANSWER_LAYOUT:
+            return S.A_ARRANGE + int(arrangement_index_nb(np.int64(obs.hand_mask), np.int64(x), np.int64(y)))
+        return int(action)
+
+
+_WRAPPED: dict = {}
+
+
+def _wrapped(name: str):
+    if name not in _WRAPPED:
+        _WRAPPED[name] = type(f"Py_{name}", (NumbaInPython,), {"target": name, "PARAMS": {}})
+    strategies.register(f"py_{name}", _WRAPPED[name])
+    return f"py_{name}"
+
+
+@pytest.mark.parametrize("rules", ["hoyle", "oklahoma", "gin_only"])
+def test_python_driver_reproduces_the_numba_rows(rules):
+    py_simple, py_random = _wrapped("simple"), _wrapped("random")
+    for a, b, wa, wb in (("simple", "knock_early", py_simple, "knock_early"),
+                         ("random", "simple", py_random, py_simple)):
+        expected = simulator.simulate(a, b, rules, n_deals=120, seed=7)
+        got = simulator.simulate(wa, wb, rules, n_deals=120, seed=7)
+        pd.testing.assert_frame_equal(got, expected, check_like=False)
+
+
+def test_python_driver_reproduces_numba_games():
+    py_simple = _wrapped("simple")
+    games, hands = simulator.simulate_games("simple", "gin_hunter", "hoyle", n_games=6, seed=3, hands=True)
+    pgames, phands = simulator.simulate_games(py_simple, "gin_hunter", "hoyle", n_games=6, seed=3, hands=True)
+    pd.testing.assert_frame_equal(pgames, games)
+    pd.testing.assert_frame_equal(phands, hands)
+
+
+class Coin(Player):
+    """Random draws and discards from obs.rng; remembers nothing."""
+
+    def draw(self, obs):
+        return "pile" if obs.rng.random() < 0.3 else "stock"
+
+    def discard(self, obs):
+        cards = obs.legal_discards
+        return cards[int(obs.rng.integers(len(cards)))]
+
+
+def test_the_same_seed_gives_the_same_rows_whatever_the_chunks():
+    strategies.register("py_coin", Coin)
+    whole = api.play_deal_records("py_coin", "simple", "hoyle", 0, 60, seed=11)
+    parts = np.vstack([api.play_deal_records("py_coin", "simple", "hoyle", start, 20, seed=11)
+                       for start in (0, 20, 40)])
+    np.testing.assert_array_equal(whole, parts)
+    other = api.play_deal_records("py_coin", "simple", "hoyle", 0, 60, seed=12)
+    assert not np.array_equal(whole, other)
+
+
+class Cheater(Player):
+    def discard(self, obs):
+        return obs.top  # the card just taken from the pile, or not in the hand at all
+
+
+class Knocky(Player):
+    def knock(self, obs):
+        return "yes"
+
+
+def test_an_illegal_answer_stops_with_one_line_naming_strategy_decision_and_deal():
+    strategies.register("py_cheater", Cheater)
+    strategies.register("py_knocky", Knocky)
+    with pytest.raises(StrategyError) as err:
+        simulator.simulate("simple", "py_cheater", "hoyle", n_deals=20, seed=1)
+    text = str(err.value)
+    assert "\n" not in text and "strategy 'py_cheater' (B)" in text and "decision: discard" in text
+    assert "deal " in text and "not one of its legal discards" in text
+    with pytest.raises(StrategyError, match=r"'py_knocky' \(A\) returned 'yes'; expected True .*decision: knock; "
+                                            r"game \d+, hand \d+"):
+        simulator.simulate_games("py_knocky", "simple", "hoyle", n_games=4, seed=1)
+
+
+def test_registration_by_class_instance_and_errors(tmp_path):
+    info = strategies.register("py_trivial", TrivialPlayer)
+    assert info.kind == "python" and info.sid < 0
+    assert strategies.register("py_trivial", TrivialPlayer) is info  # again: a no-op
+    with pytest.raises(ValueError, match="taken"):
+        strategies.register("simple", TrivialPlayer)
+    with pytest.raises(ValueError, match="not a Python strategy"):
+        strategies.register("py_bad", object())
+    df = simulator.simulate(TrivialPlayer(), "simple", "hoyle", n_deals=4, seed=1)  # an instance, by itself
+    assert len(df) == 4 and df.attrs
+    # a Python strategy's parameters come from its spec
+    class Patient(Player):
+        PARAMS = {"knock_at": 10}
+
+        def knock(self, obs):
+            return obs.deadwood <= self.params["knock_at"]
+
+    strategies.register("py_patient", Patient)
+    gins = simulator.simulate("py_patient:knock_at=0", "simple", "hoyle", n_deals=40, seed=2)
+    assert set(gins.loc[gins.knocker == "a", "knocker_deadwood"].dropna()) <= {0}
+
+
+PLAYER_FILE = '''
+from strategies import Player
+
+
+class Greedy(Player):
+    """Greedy, from a file."""
+'''
+
+
+def test_python_strategy_in_an_experiment_file_and_run_with_two_jobs(tmp_path):
+    from simulator.experiment import load_experiment
+
+    (tmp_path / "ginsim_test_mine.py").write_text(PLAYER_FILE)
+    exp_file = tmp_path / "exp.toml"
+    exp_file.write_text('name = "py"\nseed = 5\ndeals = 40\nchunk = 10\n'
+                        'matchups = [["mine", "simple"]]\n[variants.hoyle]\npreset = "hoyle"\n'
+                        '[plugins]\nmine = "ginsim_test_mine.py:Greedy"\n')
+    exp = load_experiment(exp_file)
+    out = run_experiment(exp, tmp_path / "run", jobs=2, progress=False)
+    df = pd.read_parquet(out / "data").sort_values("deal").reset_index(drop=True)
+    direct = simulator.simulate("mine", "simple", exp.cells()[0].rules, n_deals=40,
+                                seed=__import__("simulator.runner", fromlist=["cell_seed"]).cell_seed(5, 0))
+    np.testing.assert_array_equal(df["net_a"].to_numpy(), direct["net_a"].to_numpy())
+    assert strategies.REGISTRY["mine"].kind == "python"
+
+
+def test_a_deal_with_a_python_strategy_replays_with_its_events():
+    py_simple = _wrapped("simple")
+    row, events = api.trace_deal("simple", "gin_hunter", "hoyle", seed=4, deal=3)
+    prow, pevents = api.trace_deal(py_simple, "gin_hunter", "hoyle", seed=4, deal=3)
+    assert prow.drop("a_seat").to_dict() == row.drop("a_seat").to_dict() and prow["a_seat"] == row["a_seat"]
+    assert pevents == events

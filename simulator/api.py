@@ -296,8 +296,13 @@ def _categorical(codes: np.ndarray, categories: tuple) -> pd.Categorical:
 
 def _frame(records: np.ndarray, row: tuple, names: tuple[str, ...], a_seat_col: int) -> pd.DataFrame:
     """Records as a DataFrame (``record_columns`` wrapped in pandas arrays)."""
+    return columns_frame(record_columns(records, row, names, a_seat_col))
+
+
+def columns_frame(columns: list[tuple[str, str, object]]) -> pd.DataFrame:
+    """``record_columns`` as a DataFrame, each column wrapped without a copy."""
     frame: dict[str, object] = {}
-    for name, form, data in record_columns(records, row, names, a_seat_col):
+    for name, form, data in columns:
         if form == "plain":
             frame[name] = data
         elif form == "category":

@@ -1,10 +1,12 @@
 """The report of a run: ``write_report(run_dir)`` writes ``report.md``, a self-contained
 ``report.html`` (plots embedded as base64 PNG data URIs) and the PNG plots.
 
-It reads ``RUN/manifest.json`` and the rows of ``RUN/data/*.parquet`` (hands) and
-``RUN/games/*.parquet`` (games) — each file is classified by its columns, so a run with
-hands only, games only (including older runs that kept game rows under ``data/``) or both
-is reported.  The numbers come from ``simulator.analysis`` (intervals: see its docstring).
+It reads ``RUN/manifest.json`` and streams the verified files of ``RUN/data`` (hands) and
+``RUN/games`` (games) through ``simulator.analysis.scan_run``: one file at a time, only the
+columns the statistics need, reduced to per-cell moments and histograms of hand length, so
+its memory grows with the number of cells, not rows.  The numbers come from
+``simulator.analysis`` (intervals: see its docstring); every figure is drawn from per-cell
+statistics or those histograms.
 
 Plots (matplotlib ``Figure`` objects rendered by Agg; no global pyplot state), each with a
 title, axis labels with units and a caption under it: net points per hand to A per cell;
@@ -45,7 +47,8 @@ MAX_ROWS = 40  # above this many cells, a run with a sweep is drawn against the 
 
 def load_rows(run_dir: str | Path, labels: bool = True,
               files: dict[str, list[Path]] | None = None) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-    """The hand rows and the game rows of a run (``None`` when there are none), reading only
+    """The hand rows and the game rows of a run loaded whole (``None`` when there are none;
+    the report itself streams them, ``analysis.scan_run``), reading only
     the columns the report needs from the run's verified chunk files (``files``: mode →
     paths, as ``rundir.verify_run`` gives them; by default the run is verified here and
     refused when incomplete or damaged).  With ``labels=False`` the string labels (matchup,

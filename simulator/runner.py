@@ -190,16 +190,7 @@ def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     ``chunk_table``, the same rows as Arrow)."""
     from . import api
 
-    seed = cell_seed(exp.seed, cell.index)
-    context = f"cell {cell.index}"
-    if chunk.mode == "deals":
-        records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
-        api.check_hand_errors(records, cell.a, cell.b, context)
-        df = api.hand_frame(records)
-    else:
-        games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
-        api.check_game_errors(games, cell.a, cell.b, context)
-        df = api.game_frame(games)
+    df = api.columns_frame(play_chunk_columns(exp, cell, chunk))
     labels = pd.DataFrame(_label_frame(exp, cell, len(df)), index=df.index)
     return pd.concat([labels, df], axis=1)
 

@@ -263,47 +263,74 @@ def _labels(df: pd.DataFrame) -> pd.DataFrame:
     return df[cols].drop_duplicates("cell").set_index("cell", drop=False).sort_index()
 
 
+def _in(labels: pd.Series, wanted: Sequence[str]) -> np.ndarray:
+    """True where ``labels`` is one of ``wanted`` (a categorical compares its codes)."""
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        categories = list(labels.cat.categories)
+        table = np.zeros(len(categories) + 1, dtype=bool)  # the last entry: code -1, missing
+        table[[categories.index(w) for w in wanted if w in categories]] = True
+        return table[labels.cat.codes.to_numpy()]
+    return labels.isin(list(wanted)).to_numpy(dtype=bool)
+
+
 def _win_value(winner: pd.Series, side: str) -> np.ndarray:
     """1 when ``side`` won, 0 when the other side won, ½ without a winner."""
     missing = winner.isna().to_numpy()
-    won = (winner == side).fillna(False).to_numpy(dtype=bool)
+    won = _in(winner, [side]) & ~missing
     return np.where(missing, 0.5, won.astype(float))
 
 
-def _hand_values(df: pd.DataFrame) -> pd.DataFrame:
-    """The per-hand quantities behind ``hand_stats`` (one row per hand, floats)."""
-    net = df["net_a"].astype(float).to_numpy()
-    a_dealt = df["a_dealt"].astype(bool).to_numpy()
+def _deadwood(column: pd.Series, played: np.ndarray) -> np.ndarray:
+    values = column.array
+    if isinstance(values, pd.arrays.IntegerArray):  # the frames' nullable Int16: no object round trip
+        data = values.to_numpy(dtype=float, na_value=0.0)
+    else:
+        data = pd.to_numeric(column).astype(float).fillna(0.0).to_numpy()
+    return np.where(played, data, 0.0)
+
+
+def _hand_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The per-hand quantities behind ``hand_stats`` (one float array per quantity)."""
+    net = df["net_a"].to_numpy(dtype=float)
+    a_dealt = df["a_dealt"].to_numpy(dtype=bool)
     outcome = df["outcome"]
-    played = (outcome != "dead").to_numpy()
-    return pd.DataFrame({
+    played = ~_in(outcome, ["dead"])
+    return {
         "net": net,
         "win": _win_value(df["winner"], "a"),
         "edge": np.where(a_dealt, -net, net),
-        "draws": df["draws"].astype(float).to_numpy(),
-        **{f"share_{o}": (outcome == o).to_numpy(dtype=float) for o in OUTCOMES},
-        "gin_any": outcome.isin(["gin", "big_gin"]).to_numpy(dtype=float),
-        "knocks": outcome.isin(["knock", "undercut"]).to_numpy(dtype=float),
+        "draws": df["draws"].to_numpy(dtype=float),
+        **{f"share_{o}": _in(outcome, [o]).astype(float) for o in OUTCOMES},
+        "gin_any": _in(outcome, ["gin", "big_gin"]).astype(float),
+        "knocks": _in(outcome, ["knock", "undercut"]).astype(float),
         "played": played.astype(float),
-        "kdw": np.where(played, pd.to_numeric(df["knocker_deadwood"]).astype(float).fillna(0.0), 0.0),
-        "ddw": np.where(played, pd.to_numeric(df["defender_deadwood"]).astype(float).fillna(0.0), 0.0),
-    }, index=df.index)
+        "kdw": _deadwood(df["knocker_deadwood"], played),
+        "ddw": _deadwood(df["defender_deadwood"], played),
+    }
+
+
+def _game_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The per-game quantities behind ``game_stats`` (one float array per quantity);
+    ``nd`` is the non-dealer's (first mover's) game-win value, ``edge`` + ½."""
+    win_a = _win_value(df["winner"], "a")
+    a_first = df["a_dealt_first"].to_numpy(dtype=bool)
+    edge = np.where(a_first, 1.0 - win_a, win_a) - 0.5
+    return {
+        "win": win_a,
+        "margin": df["margin_a"].to_numpy(dtype=float),
+        "hands": df["hands"].to_numpy(dtype=float),
+        "shutout": df["shutout"].to_numpy(dtype=bool).astype(float),
+        "edge": edge,
+        "nd": edge + 0.5,
+    }
+
+
+def _hand_values(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(_hand_value_columns(df), index=df.index)
 
 
 def _game_values(df: pd.DataFrame) -> pd.DataFrame:
-    """The per-game quantities behind ``game_stats`` (one row per game, floats); ``nd`` is
-    the non-dealer's (first mover's) game-win value, ``edge`` + ½."""
-    win_a = _win_value(df["winner"], "a")
-    a_first = df["a_dealt_first"].astype(bool).to_numpy()
-    edge = np.where(a_first, 1.0 - win_a, win_a) - 0.5
-    return pd.DataFrame({
-        "win": win_a,
-        "margin": df["margin_a"].astype(float).to_numpy(),
-        "hands": df["hands"].astype(float).to_numpy(),
-        "shutout": df["shutout"].astype(bool).to_numpy(dtype=float),
-        "edge": edge,
-        "nd": edge + 0.5,
-    }, index=df.index)
+    return pd.DataFrame(_game_value_columns(df), index=df.index)
 
 
 def _is_run(data) -> bool:
@@ -442,21 +469,27 @@ class RunScan:
 def _unit_blocks(cells: np.ndarray, pairs: np.ndarray, values: np.ndarray, mirrored: bool):
     """(cell, unit values) per cell of a file's rows: with mirroring the mean of each
     pair's rows (pairs never span files), else the rows themselves."""
-    for cell in np.unique(cells):
-        mask = cells == cell
-        block = values if mask.all() else values[mask]
+    one_cell = len(cells) and cells[0] == cells[-1] and bool((cells == cells[0]).all())
+    for cell in (cells[:1] if one_cell else np.unique(cells)):
+        mask = None if one_cell else cells == cell
+        block = values if mask is None else values[mask]
         if not mirrored:
             yield int(cell), block
             continue
-        pair = pairs if mask.all() else pairs[mask]
+        pair = pairs if mask is None else pairs[mask]
+        first, second = pair[0::2], pair[1::2]
+        if len(pair) % 2 == 0 and np.array_equal(first, second) and bool((np.diff(first) > 0).all()):
+            # rows in deal order, as chunk files hold them: deals 2p and 2p + 1 side by side
+            yield int(cell), (block[0::2] + block[1::2]) * 0.5
+            continue
         low = pair.min()
-        if pair.max() - low < 4 * len(pair):  # chunk files hold a contiguous range of pairs
+        if pair.max() - low < 4 * len(pair):
             index = pair - low
         else:
             index = np.unique(pair, return_inverse=True)[1]
         counts = np.bincount(index)
         keep = counts > 0
-        sums = np.column_stack([np.bincount(index, weights=block[:, j], minlength=len(counts))
+        sums = np.column_stack([np.bincount(index, weights=np.ascontiguousarray(block[:, j]), minlength=len(counts))
                                 for j in range(block.shape[1])])
         yield int(cell), sums[keep] / counts[keep, None]
 
@@ -496,22 +529,26 @@ def _scan_mode(paths: list, columns: tuple[str, ...], values_of, mirrored: bool,
             continue
         df = table.select(list(columns)).to_pandas()
         cells = df["cell"].to_numpy()
-        for cell in np.unique(cells):
-            cell = int(cell)
+        present, first_rows, counts = np.unique(cells, return_index=True, return_counts=True)
+        for cell, first, count in zip(present.tolist(), first_rows.tolist(), counts.tolist()):
             if cell not in labels:
-                first = int(np.flatnonzero(cells == cell)[0])
                 labels[cell] = {"cell": cell, **table.select(label_cols).slice(first, 1).to_pylist()[0]}
-            n_rows[cell] = n_rows.get(cell, 0) + int((cells == cell).sum())
+            n_rows[cell] = n_rows.get(cell, 0) + count
         all_won = all_won and bool(df["winner"].notna().all())
-        values = values_of(df)
+        named = values_of(df)
         if moments is None:
-            moments = Moments(list(values.columns))
-        for cell, block in _unit_blocks(cells, df["pair"].to_numpy(), values.to_numpy(dtype=float), mirrored):
+            moments = Moments(list(named))
+        stacked = np.empty((len(named), len(df)))  # one contiguous row per quantity
+        for j, column in enumerate(named.values()):
+            stacked[j] = column
+        values = stacked.T
+        del named
+        for cell, block in _unit_blocks(cells, df["pair"].to_numpy(), values, mirrored):
             moments.add(cell, block)
         if draws is not None:
             d = df["draws"].to_numpy()
-            for cell in np.unique(cells):
-                counts = np.bincount(d[cells == cell])
+            for cell in present:
+                counts = np.bincount(d if len(present) == 1 else d[cells == cell])
                 have = draws.get(int(cell), np.zeros(0, np.int64))
                 size = max(len(have), len(counts))
                 draws[int(cell)] = np.pad(have, (0, size - len(have))) + np.pad(counts, (0, size - len(counts)))
@@ -549,10 +586,10 @@ def scan_run(run_dir, confidence: float = 0.95, files: dict | None = None,
     mirrored = bool(manifest["experiment"].get("mirrored", True))
     draws: dict[int, np.ndarray] = {}
     hands = games = None
-    scanned = _scan_mode(files.get("deals", []), HAND_SCAN_COLUMNS, _hand_values, mirrored, draws)
+    scanned = _scan_mode(files.get("deals", []), HAND_SCAN_COLUMNS, _hand_value_columns, mirrored, draws)
     if scanned is not None:
         hands = _hand_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
-    scanned = _scan_mode(files.get("games", []), GAME_SCAN_COLUMNS, _game_values, mirrored, None)
+    scanned = _scan_mode(files.get("games", []), GAME_SCAN_COLUMNS, _game_value_columns, mirrored, None)
     if scanned is not None:
         games = _game_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
     return RunScan(hands, games, draws, manifest)

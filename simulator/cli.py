@@ -326,13 +326,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("bench", "measure the rules core and the engine on this machine")
     p.add_argument("--quick", action="store_true",
-                   help="smaller samples: about 1.5 minutes on 2 idle cores (measured: 103 s, 124 s on a busy "
-                        "machine), 30 s of it timing a cold compile (default: the full run, several minutes)")
+                   help="smaller samples: about 2 minutes on 2 idle cores (measured before the end-to-end paths "
+                        "were added: 103 s, 124 s on a busy machine), 30 s of it timing a cold compile "
+                        "(default: the full run, several minutes)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables (default: tables)")
     p.add_argument("--scale", action="store_true",
                    help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
-                        "each timed with its peak memory, and the size on disk (about 10 minutes on 2 idle cores; "
-                        "needs about 1 GB of disk)")
+                        "each timed with its peak memory, and the size on disk (about 5-10 minutes on 2 idle cores; "
+                        "needs about 1 GB of disk; default: the usual benchmarks instead)")
     p.add_argument("--scale-deals", type=int, default=100_000_000,
                    help="deals in the scale benchmark, over 10 cells (default: 100000000)")
     p.add_argument("--scale-dir", help="where the scale benchmark's run goes (default: the system temp dir)")

@@ -45,6 +45,7 @@ hand guard) counts ½ to each side, so in self-play every win rate is 0.5 in exp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -124,7 +125,92 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     return float(ci.low), float(ci.high)
 
 
-def _mean_estimates(units: pd.DataFrame, columns: Sequence[str], names: Sequence[str],
+class Moments:
+    """Per cell: the number of units, the mean of each unit column and their co-moment
+    matrix (sum of products of deviations from the means), merged part by part.
+
+    ``add(cell, units)`` takes a block of unit values (rows = units, one column per entry
+    of ``columns``) and merges it into the cell's running totals with the pairwise update
+    of Chan, Golub and LeVeque (1979), which stays exact to rounding however the units are
+    split into parts: a run is summarised file by file with memory bounded by the number
+    of cells, and the sample standard deviations and covariances equal those of all the
+    units at once (``sd``, ``residual_sd``)."""
+
+    def __init__(self, columns: Sequence[str]):
+        self.columns = list(columns)
+        self._n: dict[int, int] = {}
+        self._mean: dict[int, np.ndarray] = {}
+        self._comoment: dict[int, np.ndarray] = {}
+
+    def add(self, cell: int, units: np.ndarray) -> None:
+        units = np.asarray(units, dtype=float)
+        m = units.shape[0]
+        if m == 0:
+            return
+        mean = units.mean(axis=0)
+        dev = units - mean
+        comoment = dev.T @ dev
+        cell = int(cell)
+        n0 = self._n.get(cell, 0)
+        if n0 == 0:
+            self._n[cell], self._mean[cell], self._comoment[cell] = m, mean, comoment
+            return
+        n = n0 + m
+        delta = mean - self._mean[cell]
+        self._mean[cell] = self._mean[cell] + delta * (m / n)
+        self._comoment[cell] = self._comoment[cell] + comoment + np.outer(delta, delta) * (n0 * m / n)
+        self._n[cell] = n
+
+    @classmethod
+    def from_units(cls, units: pd.DataFrame, columns: Sequence[str]) -> "Moments":
+        """The moments of a frame of unit values with a ``cell`` column."""
+        out = cls(columns)
+        cells = units["cell"].to_numpy()
+        values = units[list(columns)].to_numpy(dtype=float)
+        order = np.argsort(cells, kind="stable")
+        cells, values = cells[order], values[order]
+        bounds = np.flatnonzero(np.diff(cells)) + 1
+        for part_cells, part in zip(np.split(cells, bounds), np.split(values, bounds)):
+            if len(part):
+                out.add(int(part_cells[0]), part)
+        return out
+
+    @property
+    def cells(self) -> list[int]:
+        return sorted(self._n)
+
+    def n(self) -> pd.Series:
+        """Units per cell."""
+        cells = self.cells
+        return pd.Series([self._n[c] for c in cells], index=pd.Index(cells, name="cell"), dtype=np.int64)
+
+    def mean(self) -> pd.DataFrame:
+        cells = self.cells
+        return pd.DataFrame([self._mean[c] for c in cells], index=pd.Index(cells, name="cell"),
+                            columns=self.columns)
+
+    def sd(self) -> pd.DataFrame:
+        """Sample standard deviations (ddof 1) of the unit columns; NaN with one unit."""
+        cells = self.cells
+        rows = [np.sqrt(np.maximum(np.diag(self._comoment[c]), 0.0) / (self._n[c] - 1)) if self._n[c] > 1
+                else np.full(len(self.columns), np.nan) for c in cells]
+        return pd.DataFrame(rows, index=pd.Index(cells, name="cell"), columns=self.columns)
+
+    def residual_sd(self, num: str, den: str, ratio: pd.Series) -> pd.Series:
+        """Per cell, the sample standard deviation of ``num - ratio * den`` over units."""
+        i, j = self.columns.index(num), self.columns.index(den)
+        out = {}
+        for c in self.cells:
+            r, comoment, n = float(ratio.get(c, np.nan)), self._comoment[c], self._n[c]
+            if n < 2 or not np.isfinite(r):
+                out[c] = np.nan
+                continue
+            var = (comoment[i, i] - 2 * r * comoment[i, j] + r * r * comoment[j, j]) / (n - 1)
+            out[c] = float(np.sqrt(max(var, 0.0)))
+        return pd.Series(out, dtype=float).rename_axis("cell")
+
+
+def _mean_estimates(moments: Moments, columns: Sequence[str], names: Sequence[str],
                     confidence: float, wilson: Sequence[bool] = (),
                     proportion: Sequence[bool] = ()) -> pd.DataFrame:
     """Per cell: mean, se, interval of each unit column (t interval; Wilson where asked).
@@ -133,14 +219,13 @@ def _mean_estimates(units: pd.DataFrame, columns: Sequence[str], names: Sequence
     unit is 0 (or every unit is 1) the t interval would have zero width, so the Wilson
     interval of k = 0 (or k = n) successes in n units is given instead — an upper (lower)
     bound of about 3.84 / (n + 3.84) from 1 (0), as for a binomial count."""
-    g = units.groupby("cell", sort=True)[list(columns)]
-    means, sds, counts = g.mean(), g.std(ddof=1), g.count()
+    means, sds, counts = moments.mean(), moments.sd(), moments.n()
     out = pd.DataFrame(index=means.index)
     wilson = list(wilson) + [False] * (len(columns) - len(wilson))
     proportion = list(proportion) + [False] * (len(columns) - len(proportion))
     for col, name, use_wilson, is_share in zip(columns, names, wilson, proportion, strict=True):
         low_name, high_name = ci_columns(name)
-        mean, n = means[col].to_numpy(), counts[col].to_numpy()
+        mean, n = means[col].to_numpy(), counts.to_numpy()
         se, low, high = t_interval(mean, sds[col].to_numpy(), n, confidence)
         for i, (m, k) in enumerate(zip(mean, n)):
             if k >= 1 and np.isfinite(m) and (use_wilson or (is_share and m in (0.0, 1.0))):
@@ -153,13 +238,12 @@ def _mean_estimates(units: pd.DataFrame, columns: Sequence[str], names: Sequence
     return out
 
 
-def _ratio_estimates(units: pd.DataFrame, num: str, den: str, name: str, confidence: float) -> pd.DataFrame:
+def _ratio_estimates(moments: Moments, num: str, den: str, name: str, confidence: float) -> pd.DataFrame:
     """Per cell: sum(num)/sum(den) over units with a delta-method t interval."""
-    g = units.groupby("cell", sort=True)
-    mean_num, mean_den, n = g[num].mean(), g[den].mean(), g[num].count()
+    means, n = moments.mean(), moments.n()
+    mean_num, mean_den = means[num], means[den]
     ratio = mean_num / mean_den.where(mean_den > 0)
-    resid = units[num] - units["cell"].map(ratio).fillna(0.0) * units[den]
-    sd = resid.groupby(units["cell"]).std(ddof=1) / mean_den.where(mean_den > 0)
+    sd = moments.residual_sd(num, den, ratio).reindex(ratio.index) / mean_den.where(mean_den > 0)
     se, low, high = t_interval(ratio.to_numpy(), sd.to_numpy(), n.to_numpy(), confidence)
     low_name, high_name = ci_columns(name)
     base = name[:-5] if name.endswith("_mean") else name
@@ -179,15 +263,88 @@ def _labels(df: pd.DataFrame) -> pd.DataFrame:
     return df[cols].drop_duplicates("cell").set_index("cell", drop=False).sort_index()
 
 
+def _in(labels: pd.Series, wanted: Sequence[str]) -> np.ndarray:
+    """True where ``labels`` is one of ``wanted`` (a categorical compares its codes)."""
+    if isinstance(labels.dtype, pd.CategoricalDtype):
+        categories = list(labels.cat.categories)
+        table = np.zeros(len(categories) + 1, dtype=bool)  # the last entry: code -1, missing
+        table[[categories.index(w) for w in wanted if w in categories]] = True
+        return table[labels.cat.codes.to_numpy()]
+    return labels.isin(list(wanted)).to_numpy(dtype=bool)
+
+
 def _win_value(winner: pd.Series, side: str) -> np.ndarray:
     """1 when ``side`` won, 0 when the other side won, ½ without a winner."""
     missing = winner.isna().to_numpy()
-    won = (winner == side).fillna(False).to_numpy(dtype=bool)
+    won = _in(winner, [side]) & ~missing
     return np.where(missing, 0.5, won.astype(float))
 
 
-def hand_stats(hands: pd.DataFrame, confidence: float = 0.95, mirrored: bool | None = None) -> pd.DataFrame:
+def _deadwood(column: pd.Series, played: np.ndarray) -> np.ndarray:
+    values = column.array
+    if isinstance(values, pd.arrays.IntegerArray):  # the frames' nullable Int16: no object round trip
+        data = values.to_numpy(dtype=float, na_value=0.0)
+    else:
+        data = pd.to_numeric(column).astype(float).fillna(0.0).to_numpy()
+    return np.where(played, data, 0.0)
+
+
+def _hand_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The per-hand quantities behind ``hand_stats`` (one float array per quantity)."""
+    net = df["net_a"].to_numpy(dtype=float)
+    a_dealt = df["a_dealt"].to_numpy(dtype=bool)
+    outcome = df["outcome"]
+    played = ~_in(outcome, ["dead"])
+    return {
+        "net": net,
+        "win": _win_value(df["winner"], "a"),
+        "edge": np.where(a_dealt, -net, net),
+        "draws": df["draws"].to_numpy(dtype=float),
+        **{f"share_{o}": _in(outcome, [o]).astype(float) for o in OUTCOMES},
+        "gin_any": _in(outcome, ["gin", "big_gin"]).astype(float),
+        "knocks": _in(outcome, ["knock", "undercut"]).astype(float),
+        "played": played.astype(float),
+        "kdw": _deadwood(df["knocker_deadwood"], played),
+        "ddw": _deadwood(df["defender_deadwood"], played),
+    }
+
+
+def _game_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The per-game quantities behind ``game_stats`` (one float array per quantity);
+    ``nd`` is the non-dealer's (first mover's) game-win value, ``edge`` + ½."""
+    win_a = _win_value(df["winner"], "a")
+    a_first = df["a_dealt_first"].to_numpy(dtype=bool)
+    edge = np.where(a_first, 1.0 - win_a, win_a) - 0.5
+    return {
+        "win": win_a,
+        "margin": df["margin_a"].to_numpy(dtype=float),
+        "hands": df["hands"].to_numpy(dtype=float),
+        "shutout": df["shutout"].to_numpy(dtype=bool).astype(float),
+        "edge": edge,
+        "nd": edge + 0.5,
+    }
+
+
+def _hand_values(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(_hand_value_columns(df), index=df.index)
+
+
+def _game_values(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(_game_value_columns(df), index=df.index)
+
+
+def _is_run(data) -> bool:
+    import os
+
+    return isinstance(data, (str, os.PathLike))
+
+
+def hand_stats(hands, confidence: float = 0.95, mirrored: bool | None = None) -> pd.DataFrame:
     """One row per cell of hand rows: what happens in a hand, with intervals.
+
+    ``hands`` is a frame of hand rows, or the path of a run directory: then its verified
+    ``data/`` files are scanned one at a time (``scan_run``) and never loaded whole, with
+    the same estimates to float rounding.
 
     Columns: the labels; ``n_hands``, ``n_units`` (pairs when mirrored, else hands);
     ``net_mean`` (points per hand to A, ``net_a``); ``win_rate`` (share of hands A won, no
@@ -199,59 +356,55 @@ def hand_stats(hands: pd.DataFrame, confidence: float = 0.95, mirrored: bool | N
     over hands not cancelled, defender's after layoffs).  Each with ``_ci_low``,
     ``_ci_high`` and ``_se`` columns (see the module docstring for the method).
     """
+    if _is_run(hands):
+        return scan_run(hands, confidence).hands
     df = _with_cell(hands)
     if mirrored is None:
         mirrored = is_mirrored(df)
-    net = df["net_a"].astype(float).to_numpy()
-    a_dealt = df["a_dealt"].astype(bool).to_numpy()
-    outcome = df["outcome"]
-    played = (outcome != "dead").to_numpy()
-    values = pd.DataFrame({
-        "net": net,
-        "win": _win_value(df["winner"], "a"),
-        "edge": np.where(a_dealt, -net, net),
-        "draws": df["draws"].astype(float).to_numpy(),
-        **{f"share_{o}": (outcome == o).to_numpy(dtype=float) for o in OUTCOMES},
-        "gin_any": outcome.isin(["gin", "big_gin"]).to_numpy(dtype=float),
-        "knocks": outcome.isin(["knock", "undercut"]).to_numpy(dtype=float),
-        "played": played.astype(float),
-        "kdw": np.where(played, pd.to_numeric(df["knocker_deadwood"]).astype(float).fillna(0.0), 0.0),
-        "ddw": np.where(played, pd.to_numeric(df["defender_deadwood"]).astype(float).fillna(0.0), 0.0),
-    }, index=df.index)
-    units = _units(df, values, mirrored)
-    binary = not mirrored
+    values = _hand_values(df)
+    moments = Moments.from_units(_units(df, values, mirrored), list(values.columns))
+    return _hand_estimates(moments, _labels(df), df.groupby("cell", sort=True).size(), not mirrored,
+                           bool(df["winner"].notna().all()), confidence)
+
+
+def _hand_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, binary: bool,
+                    all_won: bool, confidence: float) -> pd.DataFrame:
+    """``hand_stats`` from the cells' unit moments (``binary``: units are single hands;
+    ``all_won``: every hand has a winner)."""
     share_cols = [f"share_{o}" for o in OUTCOMES]
     means = _mean_estimates(
-        units,
+        moments,
         ["net", "win", "edge", "draws", *share_cols, "gin_any"],
         ["net_mean", "win_rate", "first_mover_edge", "draws_mean", *share_cols, "gin_rate"],
         confidence,
-        wilson=[False, binary and bool(df["winner"].notna().all()), False, False] + [binary] * 6,
+        wilson=[False, binary and all_won, False, False] + [binary] * 6,
         proportion=[False, True, False, False] + [True] * 6,
     )
-    out = _labels(df)
-    n = df.groupby("cell", sort=True).size()
-    out.insert(len(out.columns), "n_hands", n)
-    out.insert(len(out.columns), "n_units", units.groupby("cell", sort=True).size())
+    out = labels
+    out.insert(len(out.columns), "n_hands", n_rows)
+    out.insert(len(out.columns), "n_units", moments.n())
     out = out.join(means)
-    out = out.join(_ratio_estimates(units, "share_undercut", "knocks", "undercut_rate", confidence))
+    out = out.join(_ratio_estimates(moments, "share_undercut", "knocks", "undercut_rate", confidence))
     # undercuts per knock is a proportion of the knocks: at 0 or 1 the delta-method interval
     # has zero width, so Wilson with k = 0 (or n) of the knocks (in units, pairs when mirrored)
-    knocks = units.groupby("cell", sort=True)["knocks"].sum()
+    knocks = moments.mean()["knocks"] * moments.n()
     for cell, rate in out["undercut_rate"].items():
         n_knocks = int(round(knocks.get(cell, 0)))
         if n_knocks >= 1 and rate in (0.0, 1.0):
             low, high = wilson_interval(0 if rate == 0.0 else n_knocks, n_knocks, confidence)
             out.loc[cell, ["undercut_rate_ci_low", "undercut_rate_ci_high"]] = [low, high]
-    out = out.join(_ratio_estimates(units, "kdw", "played", "knocker_deadwood", confidence))
-    out = out.join(_ratio_estimates(units, "ddw", "played", "defender_deadwood", confidence))
+    out = out.join(_ratio_estimates(moments, "kdw", "played", "knocker_deadwood", confidence))
+    out = out.join(_ratio_estimates(moments, "ddw", "played", "defender_deadwood", confidence))
     _clip(out, ["win_rate", *share_cols, "gin_rate", "undercut_rate"], 0.0, 1.0)
     _clip(out, ["knocker_deadwood", "defender_deadwood", "draws_mean"], 0.0, np.inf)
     return out.reset_index(drop=True)
 
 
-def game_stats(games: pd.DataFrame, confidence: float = 0.95, mirrored: bool | None = None) -> pd.DataFrame:
+def game_stats(games, confidence: float = 0.95, mirrored: bool | None = None) -> pd.DataFrame:
     """One row per cell of game rows: who wins games and by how much, with intervals.
+
+    ``games`` is a frame of game rows, or the path of a run directory (its ``games/``
+    files scanned one at a time, as for ``hand_stats``).
 
     Columns: the labels; ``n_games``, ``n_units``; ``win_prob`` (A's probability of winning
     the game, a game with no winner = ½); ``margin_mean`` (``margin_a``, A's final score
@@ -259,39 +412,206 @@ def game_stats(games: pd.DataFrame, confidence: float = 0.95, mirrored: bool | N
     ``first_mover_edge`` (game-win probability of the player who did *not* deal first —
     the first to move — minus 0.5).  Each with ``_ci_low``, ``_ci_high`` and ``_se``.
     """
+    if _is_run(games):
+        return scan_run(games, confidence).games
     df = _with_cell(games)
     if mirrored is None:
         mirrored = is_mirrored(df)
-    win_a = _win_value(df["winner"], "a")
-    a_first = df["a_dealt_first"].astype(bool).to_numpy()
-    values = pd.DataFrame({
-        "win": win_a,
-        "margin": df["margin_a"].astype(float).to_numpy(),
-        "hands": df["hands"].astype(float).to_numpy(),
-        "shutout": df["shutout"].astype(bool).to_numpy(dtype=float),
-        "edge": np.where(a_first, 1.0 - win_a, win_a) - 0.5,
-    }, index=df.index)
-    units = _units(df, values, mirrored)
-    binary = not mirrored
-    complete = bool(df["winner"].notna().all())
-    means = _mean_estimates(units, ["win", "margin", "hands", "shutout", "edge"],
+    values = _game_values(df)
+    moments = Moments.from_units(_units(df, values, mirrored), list(values.columns))
+    return _game_estimates(moments, _labels(df), df.groupby("cell", sort=True).size(), not mirrored,
+                           bool(df["winner"].notna().all()), confidence)
+
+
+def _game_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, binary: bool,
+                    complete: bool, confidence: float) -> pd.DataFrame:
+    """``game_stats`` from the cells' unit moments (``complete``: every game has a winner)."""
+    means = _mean_estimates(moments, ["win", "margin", "hands", "shutout", "edge"],
                             ["win_prob", "margin_mean", "hands_mean", "shutout_rate", "first_mover_edge"],
                             confidence, wilson=[binary and complete, False, False, binary],
                             proportion=[True, False, False, True])
     # the edge is a proportion minus ½: Wilson on the proportion (unpaired, or all 0 / all 1)
-    nd = _mean_estimates(units.assign(nd=units["edge"] + 0.5), ["nd"], ["nd"], confidence,
-                         [binary and complete], [True])
+    nd = _mean_estimates(moments, ["nd"], ["nd"], confidence, [binary and complete], [True])
     use = (binary and complete) | nd["nd"].isin([0.0, 1.0])
     means.loc[use, "first_mover_edge_ci_low"] = nd.loc[use, "nd_ci_low"] - 0.5
     means.loc[use, "first_mover_edge_ci_high"] = nd.loc[use, "nd_ci_high"] - 0.5
-    out = _labels(df)
-    out.insert(len(out.columns), "n_games", df.groupby("cell", sort=True).size())
-    out.insert(len(out.columns), "n_units", units.groupby("cell", sort=True).size())
+    out = labels
+    out.insert(len(out.columns), "n_games", n_rows)
+    out.insert(len(out.columns), "n_units", moments.n())
     out = out.join(means)
     _clip(out, ["win_prob", "shutout_rate"], 0.0, 1.0)
     _clip(out, ["first_mover_edge"], -0.5, 0.5)
     _clip(out, ["hands_mean"], 0.0, np.inf)
     return out.reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- streaming a run
+
+#: the columns ``scan_run`` reads from hand and game files (besides labels)
+HAND_SCAN_COLUMNS = ("cell", "pair", "a_dealt", "outcome", "winner", "net_a", "draws", "knocker_deadwood",
+                     "defender_deadwood")
+GAME_SCAN_COLUMNS = ("cell", "pair", "a_dealt_first", "winner", "margin_a", "hands", "shutout")
+
+
+@dataclass
+class RunScan:
+    """What ``scan_run`` gathers from a run: ``hands`` and ``games`` (the ``hand_stats``
+    and ``game_stats`` frames, None without such rows), ``draws`` (per cell, the number of
+    hands ending after 0, 1, 2 ... draws: the whole distribution of hand length, in memory
+    bounded by the longest hand) and ``manifest``."""
+
+    hands: pd.DataFrame | None
+    games: pd.DataFrame | None
+    draws: dict[int, np.ndarray]
+    manifest: dict
+
+
+def _unit_blocks(cells: np.ndarray, pairs: np.ndarray, values: np.ndarray, mirrored: bool):
+    """(cell, unit values) per cell of a file's rows: with mirroring the mean of each
+    pair's rows (pairs never span files), else the rows themselves."""
+    one_cell = len(cells) and cells[0] == cells[-1] and bool((cells == cells[0]).all())
+    for cell in (cells[:1] if one_cell else np.unique(cells)):
+        mask = None if one_cell else cells == cell
+        block = values if mask is None else values[mask]
+        if not mirrored:
+            yield int(cell), block
+            continue
+        pair = pairs if mask is None else pairs[mask]
+        first, second = pair[0::2], pair[1::2]
+        if len(pair) % 2 == 0 and np.array_equal(first, second) and bool((np.diff(first) > 0).all()):
+            # rows in deal order, as chunk files hold them: deals 2p and 2p + 1 side by side
+            yield int(cell), (block[0::2] + block[1::2]) * 0.5
+            continue
+        low = pair.min()
+        if pair.max() - low < 4 * len(pair):
+            index = pair - low
+        else:
+            index = np.unique(pair, return_inverse=True)[1]
+        counts = np.bincount(index)
+        keep = counts > 0
+        sums = np.column_stack([np.bincount(index, weights=np.ascontiguousarray(block[:, j]), minlength=len(counts))
+                                for j in range(block.shape[1])])
+        yield int(cell), sums[keep] / counts[keep, None]
+
+
+def _prefetched(paths: list, read):
+    """``read(path)`` of each path in order, reading the next file in a thread while the
+    caller works on the current one (pyarrow releases the GIL): two files in memory at most."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not paths:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ginsim-read") as pool:
+        nxt = pool.submit(read, paths[0])
+        for i in range(len(paths)):
+            current = nxt.result()
+            if i + 1 < len(paths):
+                nxt = pool.submit(read, paths[i + 1])
+            yield current
+
+
+def _scan_mode(paths: list, columns: tuple[str, ...], values_of, mirrored: bool, draws: dict | None):
+    """Moments, labels, rows per cell and "every row has a winner" over ``paths``."""
+    import pyarrow.parquet as pq
+
+    moments = None
+    labels: dict[int, dict] = {}
+    n_rows: dict[int, int] = {}
+    all_won = True
+
+    def read(path):
+        names = pq.read_schema(path).names
+        label_cols = [c for c in names if (c in LABELS and c != "cell") or (c[:2] in ("a.", "b.") and len(c) > 2)]
+        return pq.read_table(path, columns=[*columns, *label_cols]), label_cols
+
+    for table, label_cols in _prefetched(list(paths), read):
+        if table.num_rows == 0:
+            continue
+        df = table.select(list(columns)).to_pandas()
+        cells = df["cell"].to_numpy()
+        present, first_rows, counts = np.unique(cells, return_index=True, return_counts=True)
+        for cell, first, count in zip(present.tolist(), first_rows.tolist(), counts.tolist()):
+            if cell not in labels:
+                labels[cell] = {"cell": cell, **table.select(label_cols).slice(first, 1).to_pylist()[0]}
+            n_rows[cell] = n_rows.get(cell, 0) + count
+        all_won = all_won and bool(df["winner"].notna().all())
+        named = values_of(df)
+        if moments is None:
+            moments = Moments(list(named))
+        stacked = np.empty((len(named), len(df)))  # one contiguous row per quantity
+        for j, column in enumerate(named.values()):
+            stacked[j] = column
+        values = stacked.T
+        del named
+        for cell, block in _unit_blocks(cells, df["pair"].to_numpy(), values, mirrored):
+            moments.add(cell, block)
+        if draws is not None:
+            d = df["draws"].to_numpy()
+            for cell in present:
+                counts = np.bincount(d if len(present) == 1 else d[cells == cell])
+                have = draws.get(int(cell), np.zeros(0, np.int64))
+                size = max(len(have), len(counts))
+                draws[int(cell)] = np.pad(have, (0, size - len(have))) + np.pad(counts, (0, size - len(counts)))
+        del table, df, values
+    if moments is None:
+        return None
+    order = sorted(labels)
+    frame = pd.DataFrame([labels[c] for c in order])
+    for key in sweep_columns(frame):
+        frame[key] = frame[key].astype("float64")
+    front = [c for c in LABELS if c in frame.columns]
+    frame = frame[front + [c for c in frame.columns if c not in front]].set_index("cell", drop=False)
+    rows = pd.Series(n_rows, dtype=np.int64).reindex(order)
+    return moments, frame, rows, all_won
+
+
+def scan_run(run_dir, confidence: float = 0.95, files: dict | None = None,
+             allow_missing: bool = False, manifest: dict | None = None) -> RunScan:
+    """Per-cell statistics of a run directory, streamed file by file.
+
+    Reads only the verified chunk files (``files``: mode → paths as ``rundir.verify_run``
+    gives them, with the ``manifest`` they were verified against; by default the run is
+    verified here and refused when damaged, or when chunks are missing unless
+    ``allow_missing``), only the columns the statistics need,
+    one file at a time (the next one read ahead in a thread).  Each file's rows are reduced
+    to units (pair means: mirrored pairs never span chunk files) and merged into per-cell
+    moments (``Moments``), so memory grows with the number of cells and the size of one
+    chunk, never with the number of rows; the estimates (``hand_stats``, ``game_stats``)
+    equal those of the rows loaded whole, to float rounding."""
+    from .rundir import readable_run, run_path
+
+    if files is None or manifest is None:  # else the caller verified the run
+        manifest, verification = readable_run(run_path(run_dir), allow_missing=allow_missing)
+        files = verification.good if files is None else files
+    mirrored = bool(manifest["experiment"].get("mirrored", True))
+    draws: dict[int, np.ndarray] = {}
+    hands = games = None
+    scanned = _scan_mode(files.get("deals", []), HAND_SCAN_COLUMNS, _hand_value_columns, mirrored, draws)
+    if scanned is not None:
+        hands = _hand_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
+    scanned = _scan_mode(files.get("games", []), GAME_SCAN_COLUMNS, _game_value_columns, mirrored, None)
+    if scanned is not None:
+        games = _game_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
+    return RunScan(hands, games, draws, manifest)
+
+
+def histogram_percentiles(counts: np.ndarray, q) -> np.ndarray:
+    """Percentiles ``q`` (0-100) of the values 0, 1, 2 ... counted ``counts`` times, exactly
+    as ``numpy.percentile`` (linear interpolation) gives them on the values themselves.
+
+    >>> histogram_percentiles(np.array([1, 0, 3]), [0, 50, 100]).tolist()
+    [0.0, 2.0, 2.0]
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    if total == 0:
+        return np.full(len(np.atleast_1d(q)), np.nan)
+    cum = np.cumsum(counts)
+    h = (total - 1) * np.asarray(q, dtype=float) / 100.0
+    lo, hi = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+    x_lo = np.searchsorted(cum, lo, side="right").astype(float)
+    x_hi = np.searchsorted(cum, hi, side="right").astype(float)
+    return x_lo + (h - lo) * (x_hi - x_lo)
 
 
 def _flip_for(value: str) -> Callable[[pd.Series], pd.Series]:

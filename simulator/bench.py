@@ -6,6 +6,9 @@ Prints, as tables or JSON:
   hands;
 * deals per second for several matchups and rule sets on one thread and on all cores, and
   the parallel efficiency (deals/s on n threads ÷ n × deals/s on one);
+* the end-to-end paths against the kernel, back to back on the same deals: deals per
+  second of the kernel alone, of ``simulate`` (DataFrame) and of ``ginsim run`` (Parquet
+  files), and each one's ratio to the kernel (``bench_paths``);
 * end to end: wall time, deals per second and peak memory of ``ginsim run`` on a
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
@@ -146,6 +149,106 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
     return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
 
 
+def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2,
+                matchup=("simple", "simple"), rules: str = "tournament") -> dict:
+    """Deals per second of the kernel alone, of ``simulate`` (kernel + DataFrame) and of a
+    ``ginsim run`` (kernel + Arrow + Parquet files, ``run_experiment`` in this process with
+    one job and every thread, chunks of ``chunk``), back to back on the same deals, and
+    each path's ratio to the kernel.  The run's figure leaves out the interpreter's
+    start-up (about a second of imports and cache loading, reported as "time to first
+    deal"); it includes the manifest, the lock, verification and every chunk written."""
+    from .api import play_deal_records, simulate
+    from .experiment import load_experiment
+    from .runner import run_experiment
+
+    a, b = matchup
+    with tempfile.TemporaryDirectory() as tmp:
+        exp_path = Path(tmp) / "paths.toml"
+        exp_path.write_text(f'name = "paths"\nseed = 1\ndeals = {n_deals}\nchunk = {chunk}\n'
+                            f'matchups = [["{a}", "{b}"]]\n[variants.v]\npreset = "{rules}"\n')
+        exp = load_experiment(exp_path)
+        run_experiment(load_experiment(exp_path, deals=chunk), Path(tmp) / "warm", progress=False)
+        simulate(a, b, rules, n_deals=1000, seed=1)
+        runs = iter(range(repeats))
+
+        def one_run():
+            run_experiment(exp, Path(tmp) / f"run{next(runs)}", progress=False)
+
+        kernel = _best_time(lambda: play_deal_records(a, b, rules, 0, n_deals, seed=1), repeats)
+        frame = _best_time(lambda: simulate(a, b, rules, n_deals=n_deals, seed=1), repeats)
+        run = _best_time(one_run, repeats)
+    return {"matchup": f"{a} vs {b}", "rules": rules, "deals": n_deals, "chunk": chunk,
+            "kernel_deals_per_s": n_deals / kernel, "simulate_deals_per_s": n_deals / frame,
+            "run_deals_per_s": n_deals / run, "simulate_ratio": kernel / frame, "run_ratio": kernel / run}
+
+
+SCALE_MATCHUPS = [("simple", "simple"), ("knock_early", "simple"), ("gin_hunter", "knock_early"),
+                  ("simple", "knock_early"), ("gin_hunter", "simple")]
+SCALE_VARIANTS = ("hoyle", "tournament")
+
+
+def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str | None = None,
+                keep: bool = False) -> dict:
+    """The 100-million-deal benchmark (``ginsim bench --scale``): ``ginsim run`` of
+    ``total`` deals over 10 cells (five matchups × two rule sets, ``total / 10`` deals
+    each, files of ``chunk`` deals), then ``ginsim report`` of that run, each in a child
+    process.  Returns the wall time and peak resident memory of each child, the run's size
+    on disk, and the load average before and after (the machine may be shared).  The run
+    goes to a new directory under ``directory`` (default: the system temp dir), removed
+    afterwards unless ``keep``."""
+    import shutil
+
+    cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
+    per_cell = total // cells
+    per_cell -= per_cell % 2
+    chunk = min(chunk - chunk % 2, per_cell)
+    root = Path(tempfile.mkdtemp(prefix="ginsim-scale-", dir=directory))
+    try:
+        exp = root / "scale.toml"
+        exp.write_text(f'name = "scale"\nseed = 1\ndeals = {per_cell}\nchunk = {chunk}\nmatchups = ['
+                       + ", ".join(f'["{a}", "{b}"]' for a, b in SCALE_MATCHUPS) + "]\n"
+                       + "".join(f'[variants.{v}]\npreset = "{v}"\n' for v in SCALE_VARIANTS))
+        _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(root / "warm"), "--deals", "2",
+                "--quiet"])
+        load_before = os.getloadavg()
+        run_dir = root / "run"
+        start = time.perf_counter()
+        run_peak = _run_watching_memory([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out",
+                                         str(run_dir), "--quiet"])
+        run_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        report_peak = _run_watching_memory([sys.executable, "-m", "simulator.cli", "report", str(run_dir)])
+        report_seconds = time.perf_counter() - start
+        load_after = os.getloadavg()
+        data = sum(p.stat().st_size for p in (run_dir / "data").glob("*.parquet"))
+        files = len(list((run_dir / "data").glob("*.parquet")))
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return {"deals": per_cell * cells, "cells": cells, "chunk": chunk, "files": files,
+            "run_seconds": run_seconds, "run_deals_per_s": per_cell * cells / run_seconds,
+            "run_peak_rss_mb": run_peak / 1024, "report_seconds": report_seconds,
+            "report_peak_rss_mb": report_peak / 1024, "total_seconds": run_seconds + report_seconds,
+            "data_bytes": data, "bytes_per_deal_on_disk": data / (per_cell * cells),
+            "load_before": list(load_before), "load_after": list(load_after), "cpus": os.cpu_count(),
+            "directory": str(root) if keep else None}
+
+
+def print_scale(r: dict) -> None:
+    print(f"ginsim bench --scale: {r['deals']:,} deals in {r['cells']} cells, files of {r['chunk']:,} deals "
+          f"({r['files']} files), {r['cpus']} cpus")
+    print(f"  ginsim run:    {r['run_seconds']:8.1f} s  {r['run_deals_per_s']:>10,.0f} deals/s  "
+          f"peak memory {r['run_peak_rss_mb']:6.0f} MB   (the run, then its printed summary)")
+    print(f"  ginsim report: {r['report_seconds']:8.1f} s  {'':>10}          peak memory "
+          f"{r['report_peak_rss_mb']:6.0f} MB")
+    print(f"  run + report:  {r['total_seconds']:8.1f} s")
+    print(f"  on disk:       {r['data_bytes'] / 1e9:8.2f} GB  ({r['bytes_per_deal_on_disk']:.1f} bytes per deal)")
+    print(f"  load average:  {' '.join(f'{x:.1f}' for x in r['load_before'])} before, "
+          f"{' '.join(f'{x:.1f}' for x in r['load_after'])} after (1, 5, 15 min)")
+    if r.get("directory"):
+        print(f"  kept: {r['directory']}")
+
+
 def _run_watching_memory(cmd: list[str]) -> int:
     """Run a child to completion; return its peak resident memory in kB.
 
@@ -257,6 +360,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "rules_core": bench_rules(n_calls),
         "engine": bench_engine(n_deals),
         "knock_limits": bench_knock_limits(n_deals),
+        "paths": bench_paths(1_000_000 if quick else 2_000_000),
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
         "startup": bench_startup(),
         "openspiel": bench_openspiel(500 if quick else 2000),
@@ -288,6 +392,16 @@ def print_tables(result: dict) -> None:
     print(f"\n{'knock limit':<14}{'deals/s':>12}{'draws/hand':>12}   (simple vs simple, all cores)")
     for r in result["knock_limits"]:
         print(f"{r['knock_limit']:<14}{r['deals_per_s']:>12,.0f}{r['draws_per_hand']:>12.1f}")
+    paths = result["paths"]
+    print(f"\n{'end to end':<28}{'deals/s':>14}{'of kernel':>12}   ({paths['matchup']}, {paths['rules']}, "
+          f"{paths['deals']:,} deals, all threads)")
+    for name, key, ratio in (("kernel (play_deal_records)", "kernel_deals_per_s", None),
+                             ("simulate (DataFrame)", "simulate_deals_per_s", "simulate_ratio"),
+                             ("ginsim run (Parquet)", "run_deals_per_s", "run_ratio")):
+        share = f"{paths[ratio]:>12.0%}" if ratio else f"{1:>12.0%}"
+        print(f"{name:<28}{paths[key]:>14,.0f}{share}")
+    print(f"  (ginsim run in process, chunks of {paths['chunk']:,}, interpreter start-up excluded: see time to "
+          f"first deal)")
     e2e = result["end_to_end"]
     print(f"\nginsim run, {e2e['deals']:,} deals: {e2e['seconds']:.1f} s, {e2e['deals_per_s']:,.0f} deals/s, "
           f"peak memory {e2e['peak_rss_mb']:.0f} MB")

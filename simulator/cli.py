@@ -11,7 +11,7 @@
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
-    ginsim bench [--quick] [--json]                               speed on this machine
+    ginsim bench [--quick] [--json] [--scale]                     speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
 
 Bad input prints one line naming the problem and exits with status 2.
@@ -96,7 +96,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     exp = load_experiment(args.experiment, deals=args.deals, games=args.games)
     if args.out is not None and not args.out.strip():
         raise ValueError("--out must name a directory, got an empty string")
-    out = Path(args.out) if args.out is not None else Path("results") / exp.name
+    out = args.out if args.out is not None else Path("results") / exp.name
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                    resume=args.resume, progress=not args.quiet, force=args.force)
@@ -194,8 +194,16 @@ def _cmd_play(args: argparse.Namespace) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> None:
+    import json
+
     from . import bench
 
+    if args.scale:
+        if args.scale_deals <= 0:
+            raise ValueError(f"--scale-deals must be a positive integer, got {args.scale_deals}")
+        result = bench.bench_scale(args.scale_deals, directory=args.scale_dir, keep=args.scale_keep)
+        print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
+        return
     bench.run(quick=args.quick, as_json=args.json)
 
 
@@ -334,9 +342,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("bench", "measure the rules core and the engine on this machine")
     p.add_argument("--quick", action="store_true",
-                   help="smaller samples: about 1.5 minutes on 2 idle cores (measured: 103 s, 124 s on a busy "
-                        "machine), 30 s of it timing a cold compile (default: the full run, several minutes)")
+                   help="smaller samples: about 2 minutes on 2 idle cores (measured before the end-to-end paths "
+                        "were added: 103 s, 124 s on a busy machine), 30 s of it timing a cold compile "
+                        "(default: the full run, several minutes)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables (default: tables)")
+    p.add_argument("--scale", action="store_true",
+                   help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
+                        "each timed with its peak memory, and the size on disk (about 5-10 minutes on 2 idle cores; "
+                        "needs about 1 GB of disk; default: the usual benchmarks instead)")
+    p.add_argument("--scale-deals", type=int, default=100_000_000,
+                   help="deals in the scale benchmark, over 10 cells (default: 100000000)")
+    p.add_argument("--scale-dir", help="where the scale benchmark's run goes (default: the system temp dir)")
+    p.add_argument("--scale-keep", action="store_true", help="keep the scale benchmark's run (default: remove it)")
     p.set_defaults(func=_cmd_bench)
 
     p = command("cache", "manage compiled kernels")

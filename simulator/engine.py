@@ -622,7 +622,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     return nt
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def play_deals_nb(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, out):
     """The parallel entry point for single deals: ``out`` (n_deals × N_HAND_COLS) gets
     deals ``first_deal ..``; blocks of deals run on numba's threads."""
@@ -727,7 +727,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     return hands
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, game_out,
                   hand_out, hand_offsets):
     """Play games ``first_game ..`` in parallel.  ``game_out`` is n_games × N_GAME_COLS.

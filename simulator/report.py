@@ -1,10 +1,12 @@
 """The report of a run: ``write_report(run_dir)`` writes ``report.md``, a self-contained
 ``report.html`` (plots embedded as base64 PNG data URIs) and the PNG plots.
 
-It reads ``RUN/manifest.json`` and the rows of ``RUN/data/*.parquet`` (hands) and
-``RUN/games/*.parquet`` (games) — each file is classified by its columns, so a run with
-hands only, games only (including older runs that kept game rows under ``data/``) or both
-is reported.  The numbers come from ``simulator.analysis`` (intervals: see its docstring).
+It reads ``RUN/manifest.json`` and streams the verified files of ``RUN/data`` (hands) and
+``RUN/games`` (games) through ``simulator.analysis.scan_run``: one file at a time, only the
+columns the statistics need, reduced to per-cell moments and histograms of hand length, so
+its memory grows with the number of cells, not rows.  The numbers come from
+``simulator.analysis`` (intervals: see its docstring); every figure is drawn from per-cell
+statistics or those histograms.
 
 Plots (matplotlib ``Figure`` objects rendered by Agg; no global pyplot state), each with a
 title, axis labels with units and a caption under it: net points per hand to A per cell;
@@ -45,7 +47,8 @@ MAX_ROWS = 40  # above this many cells, a run with a sweep is drawn against the 
 
 def load_rows(run_dir: str | Path, labels: bool = True,
               files: dict[str, list[Path]] | None = None) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-    """The hand rows and the game rows of a run (``None`` when there are none), reading only
+    """The hand rows and the game rows of a run loaded whole (``None`` when there are none;
+    the report itself streams them, ``analysis.scan_run``), reading only
     the columns the report needs from the run's verified chunk files (``files``: mode →
     paths, as ``rundir.verify_run`` gives them; by default the run is verified here and
     refused when incomplete or damaged).  With ``labels=False`` the string labels (matchup,
@@ -693,17 +696,21 @@ def _edge_figure(hself: pd.DataFrame | None, gself: pd.DataFrame | None, path: P
     return _save(fig, path)
 
 
-def _hand_length_figure(hands: pd.DataFrame, stats: pd.DataFrame, path: Path) -> tuple[Path, str]:
+def _hand_length_figure(draws: dict[int, np.ndarray], stats: pd.DataFrame, path: Path) -> tuple[Path, str]:
+    """Hand length from each cell's histogram of draws (``analysis.RunScan.draws``: the
+    whole distribution, counted while the run was scanned)."""
     labels = {int(r["cell"]): _cell_label(r) for _, r in stats.iterrows()}
-    draws = hands[["cell", "draws"]]
+    cells = sorted(c for c in labels if c in draws)
     if len(labels) <= 3:
         fig = _figure(9.0, 4.2)
         ax = fig.subplots()
-        top = int(draws["draws"].quantile(0.999)) + 1
-        bins = np.arange(-0.5, top + 1.5)
-        for cell, g in draws.groupby("cell", sort=True):
-            counts, _ = np.histogram(g["draws"].to_numpy(), bins=bins)
-            ax.step(np.arange(top + 1), counts / max(len(g), 1) * 100, where="mid", label=_short(labels[cell], 60))
+        size = max(len(draws[c]) for c in cells)
+        pooled = sum(np.pad(draws[c], (0, size - len(draws[c]))) for c in cells)
+        top = int(an.histogram_percentiles(pooled, [99.9])[0]) + 1
+        for cell in cells:
+            counts = np.pad(draws[cell], (0, max(0, top + 1 - len(draws[cell]))))[: top + 1]
+            ax.step(np.arange(top + 1), counts / max(int(draws[cell].sum()), 1) * 100, where="mid",
+                    label=_short(labels[cell], 60))
         ax.set_xlabel("cards drawn in the hand by both players (draws)")
         ax.set_ylabel("share of hands (%)")
         ax.legend(fontsize=7)
@@ -712,10 +719,12 @@ def _hand_length_figure(hands: pd.DataFrame, stats: pd.DataFrame, path: Path) ->
         fig = _figure(9.5, max(3.0, 0.36 * len(labels) + 1.6))
         ax = fig.subplots()
         boxes = []
-        for cell, g in draws.groupby("cell", sort=True):
-            q = np.percentile(g["draws"].to_numpy(float), [5, 25, 50, 75, 95])
+        for cell in cells:
+            counts = draws[cell]
+            q = an.histogram_percentiles(counts, [5, 25, 50, 75, 95])
+            mean = float((np.arange(len(counts)) * counts).sum() / max(int(counts.sum()), 1))
             boxes.append({"label": labels[cell], "whislo": q[0], "q1": q[1], "med": q[2], "q3": q[3],
-                          "whishi": q[4], "mean": float(g["draws"].mean()), "fliers": []})
+                          "whishi": q[4], "mean": mean, "fliers": []})
         parts = ax.bxp(boxes, orientation="horizontal", showmeans=True, showfliers=False)
         ax.tick_params(axis="y", labelsize=8)
         ax.invert_yaxis()
@@ -968,13 +977,13 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
     import shutil
     import tempfile
 
-    from .rundir import RunError, readable_run
+    from .rundir import RunError, readable_run, run_path
 
-    run_dir = Path(run_dir)
+    run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir)
     if not verification.good["deals"] and not verification.good["games"]:
         raise RunError(f"{run_dir}: the run holds no rows to report")
-    out = Path(out_dir) if out_dir is not None else run_dir
+    out = run_path(out_dir) if out_dir is not None else run_dir
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -998,7 +1007,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
 def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str, list[Path]],
                         out: Path) -> list[Path]:
     labels = _manifest_labels(manifest)
-    hands, games = load_rows(run_dir, labels=labels is None, files=files)
+    scan = an.scan_run(run_dir, files=files, manifest=manifest)  # streamed: memory bounded by cells
     doc = _Doc()
     _header(doc, manifest, run_dir)
     pngs: list[Path] = []
@@ -1008,15 +1017,15 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
         doc.fig(path, title, caption)
 
     mirrored = bool(manifest.get("experiment", {}).get("mirrored", True))
-    hstats = _attach_labels(an.hand_stats(hands), labels) if hands is not None and len(hands) else None
-    gstats = _attach_labels(an.game_stats(games), labels) if games is not None and len(games) else None
+    hstats = _attach_labels(scan.hands, labels) if scan.hands is not None else None
+    gstats = _attach_labels(scan.games, labels) if scan.games is not None else None
     # only self-play: A's result is zero in expectation by construction, the seats are the question
     self_only = all(s is None or ({"a", "b"} <= set(s.columns) and bool((s["a"] == s["b"]).all()))
                     for s in (hstats, gstats))
     if self_only:
         _balance_section(doc, figure, hstats, gstats, out, lead=True)
     if hstats is not None:
-        _hands_section(doc, figure, manifest, hands, hstats, out, mirrored, self_only)
+        _hands_section(doc, figure, manifest, scan.draws, hstats, out, mirrored, self_only)
     if gstats is not None:
         _games_section(doc, figure, manifest, gstats, out, mirrored, self_only)
     if not self_only:
@@ -1056,7 +1065,7 @@ def _swept(stats: pd.DataFrame) -> pd.Series:
     return stats[keys].notna().any(axis=1) if keys else pd.Series(False, index=stats.index)
 
 
-def _hands_section(doc: _Doc, figure, manifest: dict[str, Any], hands: pd.DataFrame, hstats: pd.DataFrame,
+def _hands_section(doc: _Doc, figure, manifest: dict[str, Any], draws: dict[int, np.ndarray], hstats: pd.DataFrame,
                    out: Path, mirrored: bool, self_only: bool = False) -> None:
     keys = an.sweep_columns(hstats)
     # with many cells, swept cells are drawn against the swept value, the rest one row per cell
@@ -1105,7 +1114,8 @@ def _hands_section(doc: _Doc, figure, manifest: dict[str, Any], hands: pd.DataFr
         _sweep_figures(figure, manifest, hstats, out, "draws_mean", "cards drawn per hand (draws)",
                        "mean hand length", "hand_length", None, merge_alike=True)
     if len(rest):
-        png, kind = _hand_length_figure(hands[hands["cell"].isin(rest["cell"])], rest, out / "hand_length.png")
+        png, kind = _hand_length_figure({c: draws[c] for c in rest["cell"] if c in draws}, rest,
+                                        out / "hand_length.png")
         figure(png, "Hand length", f"Hand length: {kind}{' (cells without a swept parameter)' if many else ''}.")
 
 

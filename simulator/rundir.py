@@ -65,6 +65,34 @@ class RunError(ValueError):
     locked run, mismatched resume, damaged or foreign files): one line says why."""
 
 
+# ----------------------------------------------------------------------------- where runs live
+
+def run_path(location) -> Path:
+    """A run directory given as a path or an fsspec-style URL, as a local path.
+
+    ``file://`` URLs (``file:///shared/runs/x``, ``file://localhost/...``) name a
+    directory on a filesystem every process can see: a local disk, or at cluster scale a
+    shared POSIX filesystem (NFS, Lustre, CephFS...) mounted at the same path on the
+    client and on every worker.  A run needs that filesystem's guarantees: ``fcntl``
+    locks for the one writer, an atomic rename for each chunk, exclusive creation of the
+    manifest.  Object stores (``s3://``, ``gs://``...) offer none of them, so any other
+    scheme is refused with a one-line ``RunError``."""
+    from urllib.parse import unquote, urlparse
+
+    text = os.fspath(location)
+    if not isinstance(text, str) or "://" not in text:
+        return Path(location)
+    url = urlparse(text)
+    if url.scheme != "file":
+        raise RunError(f"{text}: runs are written to a path or a file:// URL on a shared POSIX filesystem "
+                       f"(fcntl locks, atomic renames); {url.scheme}:// storage has neither, so mount it on every "
+                       f"worker and give the mounted path")
+    if url.netloc not in ("", "localhost"):
+        raise RunError(f"{text}: a file:// URL names a path on this machine (file:///path or "
+                       f"file://localhost/path), not on host {url.netloc!r}")
+    return Path(unquote(url.path))
+
+
 # ----------------------------------------------------------------------------- provenance
 
 def _package_sources() -> list[Path]:

@@ -59,6 +59,7 @@ from .rundir import (
     temp_name,
     todo_chunks,
     update_manifest,
+    run_path,
     verify_run,
 )
 
@@ -97,19 +98,80 @@ def _versions() -> dict[str, str]:
             "pandas": pd.__version__, "pyarrow": pyarrow.__version__}
 
 
+#: the label columns of every row of a run, dictionary-encoded (Arrow dictionary arrays,
+#: pandas categoricals) with the run's values in cell order as the dictionary of every file
+LABEL_COLUMNS = ("matchup", "a", "b", "variant")
+
+
+def _cell_labels(cell: Cell) -> dict[str, str]:
+    return {"matchup": f"{cell.a} vs {cell.b}", "a": cell.a, "b": cell.b, "variant": cell.variant}
+
+
+def _exp_key(exp: Experiment) -> str:
+    return json.dumps(exp.to_dict(), sort_keys=True, default=str)
+
+
+_PER_EXPERIMENT: dict[tuple[str, str], Any] = {}
+
+
+def _cached(kind: str, exp: Experiment, make):
+    """``make(exp)``, computed once per experiment (``Experiment`` holds lists: not hashable)."""
+    key = (kind, _exp_key(exp))
+    if key not in _PER_EXPERIMENT:
+        if len(_PER_EXPERIMENT) > 32:
+            _PER_EXPERIMENT.clear()
+        _PER_EXPERIMENT[key] = make(exp)
+    return _PER_EXPERIMENT[key]
+
+
+def _label_dictionaries(exp: Experiment) -> dict[str, tuple[str, ...]]:
+    """Per label column, every value the run's cells take, in cell order: the dictionary
+    of that column in every file, so all files share it and concatenate as one categorical."""
+    return _cached("labels", exp, _make_label_dictionaries)
+
+
+def _make_label_dictionaries(exp: Experiment) -> dict[str, tuple[str, ...]]:
+    values: dict[str, dict[str, None]] = {k: {} for k in LABEL_COLUMNS}
+    for cell in exp.cells():
+        for key, value in _cell_labels(cell).items():
+            values[key].setdefault(value, None)
+    return {k: tuple(v) for k, v in values.items()}
+
+
 def _label_frame(exp: Experiment, cell: Cell, n: int) -> dict[str, Any]:
     """The label columns of a cell's rows: the same columns, in the same order, for every
     cell of the run (a swept parameter a cell does not take is null there)."""
-    labels: dict[str, Any] = {"cell": np.full(n, cell.index, dtype=np.int64), "matchup": f"{cell.a} vs {cell.b}",
-                              "a": cell.a, "b": cell.b, "variant": cell.variant}
+    dictionaries = _label_dictionaries(exp)
+    labels: dict[str, Any] = {"cell": np.full(n, cell.index, dtype=np.int32)}
+    for key, value in _cell_labels(cell).items():
+        code = dictionaries[key].index(value)
+        labels[key] = pd.Categorical.from_codes(np.full(n, code, dtype=np.int8 if len(dictionaries[key]) < 128
+                                                        else np.int32), categories=list(dictionaries[key]))
     for key in exp.sweep:
         value = cell.sweep.get(key)
         labels[key] = pd.array([value] * n if value is not None else [pd.NA] * n, dtype="Float64")
     return labels
 
 
-def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
-    """Play one chunk and label its rows with the cell."""
+def _label_arrays(exp: Experiment, cell: Cell, n: int) -> list:
+    """``_label_frame`` as Arrow arrays, built without pandas."""
+    import pyarrow as pa
+
+    dictionaries = _label_dictionaries(exp)
+    arrays = [pa.array(np.full(n, cell.index, dtype=np.int32))]
+    for key, value in _cell_labels(cell).items():
+        index_type = np.int8 if len(dictionaries[key]) < 128 else np.int32
+        arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.full(n, dictionaries[key].index(value), index_type)),
+                                                     pa.array(dictionaries[key], type=pa.string())))
+    for key in exp.sweep:
+        value = cell.sweep.get(key)
+        arrays.append(pa.array(np.full(n, value, dtype=np.float64)) if value is not None
+                      else pa.nulls(n, type=pa.float64()))
+    return arrays
+
+
+def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[str, str, object]]:
+    """Play one chunk; its rows as ``api.record_columns`` (checked for strategy errors)."""
     from . import api
 
     seed = cell_seed(exp.seed, cell.index)
@@ -117,13 +179,33 @@ def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     if chunk.mode == "deals":
         records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
         api.check_hand_errors(records, cell.a, cell.b, context)
-        df = api.hand_frame(records)
-    else:
-        games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
-        api.check_game_errors(games, cell.a, cell.b, context)
-        df = api.game_frame(games)
+        return api.hand_columns(records)
+    games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
+    api.check_game_errors(games, cell.a, cell.b, context)
+    return api.game_columns(games)
+
+
+def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
+    """Play one chunk and label its rows with the cell (as a DataFrame; the runner writes
+    ``chunk_table``, the same rows as Arrow)."""
+    from . import api
+
+    df = api.columns_frame(play_chunk_columns(exp, cell, chunk))
     labels = pd.DataFrame(_label_frame(exp, cell, len(df)), index=df.index)
     return pd.concat([labels, df], axis=1)
+
+
+def chunk_table(exp: Experiment, cell: Cell, chunk: Chunk):
+    """Play one chunk: its labelled rows as an Arrow table of the run's schema, built
+    straight from the record arrays (``api.record_columns``, ``api.arrow_arrays``)."""
+    import pyarrow as pa
+
+    from . import api
+
+    columns = play_chunk_columns(exp, cell, chunk)
+    n = len(columns[0][2][0]) if columns[0][1] != "plain" else len(columns[0][2])
+    arrays = _label_arrays(exp, cell, n) + api.arrow_arrays(columns)
+    return pa.Table.from_arrays(arrays, schema=run_schema(exp, chunk.mode))
 
 
 @lru_cache(maxsize=8)
@@ -135,15 +217,27 @@ def _empty_frames(n_hand_cols: int, n_game_cols: int) -> dict[str, pd.DataFrame]
 
 
 def run_schema(exp: Experiment, mode: str):
-    """The one Arrow schema of every ``mode`` file of a run."""
+    """The one Arrow schema of every ``mode`` file of a run: the types ``chunk_table``
+    builds, with the pandas metadata of the same frame (so pandas reads the nullable and
+    categorical columns back as ``chunk_frame`` makes them)."""
+    return _cached(f"schema-{mode}", exp, lambda e: _make_run_schema(e, mode))
+
+
+def _make_run_schema(exp: Experiment, mode: str):
     import pyarrow as pa
 
+    from . import api
     from . import engine as E
 
     cell = exp.cells()[0]
     labels = pd.DataFrame(_label_frame(exp, cell, 0))
     frame = pd.concat([labels, _empty_frames(E.N_HAND_COLS, E.N_GAME_COLS)[mode]], axis=1)
-    return pa.Table.from_pandas(frame, preserve_index=False).schema
+    pandas_schema = pa.Schema.from_pandas(frame, preserve_index=False)
+    empty = np.zeros((0, E.N_HAND_COLS if mode == "deals" else E.N_GAME_COLS), np.int64)
+    columns = api.hand_columns(empty) if mode == "deals" else api.game_columns(empty)
+    arrays = _label_arrays(exp, cell, 0) + api.arrow_arrays(columns)
+    fields = [pa.field(name, array.type) for name, array in zip(pandas_schema.names, arrays, strict=True)]
+    return pa.schema(fields, metadata=pandas_schema.metadata)
 
 
 _PARENT_WATCH: list[int] = []
@@ -172,11 +266,10 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="ginsim-exit-with-parent", daemon=True).start()
 
 
-def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
-               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[int, int]:
+def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provenance: dict[str, Any],
+                watch_parent: bool = False):
+    """Play one chunk in this process: its Arrow table, provenance in the metadata."""
     import numba
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     import strategies
 
@@ -190,19 +283,75 @@ def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    df = chunk_frame(exp, cell, chunk)
-    table = pa.Table.from_pandas(df, schema=run_schema(exp, chunk.mode), preserve_index=False)
+    # blocks of deals handed out a few at a time, not half to each thread up front: a thread
+    # slowed by the writer (or by other load) does not leave the others idle at the end
+    with numba.parallel_chunksize(4):
+        table = chunk_table(exp, cell, chunk)
     metadata = dict(table.schema.metadata or {})
     metadata[META_KEY] = json.dumps(provenance).encode()
-    table = table.replace_schema_metadata(metadata)
+    return table.replace_schema_metadata(metadata)
+
+
+#: Parquet options of chunk files: zstd pages (about 9 bytes per hand row on disk, and
+#: cheaper to read back than snappy's larger pages)
+PARQUET_OPTIONS = {"compression": "zstd"}
+
+
+def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, int]:
+    """Write a chunk's table atomically: under a temporary name unique to the run and this
+    process, then renamed.  pyarrow releases the GIL while it encodes and writes."""
+    import pyarrow.parquet as pq
+
     target = Path(run_dir) / chunk.path
-    tmp = temp_name(target, provenance["run_id"])
+    tmp = temp_name(target, run_id)
     try:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, **PARQUET_OPTIONS)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
     return chunk.cell, chunk.count
+
+
+def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
+               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[int, int]:
+    """Play and write one chunk (what a worker process does)."""
+    table = _play_chunk(exp, cell, chunk, threads, provenance, watch_parent)
+    return _write_chunk(table, chunk, run_dir, provenance["run_id"])
+
+
+def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, threads: int,
+                    manifest: dict[str, Any], done) -> int:
+    """Play chunks in this process while a writer thread writes the previous one: the
+    kernel (``nogil``) and pyarrow both release the GIL, so playing chunk i + 1 overlaps
+    writing chunk i.  At most one chunk waits for the writer (memory: two chunks).  Every
+    write is finished (or its temporary file removed) before this returns or raises, so
+    the run's lock is never released under a write in flight.  ``done(count)`` is called
+    as each chunk lands; returns the number written."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wrote = 0
+    pending = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ginsim-writer") as writer:
+        try:
+            for chunk in chunks:
+                table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk))
+                if pending is not None:
+                    done(pending.result()[1])
+                    wrote += 1
+                pending = writer.submit(_write_chunk, table, chunk, str(out), manifest["run_id"])
+                del table
+            if pending is not None:
+                done(pending.result()[1])
+                wrote += 1
+                pending = None
+        finally:
+            if pending is not None:
+                pending.cancel()
+                try:
+                    pending.result()
+                except BaseException:  # noqa: BLE001 - the first error is the one raised
+                    pass
+    return wrote
 
 
 def _check_output_dir(out: Path) -> None:
@@ -240,12 +389,6 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
                            f"{fingerprint}: ginsim or a plug-in changed); resuming would mix the two, "
                            f"so start a new run with another --out")
         return manifest
-    try:
-        for mode, size in (("deals", exp.deals), ("games", exp.games)):
-            if size:
-                (out / SUBDIR[mode]).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
     manifest = {
         "format": 2,
         "run_id": new_run_id(),
@@ -259,7 +402,19 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "complete": False,
     }
-    create_manifest(out, manifest)
+    # the manifest first, then the folders: another ginsim starting on the same directory
+    # sees a run (and waits on its lock), never folders without a manifest
+    try:
+        create_manifest(out, manifest)
+    except OSError as exc:
+        raise RunError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
+    try:
+        for mode, size in (("deals", exp.deals), ("games", exp.games)):
+            if size:
+                (out / SUBDIR[mode]).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        (out / MANIFEST).unlink(missing_ok=True)
+        raise RunError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
     return manifest
 
 
@@ -365,7 +520,7 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
         raise RunError("--out must name a directory, got an empty string")
     if force and resume:
         raise RunError("--force replaces an earlier run and --resume completes it: give one of them")
-    out = Path(out)
+    out = run_path(out)
     if force:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} exists and is not a directory")
@@ -478,11 +633,8 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
                     bar.update(count)
                     wrote += 1
         elif jobs == 1:
-            for task in tasks:
-                fn, args, kwargs = task
-                _, count = fn(*args, **kwargs)
-                bar.update(count)
-                wrote += 1
+            wrote = _play_and_write(exp, cells, todo_chunks(plan, verification), out, threads, manifest,
+                                    bar.update)
         else:
             tasks = (joblib.delayed(fn)(*args, **kwargs, watch_parent=True) for fn, args, kwargs in tasks)
             for _, count in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
@@ -501,56 +653,44 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
 
 def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
-    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's game
-    wins).  With mirrored deals each pair is one unit (paired difference); chunks hold whole
-    pairs, so the verified files are read one at a time and memory stays bounded.  The
-    interval is ``analysis.t_interval``, the one the reports use."""
-    import pyarrow.parquet as pq
+    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
+    game-win probability, a game without a winner counting ½).  The numbers are those of
+    ``analysis.hand_stats``/``game_stats`` on the run's verified files, streamed one file
+    at a time (``analysis.scan_run``: with mirrored deals each pair is one unit, and memory
+    stays bounded by the number of cells); the interval is ``analysis.t_interval``."""
+    from .analysis import scan_run
 
-    from .analysis import t_interval
-
-    run_dir = Path(run_dir)
+    run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir, allow_missing=True)
-    exp = manifest["experiment"]
     deals = mode == "deals"
+    files = {mode: verification.good[mode]}
+    scan = scan_run(run_dir, files=files, manifest=manifest)
+    stats = scan.hands if deals else scan.games
+    by_cell = stats.set_index("cell") if stats is not None else pd.DataFrame()
     value = "net_a" if deals else "margin_a"
-    label = "outcome" if deals else "winner"
-    acc: dict[int, dict[str, Any]] = {c["cell"]: {"n": 0, "sum": 0.0, "sumsq": 0.0, "rows": 0, "mix": {}}
-                                      for c in manifest["cells"]}
-    for path in verification.good[mode]:
-        part = pq.read_table(path, columns=["cell", "pair", value, label]).to_pandas()
-        if part.empty:
-            continue
-        cell = int(part["cell"].iloc[0])
-        units = part.groupby("pair")[value].mean() if exp["mirrored"] else part[value]
-        a = acc[cell]
-        a["n"] += len(units)
-        a["sum"] += float(units.sum())
-        a["sumsq"] += float((units.astype(float) ** 2).sum())
-        a["rows"] += len(part)
-        for k, v in part[label].value_counts().items():
-            a["mix"][k] = a["mix"].get(k, 0) + int(v)
+    estimate = "net_mean" if deals else "margin_mean"
+    low, high = ("net_ci_low", "net_ci_high") if deals else ("margin_ci_low", "margin_ci_high")
     rows = []
     for cell in manifest["cells"]:
-        a = acc[cell["cell"]]
-        n = a["n"]
-        mean = a["sum"] / n if n else float("nan")
-        var = (a["sumsq"] - n * mean * mean) / (n - 1) if n > 1 else float("nan")
-        _, low, high = t_interval(np.array([mean]), np.sqrt(np.maximum(np.array([var]), 0.0)), np.array([n]), 0.95)
-        row = {"cell": cell["cell"], "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
-               "rows": a["rows"], value: mean, "ci95": float((high[0] - low[0]) / 2)}
+        index = cell["cell"]
+        have = index in by_cell.index
+        s = by_cell.loc[index] if have else None
+        row = {"cell": index, "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
+               "rows": int(s["n_hands" if deals else "n_games"]) if have else 0,
+               value: float(s[estimate]) if have else float("nan"),
+               "ci95": float((s[high] - s[low]) / 2) if have else float("nan")}
         if deals:
             for outcome in ("knock", "gin", "big_gin", "undercut", "dead"):
-                row[outcome] = a["mix"].get(outcome, 0) / a["rows"] if a["rows"] else float("nan")
+                row[outcome] = float(s[f"share_{outcome}"]) if have else float("nan")
         else:
-            row["a_wins"] = a["mix"].get("a", 0) / a["rows"] if a["rows"] else float("nan")
+            row["a_wins"] = float(s["win_prob"]) if have else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def run_status(run_dir: str | Path) -> str | None:
     """None for a finished, intact run; else one line saying what is unfinished or missing."""
-    manifest, verification = readable_run(Path(run_dir), allow_missing=True)
+    manifest, verification = readable_run(run_path(run_dir), allow_missing=True)
     if verification.complete and manifest["complete"]:
         return None
     if verification.complete:
@@ -562,7 +702,8 @@ def run_status(run_dir: str | Path) -> str | None:
 def run_summaries(run_dir: str | Path) -> str:
     """The printed summary of a run: a status line when it is unfinished, then a table for
     hands and one for games, as present."""
-    manifest = read_manifest(Path(run_dir))
+    run_dir = run_path(run_dir)
+    manifest = read_manifest(run_dir)
     parts = []
     status = run_status(run_dir)
     if status:

@@ -61,11 +61,18 @@ def test_cells_parquet_and_determinism_across_chunks_and_jobs(tmp_path):
 
 
 def test_dask_local_cluster_matches_local_backend(tmp_path):
+    """Two worker processes of a local Dask cluster write their chunks straight into a run
+    directory named by a file:// URL (as workers of a real cluster would into a shared
+    filesystem); the rows equal a local run's and the run verifies."""
+    from simulator.rundir import readable_run
+
     text = SMALL.replace("deals = 6000", "deals = 2000").replace("chunk = 2000", "chunk = 1000")
     exp = load_experiment(write(tmp_path, text))
     run_experiment(exp, tmp_path / "local", jobs=1, progress=False)
-    run_experiment(exp, tmp_path / "dask", jobs=2, backend="dask", progress=False)
+    run_experiment(exp, f"file://{tmp_path / 'dask'}", jobs=2, backend="dask", progress=False)
     pd.testing.assert_frame_equal(read(tmp_path / "local"), read(tmp_path / "dask"))
+    manifest, verification = readable_run(tmp_path / "dask")
+    assert manifest["complete"] and verification.complete
 
 
 def test_resume_after_kill_gives_the_uninterrupted_dataset(tmp_path):

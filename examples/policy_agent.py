@@ -27,4 +27,4 @@ class Agent(PolicyStrategy):
         discards = legal[legal < 64]
         if discards.size:
             return int(discards[np.argmax(discards % 16)])  # card code = suit * 16 + rank
-        return int(legal[0])  # a layout: the first least-deadwood arrangement
+        return int(legal[0])  # a layout (the first arrangement) or a defence (105: the best response)

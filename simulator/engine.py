@@ -535,8 +535,14 @@ def advance_nb(work, fparams, rules, action, out):
                 own_params[i] = b
         if err == ERR_NONE:
             if action == ANSWER_LAYOUT:
-                err = settle_nb(state, rules, x, y, np.int64(0), trace)  # the layout, checked
+                err = lay_out_nb(state, rules, x, y, trace)  # the layout, checked
                 x |= y
+            elif action == ANSWER_DEFENCE:
+                err = defend_nb(state, rules, x, y, trace)  # the defence, checked
+                if x != DEFEND_BEST:
+                    x |= y
+            elif action == A_DEFEND_BEST:  # ``play_nb`` plays no defence
+                err = defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
             elif action == ANSWER_NOT_A_CARD:
                 err = ERR_ILLEGAL_DISCARD
             else:

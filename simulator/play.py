@@ -5,13 +5,22 @@ a registered Python strategy).  Before each of your decisions the screen shows y
 sorted into melds and deadwood, the pile's top, the stock count and what the bot is known
 to hold, then the legal moves with their keys.  The bot's moves are printed as they
 happen (never the card it draws from the stock).  At the end of a hand both hands are
-shown with their melds, the knocker's layout, the cards laid off and the score; with
-``--game`` hands follow one another to the target with the running score.
+shown with their melds, the knocker's layout, the defender's melds, the cards laid off and
+the score; with ``--game`` hands follow one another to the target with the running score.
+
+When the bot knocks, you defend: the screen shows its layout, and you choose the best
+defence (``b``, or just Enter: your melds and layoffs chosen together to leave the least
+deadwood, breaking a meld of yours when laying off its cards pays) or one of your
+least-deadwood arrangements by number (then every unmelded card that fits the knocker's
+melds is laid off; docs/rules.md#laying-out-and-laying-off).  When you knock, the bot's
+defence is printed: the melds it laid out and whether it was its best response or which
+of its arrangements.
 
 Moves are read line by line from standard input, so a file of moves plays a whole hand
 (``ginsim play --seed 3 < moves.txt``).  Keys: ``t`` take the pile's top card, ``s`` draw
 from the stock, ``p`` pass, a card such as ``7h`` (or ``d``, the card just drawn) to
-discard it, ``k`` knock, ``n`` play on, a number to choose a layout, ``?`` the keys again,
+discard it, ``k`` knock, ``n`` play on, a number to choose a layout, ``b`` the best
+defence, ``?`` the keys again,
 ``q`` (or Ctrl-D) to quit.  A key that is not a move here gets a one-line hint.
 
 Rules: docs/rules.md; the hand is played by ``simulator.Hand``, the engine ``simulate``
@@ -30,6 +39,7 @@ from strategies import parse_strategy
 from . import state as S
 from .cards import DECK, format_card, mask_cards, parse_cards
 from .hand import Hand
+from .melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
 from .records import OUT_DEAD, OUTCOMES
 from .rules import R_TARGET, resolve_rules
 from .rules_api import _arrangement, best_arrangement
@@ -52,8 +62,21 @@ def _melds_text(arrangement) -> str:
     return f"{melds or '(no melds)'}  | deadwood {rest or '-'} ({arrangement.deadwood})"
 
 
+def _laid_text(mask: int) -> str:
+    return _cards(mask) if mask else "nothing"
+
+
 def _hand_text(mask: int) -> str:
     return _melds_text(best_arrangement([int(c) for c in mask_cards(int(mask))]))
+
+
+def _melded_text(mask: int, melded: int) -> str:
+    """``mask``'s cards shown with the cards ``melded`` (whole melds) as melds and the rest
+    as deadwood."""
+    melds = best_arrangement([int(c) for c in mask_cards(int(melded))]).melds if melded else ()
+    rest = int(mask) & ~int(melded)
+    melds_text = " ".join("[" + " ".join(map(str, meld)) + "]" for meld in melds)
+    return f"{melds_text or '(no melds)'}  | deadwood {_cards(rest) if rest else '-'} ({int(hand_value_nb(rest))})"
 
 
 #: phase -> (key, action, label) choices; the discard and arrange phases are built per state
@@ -138,7 +161,7 @@ class Table:
                 action = hand.strategy_action(self.bot)
             hand.apply(action)
             for event in hand.events[seen:]:
-                self.tell(event)
+                self.tell(event, hand)
             seen = len(hand.events)
         self.hand_over(hand)
         return hand
@@ -148,6 +171,9 @@ class Table:
         st = hand.state
         mask = int(st[S.S_HANDS + HUMAN])
         phase = hand.phase
+        if phase == S.PHASE_DEFEND:
+            knocker = _arrangement(int(st[S.S_HANDS + BOT]), int(st[S.S_SETS]), int(st[S.S_RUNS]))
+            self.say(f"{self.name} lays out {_melds_text(knocker)}")
         drawn = f"   (drew {format_card(int(st[S.S_DRAWN]))})" if phase == S.PHASE_DISCARD else ""
         self.say(f"Your hand: {_hand_text(mask)}{drawn}")
         top = int(st[S.S_PILE + st[S.S_PILE_LEN] - 1]) if st[S.S_PILE_LEN] else -1
@@ -178,6 +204,18 @@ class Table:
                 arrangement = _arrangement(mask, _mask(sets), _mask(runs))
                 out.append((str(k + 1), S.A_ARRANGE + k, "lay out " + _melds_text(arrangement)))
             return out
+        if phase == S.PHASE_DEFEND:
+            mask = np.int64(st[S.S_HANDS + HUMAN])
+            knocker_sets, knocker_runs = st[S.S_SETS], st[S.S_RUNS]
+            deadwood, laid, melded = layoff_solution_nb(mask, knocker_sets, knocker_runs)
+            out = [("b", S.A_DEFEND_BEST, f"best defence: {_melded_text(mask & ~laid, melded)}, "
+                                          f"laying off {_laid_text(laid)}")]
+            for k, (sets, runs) in enumerate(hand.arrangements()):
+                own = _mask(sets) | _mask(runs)
+                deadwood, laid = layoff_after_melds_nb(mask, np.int64(own), knocker_sets, knocker_runs)
+                out.append((str(k + 1), S.A_DEFEND + k, f"lay out {_melds_text(_arrangement(int(mask), _mask(sets), _mask(runs)))}"
+                                                        f", then lay off {_laid_text(laid)} ({int(deadwood)} left)"))
+            return out
         return []
 
     def menu(self, hand: Hand, choices) -> str:
@@ -185,6 +223,8 @@ class Table:
             cards = " ".join(k for k, _, label in choices if not label)
             extra = "".join(f"   [{k}] {label}" for k, _, label in choices if label)
             return f"Discard one of: {cards}{extra}"
+        if hand.phase == S.PHASE_DEFEND:
+            return "\n".join(f"[{k}]{' (or Enter)' if k == 'b' else ''} {label}" for k, _, label in choices)
         return "   ".join(f"[{k}] {label}" for k, _, label in choices)
 
     def ask(self, hand: Hand) -> int:
@@ -206,6 +246,8 @@ class Table:
                 raise Quit
             if key in keys:
                 return keys[key]
+            if not key and hand.phase == S.PHASE_DEFEND:  # Enter: the best defence
+                return S.A_DEFEND_BEST
             if key in ("?", "h", "help"):
                 self.say(self.menu(hand, choices) + "   [q] quit")
                 continue
@@ -225,10 +267,19 @@ class Table:
         return f"{key or '(empty)'!r} is not a move here: type {options}; q quits"
 
     # ---- the table talks ------------------------------------------------------------------
-    def tell(self, event: tuple[int, str, int]) -> None:
+    def tell(self, event: tuple[int, str, int], hand: Hand | None = None) -> None:
         seat, name, value = event
         me = seat == HUMAN
         who = "You" if me else self.name
+        if name == "defend" and hand is not None:  # the hand is over: the defender's melds are known
+            st = hand.state
+            melded = int(st[S.S_DEFENDER_MELDS])
+            melds = " ".join("[" + " ".join(map(str, m)) + "]"
+                             for m in best_arrangement([int(c) for c in mask_cards(melded)]).melds) if melded else "no melds"
+            how = "the best response" if value < 0 else f"least-deadwood arrangement {value + 1}"
+            self.say(f"{who} {'defend' if me else 'defends'} with {how}: {'lay' if me else 'lays'} out {melds}, "
+                     f"{'lay' if me else 'lays'} off {_laid_text(int(st[S.S_LAID]))}.")
+            return
         card = format_card(value) if 0 <= value < 64 and value % 16 < 13 else ""
         text = {
             "decline": f"{who} {'pass' if me else 'passes'} on {card}.",
@@ -262,7 +313,8 @@ class Table:
             else:
                 laid = int(st[S.S_LAID])
                 rest = mask & ~laid
-                text = _melds_text(best_arrangement([int(c) for c in mask_cards(rest)]))
+                melded = int(st[S.S_DEFENDER_MELDS])  # 0 after gin: the least deadwood is kept
+                text = _melded_text(rest, melded) if melded else _hand_text(rest)
                 self.say(f"{name:>12}: {text}   laid off: {_cards(laid)}")
         winner, points = int(st[S.S_WINNER]), int(st[S.S_POINTS])
         if outcome == "dead":

@@ -39,18 +39,26 @@ method             when (``obs.phase``)            returns
                    discard, only to knock          knock), ``False`` to pass (dead hand)
 ``arrange``        ``arrange``: the knocker lays   an index into ``obs.arrangements``
                    out
+``defend``         ``defend``: the defender, after ``"best"`` (the best response: melds
+                   the knocker laid out            and layoffs chosen together to leave the
+                   (``obs.knocker_melds``)         least deadwood), or an index into
+                                                   ``obs.arrangements`` (its k-th
+                                                   least-deadwood arrangement; every
+                                                   unmelded card that fits is laid off)
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
 ``obs.legal_actions`` (``simulator.state``: discard card c is c, 64 draw stock, 65 take
-pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k) for every decision; the RL
+pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k, 105 defend with the best
+response, 106 + k defend with arrangement k) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
 needs one row in ``DECISIONS`` and one default method here.
 
 The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
 the deadwood (after the best discard), discard so as to keep the least deadwood (the
 highest card among equals), knock whenever allowed, take the last discard, lay out the
-first arrangement.  ``TrivialPlayer`` draws from the stock, discards the card it drew
+first arrangement, defend with the best response (``simulator.melds.layoff_solution_nb``,
+as numba strategies do by default).  ``TrivialPlayer`` draws from the stock, discards the card it drew
 (else its first legal card) and always knocks: it measures the driver's own cost.
 
 One instance plays every hand (one per parameter set and process): keep what a strategy
@@ -69,7 +77,14 @@ import numpy as np
 
 from simulator import state as S
 from simulator.cards import Card, parse_cards
-from simulator.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb, preferred_discard_nb
+from simulator.melds import (
+    arrangement_nb,
+    discard_deadwoods_nb,
+    layoff_after_melds_nb,
+    layoff_solution_nb,
+    min_deadwood_nb,
+    preferred_discard_nb,
+)
 from strategies import view as V
 
 _CARD = tuple(Card(c) for c in range(64))
@@ -107,7 +122,8 @@ class Observation:
     # ---- the decision ---------------------------------------------------------------
     @property
     def phase(self) -> str:
-        """``first_upcard``, ``draw``, ``last_discard``, ``discard``, ``knock``, ``arrange``."""
+        """``first_upcard``, ``draw``, ``last_discard``, ``discard``, ``knock``, ``arrange``,
+        ``defend``."""
         return _PHASE_NAMES[self.phase_code]
 
     @property
@@ -176,9 +192,9 @@ class Observation:
 
     @property
     def arrangements(self) -> list[tuple[tuple[Card, ...], tuple[Card, ...]]]:
-        """Arrange phase: the least-deadwood layouts as (set cards, run cards), in the
-        order the ``arrange`` index counts them."""
-        if self.phase_code != S.PHASE_ARRANGE:
+        """Arrange and defend phases: own least-deadwood layouts as (set cards, run cards),
+        in the order the ``arrange`` and ``defend`` indices count them."""
+        if self.phase_code not in (S.PHASE_ARRANGE, S.PHASE_DEFEND):
             return []
         hand = np.int64(self.hand_mask)
         count = int(arrangement_nb(hand, np.int64(-1))[2])
@@ -187,6 +203,47 @@ class Observation:
             sets, runs, _ = arrangement_nb(hand, np.int64(k))
             out.append((_cards(int(sets)), _cards(int(runs))))
         return out
+
+    # ---- the defence ------------------------------------------------------------------
+    @property
+    def knocker_melds(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        """Defend phase: the melds the knocker laid out, as (set cards, run cards); empty
+        before the knocker lays out."""
+        if self.phase_code != S.PHASE_DEFEND:
+            return (), ()
+        return _cards(int(self._state[S.S_SETS])), _cards(int(self._state[S.S_RUNS]))
+
+    @property
+    def knocker_deadwood(self) -> int | None:
+        """Defend phase: the deadwood the knocker laid out (else None)."""
+        return int(self._state[S.S_DEADWOOD]) if self.phase_code == S.PHASE_DEFEND else None
+
+    @property
+    def defences(self) -> list[tuple[tuple[Card, ...], tuple[Card, ...], int]]:
+        """Defend phase: for each of ``obs.arrangements`` (same order, the ``defend``
+        index), the cards the engine would then lay off on the knocker's melds and the
+        deadwood left: (melded cards, laid-off cards, deadwood after layoffs)."""
+        if self.phase_code != S.PHASE_DEFEND:
+            return []
+        hand, sets, runs = np.int64(self.hand_mask), self._state[S.S_SETS], self._state[S.S_RUNS]
+        count = int(arrangement_nb(hand, np.int64(-1))[2])
+        out = []
+        for k in range(count):
+            own_sets, own_runs, _ = arrangement_nb(hand, np.int64(k))
+            melded = own_sets | own_runs
+            deadwood, laid = layoff_after_melds_nb(hand, melded, sets, runs)
+            out.append((_cards(int(melded)), _cards(int(laid)), int(deadwood)))
+        return out
+
+    @property
+    def best_defence(self) -> tuple[tuple[Card, ...], tuple[Card, ...], int] | None:
+        """Defend phase: the best response ``"best"`` plays, as (melded cards, laid-off
+        cards, deadwood after layoffs); it may break an own meld to lay off."""
+        if self.phase_code != S.PHASE_DEFEND:
+            return None
+        deadwood, laid, melded = layoff_solution_nb(np.int64(self.hand_mask), self._state[S.S_SETS],
+                                                    self._state[S.S_RUNS])
+        return _cards(int(melded)), _cards(int(laid)), int(deadwood)
 
     # ---- the table ------------------------------------------------------------------------
     @property
@@ -331,6 +388,9 @@ class Player:
     def arrange(self, obs: Observation) -> int:
         return 0
 
+    def defend(self, obs: Observation):
+        return "best"
+
 
 GreedyPlayer = Player
 
@@ -393,6 +453,17 @@ def _arrange(value, state):
     raise _Answer(f"returned {value!r}; expected an index into obs.arrangements")
 
 
+def _defend(value, state):
+    if isinstance(value, str) and value == "best":
+        return S.A_DEFEND_BEST
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        count = int(arrangement_nb(np.int64(state[S.S_HANDS + 1 - state[S.S_KNOCKER]]), np.int64(-1))[2])
+        if 0 <= value < count:
+            return S.A_DEFEND + int(value)
+        raise _Answer(f"returned arrangement {value}; there are {count} (0 .. {count - 1})")
+    raise _Answer(f"returned {value!r}; expected \"best\" or an index into obs.arrangements")
+
+
 #: phase -> (the ``Player`` method that decides it, its answer -> action code).  A new phase
 #: of the engine is one row here and a default method on ``Player``.
 DECISIONS = {
@@ -402,6 +473,7 @@ DECISIONS = {
     S.PHASE_KNOCK: ("knock", _yes_no(S.A_KNOCK, S.A_NO_KNOCK, "knock")),
     S.PHASE_LAST_DISCARD: ("last_discard", _yes_no(S.A_TAKE_PILE, S.A_PASS, "take the last discard")),
     S.PHASE_ARRANGE: ("arrange", _arrange),
+    S.PHASE_DEFEND: ("defend", _defend),
 }
 
 

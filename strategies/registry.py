@@ -8,6 +8,7 @@ the engine as a float row (``N_PARAMS`` long), so changing them never recompiles
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,10 +124,25 @@ def defence_of(spec: str) -> str:
     """How the strategy of ``spec`` defends after a knock, in words: its module's
     ``DEFENCE`` (``DEFENCES``); a plug-in without ``defend_nb`` defends with the best
     response, one with it as its ``defend_nb`` decides; "unknown" for a strategy not
-    registered in this process."""
+    registered in this process.  A Python strategy (``strategies.pyplayer``) may name its
+    defence in a class attribute ``DEFENCE``; otherwise it defends with the best response
+    unless its class overrides ``Player.defend`` (or decides everything in
+    ``choose_action``)."""
     info = REGISTRY.get(str(spec).split(":", 1)[0].strip())
     if info is None:
         return "unknown"
+    if info.kind == "python":
+        from .pyplayer import Player
+
+        cls = info.player if inspect.isclass(info.player) else type(info.player)
+        declared = getattr(cls, "DEFENCE", None)
+        if declared in DEFENCES:
+            return DEFENCES[declared]
+        if callable(getattr(cls, "choose_action", None)):
+            return "its own choose_action"
+        if getattr(cls, "defend", Player.defend) is not Player.defend:
+            return "its own defend()"
+        return DEFENCES["best"]
     declared = getattr(info.module, "DEFENCE", None)
     if declared in DEFENCES:
         return DEFENCES[declared]

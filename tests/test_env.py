@@ -117,3 +117,24 @@ def test_a_policy_plays_as_a_strategy_in_simulate():
     strategies.register("policy_first_legal", PolicyStrategy(first_legal))
     df = simulator.simulate("policy_first_legal", "simple", "hoyle", n_deals=40, seed=3)
     assert len(df) == 40 and (df["knocker"] != "a").all()
+
+
+def test_the_defend_phase_is_observed_and_masked():
+    """The issue-17 hand: the defender sees the defend phase and the knocker's layout, and
+    may play the best response or its one least-deadwood arrangement."""
+    from test_defence import _defend_phase
+
+    from simulator.env.encoding import N_ACTIONS, O_KNOCKER_RUNS, O_KNOCKER_SETS, O_PHASE, mask_nb
+
+    _, state, rules = _defend_phase()
+    assert N_ACTIONS == S.N_ACTIONS == 142
+    mask = np.zeros(N_ACTIONS, np.int8)
+    mask_nb(state, rules, np.zeros(S.MAX_LEGAL, np.int64), mask)
+    assert np.flatnonzero(mask).tolist() == [S.A_DEFEND_BEST, S.A_DEFEND]
+    for seat in (0, 1):
+        obs = encode(state, seat)
+        assert np.flatnonzero(obs[O_PHASE:O_PHASE + 7]).tolist() == [S.PHASE_DEFEND]
+        assert obs[O_KNOCKER_SETS:O_KNOCKER_SETS + 52].sum() == 0 and obs[O_KNOCKER_RUNS:O_KNOCKER_RUNS + 52].sum() == 8
+    over = state.copy()
+    assert S.apply_action_nb(over, rules, np.int64(S.A_DEFEND), np.zeros((0, 3), np.int64)) == S.ERR_NONE
+    assert encode(over, 0)[O_PHASE:O_PHASE + 7].sum() == 0

@@ -10,17 +10,19 @@ import sys
 from simulator.play import Table
 
 #: a move for each prompt: pass the upcard, draw from the stock, throw what was drawn,
-#: knock when offered, first layout
+#: knock when offered, first layout, the best defence
 _MOVES = {"first_upcard> ": "p", "draw> ": "s", "discard> ": "d", "knock> ": "k", "last_discard> ": "p",
-          "arrange> ": "1"}
+          "arrange> ": "1", "defend> ": "b"}
 
 
-def _script(seed: int, vs: str = "simple", game: bool = False) -> tuple[list[str], str]:
-    """Play in-process with the moves above; returns the lines typed and the output."""
+def _script(seed: int, vs: str = "simple", game: bool = False, **moves: str) -> tuple[list[str], str]:
+    """Play in-process with the moves above (``moves``: more, by phase name); returns the
+    lines typed and the output."""
     typed: list[str] = []
+    keys = {**_MOVES, **{f"{phase}> ": key for phase, key in moves.items()}}
 
     def read(prompt: str) -> str:
-        typed.append(_MOVES[prompt])
+        typed.append(keys[prompt])
         return typed[-1]
 
     out = io.StringIO()
@@ -64,3 +66,46 @@ def test_a_whole_game_keeps_the_running_score():
     _, out = _script(seed=2, vs="knock_early", game=True)
     assert "=== Game over:" in out and "Score: you" in out
     assert out.count("=== Hand ") >= 2
+
+
+def test_the_human_defends_against_the_bots_layout(tmp_path):
+    """Seed 66: simple knocks; you hold 5s 5d 5c and 3d 4d among your cards.  Your only
+    least-deadwood arrangement melds the fives and keeps 37; the best defence melds
+    3d 4d 5d instead and lays off 5s on the knocker's melds, keeping 35."""
+    typed, best = _script(seed=66, defend="")  # Enter: the best defence
+    assert "defend> " not in best and typed[-1] == ""
+    assert "simple lays out [" in best and "[b] (or Enter) best defence: [3d 4d 5d]" in best
+    assert "[1] lay out [5s 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
+    assert "You defend with the best response: lay out [3d 4d 5d], lay off 5s" in best
+    assert "defender deadwood 35)" in best
+    _, first = _script(seed=66, defend="1")
+    assert "You defend with least-deadwood arrangement 1: lay out [5s 5d 5c], lay off nothing." in first
+    assert "defender deadwood 37)" in first
+    # the same moves from a file, the defence an empty line
+    moves = tmp_path / "moves.txt"
+    moves.write_text("\n".join(typed) + "\n")
+    with moves.open() as stdin:
+        done = subprocess.run([sys.executable, "-m", "simulator.cli", "play", "--vs", "simple", "--rules", "hoyle",
+                               "--seed", "66"], stdin=stdin, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert "You defend with the best response" in done.stdout and "defender deadwood 35)" in done.stdout
+
+
+def test_the_bots_defence_is_printed():
+    import simulator
+    from simulator import state as S
+
+    for deal in range(40):
+        hand = simulator.Hand("hoyle", seed=1, deal=deal, a="simple", b="simple")
+        while not hand.is_over():
+            hand.apply(hand.bot_action())
+        if int(hand.state[S.S_KNOCKER]) == 0 and int(hand.state[S.S_DEFENDER_MELDS]):
+            break
+    out = io.StringIO()
+    table = Table("simple", "hoyle", 1, False, input, out)
+    (event,) = [e for e in hand.events if e[1] == "defend"]
+    assert event[0] == 1 and event[2] >= 0  # simple defends with one of its arrangements
+    table.tell(event, hand)
+    text = out.getvalue()
+    assert text.startswith(f"simple defends with least-deadwood arrangement {event[2] + 1}: lays out [")
+    assert "lays off " in text

@@ -55,6 +55,8 @@ class NumbaInPython(Player):
                                         obs._seat_info.rules_array.copy(), memory["rng"], memory["mem"])
         if action == engine.ANSWER_LAYOUT:
             return S.A_ARRANGE + int(arrangement_index_nb(np.int64(obs.hand_mask), np.int64(x), np.int64(y)))
+        if action == engine.ANSWER_DEFENCE:  # a least-deadwood arrangement (simple: EAAI's defence)
+            return S.A_DEFEND + int(arrangement_index_nb(np.int64(obs.hand_mask), np.int64(x), np.int64(y)))
         return int(action)
 
 
@@ -184,3 +186,59 @@ def test_a_deal_with_a_python_strategy_replays_with_its_events():
     prow, pevents = api.trace_deal(py_simple, "gin_hunter", "hoyle", seed=4, deal=3)
     assert prow.drop("a_seat").to_dict() == row.drop("a_seat").to_dict() and prow["a_seat"] == row["a_seat"]
     assert pevents == events
+
+
+class FirstArrangementDefender(Player):
+    """The greedy player, but it defends with its first least-deadwood arrangement."""
+
+    def defend(self, obs):
+        return 0
+
+
+class BaselineDefender(Player):
+    DEFENCE = "eaai"
+
+
+def test_a_python_defender_sees_the_layout_and_chooses_its_defence():
+    """The issue-17 hand: the knocker lays out 2s-6s 4h5h6h with 3; the defender's only
+    least-deadwood arrangement keeps 13 after laying off As, the best response 2."""
+    from test_defence import _defend_phase
+
+    from strategies.pyplayer import DECISIONS, Decider, Observation, SeatInfo, _Answer
+
+    _, state, rules = _defend_phase()
+    obs = Observation(state, 0, SeatInfo(1, 0, rules), simulator.Rules.preset("tournament"))
+    assert obs.phase == "defend" and DECISIONS[S.PHASE_DEFEND][0] == "defend"
+    sets, runs = obs.knocker_melds
+    assert " ".join(map(str, sets)) == "" and " ".join(map(str, runs)) == "2s 3s 4s 5s 6s 4h 5h 6h"
+    assert obs.knocker_deadwood == 3 and obs.deadwood == 14
+    assert [(" ".join(map(str, s)), " ".join(map(str, r))) for s, r in obs.arrangements] == [("7s Ts 7h Th 7c Tc", "")]
+    assert [(" ".join(map(str, m)), " ".join(map(str, l)), d) for m, l, d in obs.defences] == [
+        ("7s Ts 7h Th 7c Tc", "As", 13)]
+    melded, laid, deadwood = obs.best_defence
+    assert " ".join(map(str, laid)) == "As 7s 7h" and deadwood == 2
+    assert Decider(Player()).decide(obs) == S.A_DEFEND_BEST
+    assert Decider(FirstArrangementDefender()).decide(obs) == S.A_DEFEND
+    with pytest.raises(_Answer, match="returned arrangement 1; there are 1"):
+        Decider(type("Bad", (Player,), {"defend": lambda self, obs: 1})()).decide(obs)
+    with pytest.raises(_Answer, match='expected "best" or an index'):
+        Decider(type("Worse", (Player,), {"defend": lambda self, obs: "worst"})()).decide(obs)
+
+
+def test_python_defences_in_simulate_and_as_reports_name_them():
+    from strategies.registry import DEFENCES, defence_of
+
+    strategies.register("py_greedy", Player)
+    strategies.register("py_first_defence", FirstArrangementDefender)
+    strategies.register("py_baseline", BaselineDefender)
+    assert defence_of("py_greedy") == DEFENCES["best"]
+    assert defence_of("py_first_defence") == "its own defend()"
+    assert defence_of("py_baseline") == DEFENCES["eaai"]
+    assert defence_of(_wrapped("simple")) == "its own choose_action"
+    # the two players differ only in their defence: same hands up to it, never less deadwood
+    best = simulator.simulate("py_greedy", "knock_early", "hoyle", n_deals=200, seed=6)
+    first = simulator.simulate("py_first_defence", "knock_early", "hoyle", n_deals=200, seed=6)
+    knocks = (best["knocker"] == "b") & best["outcome"].isin(["knock", "undercut"])
+    assert knocks.sum() > 20
+    pd.testing.assert_series_equal(first.loc[~knocks, "net_a"], best.loc[~knocks, "net_a"])
+    assert (first.loc[knocks, "defender_deadwood"] >= best.loc[knocks, "defender_deadwood"]).all()

@@ -18,22 +18,32 @@ block              offset  size  meaning
                                  from the bottom (the top is 1), 0 when not in the pile
 ``top``            364     52    the pile's top card (one-hot)
 ``stock``          416     32    cards left in the stock, one-hot 0 .. 31
-``phase``          448     6     first_upcard, draw, last_discard, discard, knock, arrange
-``knock_limit``    454     11    the deal's knock limit, one-hot 0 .. 10 (capped at 10)
-``flags``          465     2     is dealer; the drawn card came from the pile
-``deadwood``       467     1     own deadwood / 100 (of the cards held; in the knock and
+``phase``          448     7     first_upcard, draw, last_discard, discard, knock, arrange,
+                                 defend (``simulator.state.PHASE_*``; all 0 once over)
+``knock_limit``    455     11    the deal's knock limit, one-hot 0 .. 10 (capped at 10)
+``flags``          466     2     is dealer; the drawn card came from the pile
+``deadwood``       468     1     own deadwood / 100 (of the cards held; in the knock and
                                  arrange phases, of the 10 cards kept)
-``scores``         468     2     own and opponent's game score before the hand / the
+``scores``         469     2     own and opponent's game score before the hand / the
                                  rules' target (capped at 1; 0 in single hands)
+``knocker_sets``   471     52    the set cards the knocker laid out (from the defend phase
+                                 on: both players see them; 0 before)
+``knocker_runs``   523     52    the run cards the knocker laid out (likewise)
 =================  ======  ====  ==========================================================
+
+Changed when the defence became a decision (``PHASE_DEFEND``, issue 17): the phase block
+grew from 6 to 7 slots (the later blocks moved up by one) and the knocker's layout planes
+were added at the end, so the defender sees what it may lay off on: 470 values before,
+575 now.
 
 Where it follows OpenSpiel's ``gin_rummy`` observation tensor: cards are 52-slot planes
 in OpenSpiel's card order (index ``suit * 13 + rank``, suits s c d h, ranks A..K), the
 knock card / limit and the stock size are one-hot, the upcard (our ``top``) and the
 discard pile are planes, and the opponent's hand plane holds only the cards known to be
 there.  It adds the pile's order, the opponent's discards and declines, the card just
-drawn, the phase and the scores, and has no laid-meld planes (a hand ends at the
-knocker's layout here; the defender's layoffs are computed, as in docs/rules.md).
+drawn, the phase and the scores.  The knocker's layout is two planes (set cards, run
+cards) rather than OpenSpiel's one plane per meld: the defender lays off on a set by rank
+and on a run by suit and end, which the two planes determine.
 
 ``PolicyStrategy(policy)`` is a plain-Python strategy (``strategies.Player``) that asks
 ``policy(observation, action_mask) -> action`` at every decision, with exactly the arrays
@@ -54,13 +64,16 @@ from ..rules import R_TARGET
 OBSERVATION_LAYOUT = (
     ("hand", 0, 52), ("drawn", 52, 52), ("opponent_held", 104, 52), ("opponent_discards", 156, 52),
     ("opponent_declined", 208, 52), ("pile", 260, 52), ("pile_order", 312, 52), ("top", 364, 52),
-    ("stock", 416, 32), ("phase", 448, 6), ("knock_limit", 454, 11), ("flags", 465, 2), ("deadwood", 467, 1),
-    ("scores", 468, 2),
+    ("stock", 416, 32), ("phase", 448, 7), ("knock_limit", 455, 11), ("flags", 466, 2), ("deadwood", 468, 1),
+    ("scores", 469, 2), ("knocker_sets", 471, 52), ("knocker_runs", 523, 52),
 )
-N_OBS = 470
+N_OBS = 575
 O_HAND, O_DRAWN, O_OPP_HELD, O_OPP_DISCARDS, O_OPP_DECLINED, O_PILE, O_PILE_ORDER, O_TOP = (
     0, 52, 104, 156, 208, 260, 312, 364)
-O_STOCK, O_PHASE, O_LIMIT, O_FLAGS, O_DEADWOOD, O_SCORES = 416, 448, 454, 465, 467, 468
+O_STOCK, O_PHASE, O_LIMIT, O_FLAGS, O_DEADWOOD, O_SCORES = 416, 448, 455, 466, 468, 469
+O_KNOCKER_SETS, O_KNOCKER_RUNS = 471, 523
+#: the decision phases the phase block covers (``PHASE_FIRST_UPCARD`` .. ``PHASE_DEFEND``)
+N_PHASES = S.PHASE_OVER
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h)
 _SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
 #: every action code, the size of the action space
@@ -104,7 +117,7 @@ def encode_nb(state, seat, target, out):
             out[O_TOP + k] = 1.0
     stock = state[S.S_STOCK_N] - state[S.S_STOCK_POS]
     out[O_STOCK + min(max(stock, 0), 31)] = 1.0
-    if phase < 6:
+    if phase < N_PHASES:
         out[O_PHASE + phase] = 1.0
     out[O_LIMIT + min(max(state[S.S_LIMIT], 0), 10)] = 1.0
     out[O_FLAGS] = 1.0 if state[S.S_DEALER] == seat else 0.0
@@ -116,6 +129,8 @@ def encode_nb(state, seat, target, out):
     if target > 0:
         out[O_SCORES] = min(state[S.S_SCORES + seat] / target, 1.0)
         out[O_SCORES + 1] = min(state[S.S_SCORES + opponent] / target, 1.0)
+    _plane_nb(state[S.S_SETS], out, O_KNOCKER_SETS)
+    _plane_nb(state[S.S_RUNS], out, O_KNOCKER_RUNS)
 
 
 @njit(cache=True)

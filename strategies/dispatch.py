@@ -20,9 +20,10 @@ from strategies import threshold_schedule
 from strategies import defensive
 from strategies import undercut_aware
 from strategies import knock_policy
+from strategies import expert
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 8
+N_STRATEGIES = 9
 
 
 @njit(cache=True)
@@ -43,6 +44,8 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.take_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -64,6 +67,8 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -85,6 +90,8 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -106,4 +113,6 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

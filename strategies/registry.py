@@ -74,6 +74,7 @@ BUILTIN: list[tuple[str, str]] = [
     ("defensive", "strategies.defensive"),
     ("undercut_aware", "strategies.undercut_aware"),
     ("knock_policy", "strategies.knock_policy"),
+    ("expert", "strategies.expert"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

@@ -21,9 +21,10 @@ from strategies import defensive
 from strategies import undercut_aware
 from strategies import knock_policy
 from strategies import expert
+from strategies import mc
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 9
+N_STRATEGIES = 10
 
 
 @njit(cache=True)
@@ -46,6 +47,8 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return knock_policy.take_nb(params, view, pile, rules, rng, memory)
     if sid == 8:
         return expert.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -69,6 +72,8 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return knock_policy.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 8:
         return expert.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -92,6 +97,8 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return knock_policy.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 8:
         return expert.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -115,4 +122,6 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return knock_policy.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 8:
         return expert.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

@@ -75,6 +75,7 @@ BUILTIN: list[tuple[str, str]] = [
     ("undercut_aware", "strategies.undercut_aware"),
     ("knock_policy", "strategies.knock_policy"),
     ("expert", "strategies.expert"),
+    ("mc", "strategies.mc"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

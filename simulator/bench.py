@@ -10,6 +10,8 @@ Prints, as tables or JSON:
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
   cache (cold: compiles) and with the cache filled (warm);
+* the strong players: ``mc`` against ``simple`` at 16, 64 and 128 samples on one thread,
+  next to ``simple`` and ``expert`` (``simulator.strong_study.bench_mc``);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
   on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
@@ -34,6 +36,7 @@ from numba import njit
 
 from .cards import DECK
 from .melds import best_discard_nb, min_deadwood_nb
+from .strong_study import bench_mc, format_speed
 
 
 @njit(cache=True)
@@ -228,6 +231,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
         "startup": bench_startup(),
         "openspiel": bench_openspiel(500 if quick else 2000),
+        "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
     }
     if as_json:
         print(json.dumps(result, indent=2))
@@ -260,6 +264,8 @@ def print_tables(result: dict) -> None:
           f"peak memory {e2e['peak_rss_mb']:.0f} MB")
     st = result["startup"]
     print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s, warm {st['warm_s']:.2f} s")
+    print("\nstrong players (hands/s on one thread; mc's default search is the knock decision, search=7 searches all):")
+    print(format_speed(result["strong_players"]))
     osp = result["openspiel"]
     if osp is None:
         print("OpenSpiel: not installed (pip install open_spiel) - comparison skipped")

@@ -1,6 +1,6 @@
 """Measuring the opponent belief (``strategies.belief``): data, fit, calibration.
 
-    python -m simulator.inference fit        # refit belief.THETA (prints the new values)
+    python -m simulator.inference fit --decisions 50000   # refit belief.THETA (prints the new values)
     python -m simulator.inference calibrate  # calibration table and log-loss, 100,000 decisions
 
 Hands are played among built-in strategies with the engine's own phase functions; at every
@@ -40,8 +40,10 @@ from .state import (
     play_nb,
 )
 
-#: the matchups the belief is fitted and measured on (seat 0 vs seat 1; both seats record)
-OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_aware")
+#: self-play of these strategies is what the belief was fitted on (seed 1) ...
+FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_aware")
+#: ... and what it is measured on (seed 777): the same plus ``expert``, which the fit never saw
+OPPONENTS = FIT_OPPONENTS + ("expert",)
 
 
 @njit(cache=True)
@@ -184,8 +186,8 @@ def calibration(p, truth, bins=20):
 
 def measure(n_decisions=100_000, rules="tournament", seed=777):
     """Calibration and log-loss of the fitted belief against the uniform one over
-    ``n_decisions`` draw decisions (spread evenly over ``OPPONENTS`` as opponents, each
-    against ``simple``... and itself in the other seat).  Returns a dict."""
+    ``n_decisions`` draw decisions, spread evenly over self-play of each of ``OPPONENTS``
+    (other seeds than the fit's).  Returns a dict."""
     matchups = [(o, o) for o in OPPONENTS]
     per = -(-n_decisions // len(matchups))
     feats, truth, decision, ks, opp = collect(matchups, rules, per, seed)
@@ -248,7 +250,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", default=None, help="write the result (JSON) here")
     args = parser.parse_args(argv)
     if args.command == "fit":
-        matchups = [(o, o) for o in OPPONENTS]
+        matchups = [(o, o) for o in FIT_OPPONENTS]
         feats, truth, decision, ks, _ = collect(matchups, "tournament", args.decisions // len(matchups), seed=1)
         theta, loss = fit(feats, truth, decision, ks)
         print(f"log-loss {loss:.4f} (uniform {log_loss(probabilities(np.zeros(len(theta)), feats, decision, ks), truth):.4f})")

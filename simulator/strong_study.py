@@ -279,11 +279,19 @@ def main(argv=None) -> int:
     parser.add_argument("--hands", type=int, default=None, help="hands per preset (legality) or per mc row (speed)")
     parser.add_argument("--decisions", type=int, default=100_000, help="belief decisions (supplement)")
     parser.add_argument("--players", default="expert,mc", help="comma-separated strategy specs (legality)")
+    parser.add_argument("--out", default=None, help="also write the legality table (Markdown) here")
     args = parser.parse_args(argv)
     if args.command == "supplement":
         print(supplement(decisions=args.decisions))
     elif args.command == "legality":
-        legality(args.hands or 100_000, players=[p for p in args.players.split(",") if p])
+        rows = legality(args.hands or 100_000, players=[p for p in args.players.split(",") if p])
+        if args.out:
+            lines = ["| player | preset | hands | illegal moves | seconds |", "|---|---|---:|---:|---:|"]
+            lines += [f"| {r['player']} | {r['preset']} | {r['hands']:,} | {r['illegal']} | {r['seconds']:.0f} |"
+                      for r in rows]
+            from .tune import _atomic_write
+
+            _atomic_write(Path(args.out), "\n".join(lines) + "\n")
     else:
         print(format_speed(bench_mc(args.hands or 2000)))
     return 0

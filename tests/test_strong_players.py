@@ -260,3 +260,18 @@ def test_game_win_table_solves_a_coin_toss_game_exactly():
     p[50] = 0.5
     w = game_win_table(p, target=100)
     assert abs(w[50, 0] - 0.75) < 1e-12 and abs(w[0, 0] - 0.5) < 1e-12
+
+
+def test_inference_probabilities_match_the_numba_belief():
+    from simulator.inference import probabilities
+
+    view, _ = make_view(HAND, pile="2c 3d", took="Th Td", discards="3d")
+    cand, k, p = probs_of(view)
+    cards = [c for c in range(64) if cand >> c & 1]
+    feats = np.zeros((len(cards), belief.N_FEATURES))
+    f = np.zeros(belief.N_FEATURES)
+    for i, c in enumerate(cards):
+        belief.features_nb(view, c, f)
+        feats[i] = f
+    q = probabilities(belief.THETA, feats, np.zeros(len(cards), np.int64), np.array([k]))
+    assert np.allclose(q, [p[c] for c in cards])

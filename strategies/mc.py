@@ -109,6 +109,7 @@ from . import expert
 from .belief import THETA, belief_nb, sample_hidden_nb
 from .gamevalue import hand_utility_nb
 from .view import (
+    N_PARAMS,
     N_VIEW,
     PHASE_ARRANGE,
     PHASE_DISCARD,
@@ -142,8 +143,9 @@ PARAMS = {"samples": 64.0, "candidates": 3.0, "rollout": 1.0, "knock_turns": 3.0
 SUMMARY = "Monte Carlo search: belief-sampled determinizations, candidate actions played out with a fast rollout, best mean result"
 
 _MAX_CANDIDATES = 11
-#: the expert parameters mc uses for pruning, the last discard and the layout
-EXPERT_PARAMS = np.array([1.0, 4.0, 3.0, 0.0, -1.0, 0.0, 0.0, 0.0], dtype=np.float64)
+#: the expert parameters mc uses for pruning, the last discard and the layout: its defaults
+EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
+EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 
 
 @njit(cache=True)

@@ -152,8 +152,8 @@ RULES = simulator.Rules.preset("tournament").to_array()
 
 
 def test_expert_takes_the_face_up_card_only_when_it_melds_and_lowers_deadwood():
-    # 8h melds (run 5h-8h) and lowers deadwood; Ks would make a pair only; 9h melds 9d 9c
-    # but the set already holds: taking it lowers deadwood too
+    # 8h extends 5h-7h and As extends 2s-4s (both lower deadwood: Kc goes); Ks would only
+    # pair with Kc and 5c melds with nothing
     for top, want in (("8h", True), ("Ks", False), ("As", True), ("5c", False)):
         view, pile = make_view(HAND, pile=f"Jd {top}")
         assert expert.take_nb(PARAMS, view, pile, RULES, RNG, MEMORY) == want, top

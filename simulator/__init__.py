@@ -21,6 +21,11 @@ from ._cache import configure_numba_cache
 
 configure_numba_cache()
 
+# The strategy registry loads every built-in, and the search players (``strategies.mc``)
+# import ``simulator.state``, which imports ``strategies.view``: loading the registry first
+# keeps ``import simulator.state`` (or any submodule) from meeting a half-made module.
+import strategies  # noqa: E402,F401
+
 from .cards import Card, cards_mask, format_cards, mask_cards, parse_cards
 from .rules import Rules
 from .rules_api import (

@@ -16,6 +16,8 @@ Prints, as tables or JSON:
 * plain-Python strategies (``simulator.pydriver``): deals per second of the greedy and the
   trivial Python player against numba ``simple`` on one core, and the ratio to numba
   ``simple`` vs ``simple`` on one thread;
+* the strong players: ``mc`` against ``simple`` at 16, 64 and 128 samples on one thread,
+  next to ``simple`` and ``expert`` (``simulator.strong_study.bench_mc``);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
   on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
@@ -40,6 +42,7 @@ from numba import njit
 
 from .cards import DECK
 from .melds import best_discard_nb, min_deadwood_nb
+from .strong_study import bench_mc, format_speed
 
 
 @njit(cache=True)
@@ -365,6 +368,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "startup": bench_startup(),
         "openspiel": bench_openspiel(500 if quick else 2000),
         "python_players": bench_python_players(2000 if quick else 10_000),
+        "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
     }
     if as_json:
         print(json.dumps(result, indent=2))
@@ -407,6 +411,8 @@ def print_tables(result: dict) -> None:
           f"peak memory {e2e['peak_rss_mb']:.0f} MB")
     st = result["startup"]
     print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s, warm {st['warm_s']:.2f} s")
+    print("\nstrong players (hands/s on one thread; mc's default search is the knock decision, search=7 searches all):")
+    print(format_speed(result["strong_players"]))
     osp = result["openspiel"]
     if osp is None:
         print("OpenSpiel: not installed (pip install open_spiel) - comparison skipped")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from strategies.common import default_defend_nb
 from strategies import random_play
 from strategies import knock_early
 from strategies import simple
@@ -20,9 +21,11 @@ from strategies import threshold_schedule
 from strategies import defensive
 from strategies import undercut_aware
 from strategies import knock_policy
+from strategies import expert
+from strategies import mc
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 8
+N_STRATEGIES = 10
 
 
 @njit(cache=True)
@@ -43,6 +46,10 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.take_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -64,6 +71,10 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -85,6 +96,10 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -106,6 +121,10 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return expert.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return mc.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -127,4 +146,8 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
         return undercut_aware.defend_nb(params, view, pile, rules, rng, memory)
     if sid == 7:
         return knock_policy.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 8:
+        return default_defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 9:
+        return default_defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

@@ -83,6 +83,8 @@ BUILTIN: list[tuple[str, str]] = [
     ("defensive", "strategies.defensive"),
     ("undercut_aware", "strategies.undercut_aware"),
     ("knock_policy", "strategies.knock_policy"),
+    ("expert", "strategies.expert"),
+    ("mc", "strategies.mc"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

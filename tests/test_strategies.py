@@ -608,9 +608,13 @@ import simulator as _simulator  # noqa: E402
 from strategies import available as _available  # noqa: E402
 
 _PRESETS = ["classic", "modern", "hoyle", "tournament", "oklahoma", "gin_only", "single_hand"]
+#: the strong players are too slow for 1.4 million hands in CI: their 100,000-hand check per
+#: preset is ``python -m simulator.strong_study legality`` (results/strong_players/legality*.md),
+#: and tests/test_strong_players.py plays them on a few hands of several presets
+_SLOW = {"expert", "mc"}
 
 
-@pytest.mark.parametrize("name", [s["name"] for s in _available()])
+@pytest.mark.parametrize("name", [s["name"] for s in _available() if s["name"] not in _SLOW])
 def test_every_builtin_plays_100k_legal_hands_per_preset(name):
     # the engine checks every move (legal discard, least-deadwood melds, last-discard knock)
     # and simulate raises on any violation
@@ -623,6 +627,8 @@ def test_every_builtin_plays_100k_legal_hands_per_preset(name):
 
 def test_seeded_strategy_runs_are_reproducible():
     for s in _available():
+        if s["name"] == "mc":
+            continue  # seeded reproducibility of mc: tests/test_strong_players.py (fewer hands)
         one = _simulator.simulate(s["name"], "random", "hoyle", n_deals=3000, seed=99)
         two = _simulator.simulate(s["name"], "random", "hoyle", n_deals=3000, seed=99)
         assert one.equals(two)

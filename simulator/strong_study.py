@@ -1,6 +1,6 @@
 """The strong players' study: supplement to the ``strong_players`` report, legality and speed.
 
-    python -m simulator.strong_study supplement   # results/strong_players/supplement.md (+ PNG)
+    python -m simulator.strong_study supplement   # results/strong_players_supplement/supplement.md (+ PNG)
     python -m simulator.strong_study legality     # expert and mc, 100,000 hands per preset
     python -m simulator.strong_study speed        # mc hands/s vs simple on one core
 
@@ -187,8 +187,10 @@ def _hand_cells(run_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def supplement(out_dir: Path = RESULTS / "strong_players", decisions: int = 100_000) -> Path:
-    """Write ``supplement.md`` and ``belief_calibration.png`` into ``out_dir``."""
+def supplement(out_dir: Path = RESULTS / "strong_players_supplement", decisions: int = 100_000) -> Path:
+    """Write ``supplement.md`` and ``belief_calibration.png`` into ``out_dir`` (not the run's
+    own directory, which ``ginsim reproduce`` replaces and which holds only what ginsim run and
+    report wrote)."""
     from . import inference
     from .tune import _atomic_write
 

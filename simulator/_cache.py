@@ -360,13 +360,13 @@ def _install_cache_guard() -> None:
 
 
 #: what the command line prints on stderr before the first call compiles the engine
-COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s)"
+COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 1 minute)"
 
 
 def kernels_compiled(entries: tuple[str, ...] = ("play_deals_nb",), module: str | None = None) -> bool:
     """True when this source version's kernel directory holds numba's index file of every
     engine entry point in ``entries`` (``play_deals_nb``, ``play_games_nb``): the first
-    call loads machine code instead of compiling it (about 30 s).  ``module`` is the
+    call loads machine code instead of compiling it (about a minute: 58 s on 2 idle cores).  ``module`` is the
     engine module's name (``simulator.engine``, or a generated engine with plug-ins);
     default the engine ``strategies.registry.engine_module`` plays with.  Cheap: one
     directory listing, nothing is imported or compiled."""

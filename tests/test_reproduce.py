@@ -170,4 +170,4 @@ def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: True)
     run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
     assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
-    assert "compiling kernels (first run only, about 30 s)" in _cache.COMPILING_MESSAGE
+    assert "compiling kernels (first run only, about 1 minute)" in _cache.COMPILING_MESSAGE

@@ -348,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables (default: tables)")
     p.add_argument("--scale", action="store_true",
                    help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
-                        "each timed with its peak memory, and the size on disk (about 5-10 minutes on 2 idle cores; "
+                        "each timed with its peak memory, and the size on disk (about 4-5 minutes on 2 idle cores: 4 min 15 s measured; "
                         "needs about 1 GB of disk; default: the usual benchmarks instead)")
     p.add_argument("--scale-deals", type=int, default=100_000_000,
                    help="deals in the scale benchmark, over 10 cells (default: 100000000)")

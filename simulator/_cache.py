@@ -360,20 +360,22 @@ def _install_cache_guard() -> None:
 
 
 #: what the command line prints on stderr before the first call compiles the engine
-COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 1 minute)"
+COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s; a minute with expert or mc)"
 
 
-def kernels_compiled(entries: tuple[str, ...] = ("play_deals_nb",), module: str | None = None) -> bool:
+def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module: str | None = None,
+                     sids=None) -> bool:
     """True when this source version's kernel directory holds numba's index file of every
-    engine entry point in ``entries`` (``play_deals_nb``, ``play_games_nb``): the first
-    call loads machine code instead of compiling it (about a minute: 58 s on 2 idle cores).  ``module`` is the
-    engine module's name (``simulator.engine``, or a generated engine with plug-ins);
-    default the engine ``strategies.registry.engine_module`` plays with.  Cheap: one
-    directory listing, nothing is imported or compiled."""
+    engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
+    first call loads machine code instead of compiling it (about 30 s on 2 idle cores, a
+    minute for the engine with the search players).  ``module`` is the engine module's name
+    (``simulator.engine``, or a generated engine: the light one, or one with plug-ins);
+    default the engine ``strategies.registry.engine_module(sids)`` plays strategy ids
+    ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
     if module is None:
         from strategies.registry import engine_module
 
-        module = engine_module().__name__
+        module = engine_module(sids).__name__
     stem = module.rsplit(".", 1)[-1]
     try:
         names = {p.name for p in numba_cache_dir().glob(f"*/{stem}.*.nbi")}

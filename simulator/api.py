@@ -202,7 +202,7 @@ def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: i
     rules = resolve_rules(rules)
     out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
     if n_deals:
-        engine_module().play_deals_nb(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
+        engine_module(sids).play_deals(np.uint64(seed), first_deal, n_deals, bool(mirrored), rules.to_array(),
                         sids, params, out)
     return out
 
@@ -404,7 +404,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     no_hands = np.zeros((0, RC.N_HAND_COLS), dtype=np.int64)
     if n_games == 0:
         return games, no_hands
-    engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+    engine_module(sids).play_games(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
                     games, no_hands, np.zeros(0, np.int64))
     if not with_hands:
         return games, no_hands
@@ -412,7 +412,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     offsets = np.zeros(n_games + 1, dtype=np.int64)
     np.cumsum(games[:, RC.G_HANDS], out=offsets[1:])
     hands = np.zeros((offsets[-1], RC.N_HAND_COLS), dtype=np.int64)
-    engine_module().play_games_nb(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
+    engine_module(sids).play_games(np.uint64(seed), first_game, n_games, bool(mirrored), vector, sids, params,
                     games, hands, offsets)
     return games, hands
 
@@ -480,7 +480,7 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
-    n = engine_module().play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
+    n = engine_module(sids).play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
                              sids, params, out, trace)
     row = hand_frame(out).iloc[0].copy()
     row["a_seat"] = int(out[0, RC.H_A_SEAT])
@@ -517,7 +517,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
     seat_params = params.copy()  # the strategies' copies, checked by the engine
     seat_rules = np.vstack([vector, vector])
-    n = engine_module().play_hand_nb(state, codes, dealer, sids, params, vector, seat_params, seat_rules,
+    n = engine_module(sids).play_hand_nb(state, codes, dealer, sids, params, vector, seat_params, seat_rules,
                                      np.array(scores, np.int64), rngs, deck_rng, scratch, memory, out,
                                      trace)
     record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))

@@ -283,17 +283,25 @@ def _child(cmd: list[str], env: dict | None = None) -> str:
 
 
 _FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
-               "simulator.simulate('simple', 'simple', 'tournament', n_deals=2); print(time.perf_counter() - t)")
+               "simulator.simulate({a!r}, 'simple', 'tournament', n_deals=2); print(time.perf_counter() - t)")
 
 
-def bench_startup() -> dict:
-    """Seconds from a new process to the first dealt hand, with an empty and a filled cache."""
+def bench_startup(search_players: bool = False) -> dict:
+    """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
+    empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
+    which compiles the engine with the search players (``strategies.registry.engine_module``)."""
+    result = {}
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "GINSIM_CACHE_DIR": tmp}
         env.pop("NUMBA_CACHE_DIR", None)
-        cold = float(_child([sys.executable, "-c", _FIRST_DEAL], env).strip())
-        warm = float(_child([sys.executable, "-c", _FIRST_DEAL], env).strip())
-    return {"cold_s": cold, "warm_s": warm}
+        result["cold_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="simple")], env).strip())
+        result["warm_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="simple")], env).strip())
+    if search_players:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "GINSIM_CACHE_DIR": tmp}
+            env.pop("NUMBA_CACHE_DIR", None)
+            result["cold_search_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="mc")], env).strip())
+    return result
 
 
 def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
@@ -365,7 +373,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "knock_limits": bench_knock_limits(n_deals),
         "paths": bench_paths(1_000_000 if quick else 2_000_000),
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
-        "startup": bench_startup(),
+        "startup": bench_startup(search_players=not quick),
         "openspiel": bench_openspiel(500 if quick else 2000),
         "python_players": bench_python_players(2000 if quick else 10_000),
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
@@ -411,6 +419,9 @@ def print_tables(result: dict) -> None:
           f"peak memory {e2e['peak_rss_mb']:.0f} MB")
     st = result["startup"]
     print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s, warm {st['warm_s']:.2f} s")
+    if "cold_search_s" in st:
+        print(f"time to first deal of mc (empty cache, compiling the engine with the search players): "
+              f"{st['cold_search_s']:.1f} s")
     print("\nstrong players (hands/s on one thread; mc's default search is the knock decision, search=7 searches all):")
     print(format_speed(result["strong_players"]))
     osp = result["openspiel"]

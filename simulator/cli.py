@@ -66,8 +66,9 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     from ._cache import COMPILING_MESSAGE, kernels_compiled
     from .rules import resolve_rules
 
-    strategies.parse_strategy(args.a), strategies.parse_strategy(args.b), resolve_rules(args.rules)
-    if not kernels_compiled(("play_deals_nb",)):
+    a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
+    resolve_rules(args.rules)
+    if not kernels_compiled(("play_deal_block_nb",), sids=(a.sid, b.sid)):
         print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
@@ -143,15 +144,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
-    from .tune import load_spec, tune, write_summary
+    from .tune import load_spec, tune, tune_sids, write_summary
 
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
     from ._cache import COMPILING_MESSAGE, kernels_compiled
 
-    kernels = tuple({"play_deals_nb" if s.objective == "net_per_hand" else "play_games_nb" for s in specs})
-    if not kernels_compiled(kernels):
+    kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
+    if not kernels_compiled(kernels, sids=tune_sids(specs)):
         print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     results = []
     for spec in specs:

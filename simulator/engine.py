@@ -8,7 +8,8 @@ for its answer, turn that into an action and apply it (``simulator.state.play_nb
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
 into a game (game scoring: ``simulator.scoring.game_totals_nb``, ``next_dealer_nb``), and
-the ``play_*s_nb`` kernels run blocks of deals or games on numba's threads.
+``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
+``play_game_block_nb``) on a pool of threads.
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
 it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
@@ -36,7 +37,7 @@ threads or chunking.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from strategies import dispatch
 from strategies.view import (
@@ -52,6 +53,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
+from .blocks import run_blocks
 from .cards import DECK
 from .records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
@@ -572,6 +574,17 @@ def _new_deck(seed, pair, hand_index, deck, rng):
 
 
 @njit(cache=True)
+def _block_work_nb(rules, params_ab):
+    """The work arrays of one block of deals or games, allocated once per block: the state,
+    scratch, the two seats' memory, the deck and its stream, the players' streams, and per
+    seat its strategy id, parameters, and the strategies' copies of parameters and rules."""
+    return (np.zeros(N_STATE, np.int64), np.zeros(SCRATCH_LEN, np.int64), np.zeros((2, N_MEMORY), np.int64),
+            np.empty(52, np.int64), np.zeros(1, np.uint64), np.zeros((2, 1), np.uint64), np.empty(2, np.int64),
+            np.empty((2, params_ab.shape[1]), np.float64), np.empty((2, params_ab.shape[1]), np.float64),
+            np.empty((2, rules.shape[0]), np.int64))
+
+
+@njit(cache=True, nogil=True)
 def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
                        trace):
     """Play deals ``first_deal + start .. first_deal + stop - 1`` as independent hands into
@@ -582,16 +595,8 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     else pair ``d`` with A's seat drawn at random.  ``sids_ab``/``params_ab`` hold strategy
     A then B.  ``trace`` (n × 3), when it has rows, records the block's first deal.
     """
-    state = np.zeros(N_STATE, np.int64)
-    scratch = np.zeros(SCRATCH_LEN, np.int64)
-    memory = np.zeros((2, N_MEMORY), np.int64)
-    deck = np.empty(52, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    player_rngs = np.zeros((2, 1), np.uint64)
-    sids = np.empty(2, np.int64)
-    params = np.empty((2, params_ab.shape[1]), np.float64)
-    seat_params = np.empty((2, params_ab.shape[1]), np.float64)  # the strategies' copies
-    seat_rules = np.empty((2, rules.shape[0]), np.int64)
+    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
+     seat_rules) = _block_work_nb(rules, params_ab)
     for i in range(rules.shape[0]):
         seat_rules[0, i] = rules[i]
         seat_rules[1, i] = rules[i]
@@ -628,17 +633,14 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     return nt
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def play_deals_nb(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, out):
-    """The parallel entry point for single deals: ``out`` (n_deals × N_HAND_COLS) gets
-    deals ``first_deal ..``; blocks of deals run on numba's threads."""
-    n_blocks = min(n_deals, 256)
+def play_deals(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, out, threads=None):
+    """The batch entry point for single deals: ``out`` (n_deals × N_HAND_COLS) gets deals
+    ``first_deal ..``, blocks of deals (``play_deal_block_nb``) on ``threads`` threads
+    (default: numba's thread count)."""
     no_trace = np.zeros((0, 3), np.int64)
-    for block in prange(n_blocks):
-        start = block * n_deals // n_blocks
-        stop = (block + 1) * n_deals // n_blocks
-        play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab,
-                           out, no_trace)
+    seed = np.uint64(seed)
+    run_blocks(lambda start, stop: play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab,
+                                                       params_ab, out, no_trace), n_deals, threads)
 
 
 @njit(cache=True)
@@ -733,33 +735,32 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     return hands
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def play_games_nb(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, game_out,
-                  hand_out, hand_offsets):
-    """Play games ``first_game ..`` in parallel.  ``game_out`` is n_games × N_GAME_COLS.
+@njit(cache=True, nogil=True)
+def play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab, params_ab, game_out,
+                       hand_out, hand_offsets):
+    """Play games ``first_game + start .. first_game + stop - 1`` into ``game_out[start:stop]``
+    (``game_out`` is n_games × N_GAME_COLS), with scratch allocated once for the block.
     When ``hand_offsets`` has n_games + 1 entries, the hands of game i are written to
     ``hand_out[hand_offsets[i]:hand_offsets[i + 1]]`` (count them in a first pass)."""
-    n_blocks = min(n_games, 256)
-    with_hands = hand_offsets.shape[0] == n_games + 1
-    for block in prange(n_blocks):
-        state = np.zeros(N_STATE, np.int64)
-        scratch = np.zeros(SCRATCH_LEN, np.int64)
-        memory = np.zeros((2, N_MEMORY), np.int64)
-        deck = np.empty(52, np.int64)
-        deck_rng = np.zeros(1, np.uint64)
-        player_rngs = np.zeros((2, 1), np.uint64)
-        sids = np.empty(2, np.int64)
-        params = np.empty((2, params_ab.shape[1]), np.float64)
-        seat_params = np.empty((2, params_ab.shape[1]), np.float64)
-        seat_rules = np.empty((2, rules.shape[0]), np.int64)
-        no_trace = np.zeros((0, 3), np.int64)
-        start = block * n_games // n_blocks
-        stop = (block + 1) * n_games // n_blocks
-        for i in range(start, stop):
-            if with_hands:
-                hands = hand_out[hand_offsets[i]:hand_offsets[i + 1]]
-            else:
-                hands = hand_out[:0]
-            play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
-                         hands, state, scratch, memory, deck, deck_rng, player_rngs, sids, params,
-                         seat_params, seat_rules, no_trace)
+    with_hands = hand_offsets.shape[0] == game_out.shape[0] + 1
+    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
+     seat_rules) = _block_work_nb(rules, params_ab)
+    no_trace = np.zeros((0, 3), np.int64)
+    for i in range(start, stop):
+        if with_hands:
+            hands = hand_out[hand_offsets[i]:hand_offsets[i + 1]]
+        else:
+            hands = hand_out[:0]
+        play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
+                     hands, state, scratch, memory, deck, deck_rng, player_rngs, sids, params,
+                     seat_params, seat_rules, no_trace)
+
+
+def play_games(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
+               hand_offsets, threads=None):
+    """The batch entry point for whole games ``first_game ..``: blocks of games
+    (``play_game_block_nb``) on ``threads`` threads (default: numba's thread count)."""
+    seed = np.uint64(seed)
+    run_blocks(lambda start, stop: play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab,
+                                                       params_ab, game_out, hand_out, hand_offsets),
+                n_games, threads)

@@ -305,7 +305,7 @@ class Hand:
             strategy = parse_strategy(spec)
         if strategy.is_python:  # a plain-Python strategy (``strategies.pyplayer``)
             return self._python_action(strategy, seat)
-        engine = engine_module()
+        engine = engine_module([strategy.sid])
         params = np.ascontiguousarray(strategy.row, dtype=np.float64)
         params_copy = params.copy()
         rules_copy = self._rules.copy()

@@ -100,7 +100,7 @@ class _Table:
         self.sids_ab = sids_ab
         self.rules = resolve_rules(rules)
         self.vector = self.rules.to_array()
-        self.engine = E = engine_module()
+        self.engine = E = engine_module(sids_ab)
         self.deciders = [decider_for(s) if s.is_python else None for s in (self.a, self.b)]
         n_rules = len(self.vector)
         self.work = np.zeros(E.work_len(n_rules), np.int64)  # (layout: ``engine.K_*``)

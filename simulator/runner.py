@@ -282,11 +282,9 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
     if here != provenance["code_fingerprint"]:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    # blocks of deals handed out a few at a time, not half to each thread up front: a thread
-    # slowed by the writer (or by other load) does not leave the others idle at the end
-    with numba.parallel_chunksize(4):
-        table = chunk_table(exp, cell, chunk)
+    strategies.registry.will_play(experiment_sids(exp))  # one engine for every cell of the run
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # the kernels' thread pool
+    table = chunk_table(exp, cell, chunk)
     metadata = dict(table.schema.metadata or {})
     metadata[META_KEY] = json.dumps(provenance).encode()
     return table.replace_schema_metadata(metadata)
@@ -310,6 +308,15 @@ def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, i
     finally:
         tmp.unlink(missing_ok=True)
     return chunk.cell, chunk.count
+
+
+def experiment_sids(exp: Experiment) -> set[int]:
+    """The strategy ids the cells of ``exp`` play (its plug-ins registered first)."""
+    import strategies
+
+    for name, path in exp.plugins.items():
+        strategies.register(name, path)
+    return {strategies.parse_strategy(spec).sid for cell in exp.cells() for spec in (cell.a, cell.b)}
 
 
 def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
@@ -618,8 +625,8 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     if progress and done < total:
         from ._cache import COMPILING_MESSAGE, kernels_compiled
 
-        entries = tuple({"deals": "play_deals_nb", "games": "play_games_nb"}[m] for m in plan.sizes)
-        if not kernels_compiled(entries):  # say so, rather than show a bar frozen at 0%
+        entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
+        if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
             print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     bar = tqdm(total=total, initial=done, unit=unit, unit_scale=True, disable=not progress,
                desc=exp.name, smoothing=0.1)

@@ -517,19 +517,21 @@ def settle_gin_nb(state, rules, big_gin_flag, trace):
     """Settle gin (``big_gin_flag`` 0) or big gin (1) by ``S_KNOCKER``: no layout, no
     layoffs; the defender keeps its least deadwood (docs/rules.md#scoring-a-hand)."""
     defender_hand = state[S_HANDS + 1 - state[S_KNOCKER]]
-    score_nb(state, rules, min_deadwood_nb(defender_hand), np.int64(0), np.int64(0), big_gin_flag == 1,
+    score_nb(state, rules, min_deadwood_nb(defender_hand), np.int64(0), np.int64(0), np.int64(big_gin_flag),
              np.int64(1), trace)
 
 
 @_cold
-def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin, gin_flag, trace):
+def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_flag, trace):
     """Score the hand (docs/rules.md#scoring-a-hand) from the knocker's deadwood
     ``S_DEADWOOD`` and the defender's ``defender_dw`` after laying off ``laid``: Oklahoma
-    spade doubling applied, the result written and the hand over."""
+    spade doubling applied, the result written and the hand over.  The flags are int64
+    1/0 (never a literal ``True``/``False``, which numba would compile a second copy for)."""
     knocker = state[S_KNOCKER]
     defender = 1 - knocker
     deadwood = state[S_DEADWOOD]
     gin = gin_flag == 1
+    big_gin = big_gin_flag == 1
     winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
     points *= state[S_MULTIPLIER]
     state[S_KNOCKER_DW] = deadwood
@@ -821,7 +823,7 @@ def defend_nb(state, rules, sets, runs, trace):
     if trace.shape[0] > 0:
         trace_nb(state, trace, defender, np.int64(EV_DEFEND), choice)
         trace_nb(state, trace, defender, np.int64(EV_LAYOFF), laid)
-    score_nb(state, rules, defender_dw, laid, melded, False, np.int64(0), trace)
+    score_nb(state, rules, defender_dw, laid, melded, np.int64(0), np.int64(0), trace)
     return ERR_NONE
 
 

@@ -641,6 +641,22 @@ def _mark_ours(path: Path) -> bool:
         return False
 
 
+def tune_sids(specs) -> set[int]:
+    """The strategy ids the tunings of ``specs`` play (their plug-ins registered first): the
+    tuned strategy, the opponents, the baselines and the fixed-threshold sweep's strategy."""
+    import strategies
+
+    sids = set()
+    for spec in specs:
+        for pname, ppath in spec.plugins.items():
+            strategies.register(pname, ppath)
+        names = [spec.strategy, *(name for name, _ in spec.opponents), *spec.baselines.values()]
+        if spec.fixed_threshold is not None:
+            names.append(spec.fixed_threshold.strategy)
+        sids.update(strategies.parse_strategy(name).sid for name in names)
+    return sids
+
+
 def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, progress: bool = True,
          log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a tuning into ``out`` and write its outputs; returns the result
@@ -666,8 +682,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
                 if not _mark_ours(out / name):
                     raise TuneError(f"{out / name} exists and was not written by ginsim; move it away or choose "
                                     f"another out")
-            for pname, ppath in spec.plugins.items():
-                strategies.register(pname, ppath)
+            strategies.registry.will_play(tune_sids([spec]))  # one engine for the whole tuning
             fingerprint = _process_fingerprint(spec.plugins, code_fingerprint)
             identity = spec.identity()
             storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY_DB).resolve()}")

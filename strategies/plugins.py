@@ -76,23 +76,30 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     by strategy id: built-in modules (digest None) are imported from their package, plug-in
     modules (content-addressed copies in the generated directory) by name, with the
     digest of their content written next to the import.  A module without an optional
-    decision (``OPTIONAL_DECISIONS``) gets the ready-made one from ``strategies.common``."""
+    decision (``OPTIONAL_DECISIONS``) gets the ready-made one from ``strategies.common``.
+    An entry ``None`` leaves its id out (a lighter engine, see
+    ``strategies.registry.engine_module``): the id gets the unknown-id answer, which the
+    engine refuses, so it can never play another strategy."""
     lines = [_HEADER.format(generator=generator)]
-    defaults = sorted({OPTIONAL_DECISIONS[d] for d in OPTIONAL_DECISIONS for m, _ in entries if not _defines(m, d)})
+    present = [(sid, entry) for sid, entry in enumerate(entries) if entry is not None]
+    defaults = sorted({OPTIONAL_DECISIONS[d] for d in OPTIONAL_DECISIONS for _, (m, _) in present if not _defines(m, d)})
     if defaults:
         lines.append(f"from strategies.common import {', '.join(defaults)}\n")
-    for module, digest in entries:
+    for _, (module, digest) in present:
         if digest is None:
             package, _, name = module.rpartition(".")
             lines.append(f"from {package} import {name}\n")
-    for i, (module, digest) in enumerate(entries):
+    for i, (module, digest) in present:
         if digest is not None:
             lines.append(f"import {module} as strategy_{i}  # content sha256 {digest}\n")
     lines.append(f"\n#: strategy ids are 0 .. N_STRATEGIES - 1\nN_STRATEGIES = {len(entries)}\n")
-    aliases = [m.rpartition(".")[2] if d is None else f"strategy_{i}" for i, (m, d) in enumerate(entries)]
+    left_out = [sid for sid, entry in enumerate(entries) if entry is None]
+    if left_out:
+        lines.append(f"#: ids this engine leaves out (refused like an unknown id)\nLEFT_OUT = {tuple(left_out)!r}\n")
+    aliases = {i: m.rpartition(".")[2] if d is None else f"strategy_{i}" for i, (m, d) in present}
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
         lines.append(f"\n\n@njit(cache=True)\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
-        for sid, alias in enumerate(aliases):
+        for sid, alias in aliases.items():
             call = f"{alias}.{decision}"
             if decision in OPTIONAL_DECISIONS and not _defines(entries[sid][0], decision):
                 call = OPTIONAL_DECISIONS[decision]
@@ -300,9 +307,17 @@ def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
     return source
 
 
-def engine_with(entries: list[tuple[str, str | None]]) -> ModuleType:
+#: engines built in this process, by their entries (``engine_with``)
+_ENGINES: dict[tuple, ModuleType] = {}
+
+
+def engine_with(entries: list[tuple[str, str | None] | None]) -> ModuleType:
     """The engine module compiled against a dispatch over ``entries`` (see
-    ``dispatch_source``)."""
+    ``dispatch_source``; an entry ``None`` leaves that id out).  Built once per process
+    for the same entries."""
+    key = tuple(entries)
+    if key in _ENGINES:
+        return _ENGINES[key]
     from simulator import engine
 
     directory = _generated_dir()
@@ -313,4 +328,5 @@ def engine_with(entries: list[tuple[str, str | None]]) -> ModuleType:
     if module.dispatch.N_STRATEGIES != len(entries):
         raise RuntimeError(f"plug-in engine {engine_name} routes {module.dispatch.N_STRATEGIES} strategies, "
                            f"expected {len(entries)}")
+    _ENGINES[key] = module
     return module

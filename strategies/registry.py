@@ -191,15 +191,49 @@ def register(name: str, path) -> StrategyInfo:
     return info
 
 
-def engine_module() -> ModuleType:
-    """The engine compiled with every registered strategy (the built-in one without
-    plug-ins)."""
-    if not PLUGINS:
-        from simulator import engine
+#: built-in strategies compiled into the engine only when a call plays them: the search
+#: players (a belief, rollouts through the state machine) double the engine's cold compile
+#: (on 2 idle cores about 29 s without them, 46 s with them)
+COMPILED_ON_DEMAND = frozenset({"expert", "mc"})
+#: strategy ids the engines of this process must route beyond each call's own (``will_play``)
+_WILL_PLAY: set[int] = set()
+#: the engine every call of this process uses once one call needed it (``engine_module``)
+_FULL: list[ModuleType] = []
 
+
+def will_play(sids) -> None:
+    """Say up front which strategy ids (ints or ``Strategy``) this process will play, so that
+    every call uses one engine: a run whose cells mix light and search players compiles
+    the full engine once, not the light one first.  The runner calls it with every
+    strategy of the experiment."""
+    _WILL_PLAY.update(int(getattr(s, "sid", s)) for s in sids)
+
+
+def engine_module(sids=None) -> ModuleType:
+    """The engine that plays strategy ids ``sids`` (default: every registered strategy).
+
+    When neither ``sids`` nor the ids given to ``will_play`` name a strategy of
+    ``COMPILED_ON_DEMAND``, and no plug-in is registered, this is the *light* engine: a
+    generated copy of ``simulator.engine`` whose dispatch leaves those strategies out (their
+    ids are refused like an unknown id), so a first run compiles in about half the time.
+    Otherwise it is the engine routing every registered strategy (``simulator.engine``
+    itself without plug-ins), and once a call of this process has needed that one, every
+    later call uses it too (it is compiled already).
+    Both run the same code for the strategies they route: rows never depend on which
+    engine played them (tested)."""
+    if PLUGINS:
+        entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]
+        return engine_with(entries)
+    from simulator import engine
+
+    if sids is None or _FULL:
         return engine
-    entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]
-    return engine_with(entries)
+    wanted = {int(s) for s in sids} | _WILL_PLAY
+    if any(REGISTRY[n].sid in wanted for n in COMPILED_ON_DEMAND):
+        _FULL.append(engine)
+        return engine
+    return engine_with([None if i.name in COMPILED_ON_DEMAND else (i.module.__name__, None)
+                        for i in REGISTRY.values() if i.kind == "numba"])
 
 
 def numba_count() -> int:

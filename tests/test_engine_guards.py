@@ -198,7 +198,7 @@ SCRIPT = textwrap.dedent('''
     for threads in (1, two, 1):
         numba.set_num_threads(threads)
         out = np.zeros((4000, E.N_HAND_COLS), np.int64)
-        engine_module().play_deals_nb(np.uint64(3), 0, 4000, True, vector, sids, params, out)
+        engine_module(sids).play_deals(np.uint64(3), 0, 4000, True, vector, sids, params, out)
         outs.append(out)
     report["rules_vector_unchanged"] = vector.tolist() == rules.to_array().tolist()
     report["rules_same_for_threads"] = all(np.array_equal(outs[0], o) for o in outs[1:])

@@ -11,11 +11,12 @@ import pytest
 NOTEBOOK = Path(__file__).resolve().parent.parent / "experiments" / "explore.ipynb"
 
 
-def test_the_example_notebook_runs(monkeypatch):
+def test_the_example_notebook_runs(monkeypatch, tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     monkeypatch.setenv("GINSIM_NOTEBOOK_SMALL", "1")  # the kernel inherits it: tiny sizes
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # its temporary run directory goes where pytest cleans up
     nb = nbformat.read(NOTEBOOK, as_version=4)
     assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells)
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",

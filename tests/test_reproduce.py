@@ -149,12 +149,12 @@ def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
     from simulator import _cache
 
     monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
-    assert not _cache.kernels_compiled(("play_deals_nb",), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine")
     (tmp_path / "simulator_abc").mkdir()
-    (tmp_path / "simulator_abc" / "engine.play_deals_nb-697.py311.nbi").write_bytes(b"")
-    assert _cache.kernels_compiled(("play_deals_nb",), module="simulator.engine")
-    assert not _cache.kernels_compiled(("play_deals_nb", "play_games_nb"), module="simulator.engine")
-    assert not _cache.kernels_compiled(("play_deals_nb",), module="ginsim_engine_0123")
+    (tmp_path / "simulator_abc" / "engine.play_deal_block_nb-697.py311.nbi").write_bytes(b"")
+    assert _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="ginsim_engine_0123")
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
@@ -170,4 +170,4 @@ def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: True)
     run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
     assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
-    assert "compiling kernels (first run only, about 1 minute)" in _cache.COMPILING_MESSAGE
+    assert "compiling kernels (first run only, about 30 s; a minute with expert or mc)" in _cache.COMPILING_MESSAGE

@@ -1,0 +1,59 @@
+"""simulator.blocks.run_blocks: every item in exactly one block, in order within a block,
+for any thread count; an error in a block is raised and later blocks never start."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from simulator.blocks import N_BLOCKS, run_blocks
+
+
+@pytest.mark.parametrize("n_items", [0, 1, 2, 7, 255, 256, 257, 10_000])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_every_item_in_exactly_one_block(n_items, threads):
+    seen = []
+    lock = threading.Lock()
+
+    def kernel(start, stop):
+        with lock:
+            seen.append((start, stop))
+
+    run_blocks(kernel, n_items, threads)
+    assert len(seen) == min(n_items, N_BLOCKS)
+    covered = sorted(i for start, stop in seen for i in range(start, stop))
+    assert covered == list(range(n_items))
+    assert all(stop > start for start, stop in seen)
+
+
+def test_an_error_in_a_block_is_raised_and_later_blocks_never_start():
+    started = []
+
+    def kernel(start, stop):
+        started.append(start)
+        if start == 0:
+            raise RuntimeError("block 0 failed")
+        time.sleep(0.01)  # the other thread is busy while the error is seen
+
+    with pytest.raises(RuntimeError, match="block 0 failed"):
+        run_blocks(kernel, 100, threads=2, n_blocks=50)
+    assert len(started) < 50
+
+
+def test_default_thread_count_is_numbas():
+    import numba
+
+    names = set()
+
+    def kernel(start, stop):
+        names.add(threading.current_thread().name)
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        run_blocks(kernel, 64)
+    finally:
+        numba.set_num_threads(before)
+    assert names == {threading.current_thread().name}  # one thread: run in the caller, no pool

@@ -26,9 +26,9 @@ configure_numba_cache()
 # keeps ``import simulator.state`` (or any submodule) from meeting a half-made module.
 import strategies  # noqa: E402,F401
 
-from .cards import Card, cards_mask, format_cards, mask_cards, parse_cards
-from .rules import Rules
-from .rules_api import (
+from .core.cards import Card, cards_mask, format_cards, mask_cards, parse_cards
+from .core.rules import Rules
+from .core.rules_api import (
     Arrangement,
     Discard,
     HandScore,

@@ -68,7 +68,7 @@ def cache_root() -> Path:
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
     "simulator/__init__.py", "simulator/_cache.py", "simulator/api.py", "simulator/cli.py",
-    "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/rules_api.py",
+    "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/core/rules_api.py",
     "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
     "simulator/hand.py",
 })
@@ -76,17 +76,27 @@ PURE_PYTHON_MODULES = frozenset({
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
 
 
+def package_sources(exclude: frozenset[str] = frozenset()) -> list[tuple[str, Path]]:
+    """Every module of the ``simulator`` and ``strategies`` packages, subpackages included,
+    as (path from the repository root, e.g. ``simulator/engine/kernels.py``, file), sorted;
+    names in ``exclude`` are left out."""
+    root = next(p for p in Path(__file__).resolve().parents if p.name == "simulator").parent
+    files = []
+    for package in (root / "simulator", root / "strategies"):
+        for path in sorted(package.rglob("*.py")):
+            name = path.relative_to(package.parent).as_posix()
+            if "__pycache__" not in name and name not in exclude:
+                files.append((name, path))
+    return files
+
+
 def source_hash() -> str:
     """Hash of the kernel sources as this process loaded them (computed once per process)."""
     if _STATE["hash"] is None:
-        here = Path(__file__).resolve().parent
         digest = hashlib.sha256()
-        for package in (here, here.parent / "strategies"):
-            for path in sorted(package.glob("*.py")):
-                if f"{package.name}/{path.name}" in PURE_PYTHON_MODULES:
-                    continue
-                digest.update(path.name.encode())
-                digest.update(path.read_bytes())
+        for name, path in package_sources(PURE_PYTHON_MODULES):
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
         digest.update(numba.__version__.encode())
         digest.update(sys.version.split()[0].encode())
         _STATE["hash"] = digest.hexdigest()[:16]

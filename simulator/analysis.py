@@ -768,7 +768,7 @@ def frame_context(strategy_a, strategy_b, rules, seed: int, mirrored: bool) -> d
     import strategies
 
     from . import __version__
-    from .rules import resolve_rules
+    from .core.rules import resolve_rules
 
     def label(spec) -> str:
         try:

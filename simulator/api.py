@@ -1,11 +1,11 @@
 """The Python façade over the engine: ``simulate`` (hands) and ``simulate_games`` (games).
 
 It validates arguments, preallocates the kernels' outputs, and turns records into pandas
-DataFrames.  Columns of a **hand row** (declared once, in ``simulator.records.HAND_ROW``):
+DataFrames.  Columns of a **hand row** (declared once, in ``simulator.core.records.HAND_ROW``):
 
 {hand_table}
 
-Columns of a **game row** (``simulator.records.GAME_ROW``):
+Columns of a **game row** (``simulator.core.records.GAME_ROW``):
 
 {game_table}
 
@@ -24,10 +24,10 @@ from strategies import parse_strategy
 from strategies.registry import Strategy, engine_module
 
 from . import engine as E
-from . import records as RC
-from .cards import format_card
-from .records import GAME_ROW, HAND_ROW, frame_doc_table
-from .rules import Rules, resolve_rules
+from .core import records as RC
+from .core.cards import format_card
+from .core.records import GAME_ROW, HAND_ROW, frame_doc_table
+from .core.rules import Rules, resolve_rules
 from .state import EVENT_NAMES as EV_NAMES
 
 __doc__ = __doc__.format(hand_table=frame_doc_table(HAND_ROW), game_table=frame_doc_table(GAME_ROW))
@@ -226,7 +226,7 @@ def record_columns(records: np.ndarray, row: tuple, names: tuple[str, ...],
     ``plain`` (a numpy array of the final dtype), ``category`` (``(codes, categories)``,
     int8 codes, -1 for missing) or ``masked`` (``(values, mask)``, True = missing).
 
-    Built column by column as the schema entries ``row`` say (``simulator.records``:
+    Built column by column as the schema entries ``row`` say (``simulator.core.records``:
     ``kind`` and ``dtype``), with no per-row Python work: the raw columns are gathered in
     one parallel pass per dtype (``simulator.columns.gather``), and every derived column
     is one vectorised expression.  ``hand_frame``/``game_frame`` wrap the result in pandas,
@@ -358,7 +358,7 @@ def game_columns(records: np.ndarray) -> list[tuple[str, str, object]]:
 
 
 def hand_frame(records: np.ndarray) -> pd.DataFrame:
-    """Hand records as the documented DataFrame (columns: ``simulator.records.HAND_ROW``)."""
+    """Hand records as the documented DataFrame (columns: ``simulator.core.records.HAND_ROW``)."""
     return _frame(records, HAND_ROW, RC.HAND_RECORD_NAMES, RC.H_A_SEAT)
 
 
@@ -418,7 +418,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
 
 
 def game_frame(records: np.ndarray) -> pd.DataFrame:
-    """Game records as the documented DataFrame (columns: ``simulator.records.GAME_ROW``)."""
+    """Game records as the documented DataFrame (columns: ``simulator.core.records.GAME_ROW``)."""
     return _frame(records, GAME_ROW, RC.GAME_RECORD_NAMES, RC.G_A_SEAT)
 
 
@@ -496,7 +496,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     order.  Returns the raw hand record as a dict of column name → value (seats, not a/b)
     and the events.  For scripted tests and exploration.
     """
-    from .cards import DECK, as_codes
+    from .core.cards import DECK, as_codes
 
     codes = np.array(as_codes(deck), dtype=np.int64)
     if len(codes) != 52 or set(codes.tolist()) != set(DECK.tolist()):
@@ -505,7 +505,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
         raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
     _, _, sids, params = _strategies(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    from .rng import stream_key_nb
+    from .core.rng import stream_key_nb
 
     rngs = np.array([[stream_key_nb(np.uint64(seed), 0, 0)], [stream_key_nb(np.uint64(seed), 0, 1)]],
                     dtype=np.uint64)

@@ -40,8 +40,8 @@ import numba
 import numpy as np
 from numba import njit
 
-from .cards import DECK
-from .melds import best_discard_nb, min_deadwood_nb
+from .core.cards import DECK
+from .core.melds import best_discard_nb, min_deadwood_nb
 from .strong_study import bench_mc, format_speed
 
 
@@ -124,7 +124,7 @@ def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeat
     number of cards drawn per hand (gin-only hands run longest)."""
     from .api import play_deal_records
     from .engine import H_DRAWS
-    from .rules import Rules
+    from .core.rules import Rules
 
     rows = []
     for limit in limits:

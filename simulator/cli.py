@@ -43,7 +43,7 @@ def _num(v: float) -> str:
 
 
 def _cmd_variants(args: argparse.Namespace) -> None:
-    from .rules import PRESET_NOTES, Rules
+    from .core.rules import PRESET_NOTES, Rules
 
     names = [f.name for f in dataclasses.fields(Rules)]
     print("presets (every field; override any in an experiment file or with Rules.preset(name, field=value)):")
@@ -64,7 +64,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     import strategies
 
     from ._cache import COMPILING_MESSAGE, kernels_compiled
-    from .rules import resolve_rules
+    from .core.rules import resolve_rules
 
     strategies.parse_strategy(args.a), strategies.parse_strategy(args.b), resolve_rules(args.rules)
     if not kernels_compiled(("play_deals_nb",)):

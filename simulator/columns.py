@@ -1,7 +1,7 @@
 """Record columns in one parallel pass: the bridge from the kernels' row records to
 column arrays (DataFrame columns, Arrow arrays).
 
-The kernels write one int64 row per hand or game (``simulator.records``).  Reading one
+The kernels write one int64 row per hand or game (``simulator.core.records``).  Reading one
 column of such an array touches every row's cache line, so twenty column reads cost twenty
 passes over the whole record.  ``gather_nb`` reads each row once and writes the columns
 asked for into a preallocated ``(n_columns, n_rows)`` array of the caller's dtype (one

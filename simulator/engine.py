@@ -1,13 +1,13 @@
 """The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
 The rules of play live in ``simulator.state`` (the state array and its phase functions),
-``simulator.melds`` and ``simulator.scoring``; this module only asks strategies for their
+``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
 for its answer, turn that into an action and apply it (``simulator.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
-into a game (game scoring: ``simulator.scoring.game_totals_nb``, ``next_dealer_nb``), and
+into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
 the ``play_*s_nb`` kernels run blocks of deals or games on numba's threads.
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
@@ -28,7 +28,7 @@ strategy's own, so those may be written.  Every error records the seat that caus
 (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned card, the
 melds' card mask, or the slot written).
 
-Kernels take arrays and fill preallocated int64 records (columns: ``simulator.records``);
+Kernels take arrays and fill preallocated int64 records (columns: ``simulator.core.records``);
 every random draw comes from streams keyed by (seed, deal) so results never depend on
 threads or chunking.
 """
@@ -52,8 +52,8 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
-from .cards import DECK
-from .records import (  # noqa: F401  (re-exported)
+from .core.cards import DECK
+from .core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
     G_BOXES0,
     G_BOXES1,
@@ -103,9 +103,9 @@ from .records import (  # noqa: F401  (re-exported)
     OUT_UNDERCUT,
     OUTCOMES,
 )
-from .rng import shuffle_nb, stream_key_nb
-from .rules import R_TARGET
-from .scoring import game_totals_nb, next_dealer_nb
+from .core.rng import shuffle_nb, stream_key_nb
+from .core.rules import R_TARGET
+from .core.scoring import game_totals_nb, next_dealer_nb
 from .state import (  # noqa: F401  (re-exported)
     A_DEFEND_BEST,
     A_DISCARD,
@@ -649,7 +649,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
     strategies' copies, filled here.  Hands chain until a score reaches the target (the
-    totals: ``simulator.scoring.game_totals_nb``); a dead hand is dealt again by the same
+    totals: ``simulator.core.scoring.game_totals_nb``); a dead hand is dealt again by the same
     dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
     ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
     reach)."""

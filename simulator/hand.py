@@ -37,9 +37,9 @@ import numpy as np
 from strategies import view as V
 
 from . import state as S
-from .cards import DECK, as_codes, format_card, mask_cards
-from .melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
-from .records import (
+from .core.cards import DECK, as_codes, format_card, mask_cards
+from .core.melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
+from .core.records import (
     H_A_SEAT,
     H_DEAL,
     H_ERROR_SEAT,
@@ -49,8 +49,8 @@ from .records import (
     N_HAND_COLS,
     OUTCOMES,
 )
-from .rng import stream_key_nb
-from .rules import Rules, resolve_rules
+from .core.rng import stream_key_nb
+from .core.rules import Rules, resolve_rules
 
 #: salts of the engine's streams (``simulator.engine``), repeated here so that importing
 #: this module compiles nothing
@@ -106,7 +106,7 @@ class Hand:
             rng = np.zeros(1, np.uint64)
             rng[0] = _key(seed ^ _DECK_SALT, pair, 0)
             cards = DECK.copy()
-            from .rng import shuffle_nb
+            from .core.rng import shuffle_nb
 
             shuffle_nb(rng, cards, np.int64(52))
             key = int(rng[0])
@@ -365,7 +365,7 @@ class Hand:
 
     # ---- the outcome -----------------------------------------------------------------------
     def record(self) -> np.ndarray:
-        """The hand's raw int64 record (``simulator.records.HAND_RECORD_NAMES``), as the
+        """The hand's raw int64 record (``simulator.core.records.HAND_RECORD_NAMES``), as the
         batch engine writes it for this deal."""
         from .engine import record_nb
 

@@ -27,7 +27,7 @@ from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
 from .engine import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, _new_deck, decide_nb
-from .rng import stream_key_nb
+from .core.rng import stream_key_nb
 from .state import (
     N_STATE,
     PHASE_OVER,
@@ -123,7 +123,7 @@ def collect(matchups, rules="tournament", decisions_per_matchup=20_000, seed=1):
     """Features, truth, decision index, k and opponent id of draw decisions over
     ``matchups`` (pairs of strategy specs); decisions are numbered across matchups."""
     from .api import _strategies
-    from .rules import resolve_rules
+    from .core.rules import resolve_rules
 
     rules_arr = resolve_rules(rules).to_array()
     parts = []

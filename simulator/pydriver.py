@@ -32,12 +32,12 @@ from numba import njit
 from strategies import view as V
 from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
 
-from . import records as RC
+from .core import records as RC
 from . import state as S
 from .engine import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
-from .rng import stream_key_nb
-from .rules import R_TARGET, resolve_rules
-from .scoring import game_totals_nb, next_dealer_nb
+from .core.rng import stream_key_nb
+from .core.rules import R_TARGET, resolve_rules
+from .core.scoring import game_totals_nb, next_dealer_nb
 
 
 @njit(cache=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cards import format_card, format_cards, mask_cards
+from .core.cards import format_card, format_cards, mask_cards
 from .rundir import RunError, code_fingerprint, read_manifest
 
 

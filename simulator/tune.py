@@ -240,7 +240,7 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     """Validate a tuning spec given as a dict (the parsed TOML)."""
     import strategies
 
-    from .rules import Rules
+    from .core.rules import Rules
 
     def fail(key: str, message: str) -> TuneError:
         return TuneError(f"{where}: {key}: {message}")
@@ -520,7 +520,7 @@ class Field:
     of the pair's two seatings), or its game-win value (1 won, 0 lost, ½ no winner)."""
 
     def __init__(self, spec: TuneSpec):
-        from .rules import resolve_rules
+        from .core.rules import resolve_rules
 
         self.spec = spec
         self.rules = resolve_rules(dict(spec.rules))
@@ -1204,7 +1204,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     import pandas as pd
 
     from .report import _Doc, _figure, _save
-    from .rules import resolve_rules
+    from .core.rules import resolve_rules
 
     objective = spec.objective
     what = OBJECTIVE_TEXT[objective]
@@ -1386,7 +1386,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
 def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
     """One Markdown table over several tunings (e.g. one per rule variant): the best
     policy, its fresh value, and its fresh edges over every baseline, with intervals."""
-    from .rules import resolve_rules
+    from .core.rules import resolve_rules
 
     path = Path(path)
     if path.exists() and not _mark_ours(path):

@@ -43,9 +43,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cards import CARD_VALUE, FULL_DECK_MASK, RANK_MASK
-from simulator.melds import lowest_card_nb, popcount_nb, rank_cards_nb
-from simulator.rng import next_u64_nb
+from simulator.core.cards import CARD_VALUE, FULL_DECK_MASK, RANK_MASK
+from simulator.core.melds import lowest_card_nb, popcount_nb, rank_cards_nb
+from simulator.core.rng import next_u64_nb
 
 from .view import V_HAND, V_OPP_DECLINED, V_OPP_DISCARDS, V_OPP_TOOK, V_PILE_MASK, V_SEEN
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.rules import R_TARGET
+from simulator.core.rules import R_TARGET
 from simulator.state import S_POINTS, S_SCORES, S_WINNER
 
 TABLE_TARGET = 100

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.melds import (
+from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
     lowest_card_nb,
@@ -59,8 +59,8 @@ from simulator.melds import (
     popcount_nb,
     preferred_discard_nb,
 )
-from simulator.rng import next_u64_nb
-from simulator.rules import CANCEL_AT_STOCK, R_RESHUFFLE
+from simulator.core.rng import next_u64_nb
+from simulator.core.rules import CANCEL_AT_STOCK, R_RESHUFFLE
 from simulator.state import (
     A_DISCARD,
     A_DRAW_STOCK,

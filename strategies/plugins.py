@@ -278,7 +278,19 @@ def check_contract(name: str, module: ModuleType, path: str) -> None:
 #: the lines of the engine's source that a plug-in engine rewrites, and how often each
 #: must occur: the dispatch import (once) and the package-relative imports (at least once)
 _DISPATCH_IMPORT = "from strategies import dispatch\n"
-_RELATIVE_IMPORT = re.compile(r"^from \.(\w*) import", re.MULTILINE)
+_RELATIVE_IMPORT = re.compile(r"^from (\.+)([\w.]*) import", re.MULTILINE)
+#: the package the engine's relative imports are relative to
+_ENGINE_PACKAGE = "simulator"
+
+
+def _absolute_import(match: re.Match) -> str:
+    """``from ..core.rng import`` in the engine's package as ``from simulator.core.rng import``."""
+    package = _ENGINE_PACKAGE.split(".")
+    dots, rest = len(match.group(1)), match.group(2)
+    if dots > len(package):
+        raise RuntimeError(f"the engine's import {match.group(0)!r} leaves the simulator package; "
+                           "plug-in engines cannot be built (update strategies.plugins.plugin_engine_source)")
+    return f"from {'.'.join(package[:len(package) - dots + 1] + ([rest] if rest else []))} import"
 
 
 def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
@@ -288,14 +300,13 @@ def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
     the built-in strategies; a RuntimeError says which check failed."""
     count = engine_source.count(_DISPATCH_IMPORT)
     if count != 1:
-        raise RuntimeError(f"simulator/engine.py must import the dispatch exactly once as "
+        raise RuntimeError(f"the engine must import the dispatch exactly once as "
                            f"{_DISPATCH_IMPORT.strip()!r} (found {count}); plug-in engines cannot be built")
     source = engine_source.replace(_DISPATCH_IMPORT, f"import {dispatch_name} as dispatch\n")
-    source, n_relative = _RELATIVE_IMPORT.subn(lambda m: f"from simulator.{m.group(1)} import" if m.group(1)
-                                               else "from simulator import", source)
+    source, n_relative = _RELATIVE_IMPORT.subn(_absolute_import, source)
     if n_relative == 0 or "from ." in source or "import strategies.dispatch" in source \
             or "from strategies.dispatch" in source:
-        raise RuntimeError("simulator/engine.py imports changed shape; plug-in engines cannot be built "
+        raise RuntimeError("the engine's imports changed shape; plug-in engines cannot be built "
                            "(update strategies.plugins.plugin_engine_source)")
     return source
 

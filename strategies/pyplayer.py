@@ -57,7 +57,7 @@ needs one row in ``DECISIONS`` and one default method here.
 The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
 the deadwood (after the best discard), discard so as to keep the least deadwood (the
 highest card among equals), knock whenever allowed, take the last discard, lay out the
-first arrangement, defend with the best response (``simulator.melds.layoff_solution_nb``,
+first arrangement, defend with the best response (``simulator.core.melds.layoff_solution_nb``,
 as numba strategies do by default).  ``TrivialPlayer`` draws from the stock, discards the card it drew
 (else its first legal card) and always knocks: it measures the driver's own cost.
 
@@ -76,8 +76,8 @@ from pathlib import Path
 import numpy as np
 
 from simulator import state as S
-from simulator.cards import Card, parse_cards
-from simulator.melds import (
+from simulator.core.cards import Card, parse_cards
+from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
     layoff_after_melds_nb,
@@ -106,7 +106,7 @@ class Observation:
     Public information and the player's own cards only: never the opponent's hand or the
     stock.  Card lists are tuples of ``Card`` (sorted by suit then rank; a ``Card`` prints
     as ``7h`` and equals its integer code); masks (``*_mask``) are the int64 bit sets of
-    ``simulator.cards``.
+    ``simulator.core.cards``.
     """
 
     __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_cache")

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 import simulator
-from simulator import records
+from simulator.core import records
 from simulator import state as S
-from simulator.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
+from simulator.core.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
 from strategies import common, knock_policy, simple
 from strategies import view as V
 from test_state_phases import NO_TRACE, assert_only_legal_accepted, assert_refused, c, changes, deal, legal, make_deck, mask, play, step

@@ -31,7 +31,7 @@ from simulator import engine as E
 _GREEDY = '''
 import numpy as np
 from numba import njit
-from simulator.cards import FULL_DECK_MASK
+from simulator.core.cards import FULL_DECK_MASK
 from strategies.common import default_arrange_nb as arrange_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_PILE_LEN, V_PILE_MASK
 '''
@@ -138,7 +138,7 @@ SCRIPT = textwrap.dedent('''
     import simulator, strategies
     from simulator import api
     from simulator import engine as E
-    from simulator.rules import Rules
+    from simulator.core.rules import Rules
     from strategies.registry import engine_module
 
     for name, path in json.loads(sys.argv[1]).items():

@@ -13,7 +13,7 @@ import simulator
 import strategies
 from simulator import state as S
 from simulator.env import N_OBS, OBSERVATION_LAYOUT, GinRummyEnv, GinRummySingleEnv, PolicyStrategy, encode
-from simulator.rules import Rules
+from simulator.core.rules import Rules
 
 
 @pytest.fixture(autouse=True)

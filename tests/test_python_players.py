@@ -13,7 +13,7 @@ import strategies
 from simulator import api
 from simulator import state as S
 from simulator.api import StrategyError
-from simulator.melds import arrangement_index_nb
+from simulator.core.melds import arrangement_index_nb
 from simulator.runner import run_experiment
 from strategies import Player, TrivialPlayer
 from strategies.registry import engine_module, parse_strategy

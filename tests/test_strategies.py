@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from simulator import Rules, cards_mask, parse_cards
-from simulator.melds import hand_value_nb, min_deadwood_nb, popcount_nb, rank_cards_nb, run_cover_nb
+from simulator.core.melds import hand_value_nb, min_deadwood_nb, popcount_nb, rank_cards_nb, run_cover_nb
 from strategies import (
     defensive,
     gin_hunter,

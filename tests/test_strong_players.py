@@ -13,8 +13,8 @@ import pytest
 
 import simulator
 from simulator import cards_mask
-from simulator.cards import DECK
-from simulator.melds import hand_value_nb, min_deadwood_nb
+from simulator.core.cards import DECK
+from simulator.core.melds import hand_value_nb, min_deadwood_nb
 from strategies import belief, expert
 from strategies.gamevalue import GAME_WIN, game_win_table
 from strategies.view import (

@@ -33,12 +33,12 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from .. import state as S
-from ..cards import DECK
+from ..core.cards import DECK
 from ..engine import MAX_HANDS_PER_GAME
 from ..hand import Hand
-from ..records import OUT_DEAD
-from ..rules import R_TARGET, resolve_rules
-from ..scoring import game_totals_nb, next_dealer_nb
+from ..core.records import OUT_DEAD
+from ..core.rules import R_TARGET, resolve_rules
+from ..core.scoring import game_totals_nb, next_dealer_nb
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
 
 AGENTS = ("player_0", "player_1")

@@ -58,8 +58,8 @@ from numba import njit
 from strategies.pyplayer import Player
 
 from .. import state as S
-from ..melds import lowest_card_nb, min_deadwood_nb
-from ..rules import R_TARGET
+from ..core.melds import lowest_card_nb, min_deadwood_nb
+from ..core.rules import R_TARGET
 
 OBSERVATION_LAYOUT = (
     ("hand", 0, 52), ("drawn", 52, 52), ("opponent_held", 104, 52), ("opponent_discards", 156, 52),

@@ -120,7 +120,7 @@ class RuleSlot(NamedTuple):
 
 # ---- the rule vector (``Rules.to_array``) ---------------------------------------------------
 # Booleans are 0/1, integers as they are, a choice (a string field) is its index in the
-# field's allowed values (``simulator.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
+# field's allowed values (``simulator.core.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
 RULE_VECTOR: tuple[RuleSlot, ...] = (
     RuleSlot("knock_limit", "knock_limit", "deadwood at or below which a player may knock"),
     RuleSlot("gin_only", "gin_only", "1: straight gin, no knocking with deadwood"),

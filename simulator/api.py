@@ -23,12 +23,12 @@ import pandas as pd
 from strategies import parse_strategy
 from strategies.registry import Strategy, engine_module
 
-from . import engine as E
+from .engine import kernels as E
 from .core import records as RC
 from .core.cards import format_card
 from .core.records import GAME_ROW, HAND_ROW, frame_doc_table
 from .core.rules import Rules, resolve_rules
-from .state import EVENT_NAMES as EV_NAMES
+from .engine.state import EVENT_NAMES as EV_NAMES
 
 __doc__ = __doc__.format(hand_table=frame_doc_table(HAND_ROW), game_table=frame_doc_table(GAME_ROW))
 
@@ -196,7 +196,7 @@ def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: i
     """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.play_deal_records(a, b, rules, first_deal, n_deals, seed, mirrored)
     rules = resolve_rules(rules)
@@ -396,7 +396,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     """Raw game records, and hand records (every hand of every game) when asked."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.play_game_records(a, b, rules, first_game, n_games, seed, mirrored, with_hands)
     vector = resolve_rules(rules).to_array()
@@ -474,7 +474,7 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     """
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.trace_deal(a, b, rules, _seed(seed), _count("deal", deal), mirrored)
     vector = resolve_rules(rules).to_array()

@@ -13,7 +13,7 @@ Prints, as tables or JSON:
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
   cache (cold: compiles) and with the cache filled (warm);
-* plain-Python strategies (``simulator.pydriver``): deals per second of the greedy and the
+* plain-Python strategies (``simulator.engine.pydriver``): deals per second of the greedy and the
   trivial Python player against numba ``simple`` on one core, and the ratio to numba
   ``simple`` vs ``simple`` on one thread;
 * the strong players: ``mc`` against ``simple`` at 16, 64 and 128 samples on one thread,
@@ -123,7 +123,7 @@ def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeat
     """How cost grows as the knock limit falls: simple vs simple on all cores, with the mean
     number of cards drawn per hand (gin-only hands run longest)."""
     from .api import play_deal_records
-    from .engine import H_DRAWS
+    from .engine.kernels import H_DRAWS
     from .core.rules import Rules
 
     rows = []
@@ -326,7 +326,7 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
 
 
 def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
-    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.pydriver``
+    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.engine.pydriver``
     on one core: the greedy player and the trivial one (whose decisions cost almost
     nothing: the driver's own overhead) against numba ``simple``, with the numba
     ``simple`` vs ``simple`` on one thread as the ratio's base (hoyle rules)."""

@@ -63,7 +63,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from ._cache import COMPILING_MESSAGE, kernels_compiled
+    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
     from .core.rules import resolve_rules
 
     strategies.parse_strategy(args.a), strategies.parse_strategy(args.b), resolve_rules(args.rules)
@@ -148,7 +148,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from ._cache import COMPILING_MESSAGE, kernels_compiled
+    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
 
     kernels = tuple({"play_deals_nb" if s.objective == "net_per_hand" else "play_games_nb" for s in specs})
     if not kernels_compiled(kernels):
@@ -208,7 +208,7 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from ._cache import cache_description, clear_cache
+    from .engine._cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())

@@ -26,9 +26,9 @@ from numba import njit
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
-from .engine import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, _new_deck, decide_nb
+from .engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, _new_deck, decide_nb
 from .core.rng import stream_key_nb
-from .state import (
+from .engine.state import (
     N_STATE,
     PHASE_OVER,
     S_CURRENT,

@@ -36,9 +36,9 @@ import numpy as np
 
 from strategies import parse_strategy
 
-from . import state as S
+from .engine import state as S
 from .core.cards import DECK, format_card, mask_cards, parse_cards
-from .hand import Hand
+from .engine.hand import Hand
 from .core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
 from .core.records import OUT_DEAD, OUTCOMES
 from .core.rules import R_TARGET, resolve_rules

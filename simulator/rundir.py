@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._cache import package_sources
+from .engine._cache import package_sources
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"

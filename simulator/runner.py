@@ -227,7 +227,7 @@ def _make_run_schema(exp: Experiment, mode: str):
     import pyarrow as pa
 
     from . import api
-    from . import engine as E
+    from .engine import kernels as E
 
     cell = exp.cells()[0]
     labels = pd.DataFrame(_label_frame(exp, cell, 0))
@@ -616,7 +616,7 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     if progress and done < total:
-        from ._cache import COMPILING_MESSAGE, kernels_compiled
+        from .engine._cache import COMPILING_MESSAGE, kernels_compiled
 
         entries = tuple({"deals": "play_deals_nb", "games": "play_games_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries):  # say so, rather than show a bar frozen at 0%

@@ -19,7 +19,7 @@ methods receive an ``Observation`` (cards as ``simulator.Card`` objects, which p
 Register it (``strategies.register("cautious", Cautious)``, or in an experiment file
 ``[plugins] cautious = "cautious.py:Cautious"``) and name it wherever a strategy is named:
 ``simulate("cautious:knock_at=3", "simple")``, matchups, ``ginsim run`` (joblib and Dask
-workers load the file themselves).  ``simulator.pydriver`` plays it against numba or other
+workers load the file themselves).  ``simulator.engine.pydriver`` plays it against numba or other
 Python strategies and writes the same rows as the numba kernels.
 
 The decisions (one method each; ``Player`` gives every one a default, so a subclass
@@ -48,7 +48,7 @@ method             when (``obs.phase``)            returns
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
-``obs.legal_actions`` (``simulator.state``: discard card c is c, 64 draw stock, 65 take
+``obs.legal_actions`` (``simulator.engine.state``: discard card c is c, 64 draw stock, 65 take
 pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k, 105 defend with the best
 response, 106 + k defend with arrangement k) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
@@ -75,7 +75,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator import state as S
+from simulator.engine import state as S
 from simulator.core.cards import Card, parse_cards
 from simulator.core.melds import (
     arrangement_nb,

@@ -58,7 +58,7 @@ class Strategy:
     @property
     def is_python(self) -> bool:
         """True for a plain-Python strategy (``strategies.pyplayer``), played by
-        ``simulator.pydriver`` instead of the numba kernels."""
+        ``simulator.engine.pydriver`` instead of the numba kernels."""
         return REGISTRY[self.name].kind == "python"
 
     @property
@@ -195,7 +195,7 @@ def engine_module() -> ModuleType:
     """The engine compiled with every registered strategy (the built-in one without
     plug-ins)."""
     if not PLUGINS:
-        from simulator import engine
+        from simulator.engine import kernels as engine
 
         return engine
     entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]

@@ -1,6 +1,6 @@
 """A slow, plain-Python reference engine for Gin Rummy, used only by the tests.
 
-It re-implements the hand phase machine and whole games of ``simulator.engine``
+It re-implements the hand phase machine and whole games of ``simulator.engine.kernels``
 independently, straight from docs/rules.md and the engine's documented behaviour, so that
 ``tests/test_engine_reference.py`` can compare the two record by record.
 
@@ -83,7 +83,7 @@ from strategies.view import (  # noqa: E402
     V_TURN,
 )
 
-# ---- the engine's documented key constants (simulator.engine) --------------------------
+# ---- the engine's documented key constants (simulator.engine.kernels) --------------------------
 PLAYER_SALT = 0x0123456789ABCDEF
 DECK_SALT = 0x7F4A7C159E3779B9
 MASK64 = (1 << 64) - 1
@@ -92,7 +92,7 @@ from simulator.core.rules import MAX_TURNS_PER_HAND  # noqa: E402  (a documented
 #: a bound on one hand's turns for the reference only (a runaway strategy fails loudly)
 MAX_TURNS = 20_000
 
-# record column order of simulator.engine's hand and game records: declared once, in
+# record column order of simulator.engine.kernels's hand and game records: declared once, in
 # simulator.core.records (a schema, not a rule)
 from simulator.core.records import GAME_RECORD_NAMES as GAME_COLUMNS  # noqa: E402
 from simulator.core.records import HAND_RECORD_NAMES as HAND_COLUMNS  # noqa: E402

@@ -3,11 +3,11 @@
 import re
 from pathlib import Path
 
-from simulator import _cache
+from simulator.engine import _cache
 
 
 def test_modules_left_out_of_the_cache_key_hold_no_kernels():
-    root = Path(_cache.__file__).resolve().parents[1]
+    root = Path(_cache.__file__).resolve().parents[2]
     for name in _cache.PURE_PYTHON_MODULES:
         text = (root / name).read_text()
         assert not re.search(r"^\s*@(numba\.)?(njit|jit)\b", text, re.M), name

@@ -333,7 +333,7 @@ def test_bad_rule_values_and_unknown_presets_raise_clear_errors():
 
 def test_switching_variant_does_not_recompile():
     simulator.simulate("simple", "simple", "hoyle", n_deals=10)
-    from simulator.engine import play_deals_nb
+    from simulator.engine.kernels import play_deals_nb
 
     signatures = len(play_deals_nb.signatures)
     for preset in PRESETS:

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from simulator import api
-from simulator import engine as E
+from simulator.engine import kernels as E
 
 _GREEDY = '''
 import numpy as np
@@ -137,7 +137,7 @@ SCRIPT = textwrap.dedent('''
     import numpy as np
     import simulator, strategies
     from simulator import api
-    from simulator import engine as E
+    from simulator.engine import kernels as E
     from simulator.core.rules import Rules
     from strategies.registry import engine_module
 

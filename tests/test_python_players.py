@@ -1,4 +1,4 @@
-"""Plain-Python strategies (strategies.pyplayer, simulator.pydriver): the Python driver plays
+"""Plain-Python strategies (strategies.pyplayer, simulator.engine.pydriver): the Python driver plays
 the same hands as the numba kernels, keys its random streams by deal, refuses illegal
 answers in one line, and Python strategies work in experiment files and ginsim run."""
 
@@ -11,7 +11,7 @@ import pytest
 import simulator
 import strategies
 from simulator import api
-from simulator import state as S
+from simulator.engine import state as S
 from simulator.api import StrategyError
 from simulator.core.melds import arrangement_index_nb
 from simulator.runner import run_experiment

@@ -32,8 +32,8 @@ from numba import njit
 import simulator
 from simulator import api
 from simulator.core import records
-from simulator import engine as E
-from simulator import state as S
+from simulator.engine import kernels as E
+from simulator.engine import state as S
 from simulator.core.cards import DECK, parse_cards
 from simulator.core.rules import Rules
 

@@ -67,10 +67,10 @@ def cache_root() -> Path:
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/_cache.py", "simulator/api.py", "simulator/cli.py",
+    "simulator/__init__.py", "simulator/engine/_cache.py", "simulator/api.py", "simulator/cli.py",
     "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/core/rules_api.py",
     "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
-    "simulator/hand.py",
+    "simulator/engine/hand.py",
 })
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
@@ -377,7 +377,7 @@ def kernels_compiled(entries: tuple[str, ...] = ("play_deals_nb",), module: str 
     """True when this source version's kernel directory holds numba's index file of every
     engine entry point in ``entries`` (``play_deals_nb``, ``play_games_nb``): the first
     call loads machine code instead of compiling it (about a minute: 58 s on 2 idle cores).  ``module`` is the
-    engine module's name (``simulator.engine``, or a generated engine with plug-ins);
+    engine module's name (``simulator.engine.kernels``, or a generated engine with plug-ins);
     default the engine ``strategies.registry.engine_module`` plays with.  Cheap: one
     directory listing, nothing is imported or compiled."""
     if module is None:

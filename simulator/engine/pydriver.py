@@ -5,7 +5,7 @@ state machine that writes the same records as the numba kernels.
 strategy of a matchup is a Python one; everything downstream (frames, ``ginsim run``
 chunks, reports) is unchanged.  For each hand:
 
-1. the deck, dealer, seats and streams are made exactly as ``simulator.engine`` makes them
+1. the deck, dealer, seats and streams are made exactly as ``simulator.engine.kernels`` makes them
    (``_start_deal_nb`` / ``_start_game_hand_nb``: the same keys, so deal d here is deal d
    of ``simulate``);
 2. ``engine.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
@@ -32,12 +32,12 @@ from numba import njit
 from strategies import view as V
 from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
 
-from .core import records as RC
+from ..core import records as RC
 from . import state as S
-from .engine import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
-from .core.rng import stream_key_nb
-from .core.rules import R_TARGET, resolve_rules
-from .core.scoring import game_totals_nb, next_dealer_nb
+from .kernels import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
+from ..core.rng import stream_key_nb
+from ..core.rules import R_TARGET, resolve_rules
+from ..core.scoring import game_totals_nb, next_dealer_nb
 
 
 @njit(cache=True)
@@ -94,7 +94,7 @@ class _Table:
     def __init__(self, a, b, rules):
         from strategies.registry import engine_module
 
-        from .api import _strategies
+        from ..api import _strategies
 
         self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
         self.sids_ab = sids_ab
@@ -159,7 +159,7 @@ class _Table:
         return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
 
     def _error(self, seat: int, a_seat: int, obs: Observation, what: str, where: str):
-        from .api import StrategyError
+        from ..api import StrategyError
 
         return StrategyError(f"{self._who(seat, a_seat)} {what} (decision: {obs.phase}; {where})")
 

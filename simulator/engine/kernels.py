@@ -1,10 +1,10 @@
 """The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
-The rules of play live in ``simulator.state`` (the state array and its phase functions),
+The rules of play live in ``simulator.engine.state`` (the state array and its phase functions),
 ``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
-for its answer, turn that into an action and apply it (``simulator.state.play_nb``; the
+for its answer, turn that into an action and apply it (``simulator.engine.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
 into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
@@ -52,8 +52,8 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
-from .core.cards import DECK
-from .core.records import (  # noqa: F401  (re-exported)
+from ..core.cards import DECK
+from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
     G_BOXES0,
     G_BOXES1,
@@ -103,9 +103,9 @@ from .core.records import (  # noqa: F401  (re-exported)
     OUT_UNDERCUT,
     OUTCOMES,
 )
-from .core.rng import shuffle_nb, stream_key_nb
-from .core.rules import R_TARGET
-from .core.scoring import game_totals_nb, next_dealer_nb
+from ..core.rng import shuffle_nb, stream_key_nb
+from ..core.rules import R_TARGET
+from ..core.scoring import game_totals_nb, next_dealer_nb
 from .state import (  # noqa: F401  (re-exported)
     A_DEFEND_BEST,
     A_DISCARD,
@@ -246,9 +246,9 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
     arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
-    Returns ``(action, x, y)``: an action of ``simulator.state`` (``x`` holds the card of
+    Returns ``(action, x, y)``: an action of ``simulator.engine.state`` (``x`` holds the card of
     a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
-    set and run masks in ``x``, ``y`` (``simulator.state.lay_out_nb`` checks and plays
+    set and run masks in ``x``, ``y`` (``simulator.engine.state.lay_out_nb`` checks and plays
     them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
     ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
     all."""
@@ -302,7 +302,7 @@ def record_nb(state, out):
 
 @njit(cache=True, _nrt=False)
 def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
-    """Deal a hand into ``state`` (``simulator.state.deal_nb``) and zero the strategies'
+    """Deal a hand into ``state`` (``simulator.engine.state.deal_nb``) and zero the strategies'
     memories."""
     for seat in range(2):
         for i in range(memory.shape[1]):
@@ -478,7 +478,7 @@ def work_len(n_rules: int) -> int:
 
 @njit(cache=True)
 def advance_nb(work, fparams, rules, action, out):
-    """Move a hand on for a driver written in Python (``simulator.pydriver``).
+    """Move a hand on for a driver written in Python (``simulator.engine.pydriver``).
 
     ``work`` holds the state and the numba seats' companions (``K_*`` slots), ``fparams``
     (4 × params) the strategies' parameter rows by seat, then the copies lent to them.

@@ -5,7 +5,7 @@ The whole state of a hand lives in one int64 array of ``N_STATE`` slots, so copy
 state is ``state.copy()``: a search player can copy it, try moves, play it out and throw
 the copy away, inside numba or from Python (``simulator.Hand``).  Nothing else is needed to
 continue a hand: the reshuffle stream is a slot too.  (The players' random streams and
-memories belong to the strategies, not to the hand: ``simulator.engine`` and
+memories belong to the strategies, not to the hand: ``simulator.engine.kernels`` and
 ``simulator.Hand`` keep them next to the state.)
 
 Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.core.cards``)
@@ -171,8 +171,8 @@ from strategies.view import (
     V_TURN,
 )
 
-from .core.cards import format_card
-from .core.melds import (
+from ..core.cards import format_card
+from ..core.melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
     arrangement_nb,
@@ -184,9 +184,9 @@ from .core.melds import (
     mix64_nb,
     valid_layout_nb,
 )
-from .core.records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
-from .core.rng import GOLDEN
-from .core.rules import (
+from ..core.records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
+from ..core.rng import GOLDEN
+from ..core.rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
     R_BIG_GIN_BONUS,
@@ -194,7 +194,7 @@ from .core.rules import (
     R_MAX_RESHUFFLES,
     R_RESHUFFLE,
 )
-from .core.scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+from ..core.scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
 
 # How the functions below are compiled (speed and cold compile time both matter):
 #

@@ -578,7 +578,7 @@ def scan_run(run_dir, confidence: float = 0.95, files: dict | None = None,
     moments (``Moments``), so memory grows with the number of cells and the size of one
     chunk, never with the number of rows; the estimates (``hand_stats``, ``game_stats``)
     equal those of the rows loaded whole, to float rounding."""
-    from .rundir import readable_run, run_path
+    from .run.rundir import readable_run, run_path
 
     if files is None or manifest is None:  # else the caller verified the run
         manifest, verification = readable_run(run_path(run_dir), allow_missing=allow_missing)

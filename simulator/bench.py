@@ -161,8 +161,8 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2
     start-up (about a second of imports and cache loading, reported as "time to first
     deal"); it includes the manifest, the lock, verification and every chunk written."""
     from .api import play_deal_records, simulate
-    from .experiment import load_experiment
-    from .runner import run_experiment
+    from .run.experiment import load_experiment
+    from .run.runner import run_experiment
 
     a, b = matchup
     with tempfile.TemporaryDirectory() as tmp:

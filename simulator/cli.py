@@ -86,8 +86,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from .experiment import load_experiment
-    from .runner import run_experiment, run_summaries
+    from .run.experiment import load_experiment
+    from .run.runner import run_experiment, run_summaries
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
@@ -121,9 +121,9 @@ def study_file(study: str) -> Path:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
-    from .experiment import load_experiment
+    from .run.experiment import load_experiment
     from .report import write_report
-    from .runner import run_experiment
+    from .run.runner import run_experiment
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
@@ -169,7 +169,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
-    from .runner import run_summaries
+    from .run.runner import run_summaries
 
     print(run_summaries(args.run_dir))
 
@@ -182,7 +182,7 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
-    from .replay import replay_text
+    from .run.replay import replay_text
 
     print(replay_text(args.run_dir, args.cell, args.deal)[0])
 

@@ -56,7 +56,7 @@ def load_rows(run_dir: str | Path, labels: bool = True,
     big runs (the manifest has the labels)."""
     import pyarrow.parquet as pq
 
-    from .rundir import readable_run
+    from .run.rundir import readable_run
 
     if files is None:
         files = readable_run(Path(run_dir))[1].good
@@ -316,7 +316,7 @@ def _span(stats: pd.DataFrame) -> str:
 
 def _num(value: float) -> str:
     """A swept value as the experiment wrote it (``format_value``), or a dash for none."""
-    from .experiment import format_value
+    from .run.experiment import format_value
 
     if value is None or pd.isna(value):
         return "–"
@@ -352,7 +352,7 @@ def _base_matchups(manifest: dict[str, Any], stats: pd.DataFrame) -> pd.DataFram
     """Per cell, the matchup's strategies as the experiment names them (before the sweep
     set their parameters): columns ``cell``, ``base_a``, ``base_b``, ``base_matchup``."""
     try:
-        from .experiment import _with_params  # how the runner names a swept strategy
+        from .run.experiment import _with_params  # how the runner names a swept strategy
     except ImportError:  # pragma: no cover - then every cell is its own matchup
         def _with_params(spec: str, values: dict[str, float], side: str) -> str:
             return spec
@@ -977,7 +977,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
     import shutil
     import tempfile
 
-    from .rundir import RunError, readable_run, run_path
+    from .run.rundir import RunError, readable_run, run_path
 
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir)

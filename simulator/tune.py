@@ -81,7 +81,7 @@ How a tuning goes (``tune``):
    (``simulator.analysis.t_interval``).
 
 The study lives in ``OUT/study.db`` (SQLite, Optuna's RDB storage) and ``OUT`` is locked for
-the whole tuning (``simulator.rundir.RunLock``), so a tuning killed in any way (even
+the whole tuning (``simulator.run.rundir.RunLock``), so a tuning killed in any way (even
 ``kill -9``) continues with ``--resume``: a trial that was running is marked failed and
 the search goes on to ``trials`` finished (complete or pruned) trials.  Results of the
 sweep and the fresh comparison are kept in the study, so a finished tuning resumed only
@@ -109,7 +109,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .experiment import NAME_PATTERN, format_value, read_toml_file
+from .run.experiment import NAME_PATTERN, format_value, read_toml_file
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
@@ -612,7 +612,7 @@ def _suggest(trial, p: Param) -> float:
 def _check_out_dir(out: Path, resume: bool) -> None:
     """Refuse an output directory that is not empty and not a tuning of ours (or holds a
     tuning and --resume was not given).  Writes nothing."""
-    from .rundir import LOCK
+    from .run.rundir import LOCK
 
     if out.exists() and not out.is_dir():
         raise TuneError(f"--out {out} is a file, not a directory")
@@ -647,7 +647,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     (what ``tune.json`` holds)."""
     import strategies
 
-    from .rundir import RunError, RunLock, code_fingerprint
+    from .run.rundir import RunError, RunLock, code_fingerprint
 
     optuna = _optuna()
     log = log or (lambda text: None)

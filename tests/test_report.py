@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from simulator import analysis as an
-from simulator.experiment import load_experiment
+from simulator.run.experiment import load_experiment
 from simulator.report import write_report
-from simulator.runner import run_experiment
+from simulator.run.runner import run_experiment
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -174,7 +174,7 @@ def test_many_cells_are_drawn_against_the_swept_value(runs):
 
 
 def test_not_a_run_directory(tmp_path):
-    from simulator.rundir import RunError
+    from simulator.run.rundir import RunError
 
     with pytest.raises(RunError, match="manifest.json"):
         write_report(tmp_path)

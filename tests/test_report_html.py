@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.experiment import load_experiment
+from simulator.run.experiment import load_experiment
 from simulator.report import written_by_ginsim, write_report
-from simulator.runner import run_experiment
+from simulator.run.runner import run_experiment
 
 # random against three strategies: its results lie far from the rest (an outlier panel)
 TOURNAMENT = textwrap.dedent('''

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from simulator.report import written_by_ginsim
-from simulator.rundir import LOCK, read_manifest, verify_run
+from simulator.run.rundir import LOCK, read_manifest, verify_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,8 +159,8 @@ def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
     from simulator.engine import _cache
-    from simulator.experiment import load_experiment
-    from simulator.runner import run_experiment
+    from simulator.run.experiment import load_experiment
+    from simulator.run.runner import run_experiment
 
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)

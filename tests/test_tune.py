@@ -24,7 +24,7 @@ import pytest
 
 import strategies
 from simulator.cli import main
-from simulator.rundir import RunLock
+from simulator.run.rundir import RunLock
 from simulator.tune import TuneError, parse_spec, tune
 
 ROOT = Path(__file__).resolve().parent.parent

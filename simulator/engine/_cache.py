@@ -68,7 +68,7 @@ def cache_root() -> Path:
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
     "simulator/__init__.py", "simulator/engine/_cache.py", "simulator/api.py", "simulator/cli.py",
-    "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/core/rules_api.py",
+    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py", "simulator/core/rules_api.py",
     "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
     "simulator/engine/hand.py",
 })

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine._cache import package_sources
+from ..engine._cache import package_sources
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
@@ -56,7 +56,7 @@ MAX_PER_CELL = 2**40
 #: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
 NOT_PLAYING_MODULES = frozenset({
     "simulator/cli.py", "simulator/report.py", "simulator/analysis.py", "simulator/bench.py",
-    "simulator/replay.py", "simulator/inference.py", "simulator/strong_study.py",
+    "simulator/run/replay.py", "simulator/inference.py", "simulator/strong_study.py",
 })
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")

@@ -143,7 +143,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
-    from .tune import load_spec, tune, write_summary
+    from .studies.tune import load_spec, tune, write_summary
 
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
@@ -188,7 +188,7 @@ def _cmd_replay(args: argparse.Namespace) -> None:
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
-    from .play import play
+    from .tools.play import play
 
     play(vs=args.vs, rules=args.rules, seed=args.seed, game=args.game)
 
@@ -196,7 +196,7 @@ def _cmd_play(args: argparse.Namespace) -> None:
 def _cmd_bench(args: argparse.Namespace) -> None:
     import json
 
-    from . import bench
+    from .tools import bench
 
     if args.scale:
         if args.scale_deals <= 0:
@@ -298,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
                 "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
     p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                           "(format: simulator/tune.py)")
+                                           "(format: simulator/studies/tune.py)")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the study in the output directory after an interruption (even kill -9), "

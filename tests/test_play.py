@@ -7,7 +7,7 @@ import io
 import subprocess
 import sys
 
-from simulator.play import Table
+from simulator.tools.play import Table
 
 #: a move for each prompt: pass the upcard, draw from the stock, throw what was drawn,
 #: knock when offered, first layout, the best defence

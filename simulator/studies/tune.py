@@ -109,7 +109,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .run.experiment import NAME_PATTERN, format_value, read_toml_file
+from ..run.experiment import NAME_PATTERN, format_value, read_toml_file
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
@@ -240,7 +240,7 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     """Validate a tuning spec given as a dict (the parsed TOML)."""
     import strategies
 
-    from .core.rules import Rules
+    from ..core.rules import Rules
 
     def fail(key: str, message: str) -> TuneError:
         return TuneError(f"{where}: {key}: {message}")
@@ -520,14 +520,14 @@ class Field:
     of the pair's two seatings), or its game-win value (1 won, 0 lost, ½ no winner)."""
 
     def __init__(self, spec: TuneSpec):
-        from .core.rules import resolve_rules
+        from ..core.rules import resolve_rules
 
         self.spec = spec
         self.rules = resolve_rules(dict(spec.rules))
         self.played = 0  # deals or games played by this object
 
     def pair_values(self, strategy: str, opponent: int, phase: str, first_pair: int, n_pairs: int) -> np.ndarray:
-        from . import api
+        from .. import api
 
         opp = self.spec.opponents[opponent][0]
         seed = stream_seed(self.spec.seed, phase, opponent)
@@ -612,7 +612,7 @@ def _suggest(trial, p: Param) -> float:
 def _check_out_dir(out: Path, resume: bool) -> None:
     """Refuse an output directory that is not empty and not a tuning of ours (or holds a
     tuning and --resume was not given).  Writes nothing."""
-    from .run.rundir import LOCK
+    from ..run.rundir import LOCK
 
     if out.exists() and not out.is_dir():
         raise TuneError(f"--out {out} is a file, not a directory")
@@ -629,7 +629,7 @@ def _check_out_dir(out: Path, resume: bool) -> None:
 
 
 def _mark_ours(path: Path) -> bool:
-    from .report import written_by_ginsim
+    from ..report import written_by_ginsim
 
     if not path.exists():
         return True
@@ -647,7 +647,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     (what ``tune.json`` holds)."""
     import strategies
 
-    from .run.rundir import RunError, RunLock, code_fingerprint
+    from ..run.rundir import RunError, RunLock, code_fingerprint
 
     optuna = _optuna()
     log = log or (lambda text: None)
@@ -938,7 +938,7 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
     study once done for this best trial and trial count)."""
     from tqdm.auto import tqdm
 
-    from .analysis import t_interval
+    from ..analysis import t_interval
 
     best = _best_trial(study)
     chosen = best.user_attrs["strategy"]
@@ -1203,8 +1203,8 @@ def _importances(study, spec: TuneSpec) -> tuple[dict[str, float], int]:
 def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> list[Path]:
     import pandas as pd
 
-    from .report import _Doc, _figure, _save
-    from .core.rules import resolve_rules
+    from ..report import _Doc, _figure, _save
+    from ..core.rules import resolve_rules
 
     objective = spec.objective
     what = OBJECTIVE_TEXT[objective]
@@ -1386,7 +1386,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
 def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
     """One Markdown table over several tunings (e.g. one per rule variant): the best
     policy, its fresh value, and its fresh edges over every baseline, with intervals."""
-    from .core.rules import resolve_rules
+    from ..core.rules import resolve_rules
 
     path = Path(path)
     if path.exists() and not _mark_ours(path):

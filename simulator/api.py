@@ -228,10 +228,10 @@ def record_columns(records: np.ndarray, row: tuple, names: tuple[str, ...],
 
     Built column by column as the schema entries ``row`` say (``simulator.core.records``:
     ``kind`` and ``dtype``), with no per-row Python work: the raw columns are gathered in
-    one parallel pass per dtype (``simulator.columns.gather``), and every derived column
+    one parallel pass per dtype (``simulator.analysis.columns.gather``), and every derived column
     is one vectorised expression.  ``hand_frame``/``game_frame`` wrap the result in pandas,
     ``hand_table``/``game_table`` in Arrow."""
-    from .columns import gather
+    from .analysis.columns import gather
 
     r = np.asarray(records)
     if r.ndim != 2:
@@ -378,7 +378,7 @@ def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rule
     n_deals = _count("n_deals", n_deals)
     records = play_deal_records(strategy_a, strategy_b, rules, 0, n_deals, _seed(seed), mirrored)
     check_hand_errors(records, strategy_a, strategy_b)
-    from .analysis import frame_context  # what the frame was played with, in df.attrs
+    from .analysis.stats import frame_context  # what the frame was played with, in df.attrs
 
     frame = hand_frame(records)
     frame.attrs.update(frame_context(strategy_a, strategy_b, rules, seed, mirrored))
@@ -440,7 +440,7 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     games, hand_records = play_game_records(strategy_a, strategy_b, rules, 0, n_games, _seed(seed),
                                             mirrored, with_hands=hands)
     check_game_errors(games, strategy_a, strategy_b)
-    from .analysis import frame_context  # what the frames were played with, in df.attrs
+    from .analysis.stats import frame_context  # what the frames were played with, in df.attrs
 
     context = frame_context(strategy_a, strategy_b, rules, seed, mirrored)
     frame = game_frame(games)

@@ -54,8 +54,7 @@ def _cmd_variants(args: argparse.Namespace) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> None:
-    import numpy as np
-
+    from .analysis.stats import hand_stats
     from .api import simulate
 
     if args.deals <= 0:
@@ -71,14 +70,11 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
         print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
-    net = df["net_a"].to_numpy(dtype=float)
-    if not args.no_mirror and len(df) % 2 == 0:
-        units = net.reshape(-1, 2).mean(axis=1)  # a mirrored pair is one independent unit
-    else:
-        units = net
-    half = 1.96 * units.std(ddof=1) / np.sqrt(len(units)) if len(units) > 1 else float("nan")
+    # the report's statistics (a mirrored pair is one independent unit; Student t interval)
+    stats = hand_stats(df).iloc[0]
+    half = (stats["net_ci_high"] - stats["net_ci_low"]) / 2
     print(f"{args.a} (A) vs {args.b} (B), rules {args.rules}, {len(df):,} deals, seed {args.seed}")
-    print(f"net points per hand to A: {net.mean():+.3f} ± {half:.3f} (95%)")
+    print(f"net points per hand to A: {stats['net_mean']:+.3f} ± {half:.3f} (95%)")
     print("outcomes: " + ", ".join(f"{k} {v / len(df):.1%}" for k, v in df["outcome"].value_counts().items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
 
@@ -122,7 +118,7 @@ def study_file(study: str) -> Path:
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
-    from .report import write_report
+    from .analysis.report import write_report
     from .run.runner import run_experiment
 
     for flag in ("deals", "games"):
@@ -175,7 +171,7 @@ def _cmd_show(args: argparse.Namespace) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from .report import write_report
+    from .analysis.report import write_report
 
     for path in write_report(args.run_dir, args.out):
         print(path)

@@ -192,10 +192,10 @@ def test_simple_never_repeats_a_drawn_discarded_pair_in_either_order():
 
 
 def test_reports_name_each_players_defence():
-    from simulator.report import _defences
+    from simulator.analysis.loading import defences
     from strategies.registry import DEFENCES, defence_of
 
     manifest = {"cells": [{"a": "simple", "b": "knock_early"}, {"a": "knock_policy:early=8", "b": "simple:knock_at=0"}]}
-    assert _defences(manifest) == {"simple": DEFENCES["eaai"], "knock_early": DEFENCES["best"],
+    assert defences(manifest) == {"simple": DEFENCES["eaai"], "knock_early": DEFENCES["best"],
                                    "knock_policy": DEFENCES["eaai"]}
     assert defence_of("no_such_strategy") == "unknown"

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from simulator.run.experiment import load_experiment
-from simulator.report import written_by_ginsim, write_report
+from simulator.analysis.rendering import written_by_ginsim
+from simulator.analysis.report import write_report
 from simulator.run.runner import run_experiment
 
 # random against three strategies: its results lie far from the rest (an outlier panel)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.report import written_by_ginsim
+from simulator.analysis.rendering import written_by_ginsim
 from simulator.run.rundir import LOCK, read_manifest, verify_run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator import analysis as an
+from simulator.analysis import stats as an
 from simulator import api
 from simulator.run import runner
 from simulator.run.experiment import load_experiment

@@ -67,10 +67,15 @@ def cache_root() -> Path:
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/engine/_cache.py", "simulator/api.py", "simulator/cli.py",
-    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py", "simulator/core/rules_api.py",
-    "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
-    "simulator/engine/hand.py",
+    "simulator/__init__.py", "simulator/api.py", "simulator/cli.py", "simulator/engine/_cache.py",
+    "simulator/engine/hand.py", "simulator/core/rules_api.py",
+    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py",
+    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
+    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
+    # the subpackages' docstrings
+    "simulator/core/__init__.py", "simulator/engine/__init__.py", "simulator/run/__init__.py",
+    "simulator/analysis/__init__.py", "simulator/studies/__init__.py", "simulator/tools/__init__.py",
+    "strategies/__init__.py", "strategies/registry.py",
 })
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}

@@ -51,7 +51,7 @@ from strategies.view import (
 )
 
 # (the record, error and event constants are also re-exported for callers that know them
-# from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
+# from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
 from ..core.cards import DECK
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,

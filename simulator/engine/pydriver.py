@@ -8,16 +8,16 @@ chunks, reports) is unchanged.  For each hand:
 1. the deck, dealer, seats and streams are made exactly as ``simulator.engine.kernels`` makes them
    (``_start_deal_nb`` / ``_start_game_hand_nb``: the same keys, so deal d here is deal d
    of ``simulate``);
-2. ``engine.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
+2. ``kernels.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
    action, then lets numba strategies play inside numba until a Python seat must decide
    or the hand is over;
 3. the Python seat is asked with an ``Observation`` of the state (read lazily), through
    the method for the phase (``strategies.pyplayer.DECISIONS``); its answer is checked
    legal here, so an illegal one stops with ``StrategyError``, one line naming the
    strategy, the decision and the deal;
-4. ``engine.record_nb`` fills the hand record, as in the kernels.
+4. ``kernels.record_nb`` fills the hand record, as in the kernels.
 
-Games chain hands as ``engine.play_game_nb`` does (same deck keys, dealer rule, scoring
+Games chain hands as ``kernels.play_game_nb`` does (same deck keys, dealer rule, scoring
 and guard).  Each Python seat gets a fresh memory dict and a ``numpy`` generator keyed by
 the engine's player stream key of its seat (seed, deal or game and hand, A or B), so rows
 depend only on the seed, never on chunks, threads or processes.  Python strategies play in
@@ -42,7 +42,7 @@ from ..core.scoring import game_totals_nb, next_dealer_nb
 
 @njit(cache=True)
 def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
-    """Deal deal ``deal`` as ``engine.play_deal_block_nb`` does; ``info`` gets (pair,
+    """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
     pair = deal // 2 if mirrored else deal
     _new_deck(seed, pair, np.int64(0), deck, deck_rng)
@@ -63,7 +63,7 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
 
 @njit(cache=True)
 def _start_game_nb(seed, game, mirrored, deck_rng, info):
-    """A game's pair, A's seat and first dealer, as ``engine.play_game_nb``."""
+    """A game's pair, A's seat and first dealer, as ``kernels.play_game_nb``."""
     pair = game // 2 if mirrored else game
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
     first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
@@ -79,7 +79,7 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
 @njit(cache=True)
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
-    """Deal hand ``hand`` of a game, as ``engine.play_game_nb``."""
+    """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
     _new_deck(seed, pair, hand + 1, deck, deck_rng)
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hand + 1) | (1 << 40)))
     for seat in range(2):

@@ -55,8 +55,10 @@ MAX_PER_CELL = 2**40
 #: modules that only read or show rows; every other module of ``simulator`` and
 #: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
 NOT_PLAYING_MODULES = frozenset({
-    "simulator/cli.py", "simulator/report.py", "simulator/analysis.py", "simulator/tools/bench.py",
-    "simulator/run/replay.py", "simulator/studies/inference.py", "simulator/studies/strong_study.py",
+    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py",
+    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
+    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
+    "simulator/studies/inference.py", "simulator/studies/strong_study.py",
 })
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")

@@ -439,10 +439,10 @@ def clearable_files(out: Path) -> list[Path]:
     Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
     (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
     ``games/`` (and those folders once empty), and report files that carry the ``ginsim
-    report`` mark (``simulator.report.written_by_ginsim``).  The lock file stays: the
+    report`` mark (``simulator.analysis.rendering.written_by_ginsim``).  The lock file stays: the
     caller holds it.  Any other file or folder raises ``RunError`` naming it, before
     anything is removed."""
-    from ..report import written_by_ginsim
+    from ..analysis.rendering import written_by_ginsim
 
     out = Path(out)
     if not out.is_dir():
@@ -655,10 +655,10 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
     per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
     game-win probability, a game without a winner counting ½).  The numbers are those of
-    ``analysis.hand_stats``/``game_stats`` on the run's verified files, streamed one file
-    at a time (``analysis.scan_run``: with mirrored deals each pair is one unit, and memory
-    stays bounded by the number of cells); the interval is ``analysis.t_interval``."""
-    from ..analysis import scan_run
+    ``stats.hand_stats``/``game_stats`` on the run's verified files, streamed one file
+    at a time (``stats.scan_run``: with mirrored deals each pair is one unit, and memory
+    stays bounded by the number of cells); the interval is ``stats.t_interval``."""
+    from ..analysis.stats import scan_run
 
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir, allow_missing=True)

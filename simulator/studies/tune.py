@@ -78,7 +78,7 @@ How a tuning goes (``tune``):
    the same deals.  The edge of the chosen policy over each baseline is a paired mean: per
    mirrored pair index p, the weighted field mean of the chosen policy minus the
    baseline's; its 95% interval is the Student t interval over those pair units
-   (``simulator.analysis.t_interval``).
+   (``simulator.analysis.stats.t_interval``).
 
 The study lives in ``OUT/study.db`` (SQLite, Optuna's RDB storage) and ``OUT`` is locked for
 the whole tuning (``simulator.run.rundir.RunLock``), so a tuning killed in any way (even
@@ -109,6 +109,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..analysis.rendering import atomic_write
 from ..run.experiment import NAME_PATTERN, format_value, read_toml_file
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
@@ -629,7 +630,7 @@ def _check_out_dir(out: Path, resume: bool) -> None:
 
 
 def _mark_ours(path: Path) -> bool:
-    from ..report import written_by_ginsim
+    from ..analysis.rendering import written_by_ginsim
 
     if not path.exists():
         return True
@@ -938,7 +939,7 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
     study once done for this best trial and trial count)."""
     from tqdm.auto import tqdm
 
-    from ..analysis import t_interval
+    from ..analysis.stats import t_interval
 
     best = _best_trial(study)
     chosen = best.user_attrs["strategy"]
@@ -997,12 +998,6 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
 
 
 # ----------------------------------------------------------------------------- outputs
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
 
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
@@ -1146,10 +1141,10 @@ def write_outputs(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     """best.toml, tune.json, report.md, report.html and the figures, each written whole."""
     written = []
     path = out / "best.toml"
-    _atomic_write(path, best_toml(result))
+    atomic_write(path, best_toml(result))
     written.append(path)
     path = out / "tune.json"
-    _atomic_write(path, json.dumps({"_": MARK, **result}, indent=1, default=float) + "\n")
+    atomic_write(path, json.dumps({"_": MARK, **result}, indent=1, default=float) + "\n")
     written.append(path)
     written += _write_report(spec, study, result, out)
     return written
@@ -1203,7 +1198,7 @@ def _importances(study, spec: TuneSpec) -> tuple[dict[str, float], int]:
 def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> list[Path]:
     import pandas as pd
 
-    from ..report import _Doc, _figure, _save
+    from ..analysis.rendering import Document, new_figure, save_figure
     from ..core.rules import resolve_rules
 
     objective = spec.objective
@@ -1215,7 +1210,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     rows = fresh["rows"]
     trials = _trial_table(study, spec)
     pngs: list[Path] = []
-    doc = _Doc()
+    doc = Document()
     doc.h(1, f"ginsim tune: {spec.name}")
     if spec.description:
         doc.p(spec.description)
@@ -1250,7 +1245,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         "edge of tuned [95% CI]": "–" if r["name"] == "tuned" else _fmt_ci(objective, r["edge"], r["edge_ci"], True),
     } for r in rows])
     doc.table(table)
-    fig = _figure(7.5, 0.6 + 0.55 * max(1, len(rows) - 1))
+    fig = new_figure(7.5, 0.6 + 0.55 * max(1, len(rows) - 1))
     ax = fig.add_subplot()
     scale = 100.0 if objective == "game_win" else 1.0
     base_rows = rows[1:]
@@ -1265,7 +1260,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     ax.set_xlabel("edge of the tuned policy (" + ("percentage points of game-win probability" if objective == "game_win"
                                                   else "net points per hand") + ")")
     ax.set_title("Tuned policy against each baseline, fresh deals")
-    pngs.append(_save(fig, out / "edges.png"))
+    pngs.append(save_figure(fig, out / "edges.png"))
     doc.fig(pngs[-1], "Edge of the tuned policy over each baseline",
             "Edge of the tuned policy over each baseline on the same fresh deals, with paired 95% confidence "
             "intervals. Right of the dashed line the tuned policy is better.")
@@ -1286,7 +1281,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     curve_draws = np.arange(1, 26)
     base_curve = threshold_curve(result["strategy"], curve_draws, 0, limit)
     if base_curve is not None:
-        fig = _figure(7.5, 4.2)
+        fig = new_figure(7.5, 4.2)
         ax = fig.add_subplot()
         pickups = [0, 1, 2, 3] if _strategy_params(result["strategy"]).get("pickup_penalty", 0) else [0]
         for p in pickups:
@@ -1308,7 +1303,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         ax.set_ylim(-0.5, max(limit, 1) + 0.5)
         ax.set_title("Knock threshold against draws")
         ax.legend(fontsize=8, loc="upper right")
-        pngs.append(_save(fig, out / "policy.png"))
+        pngs.append(save_figure(fig, out / "policy.png"))
         doc.fig(pngs[-1], "The tuned knock threshold against draws",
                 f"The largest deadwood the tuned policy knocks with, against the number of cards it has drawn in "
                 f"the hand (capped at the knock limit {limit}; gin is always knocked), with the baselines dotted.")
@@ -1327,7 +1322,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         doc.table(pd.DataFrame([{sw["param"]: k, what: _fmt_value(objective, v)} for k, v in sw["values"].items()]))
 
     doc.h(2, "Search")
-    fig = _figure(7.5, 4.0)
+    fig = new_figure(7.5, 4.0)
     ax = fig.add_subplot()
     complete = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
@@ -1344,7 +1339,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     ax.set_ylabel(what + (" (%)" if objective == "game_win" else " against the field"))
     ax.set_title("Convergence: objective by trial on the tuning deals")
     ax.legend(fontsize=8)
-    pngs.append(_save(fig, out / "convergence.png"))
+    pngs.append(save_figure(fig, out / "convergence.png"))
     doc.fig(pngs[-1], "Convergence",
             f"The objective of every trial on the tuning {unit} (complete trials at the full budget, pruned ones "
             f"at the last rung they finished), and the best complete trial so far. These values are "
@@ -1352,13 +1347,13 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
 
     importance, n_imp = _importances(study, spec)
     if importance:
-        fig = _figure(6.5, 0.8 + 0.4 * len(importance))
+        fig = new_figure(6.5, 0.8 + 0.4 * len(importance))
         ax = fig.add_subplot()
         names = list(importance)[::-1]
         ax.barh(names, [importance[n] for n in names], color="#4C72B0")
         ax.set_xlabel("importance (share, sums to 1)")
         ax.set_title("Parameter importance")
-        pngs.append(_save(fig, out / "importance.png"))
+        pngs.append(save_figure(fig, out / "importance.png"))
         doc.fig(pngs[-1], "Parameter importance",
                 "Optuna's parameter importance (PED-ANOVA) over " + (f"{n_imp} trials scored by their first-rung "
                 "value (every trial plays those same deals)" if n_imp else "the one tuned parameter") + ".")
@@ -1376,8 +1371,8 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     doc.table(top.rename(columns={"played": unit}))
 
     md, htm = out / "report.md", out / "report.html"
-    _atomic_write(md, doc.markdown())
-    _atomic_write(htm, doc.html(f"ginsim tune: {spec.name}"))
+    atomic_write(md, doc.markdown())
+    atomic_write(htm, doc.html(f"ginsim tune: {spec.name}"))
     return [md, htm, *pngs]
 
 
@@ -1432,5 +1427,5 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
                 text += f" ({param} = {row['name'].split('(')[1].rstrip(')')})"
             cells.append(text)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    _atomic_write(path, "\n".join(lines) + "\n")
+    atomic_write(path, "\n".join(lines) + "\n")
     return path

@@ -57,7 +57,6 @@ class StrategyError(ValueError):
 #: the decision in which each error arises
 _ERROR_DECISION = {
     E.ERR_ILLEGAL_DISCARD: "discard",
-    E.ERR_LAST_DISCARD_NO_KNOCK: "last-discard take",
     E.ERR_BAD_MELDS: "arrange",
     E.ERR_WROTE_PILE: "any, found by the engine's copy check",
     E.ERR_WROTE_RULES: "any, found by the engine's copy check",
@@ -93,9 +92,6 @@ def _what(code: int, value: int, strategy: Strategy | None) -> str:
             return f"discarded {value}, which is not a card (codes are suit * 16 + rank 0..12)"
         return (f"discarded {format_card(value)}, which is not one of its legal discards "
                 "(a card in its hand, not the one just taken from the pile)")
-    if code == E.ERR_LAST_DISCARD_NO_KNOCK:
-        return (f"took the last discard, then discarded {_card_or_number(value)}, "
-                "which does not leave a knock")
     if code == E.ERR_BAD_MELDS:
         return (f"laid out melds {_mask_text(value)}, which are not a least-deadwood "
                 "arrangement of its hand")
@@ -179,16 +175,6 @@ def check_game_errors(games: np.ndarray, strategy_a, strategy_b, context: str = 
     raise StrategyError(_error_message(int(g[RC.G_ERROR]), int(g[RC.G_ERROR_SEAT]), int(g[RC.G_A_SEAT]),
                                        int(g[RC.G_ERROR_VALUE]), _resolve_pair(strategy_a, strategy_b),
                                        where, context))
-
-
-def _check_errors(codes: np.ndarray, what: np.ndarray, context: str = "") -> None:
-    """Deprecated: use ``check_hand_errors`` / ``check_game_errors``, which name the
-    strategy and the offending value.  Kept for callers of the old form."""
-    bad = np.flatnonzero(codes)
-    if bad.size:
-        i = bad[0]
-        where = ", ".join(p for p in (context, f"in {what[i]}") if p)
-        raise StrategyError(f"{E.ERROR_TEXT.get(int(codes[i]), 'engine error')} ({where})")
 
 
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,

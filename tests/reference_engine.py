@@ -98,7 +98,7 @@ from simulator.core.records import GAME_RECORD_NAMES as GAME_COLUMNS  # noqa: E4
 from simulator.core.records import HAND_RECORD_NAMES as HAND_COLUMNS  # noqa: E402
 
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_BAD_MELDS = 0, 1, 3
 # an error record names the seat at fault (-1: none) and the offending value: the card
 # returned, or the melds' card mask (sets | runs)
 
@@ -465,10 +465,8 @@ class Hand:
                     self.events.append((current, "gin" if deadwood == 0 else "knock", deadwood))
                     self.settle(current, deadwood, gin=deadwood == 0, big_gin=False)
                     return
-            elif last_chance:
-                self.record.update(error=ERR_LAST_DISCARD_NO_KNOCK, error_seat=current,
-                                   error_value=discard)
-                return
+            else:  # a last-chance take leaves only discards that allow a knock (legal above)
+                assert not last_chance, "a last-chance discard must leave a knock"
             if last_chance:
                 return
 

@@ -343,7 +343,6 @@ def _records(code: int, seat: int, value: int, a_seat: int = 0, deal: int = 7) -
 
 
 @pytest.mark.parametrize("code, value, decision, text", [
-    (E.ERR_LAST_DISCARD_NO_KNOCK, 22, "last-discard take", "took the last discard, then discarded 7h"),
     (E.ERR_BAD_MELDS, 0b111, "arrange", "laid out melds [As 2s 3s], which are not"),
     (E.ERR_BAD_MELDS, 1 << 13, "arrange", "laid out melds 0x2000, which are not"),
     (E.ERR_WROTE_PARAMS, 0, "any", "wrote into its parameter row (slot 0, knock_at)"),

@@ -117,7 +117,6 @@ from .state import (  # noqa: F401  (re-exported)
     ERR_BAD_MELDS,
     ERR_ILLEGAL_ACTION,
     ERR_ILLEGAL_DISCARD,
-    ERR_LAST_DISCARD_NO_KNOCK,
     ERR_NONE,
     ERR_WROTE_PARAMS,
     ERR_WROTE_PILE,

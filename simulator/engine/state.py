@@ -281,13 +281,14 @@ MAX_LEGAL = MAX_ARRANGEMENTS + 1
 # ---- errors (the record's H_ERROR) ----------------------------------------------------------
 # Returned by the phase functions for an illegal action (the state is left unchanged), and
 # recorded by the engine against the seat whose strategy caused them.  ERR_WROTE_* are found
-# by the engine's checks of the arrays it lends strategies.
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+# by the engine's checks of the arrays it lends strategies.  (Code 2 is unused: after taking
+# the last discard only the discards that leave a knock are legal, ``take_card_nb``, so a
+# discard that does not is an ERR_ILLEGAL_DISCARD.)
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_BAD_MELDS = 0, 1, 3
 ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
 ERR_ILLEGAL_ACTION = 7  # an action that does not belong to the phase (or the hand is over)
 ERROR_TEXT = {
     ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
-    ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
     ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
     ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
     ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",

@@ -968,8 +968,8 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
             opp = []
             for i, (ospec, _) in enumerate(spec.opponents):
                 d = per0[i] - per[i]
-                ose, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
-                vse, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
+                _, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
+                _, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
                 opp.append({"opponent": ospec, "value": float(per[i].mean()), "ci": [float(vlo), float(vhi)],
                             "edge": float(d.mean()), "edge_ci": [float(olo), float(ohi)]})
             rows.append({"name": name, "strategy": label, "value": float(u.mean()), "ci": [float(lo), float(hi)],

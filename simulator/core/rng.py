@@ -4,6 +4,20 @@ A stream is a one-element uint64 array holding a counter; each draw advances it 
 golden-ratio increment and returns splitmix64's scramble of it.  Streams are keyed with
 ``stream_key_nb(seed, a, b)`` so a deal's deck, its reshuffles and each player's decisions
 depend only on the root seed and the deal's indices — never on thread count or chunking.
+
+How a deal's streams are keyed is defined once, here (``deal_deck_nb``, ``deal_seats_nb``,
+``hand_streams_nb``, ``game_start_nb``), and used by the batch kernels
+(``simulator.engine.kernels``), the Python driver (``simulator.engine.pydriver``) and
+``simulator.Hand``, so the three deal the same cards and streams by construction:
+
+* the deck of hand ``h`` of pair ``p`` (``h`` = 0 for a single deal, hand ``k`` of a game
+  is ``h = k + 1``) is shuffled by the stream ``(seed ^ DECK_SALT, p, h)``; after the
+  shuffle its key gives a single deal's dealer (bit 13) and, unmirrored, A's seat (bit 17);
+* the same hand's reshuffles draw from ``(seed ^ DECK_SALT, p, h | 2**40)``;
+* each seat's decisions from ``(seed ^ PLAYER_SALT, d, i + who)`` (``who`` 0 for A, 1 for
+  B): ``d`` the deal and ``i = 0`` for a single deal, ``d`` the game and ``i = 2k`` for
+  hand ``k`` of a game;
+* a game's first dealer and A's seat come from ``(seed ^ DECK_SALT, p, 2**41)``.
 """
 
 from __future__ import annotations
@@ -11,9 +25,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cards import DECK
 from .melds import mix64_nb
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: salts of the deck and player streams, and the stream indices of reshuffles and game starts
+PLAYER_SALT = 0x0123456789ABCDEF
+DECK_SALT = 0x7F4A7C159E3779B9
+RESHUFFLE_STREAM = 1 << 40
+GAME_START_STREAM = 1 << 41
 
 
 @njit(cache=True)
@@ -64,3 +84,44 @@ def shuffle_nb(state, cards, n):
         t = cards[i]
         cards[i] = cards[j]
         cards[j] = t
+
+
+# ---- a deal's streams (see the module docstring) ---------------------------------------------
+
+@njit(cache=True)
+def deal_deck_nb(seed, pair, hand_index, deck, rng):
+    """Shuffle the 52 cards into ``deck`` with the deck stream of hand ``hand_index`` of
+    pair ``pair``, left in ``rng``."""
+    rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
+    for i in range(52):
+        deck[i] = DECK[i]
+    shuffle_nb(rng, deck, np.int64(52))
+
+
+@njit(cache=True)
+def deal_seats_nb(key, deal, mirrored):
+    """(dealer, A's seat) of deal (or game) ``deal`` from the deck stream's ``key``: with
+    mirrored deals A sits in seat ``deal % 2``, else in the seat the key draws."""
+    dealer = np.int64(np.uint64(key) >> np.uint64(13)) & 1
+    if mirrored:
+        return dealer, np.int64(deal % 2)
+    return dealer, np.int64(np.uint64(key) >> np.uint64(17)) & 1
+
+
+@njit(cache=True)
+def hand_streams_nb(seed, pair, hand_index, unit, first_index, a_seat, deck_rng, player_rngs):
+    """Key the reshuffle stream of hand ``hand_index`` of pair ``pair`` into ``deck_rng``
+    and each seat's decision stream ``(unit, first_index + who)`` into ``player_rngs``."""
+    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(hand_index) | RESHUFFLE_STREAM)
+    for seat in range(2):
+        who = 0 if seat == a_seat else 1
+        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, unit, first_index + who)
+
+
+@njit(cache=True)
+def game_start_nb(seed, game, mirrored, rng):
+    """(pair, first dealer, A's seat) of game ``game``; its start stream is left in ``rng``."""
+    pair = game // 2 if mirrored else game
+    rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(GAME_START_STREAM))
+    dealer, a_seat = deal_seats_nb(rng[0], game, mirrored)
+    return np.int64(pair), dealer, a_seat

@@ -49,13 +49,9 @@ from ..core.records import (
     N_HAND_COLS,
     OUTCOMES,
 )
-from ..core.rng import stream_key_nb
+from ..core.rng import deal_deck_nb, deal_seats_nb, hand_streams_nb, stream_key_nb
 from ..core.rules import Rules, resolve_rules
 
-#: salts of the engine's streams (``simulator.engine.kernels``), repeated here so that importing
-#: this module compiles nothing
-_PLAYER_SALT = 0x0123456789ABCDEF
-_DECK_SALT = 0x7F4A7C159E3779B9
 _TRACE_ROWS = 64  # events one action can write (a deal writes 21)
 
 
@@ -102,20 +98,16 @@ class Hand:
             if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
                 raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
             deal = int(deal)
+            # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
             pair = deal // 2 if mirrored else deal
             rng = np.zeros(1, np.uint64)
-            rng[0] = _key(seed ^ _DECK_SALT, pair, 0)
-            cards = DECK.copy()
-            from ..core.rng import shuffle_nb
-
-            shuffle_nb(rng, cards, np.int64(52))
-            key = int(rng[0])
-            default_dealer = (key >> 13) & 1
-            self.a_seat = deal % 2 if mirrored else (key >> 17) & 1
-            deck_key = _key(seed ^ _DECK_SALT, pair, 1 << 40)
-            for seat in range(2):
-                who = 0 if seat == self.a_seat else 1
-                self._rngs[seat, 0] = _key(seed ^ _PLAYER_SALT, deal, who)
+            cards = np.empty(52, np.int64)
+            deal_deck_nb(np.uint64(seed), np.int64(pair), np.int64(0), cards, rng)
+            default_dealer, a_seat = (int(x) for x in deal_seats_nb(rng[0], np.int64(deal), bool(mirrored)))
+            self.a_seat = a_seat
+            hand_streams_nb(np.uint64(seed), np.int64(pair), np.int64(0), np.int64(deal), np.int64(0),
+                            np.int64(a_seat), rng, self._rngs)
+            deck_key = int(rng[0])
             self.deal, self.pair = deal, pair
             if dealer is not None and dealer != default_dealer:
                 raise ValueError("dealer is set by the deal; give an explicit deck to choose it")

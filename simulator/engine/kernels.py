@@ -52,7 +52,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
-from ..core.cards import DECK
+from ..core.cards import DECK  # noqa: F401  (re-exported)
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
     G_BOXES0,
@@ -103,7 +103,7 @@ from ..core.records import (  # noqa: F401  (re-exported)
     OUT_UNDERCUT,
     OUTCOMES,
 )
-from ..core.rng import shuffle_nb, stream_key_nb
+from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET
 from ..core.scoring import game_totals_nb, next_dealer_nb
 from .state import (  # noqa: F401  (re-exported)
@@ -554,22 +554,6 @@ def advance_nb(work, fparams, rules, action, out):
     return np.int64(PHASE_OVER * 2)
 
 
-# ---- seeds ----------------------------------------------------------------------------------
-# Stream keys: the deck of pair p (and of hand h of game pair p) from (seed, p, h); the
-# dealer from the same deck stream; each player's decisions from (seed ^ PLAYER_SALT, deal,
-# seat) for single deals and (seed ^ PLAYER_SALT, game, hand * 2 + seat) for games.
-PLAYER_SALT = 0x0123456789ABCDEF
-DECK_SALT = 0x7F4A7C159E3779B9
-
-
-@njit(cache=True)
-def _new_deck(seed, pair, hand_index, deck, rng):
-    rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
-    for i in range(52):
-        deck[i] = DECK[i]
-    shuffle_nb(rng, deck, np.int64(52))
-
-
 @njit(cache=True)
 def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
                        trace):
@@ -599,20 +583,15 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     for i in range(start, stop):
         deal = first_deal + i
         pair = deal // 2 if mirrored else deal
-        _new_deck(seed, pair, np.int64(0), deck, deck_rng)
-        dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-        if mirrored:
-            a_seat = deal % 2
-        else:
-            a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))  # reshuffle stream
+        deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)  # (the streams: simulator.core.rng)
+        dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
+        hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
             for k in range(params_ab.shape[1]):  # (loops: slice assignment compiles slowly)
                 params[seat, k] = params_ab[who, k]
                 seat_params[seat, k] = params_ab[who, k]
-            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
         row = out[i]
         row[H_DEAL] = deal
         row[H_PAIR] = pair
@@ -652,13 +631,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
     ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
     reach)."""
-    pair = game // 2 if mirrored else game
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
-    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = game % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)  # (simulator.core.rng)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
         sids[seat] = sids_ab[who]
@@ -678,11 +651,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     error_seat = -1
     error_value = 0
     while hands < MAX_HANDS_PER_GAME:
-        _new_deck(seed, pair, hands + 1, deck, deck_rng)
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hands + 1) | (1 << 40)))
-        for seat in range(2):
-            who = 0 if seat == a_seat else 1
-            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hands * 2 + who)
+        deal_deck_nb(seed, pair, np.int64(hands + 1), deck, deck_rng)
+        hand_streams_nb(seed, pair, np.int64(hands + 1), game, np.int64(hands * 2), a_seat, deck_rng, player_rngs)
         row[H_DEAL] = hands
         row[H_PAIR] = pair
         row[H_A_SEAT] = a_seat

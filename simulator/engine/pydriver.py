@@ -34,8 +34,8 @@ from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
 
 from ..core import records as RC
 from . import state as S
-from .kernels import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
-from ..core.rng import stream_key_nb
+from .kernels import MAX_HANDS_PER_GAME, _new_hand_nb, record_nb
+from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET, resolve_rules
 from ..core.scoring import game_totals_nb, next_dealer_nb
 
@@ -45,16 +45,9 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
     """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
     pair = deal // 2 if mirrored else deal
-    _new_deck(seed, pair, np.int64(0), deck, deck_rng)
-    dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = deal % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))
-    for seat in range(2):
-        who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
+    deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
+    dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
+    hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
     info[0] = pair
     info[1] = a_seat
@@ -64,13 +57,7 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
 @njit(cache=True)
 def _start_game_nb(seed, game, mirrored, deck_rng, info):
     """A game's pair, A's seat and first dealer, as ``kernels.play_game_nb``."""
-    pair = game // 2 if mirrored else game
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
-    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = game % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)
     info[0] = pair
     info[1] = a_seat
     info[2] = first_dealer
@@ -80,11 +67,8 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
     """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
-    _new_deck(seed, pair, hand + 1, deck, deck_rng)
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hand + 1) | (1 << 40)))
-    for seat in range(2):
-        who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hand * 2 + who)
+    deal_deck_nb(seed, pair, np.int64(hand + 1), deck, deck_rng)
+    hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
 
 

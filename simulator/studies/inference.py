@@ -26,8 +26,8 @@ from numba import njit
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
-from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, _new_deck, decide_nb
-from ..core.rng import stream_key_nb
+from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, decide_nb
+from ..core.rng import deal_deck_nb, stream_key_nb
 from ..engine.state import (
     N_STATE,
     PHASE_OVER,
@@ -71,7 +71,7 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
     for h in range(first_hand, first_hand + n_hands):
         if n_dec >= max_decisions:
             break
-        _new_deck(seed, h, np.int64(0), deck, deck_rng)
+        deal_deck_nb(seed, h, np.int64(0), deck, deck_rng)
         dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
         for seat in range(2):
             rngs[seat, 0] = stream_key_nb(seed ^ 0x55, h, seat)

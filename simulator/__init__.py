@@ -17,18 +17,18 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from ._cache import configure_numba_cache
+from .engine._cache import configure_numba_cache
 
 configure_numba_cache()
 
 # The strategy registry loads every built-in, and the search players (``strategies.mc``)
-# import ``simulator.state``, which imports ``strategies.view``: loading the registry first
-# keeps ``import simulator.state`` (or any submodule) from meeting a half-made module.
+# import ``simulator.engine.state``, which imports ``strategies.view``: loading the registry first
+# keeps ``import simulator.engine.state`` (or any submodule) from meeting a half-made module.
 import strategies  # noqa: E402,F401
 
-from .cards import Card, cards_mask, format_cards, mask_cards, parse_cards
-from .rules import Rules
-from .rules_api import (
+from .core.cards import Card, cards_mask, format_cards, mask_cards, parse_cards
+from .core.rules import Rules
+from .core.rules_api import (
     Arrangement,
     Discard,
     HandScore,
@@ -60,11 +60,11 @@ def __getattr__(name: str):
 
         return getattr(api, name)
     if name == "Hand":
-        from .hand import Hand
+        from .engine.hand import Hand
 
         return Hand
     if name == "action_name":
-        from .state import action_name
+        from .engine.state import action_name
 
         return action_name
     raise AttributeError(f"module 'simulator' has no attribute {name!r}")

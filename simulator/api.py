@@ -1,11 +1,11 @@
 """The Python façade over the engine: ``simulate`` (hands) and ``simulate_games`` (games).
 
 It validates arguments, preallocates the kernels' outputs, and turns records into pandas
-DataFrames.  Columns of a **hand row** (declared once, in ``simulator.records.HAND_ROW``):
+DataFrames.  Columns of a **hand row** (declared once, in ``simulator.core.records.HAND_ROW``):
 
 {hand_table}
 
-Columns of a **game row** (``simulator.records.GAME_ROW``):
+Columns of a **game row** (``simulator.core.records.GAME_ROW``):
 
 {game_table}
 
@@ -23,12 +23,12 @@ import pandas as pd
 from strategies import parse_strategy
 from strategies.registry import Strategy, engine_module
 
-from . import engine as E
-from . import records as RC
-from .cards import format_card
-from .records import GAME_ROW, HAND_ROW, frame_doc_table
-from .rules import Rules, resolve_rules
-from .state import EVENT_NAMES as EV_NAMES
+from .engine import kernels as E
+from .core import records as RC
+from .core.cards import format_card
+from .core.records import GAME_ROW, HAND_ROW, frame_doc_table
+from .core.rules import Rules, resolve_rules
+from .engine.state import EVENT_NAMES as EV_NAMES
 
 __doc__ = __doc__.format(hand_table=frame_doc_table(HAND_ROW), game_table=frame_doc_table(GAME_ROW))
 
@@ -57,7 +57,6 @@ class StrategyError(ValueError):
 #: the decision in which each error arises
 _ERROR_DECISION = {
     E.ERR_ILLEGAL_DISCARD: "discard",
-    E.ERR_LAST_DISCARD_NO_KNOCK: "last-discard take",
     E.ERR_BAD_MELDS: "arrange",
     E.ERR_WROTE_PILE: "any, found by the engine's copy check",
     E.ERR_WROTE_RULES: "any, found by the engine's copy check",
@@ -93,9 +92,6 @@ def _what(code: int, value: int, strategy: Strategy | None) -> str:
             return f"discarded {value}, which is not a card (codes are suit * 16 + rank 0..12)"
         return (f"discarded {format_card(value)}, which is not one of its legal discards "
                 "(a card in its hand, not the one just taken from the pile)")
-    if code == E.ERR_LAST_DISCARD_NO_KNOCK:
-        return (f"took the last discard, then discarded {_card_or_number(value)}, "
-                "which does not leave a knock")
     if code == E.ERR_BAD_MELDS:
         return (f"laid out melds {_mask_text(value)}, which are not a least-deadwood "
                 "arrangement of its hand")
@@ -181,22 +177,12 @@ def check_game_errors(games: np.ndarray, strategy_a, strategy_b, context: str = 
                                        where, context))
 
 
-def _check_errors(codes: np.ndarray, what: np.ndarray, context: str = "") -> None:
-    """Deprecated: use ``check_hand_errors`` / ``check_game_errors``, which name the
-    strategy and the offending value.  Kept for callers of the old form."""
-    bad = np.flatnonzero(codes)
-    if bad.size:
-        i = bad[0]
-        where = ", ".join(p for p in (context, f"in {what[i]}") if p)
-        raise StrategyError(f"{E.ERROR_TEXT.get(int(codes[i]), 'engine error')} ({where})")
-
-
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
                       mirrored: bool = True) -> np.ndarray:
     """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.play_deal_records(a, b, rules, first_deal, n_deals, seed, mirrored)
     rules = resolve_rules(rules)
@@ -226,12 +212,12 @@ def record_columns(records: np.ndarray, row: tuple, names: tuple[str, ...],
     ``plain`` (a numpy array of the final dtype), ``category`` (``(codes, categories)``,
     int8 codes, -1 for missing) or ``masked`` (``(values, mask)``, True = missing).
 
-    Built column by column as the schema entries ``row`` say (``simulator.records``:
+    Built column by column as the schema entries ``row`` say (``simulator.core.records``:
     ``kind`` and ``dtype``), with no per-row Python work: the raw columns are gathered in
-    one parallel pass per dtype (``simulator.columns.gather``), and every derived column
+    one parallel pass per dtype (``simulator.analysis.columns.gather``), and every derived column
     is one vectorised expression.  ``hand_frame``/``game_frame`` wrap the result in pandas,
     ``hand_table``/``game_table`` in Arrow."""
-    from .columns import gather
+    from .analysis.columns import gather
 
     r = np.asarray(records)
     if r.ndim != 2:
@@ -358,7 +344,7 @@ def game_columns(records: np.ndarray) -> list[tuple[str, str, object]]:
 
 
 def hand_frame(records: np.ndarray) -> pd.DataFrame:
-    """Hand records as the documented DataFrame (columns: ``simulator.records.HAND_ROW``)."""
+    """Hand records as the documented DataFrame (columns: ``simulator.core.records.HAND_ROW``)."""
     return _frame(records, HAND_ROW, RC.HAND_RECORD_NAMES, RC.H_A_SEAT)
 
 
@@ -378,7 +364,7 @@ def simulate(strategy_a: str | Strategy, strategy_b: str | Strategy, rules: Rule
     n_deals = _count("n_deals", n_deals)
     records = play_deal_records(strategy_a, strategy_b, rules, 0, n_deals, _seed(seed), mirrored)
     check_hand_errors(records, strategy_a, strategy_b)
-    from .analysis import frame_context  # what the frame was played with, in df.attrs
+    from .analysis.stats import frame_context  # what the frame was played with, in df.attrs
 
     frame = hand_frame(records)
     frame.attrs.update(frame_context(strategy_a, strategy_b, rules, seed, mirrored))
@@ -396,7 +382,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     """Raw game records, and hand records (every hand of every game) when asked."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.play_game_records(a, b, rules, first_game, n_games, seed, mirrored, with_hands)
     vector = resolve_rules(rules).to_array()
@@ -418,7 +404,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
 
 
 def game_frame(records: np.ndarray) -> pd.DataFrame:
-    """Game records as the documented DataFrame (columns: ``simulator.records.GAME_ROW``)."""
+    """Game records as the documented DataFrame (columns: ``simulator.core.records.GAME_ROW``)."""
     return _frame(records, GAME_ROW, RC.GAME_RECORD_NAMES, RC.G_A_SEAT)
 
 
@@ -440,7 +426,7 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     games, hand_records = play_game_records(strategy_a, strategy_b, rules, 0, n_games, _seed(seed),
                                             mirrored, with_hands=hands)
     check_game_errors(games, strategy_a, strategy_b)
-    from .analysis import frame_context  # what the frames were played with, in df.attrs
+    from .analysis.stats import frame_context  # what the frames were played with, in df.attrs
 
     context = frame_context(strategy_a, strategy_b, rules, seed, mirrored)
     frame = game_frame(games)
@@ -474,7 +460,7 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     """
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
-        from . import pydriver
+        from .engine import pydriver
 
         return pydriver.trace_deal(a, b, rules, _seed(seed), _count("deal", deal), mirrored)
     vector = resolve_rules(rules).to_array()
@@ -496,7 +482,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     order.  Returns the raw hand record as a dict of column name → value (seats, not a/b)
     and the events.  For scripted tests and exploration.
     """
-    from .cards import DECK, as_codes
+    from .core.cards import DECK, as_codes
 
     codes = np.array(as_codes(deck), dtype=np.int64)
     if len(codes) != 52 or set(codes.tolist()) != set(DECK.tolist()):
@@ -505,7 +491,7 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
         raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
     _, _, sids, params = _strategies(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    from .rng import stream_key_nb
+    from .core.rng import stream_key_nb
 
     rngs = np.array([[stream_key_nb(np.uint64(seed), 0, 0)], [stream_key_nb(np.uint64(seed), 0, 1)]],
                     dtype=np.uint64)

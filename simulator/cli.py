@@ -43,7 +43,7 @@ def _num(v: float) -> str:
 
 
 def _cmd_variants(args: argparse.Namespace) -> None:
-    from .rules import PRESET_NOTES, Rules
+    from .core.rules import PRESET_NOTES, Rules
 
     names = [f.name for f in dataclasses.fields(Rules)]
     print("presets (every field; override any in an experiment file or with Rules.preset(name, field=value)):")
@@ -54,8 +54,7 @@ def _cmd_variants(args: argparse.Namespace) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> None:
-    import numpy as np
-
+    from .analysis.stats import hand_stats
     from .api import simulate
 
     if args.deals <= 0:
@@ -63,8 +62,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from ._cache import COMPILING_MESSAGE, kernels_compiled
-    from .rules import resolve_rules
+    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
+    from .core.rules import resolve_rules
 
     a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
     resolve_rules(args.rules)
@@ -72,14 +71,11 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
         print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
-    net = df["net_a"].to_numpy(dtype=float)
-    if not args.no_mirror and len(df) % 2 == 0:
-        units = net.reshape(-1, 2).mean(axis=1)  # a mirrored pair is one independent unit
-    else:
-        units = net
-    half = 1.96 * units.std(ddof=1) / np.sqrt(len(units)) if len(units) > 1 else float("nan")
+    # the report's statistics (a mirrored pair is one independent unit; Student t interval)
+    stats = hand_stats(df).iloc[0]
+    half = (stats["net_ci_high"] - stats["net_ci_low"]) / 2
     print(f"{args.a} (A) vs {args.b} (B), rules {args.rules}, {len(df):,} deals, seed {args.seed}")
-    print(f"net points per hand to A: {net.mean():+.3f} ± {half:.3f} (95%)")
+    print(f"net points per hand to A: {stats['net_mean']:+.3f} ± {half:.3f} (95%)")
     print("outcomes: " + ", ".join(f"{k} {v / len(df):.1%}" for k, v in df["outcome"].value_counts().items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
 
@@ -87,8 +83,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from .experiment import load_experiment
-    from .runner import run_experiment, run_summaries
+    from .run.experiment import load_experiment
+    from .run.runner import run_experiment, run_summaries
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
@@ -122,9 +118,9 @@ def study_file(study: str) -> Path:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
-    from .experiment import load_experiment
-    from .report import write_report
-    from .runner import run_experiment
+    from .run.experiment import load_experiment
+    from .analysis.report import write_report
+    from .run.runner import run_experiment
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
@@ -144,12 +140,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
-    from .tune import load_spec, tune, tune_sids, write_summary
+    from .studies.tune import load_spec, tune, tune_sids, write_summary
 
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from ._cache import COMPILING_MESSAGE, kernels_compiled
+    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
@@ -170,26 +166,26 @@ def _cmd_tune(args: argparse.Namespace) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
-    from .runner import run_summaries
+    from .run.runner import run_summaries
 
     print(run_summaries(args.run_dir))
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from .report import write_report
+    from .analysis.report import write_report
 
     for path in write_report(args.run_dir, args.out):
         print(path)
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
-    from .replay import replay_text
+    from .run.replay import replay_text
 
     print(replay_text(args.run_dir, args.cell, args.deal)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
-    from .play import play
+    from .tools.play import play
 
     play(vs=args.vs, rules=args.rules, seed=args.seed, game=args.game)
 
@@ -197,7 +193,7 @@ def _cmd_play(args: argparse.Namespace) -> None:
 def _cmd_bench(args: argparse.Namespace) -> None:
     import json
 
-    from . import bench
+    from .tools import bench
 
     if args.scale:
         if args.scale_deals <= 0:
@@ -209,7 +205,7 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from ._cache import cache_description, clear_cache
+    from .engine._cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())
@@ -299,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
                 "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
     p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                           "(format: simulator/tune.py)")
+                                           "(format: simulator/studies/tune.py)")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the study in the output directory after an interruption (even kill -9), "

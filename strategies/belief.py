@@ -32,9 +32,9 @@ c is approximated by p(c) = k·w(c)/Σw, capped at 1 with the excess spread over
 candidates (``belief_nb``); known cards get 1, impossible ones 0.  With θ = 0 the belief is
 uniform: k/|candidates| for every candidate.
 
-``THETA`` was fitted by maximum likelihood (``python -m simulator.inference fit``) on
+``THETA`` was fitted by maximum likelihood (``python -m simulator.studies.inference fit``) on
 hands among the built-in strategies under the ``tournament`` rules; its calibration and
-log-loss against the uniform belief are measured by ``python -m simulator.inference
+log-loss against the uniform belief are measured by ``python -m simulator.studies.inference
 calibrate`` and shown in results/strong_players.
 """
 
@@ -43,9 +43,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cards import CARD_VALUE, FULL_DECK_MASK, RANK_MASK
-from simulator.melds import lowest_card_nb, popcount_nb, rank_cards_nb
-from simulator.rng import next_u64_nb
+from simulator.core.cards import CARD_VALUE, FULL_DECK_MASK, RANK_MASK
+from simulator.core.melds import lowest_card_nb, popcount_nb, rank_cards_nb
+from simulator.core.rng import next_u64_nb
 
 from .view import V_HAND, V_OPP_DECLINED, V_OPP_DISCARDS, V_OPP_TOOK, V_PILE_MASK, V_SEEN
 
@@ -55,7 +55,7 @@ OPP_HAND_SIZE = 10
 _DECK = np.int64(FULL_DECK_MASK)
 _RANKS = np.int64(RANK_MASK)
 
-#: fitted feature weights (``python -m simulator.inference fit``; see the module docstring)
+#: fitted feature weights (``python -m simulator.studies.inference fit``; see the module docstring)
 THETA = np.array([0.293, 0.355, 0.289, -0.614, -0.440, -0.587, -0.387, 0.000, -0.256, 0.446], dtype=np.float64)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cards import FULL_DECK_MASK
-from simulator.melds import (
+from simulator.core.cards import FULL_DECK_MASK
+from simulator.core.melds import (
     KNOCKER_RANDOM,
     KNOCKER_VS_LIVE,
     arrangement_nb,
@@ -18,7 +18,7 @@ from simulator.melds import (
     min_deadwood_nb,
     preferred_discard_nb,
 )
-from simulator.rng import below_nb, next_u64_nb
+from simulator.core.rng import below_nb, next_u64_nb
 
 from .view import DEFEND_BEST, V_HAND, V_OPP_TOOK, V_PILE_MASK, V_TOP
 

@@ -37,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cards import RANK_MASK
-from simulator.melds import (
+from simulator.core.cards import RANK_MASK
+from simulator.core.melds import (
     discard_deadwoods_nb,
     discard_key_nb,
     lowest_card_nb,

@@ -23,7 +23,7 @@ Policy, in plain words (rules: docs/rules.md):
   while it has drawn at most ``knock_turns`` cards this hand, or once the stock holds at
   most ``late_stock`` cards; otherwise play on for gin;
 * last discard (``last_discard_rule``): take it when that allows a knock;
-* lay out, among its least-deadwood arrangements (``simulator.melds.arrangement_nb``), the
+* lay out, among its least-deadwood arrangements (``simulator.core.melds.arrangement_nb``), the
   one that leaves the opponent the fewest layoffs: the least expected value of the cards
   the opponent may lay off, each candidate card weighted by the belief's probability that
   the opponent holds it (``layout`` = 1: a random least-deadwood arrangement instead).
@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cards import CARD_VALUE
-from simulator.melds import (
+from simulator.core.cards import CARD_VALUE
+from simulator.core.melds import (
     arrangement_nb,
     chain_layable_nb,
     discard_deadwoods_nb,

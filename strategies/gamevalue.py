@@ -1,6 +1,6 @@
 """Score awareness: what a hand's result is worth in a whole game (numba).
 
-``hand_utility_nb`` values a finished hand state (``simulator.state``) from seat 0's side:
+``hand_utility_nb`` values a finished hand state (``simulator.engine.state``) from seat 0's side:
 
 * hand points (``game_aware`` off): + the points seat 0 scored, − those seat 1 scored;
 * game-aware: the probability that seat 0 goes on to win the game from the scores after
@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.rules import R_TARGET
-from simulator.state import S_POINTS, S_SCORES, S_WINNER
+from simulator.core.rules import R_TARGET
+from simulator.engine.state import S_POINTS, S_SCORES, S_WINNER
 
 TABLE_TARGET = 100
 

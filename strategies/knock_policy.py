@@ -41,8 +41,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.melds import discard_deadwoods_nb, popcount_nb
-from simulator.rules import R_TARGET
+from simulator.core.melds import discard_deadwoods_nb, popcount_nb
+from simulator.core.rules import R_TARGET
 
 from . import simple
 from .threshold_schedule import threshold_nb as schedule_nb

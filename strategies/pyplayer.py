@@ -19,7 +19,7 @@ methods receive an ``Observation`` (cards as ``simulator.Card`` objects, which p
 Register it (``strategies.register("cautious", Cautious)``, or in an experiment file
 ``[plugins] cautious = "cautious.py:Cautious"``) and name it wherever a strategy is named:
 ``simulate("cautious:knock_at=3", "simple")``, matchups, ``ginsim run`` (joblib and Dask
-workers load the file themselves).  ``simulator.pydriver`` plays it against numba or other
+workers load the file themselves).  ``simulator.engine.pydriver`` plays it against numba or other
 Python strategies and writes the same rows as the numba kernels.
 
 The decisions (one method each; ``Player`` gives every one a default, so a subclass
@@ -48,7 +48,7 @@ method             when (``obs.phase``)            returns
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
-``obs.legal_actions`` (``simulator.state``: discard card c is c, 64 draw stock, 65 take
+``obs.legal_actions`` (``simulator.engine.state``: discard card c is c, 64 draw stock, 65 take
 pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k, 105 defend with the best
 response, 106 + k defend with arrangement k) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
@@ -57,7 +57,7 @@ needs one row in ``DECISIONS`` and one default method here.
 The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
 the deadwood (after the best discard), discard so as to keep the least deadwood (the
 highest card among equals), knock whenever allowed, take the last discard, lay out the
-first arrangement, defend with the best response (``simulator.melds.layoff_solution_nb``,
+first arrangement, defend with the best response (``simulator.core.melds.layoff_solution_nb``,
 as numba strategies do by default).  ``TrivialPlayer`` draws from the stock, discards the card it drew
 (else its first legal card) and always knocks: it measures the driver's own cost.
 
@@ -75,9 +75,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator import state as S
-from simulator.cards import Card, parse_cards
-from simulator.melds import (
+from simulator.engine import state as S
+from simulator.core.cards import Card, parse_cards
+from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
     layoff_after_melds_nb,
@@ -106,7 +106,7 @@ class Observation:
     Public information and the player's own cards only: never the opponent's hand or the
     stock.  Card lists are tuples of ``Card`` (sorted by suit then rank; a ``Card`` prints
     as ``7h`` and equals its integer code); masks (``*_mask``) are the int64 bit sets of
-    ``simulator.cards``.
+    ``simulator.core.cards``.
     """
 
     __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_cache")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.rng import below_nb, random_card_of_nb
+from simulator.core.rng import below_nb, random_card_of_nb
 
 from .common import arrange_random_nb, default_defend_nb
 from .view import V_LEGAL_DISCARDS

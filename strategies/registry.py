@@ -58,7 +58,7 @@ class Strategy:
     @property
     def is_python(self) -> bool:
         """True for a plain-Python strategy (``strategies.pyplayer``), played by
-        ``simulator.pydriver`` instead of the numba kernels."""
+        ``simulator.engine.pydriver`` instead of the numba kernels."""
         return REGISTRY[self.name].kind == "python"
 
     @property
@@ -214,9 +214,9 @@ def engine_module(sids=None) -> ModuleType:
 
     When neither ``sids`` nor the ids given to ``will_play`` name a strategy of
     ``COMPILED_ON_DEMAND``, and no plug-in is registered, this is the *light* engine: a
-    generated copy of ``simulator.engine`` whose dispatch leaves those strategies out (their
+    generated copy of ``simulator.engine.kernels`` whose dispatch leaves those strategies out (their
     ids are refused like an unknown id), so a first run compiles in about half the time.
-    Otherwise it is the engine routing every registered strategy (``simulator.engine``
+    Otherwise it is the engine routing every registered strategy (``simulator.engine.kernels``
     itself without plug-ins), and once a call of this process has needed that one, every
     later call uses it too (it is compiled already).
     Both run the same code for the strategies they route: rows never depend on which
@@ -224,7 +224,7 @@ def engine_module(sids=None) -> ModuleType:
     if PLUGINS:
         entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]
         return engine_with(entries)
-    from simulator import engine
+    from simulator.engine import kernels as engine
 
     if sids is None or _FULL:
         return engine

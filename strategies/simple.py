@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.melds import discard_deadwoods_nb, melds_with_card_nb
-from simulator.rng import random_card_of_nb
+from simulator.core.melds import discard_deadwoods_nb, melds_with_card_nb
+from simulator.core.rng import random_card_of_nb
 
 from .common import arrange_as_eaai_nb
 from .view import V_DEADWOOD, V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_LEGAL_DISCARDS, V_TOP

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.melds import discard_deadwoods_nb
+from simulator.core.melds import discard_deadwoods_nb
 from strategies.common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,

@@ -57,7 +57,7 @@ PHASE_ARRANGE = 5
 PHASE_DEFEND = 6
 
 #: ``defend_nb``'s answer ``(DEFEND_BEST, 0)``: the best response, computed by the engine
-#: (``simulator.melds.layoff_solution_nb``), the default defence of every strategy
+#: (``simulator.core.melds.layoff_solution_nb``), the default defence of every strategy
 DEFEND_BEST = -2
 
 #: length of every strategy parameter row (unused slots are 0)

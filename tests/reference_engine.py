@@ -1,25 +1,25 @@
 """A slow, plain-Python reference engine for Gin Rummy, used only by the tests.
 
-It re-implements the hand phase machine and whole games of ``simulator.engine``
+It re-implements the hand phase machine and whole games of ``simulator.engine.kernels``
 independently, straight from docs/rules.md and the engine's documented behaviour, so that
 ``tests/test_engine_reference.py`` can compare the two record by record.
 
 What it shares with the numba engine, and why:
 
 * **random streams** — the deck shuffle, the dealer draw and each player's stream are keyed
-  exactly as in ``play_deal_block_nb`` / ``play_game_nb`` (``simulator.rng`` primitives are
+  exactly as in ``play_deal_block_nb`` / ``play_game_nb`` (``simulator.core.rng`` primitives are
   reused: they are not rules);
 * **strategy decisions** — the strategies' numba functions (``strategies.dispatch``) are
   called from Python with a player view built here, from this engine's own state, with the
   slot meanings of ``strategies.view``.  Same view + same stream ⇒ same decision.  Every
   decision is kept (``Hand.decisions``: seat, view, answer) so that the tests can compare
   the views the engine gives its strategies as well;
-* **the record's column order** — ``simulator.records`` (a schema, not a rule).
+* **the record's column order** — ``simulator.core.records`` (a schema, not a rule).
 
 What it does not share: every rule.  Deadwood, knockable discards, big gin, layoffs and the
 defender's best response come from the brute-force oracle in ``tests/oracle.py``; scoring,
 the knock limit, Oklahoma, the end of the stock, reshuffles and the game rules are written
-out below.  Nothing from ``simulator.melds`` or ``simulator.scoring`` is used.
+out below.  Nothing from ``simulator.core.melds`` or ``simulator.core.scoring`` is used.
 
 State is kept in readable Python: hands are ``set``\\ s of card codes, the stock and the
 discard pile are lists (pile top last, stock drawn from the front).  Card codes are
@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for `import oracle`
 
 import oracle as O  # noqa: E402
 
-from simulator.rng import shuffle_nb, stream_key_nb  # noqa: E402  (RNG primitives only)
+from simulator.core.rng import shuffle_nb, stream_key_nb  # noqa: E402  (RNG primitives only)
 from strategies import dispatch, parse_strategy  # noqa: E402
 from strategies.view import (  # noqa: E402
     DEFEND_BEST,
@@ -83,22 +83,22 @@ from strategies.view import (  # noqa: E402
     V_TURN,
 )
 
-# ---- the engine's documented key constants (simulator.engine) --------------------------
+# ---- the engine's documented key constants (simulator.engine.kernels) --------------------------
 PLAYER_SALT = 0x0123456789ABCDEF
 DECK_SALT = 0x7F4A7C159E3779B9
 MASK64 = (1 << 64) - 1
 MAX_HANDS_PER_GAME = 2000
-from simulator.rules import MAX_TURNS_PER_HAND  # noqa: E402  (a documented rule constant)
+from simulator.core.rules import MAX_TURNS_PER_HAND  # noqa: E402  (a documented rule constant)
 #: a bound on one hand's turns for the reference only (a runaway strategy fails loudly)
 MAX_TURNS = 20_000
 
-# record column order of simulator.engine's hand and game records: declared once, in
-# simulator.records (a schema, not a rule)
-from simulator.records import GAME_RECORD_NAMES as GAME_COLUMNS  # noqa: E402
-from simulator.records import HAND_RECORD_NAMES as HAND_COLUMNS  # noqa: E402
+# record column order of simulator.engine.kernels's hand and game records: declared once, in
+# simulator.core.records (a schema, not a rule)
+from simulator.core.records import GAME_RECORD_NAMES as GAME_COLUMNS  # noqa: E402
+from simulator.core.records import HAND_RECORD_NAMES as HAND_COLUMNS  # noqa: E402
 
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_BAD_MELDS = 0, 1, 3
 # an error record names the seat at fault (-1: none) and the offending value: the card
 # returned, or the melds' card mask (sets | runs)
 
@@ -465,10 +465,8 @@ class Hand:
                     self.events.append((current, "gin" if deadwood == 0 else "knock", deadwood))
                     self.settle(current, deadwood, gin=deadwood == 0, big_gin=False)
                     return
-            elif last_chance:
-                self.record.update(error=ERR_LAST_DISCARD_NO_KNOCK, error_seat=current,
-                                   error_value=discard)
-                return
+            else:  # a last-chance take leaves only discards that allow a knock (legal above)
+                assert not last_chance, "a last-chance discard must leave a knock"
             if last_chance:
                 return
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator import analysis as an
+from simulator.analysis import stats as an
 
 T_975_9 = 2.2621571627982  # Student t, 97.5% quantile, 9 degrees of freedom (tables)
 Z_975 = 1.959963984540054  # standard normal, 97.5% quantile

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import simulator
-from simulator import analysis as an
+from simulator.analysis import stats as an
 
 
 def test_frames_carry_their_context_and_with_context_keeps_it():

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 import simulator
-from simulator import records
-from simulator import state as S
-from simulator.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
+from simulator.core import records
+from simulator.engine import state as S
+from simulator.core.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
 from strategies import common, knock_policy, simple
 from strategies import view as V
 from test_state_phases import NO_TRACE, assert_only_legal_accepted, assert_refused, c, changes, deal, legal, make_deck, mask, play, step
@@ -192,10 +192,10 @@ def test_simple_never_repeats_a_drawn_discarded_pair_in_either_order():
 
 
 def test_reports_name_each_players_defence():
-    from simulator.report import _defences
+    from simulator.analysis.loading import defences
     from strategies.registry import DEFENCES, defence_of
 
     manifest = {"cells": [{"a": "simple", "b": "knock_early"}, {"a": "knock_policy:early=8", "b": "simple:knock_at=0"}]}
-    assert _defences(manifest) == {"simple": DEFENCES["eaai"], "knock_early": DEFENCES["best"],
+    assert defences(manifest) == {"simple": DEFENCES["eaai"], "knock_early": DEFENCES["best"],
                                    "knock_policy": DEFENCES["eaai"]}
     assert defence_of("no_such_strategy") == "unknown"

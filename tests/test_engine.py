@@ -18,7 +18,7 @@ import pytest
 import simulator
 from simulator import Rules, parse_cards
 from simulator.api import play_deal_records, play_deck, trace_deal
-from simulator.cards import DECK
+from simulator.core.cards import DECK
 
 MOVER = "2s 3s 4s 5h 6h 7h 9d 9c 9h Kc"
 LOOSE_DEALER = "Ah 3d 5c 7s 9s Jh Qd 2c 4h 6d"
@@ -350,8 +350,8 @@ def test_light_and_full_engines_play_the_same_rows():
     2 threads; the light one refuses a search player's id instead of playing it."""
     import numba
 
-    import simulator.engine as full
-    from simulator import records as RC
+    import simulator.engine.kernels as full
+    from simulator.core import records as RC
     from simulator.api import _strategies
     from strategies import parse_strategy
     from strategies.registry import COMPILED_ON_DEMAND, engine_module

@@ -26,12 +26,12 @@ import numpy as np
 import pytest
 
 from simulator import api
-from simulator import engine as E
+from simulator.engine import kernels as E
 
 _GREEDY = '''
 import numpy as np
 from numba import njit
-from simulator.cards import FULL_DECK_MASK
+from simulator.core.cards import FULL_DECK_MASK
 from strategies.common import default_arrange_nb as arrange_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_PILE_LEN, V_PILE_MASK
 '''
@@ -137,8 +137,8 @@ SCRIPT = textwrap.dedent('''
     import numpy as np
     import simulator, strategies
     from simulator import api
-    from simulator import engine as E
-    from simulator.rules import Rules
+    from simulator.engine import kernels as E
+    from simulator.core.rules import Rules
     from strategies.registry import engine_module
 
     for name, path in json.loads(sys.argv[1]).items():
@@ -343,7 +343,6 @@ def _records(code: int, seat: int, value: int, a_seat: int = 0, deal: int = 7) -
 
 
 @pytest.mark.parametrize("code, value, decision, text", [
-    (E.ERR_LAST_DISCARD_NO_KNOCK, 22, "last-discard take", "took the last discard, then discarded 7h"),
     (E.ERR_BAD_MELDS, 0b111, "arrange", "laid out melds [As 2s 3s], which are not"),
     (E.ERR_BAD_MELDS, 1 << 13, "arrange", "laid out melds 0x2000, which are not"),
     (E.ERR_WROTE_PARAMS, 0, "any", "wrote into its parameter row (slot 0, knock_at)"),

@@ -11,9 +11,9 @@ pytest.importorskip("pettingzoo")
 
 import simulator
 import strategies
-from simulator import state as S
+from simulator.engine import state as S
 from simulator.env import N_OBS, OBSERVATION_LAYOUT, GinRummyEnv, GinRummySingleEnv, PolicyStrategy, encode
-from simulator.rules import Rules
+from simulator.core.rules import Rules
 
 
 @pytest.fixture(autouse=True)

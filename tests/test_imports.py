@@ -31,7 +31,7 @@ def _import_alone(name: str) -> tuple[str, int, str]:
 
 def test_every_module_imports_first_in_a_fresh_interpreter():
     names = _modules()
-    assert "simulator.state" in names and "strategies.mc" in names
+    assert "simulator.engine.state" in names and "strategies.mc" in names
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = [(n, err) for n, rc, err in pool.map(_import_alone, names) if rc != 0]
     assert failures == []

@@ -8,7 +8,7 @@ OpenSpiel actions, lays the knocker's melds exactly as our knocker laid them, le
 defender play its *best response inside OpenSpiel's own action space* (found here by
 exhaustive search over OpenSpiel's legal layoffs, then OpenSpiel's legal melds) and
 compares ``state.returns()`` with our score.  Our engine's defender deadwood, computed by
-``simulator.melds.layoff_solution_nb``, must equal the best OpenSpiel allows.
+``simulator.core.melds.layoff_solution_nb``, must equal the best OpenSpiel allows.
 
 Where OpenSpiel's rules differ from docs/rules.md the replay aligns them; ``docs/openspiel.md``
 lists each difference.  A deal that *cannot* be replayed is never dropped silently: it is
@@ -35,8 +35,8 @@ except ImportError:  # running from a checkout without `pip install -e .`
     import simulator
 
 from simulator.api import trace_deal
-from simulator.cards import DECK, format_card, mask_cards
-from simulator.rules import Rules
+from simulator.core.cards import DECK, format_card, mask_cards
+from simulator.core.rules import Rules
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)

@@ -7,7 +7,7 @@ import io
 import subprocess
 import sys
 
-from simulator.play import Table
+from simulator.tools.play import Table
 
 #: a move for each prompt: pass the upcard, draw from the stock, throw what was drawn,
 #: knock when offered, first layout, the best defence
@@ -93,7 +93,7 @@ def test_the_human_defends_against_the_bots_layout(tmp_path):
 
 def test_the_bots_defence_is_printed():
     import simulator
-    from simulator import state as S
+    from simulator.engine import state as S
 
     for deal in range(40):
         hand = simulator.Hand("hoyle", seed=1, deal=deal, a="simple", b="simple")

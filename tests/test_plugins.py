@@ -137,16 +137,19 @@ def test_plugin_engine_substitutions_are_checked():
 
     from strategies.plugins import plugin_engine_source
 
-    engine = "from strategies import dispatch\nfrom .melds import x\nfrom . import rng\n"
+    engine = "from strategies import dispatch\nfrom ..core.melds import x\nfrom . import state\nfrom .hand import y\n"
     out = plugin_engine_source(engine, "ginsim_dispatch_abc")
-    assert out == "import ginsim_dispatch_abc as dispatch\nfrom simulator.melds import x\nfrom simulator import rng\n"
+    assert out == ("import ginsim_dispatch_abc as dispatch\nfrom simulator.core.melds import x\n"
+                   "from simulator.engine import state\nfrom simulator.engine.hand import y\n")
     with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_engine_source("from strategies.dispatch import take_nb\nfrom .melds import x\n", "d")
+        plugin_engine_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
     with pytest.raises(RuntimeError, match="exactly once"):
         plugin_engine_source(engine + "from strategies import dispatch\n", "d")
     with pytest.raises(RuntimeError, match="imports changed shape"):
         plugin_engine_source("from strategies import dispatch\nimport simulator\n", "d")
-    real = (Path(__file__).parents[1] / "simulator" / "engine.py").read_text()
+    with pytest.raises(RuntimeError, match="leaves the simulator package"):
+        plugin_engine_source("from strategies import dispatch\nfrom ...x import y\n", "d")
+    real = (Path(__file__).parents[1] / "simulator" / "engine" / "kernels.py").read_text()
     assert "import ginsim_dispatch_x as dispatch" in plugin_engine_source(real, "ginsim_dispatch_x")
 
 

@@ -1,4 +1,4 @@
-"""Plain-Python strategies (strategies.pyplayer, simulator.pydriver): the Python driver plays
+"""Plain-Python strategies (strategies.pyplayer, simulator.engine.pydriver): the Python driver plays
 the same hands as the numba kernels, keys its random streams by deal, refuses illegal
 answers in one line, and Python strategies work in experiment files and ginsim run."""
 
@@ -11,10 +11,10 @@ import pytest
 import simulator
 import strategies
 from simulator import api
-from simulator import state as S
+from simulator.engine import state as S
 from simulator.api import StrategyError
-from simulator.melds import arrangement_index_nb
-from simulator.runner import run_experiment
+from simulator.core.melds import arrangement_index_nb
+from simulator.run.runner import run_experiment
 from strategies import Player, TrivialPlayer
 from strategies.registry import engine_module, parse_strategy
 from strategies.view import N_MEMORY
@@ -164,7 +164,7 @@ class Greedy(Player):
 
 
 def test_python_strategy_in_an_experiment_file_and_run_with_two_jobs(tmp_path):
-    from simulator.experiment import load_experiment
+    from simulator.run.experiment import load_experiment
 
     (tmp_path / "ginsim_test_mine.py").write_text(PLAYER_FILE)
     exp_file = tmp_path / "exp.toml"
@@ -175,7 +175,7 @@ def test_python_strategy_in_an_experiment_file_and_run_with_two_jobs(tmp_path):
     out = run_experiment(exp, tmp_path / "run", jobs=2, progress=False)
     df = pd.read_parquet(out / "data").sort_values("deal").reset_index(drop=True)
     direct = simulator.simulate("mine", "simple", exp.cells()[0].rules, n_deals=40,
-                                seed=__import__("simulator.runner", fromlist=["cell_seed"]).cell_seed(5, 0))
+                                seed=__import__("simulator.run.runner", fromlist=["cell_seed"]).cell_seed(5, 0))
     np.testing.assert_array_equal(df["net_a"].to_numpy(), direct["net_a"].to_numpy())
     assert strategies.REGISTRY["mine"].kind == "python"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simulator import analysis as an
-from simulator.experiment import load_experiment
-from simulator.report import write_report
-from simulator.runner import run_experiment
+from simulator.analysis import stats as an
+from simulator.run.experiment import load_experiment
+from simulator.analysis.report import write_report
+from simulator.run.runner import run_experiment
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -174,7 +174,52 @@ def test_many_cells_are_drawn_against_the_swept_value(runs):
 
 
 def test_not_a_run_directory(tmp_path):
-    from simulator.rundir import RunError
+    from simulator.run.rundir import RunError
 
     with pytest.raises(RunError, match="manifest.json"):
         write_report(tmp_path)
+
+
+def _report_column(md: str, section: str, header: str) -> dict[int, str]:
+    """Cell -> the text of column ``header`` in the report table under heading ``section``."""
+    part = md.split(f"### {section}\n", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in part.splitlines() if line.startswith("|")]
+    names = [c.strip() for c in rows[0].strip("|").split("|")]
+    index = names.index(header)
+    return {int(cells[0]): cells[index] for cells in
+            ([c.strip() for c in line.strip("|").split("|")] for line in rows[2:])}
+
+
+def test_show_prints_the_reports_intervals(runs, capsys):
+    """`ginsim show` and the report print the same interval for each cell (one code: the
+    analysis module's streamed statistics and their Student t interval)."""
+    from simulator.cli import main
+
+    run = runs["round_robin"]
+    md = Path(write_report(run)[0]).read_text()
+    assert main(["show", str(run)]) == 0
+    shown = capsys.readouterr().out.split("whole games")
+    for text, section, header, fmt in ((shown[0], "Results per cell, single hands", "net points/hand to A", 3),
+                                       (shown[1], "Results per cell, whole games", "margin to A (points)", 1)):
+        printed = {int(m[1]): (float(m[2]), float(m[3])) for m in
+                   re.finditer(r"^\s*(\d+)\s.*?\s([+-]\d+\.\d{3}) ± (\d+\.\d{3})", text, flags=re.M)}
+        in_report = _report_column(md, section, header)
+        assert printed and set(printed) == set(in_report)
+        for cell, (mean, half) in printed.items():
+            m = re.fullmatch(r"([+-]\d+\.\d+) \[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]", in_report[cell])
+            value, low, high = (float(x) for x in m.groups())
+            tol = 0.6 * 10 ** -fmt + 0.0006  # both are rounded
+            assert abs(value - mean) < tol and abs(low - (mean - half)) < tol and abs(high - (mean + half)) < tol
+
+
+def test_simulate_prints_the_reports_interval(capsys):
+    """`ginsim simulate` prints net points per hand with the analysis module's interval."""
+    import simulator
+    from simulator.cli import main
+
+    assert main(["simulate", "simple", "knock_early", "--deals", "400", "--seed", "3", "--rules", "hoyle"]) == 0
+    out = capsys.readouterr().out
+    mean, half = (float(x) for x in re.search(r"to A: ([+-]\d+\.\d+) ± (\d+\.\d+)", out).groups())
+    stats = an.hand_stats(simulator.simulate("simple", "knock_early", rules="hoyle", n_deals=400, seed=3)).iloc[0]
+    assert f"{stats['net_mean']:+.3f}" == f"{mean:+.3f}"
+    assert f"{(stats['net_ci_high'] - stats['net_ci_low']) / 2:.3f}" == f"{half:.3f}"

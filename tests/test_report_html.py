@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from simulator.experiment import load_experiment
-from simulator.report import written_by_ginsim, write_report
-from simulator.runner import run_experiment
+from simulator.run.experiment import load_experiment
+from simulator.analysis.rendering import written_by_ginsim
+from simulator.analysis.report import write_report
+from simulator.run.runner import run_experiment
 
 # random against three strategies: its results lie far from the rest (an outlier panel)
 TOURNAMENT = textwrap.dedent('''

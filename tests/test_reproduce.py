@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from simulator.report import written_by_ginsim
-from simulator.rundir import LOCK, read_manifest, verify_run
+from simulator.analysis.rendering import written_by_ginsim
+from simulator.run.rundir import LOCK, read_manifest, verify_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,21 +146,21 @@ def test_every_study_has_a_reproduce_line():
 # ---- a cold cache says it is compiling instead of showing a bar frozen at 0% ------------------
 
 def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
-    from simulator import _cache
+    from simulator.engine import _cache
 
     monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
-    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine")
+    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
     (tmp_path / "simulator_abc").mkdir()
-    (tmp_path / "simulator_abc" / "engine.play_deal_block_nb-697.py311.nbi").write_bytes(b"")
-    assert _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine")
-    assert not _cache.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine")
+    (tmp_path / "simulator_abc" / "kernels.play_deal_block_nb-697.py311.nbi").write_bytes(b"")
+    assert _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
+    assert not _cache.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine.kernels")
     assert not _cache.kernels_compiled(("play_deal_block_nb",), module="ginsim_engine_0123")
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
-    from simulator import _cache
-    from simulator.experiment import load_experiment
-    from simulator.runner import run_experiment
+    from simulator.engine import _cache
+    from simulator.run.experiment import load_experiment
+    from simulator.run.runner import run_experiment
 
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simulator.experiment import ExperimentError, load_experiment
-from simulator.runner import run_experiment
+from simulator.run.experiment import ExperimentError, load_experiment
+from simulator.run.runner import run_experiment
 
 SMALL = textwrap.dedent('''
     name = "small"
@@ -64,7 +64,7 @@ def test_dask_local_cluster_matches_local_backend(tmp_path):
     """Two worker processes of a local Dask cluster write their chunks straight into a run
     directory named by a file:// URL (as workers of a real cluster would into a shared
     filesystem); the rows equal a local run's and the run verifies."""
-    from simulator.rundir import readable_run
+    from simulator.run.rundir import readable_run
 
     text = SMALL.replace("deals = 6000", "deals = 2000").replace("chunk = 2000", "chunk = 1000")
     exp = load_experiment(write(tmp_path, text))
@@ -127,7 +127,7 @@ def test_unwritable_output_directory_is_refused(tmp_path):
 
 
 def test_replay_reproduces_a_stored_row(tmp_path):
-    from simulator.replay import replay_text
+    from simulator.run.replay import replay_text
 
     text = SMALL.replace("deals = 6000", "deals = 400").replace("chunk = 2000", "chunk = 200")
     run_experiment(load_experiment(write(tmp_path, text)), tmp_path / "run", progress=False)
@@ -145,7 +145,7 @@ def test_replay_reproduces_a_stored_row(tmp_path):
 
 def test_deals_and_games_in_one_run_match_the_api(tmp_path):
     import simulator
-    from simulator.runner import cell_seed, run_summaries
+    from simulator.run.runner import cell_seed, run_summaries
 
     text = textwrap.dedent('''
         name = "both"

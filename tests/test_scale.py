@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator import analysis as an
-from simulator import api, runner
-from simulator.experiment import load_experiment
-from simulator.rundir import Chunk, RunError, run_path
+from simulator.analysis import stats as an
+from simulator import api
+from simulator.run import runner
+from simulator.run.experiment import load_experiment
+from simulator.run.rundir import Chunk, RunError, run_path
 
 EXPERIMENT = textwrap.dedent('''
     name = "streaming"

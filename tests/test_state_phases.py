@@ -30,11 +30,12 @@ import pytest
 from numba import njit
 
 import simulator
-from simulator import api, records
-from simulator import engine as E
-from simulator import state as S
-from simulator.cards import DECK, parse_cards
-from simulator.rules import Rules
+from simulator import api
+from simulator.core import records
+from simulator.engine import kernels as E
+from simulator.engine import state as S
+from simulator.core.cards import DECK, parse_cards
+from simulator.core.rules import Rules
 
 MOVER = "2s 3s 4s 5h 6h 7h 9d 9c 9h Kc"
 LOOSE_DEALER = "Ah 3d 5c 7s 9s Jh Qd 2c 4h 6d"
@@ -457,7 +458,7 @@ def test_reshuffle_turns_the_pile_less_its_top_into_a_new_stock(max_reshuffles):
     # the new stock is the old pile less its top, shuffled by the reshuffle stream
     expected = np.array(pile[:-1] + [0] * (64 - len(pile) + 1), np.int64)
     stream = np.array([987654321], np.uint64)
-    from simulator.rng import shuffle_nb
+    from simulator.core.rng import shuffle_nb
 
     shuffle_nb(stream, expected, np.int64(len(pile) - 1))
     hand = int(state[S.S_HANDS + 1])

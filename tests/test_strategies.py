@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from simulator import Rules, cards_mask, parse_cards
-from simulator.melds import hand_value_nb, min_deadwood_nb, popcount_nb, rank_cards_nb, run_cover_nb
+from simulator.core.melds import hand_value_nb, min_deadwood_nb, popcount_nb, rank_cards_nb, run_cover_nb
 from strategies import (
     defensive,
     gin_hunter,
@@ -609,7 +609,7 @@ from strategies import available as _available  # noqa: E402
 
 _PRESETS = ["classic", "modern", "hoyle", "tournament", "oklahoma", "gin_only", "single_hand"]
 #: the strong players are too slow for 1.4 million hands in CI: their 100,000-hand check per
-#: preset is ``python -m simulator.strong_study legality`` (results/strong_players_supplement/legality*.md),
+#: preset is ``python -m simulator.studies.strong_study legality`` (results/strong_players_supplement/legality*.md),
 #: and tests/test_strong_players.py plays them on a few hands of several presets
 _SLOW = {"expert", "mc"}
 

@@ -2,7 +2,7 @@
 
 Views are built by hand (``strategies.view``) for the belief and ``expert``; ``mc`` is
 asked through ``simulator.Hand`` on real deals.  The heavy checks (100,000 hands per preset,
-calibration over 100,000 decisions, speed) are in ``python -m simulator.strong_study`` and
+calibration over 100,000 decisions, speed) are in ``python -m simulator.studies.strong_study`` and
 ``ginsim bench``.
 """
 
@@ -13,8 +13,8 @@ import pytest
 
 import simulator
 from simulator import cards_mask
-from simulator.cards import DECK
-from simulator.melds import hand_value_nb, min_deadwood_nb
+from simulator.core.cards import DECK
+from simulator.core.melds import hand_value_nb, min_deadwood_nb
 from strategies import belief, expert
 from strategies.gamevalue import GAME_WIN, game_win_table
 from strategies.view import (
@@ -237,7 +237,7 @@ def test_mc_is_deterministic_for_a_seed_and_plays_legally():
 
 @pytest.mark.parametrize("preset", ["oklahoma", "gin_only", "classic"])
 def test_strong_players_play_legally_under_other_presets(preset):
-    from simulator.strong_study import check_invariants
+    from simulator.studies.strong_study import check_invariants
 
     check_invariants(simulator.simulate("expert", "random", preset, n_deals=2000, seed=5))
     check_invariants(simulator.simulate("mc:samples=4,search=7", "simple", preset, n_deals=20, seed=5))
@@ -263,7 +263,7 @@ def test_game_win_table_solves_a_coin_toss_game_exactly():
 
 
 def test_inference_probabilities_match_the_numba_belief():
-    from simulator.inference import probabilities
+    from simulator.studies.inference import probabilities
 
     view, _ = make_view(HAND, pile="2c 3d", took="Th Td", discards="3d")
     cand, k, p = probs_of(view)

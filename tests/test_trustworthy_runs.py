@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from plugin_sources import greedy_plugin
 
-from simulator.experiment import ExperimentError, load_experiment
-from simulator.rundir import LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
-from simulator.runner import run_experiment, run_summaries
+from simulator.run.experiment import ExperimentError, load_experiment
+from simulator.run.rundir import LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
+from simulator.run.runner import run_experiment, run_summaries
 
 TINY = textwrap.dedent('''
     name = "tiny"

@@ -24,8 +24,8 @@ import pytest
 
 import strategies
 from simulator.cli import main
-from simulator.rundir import RunLock
-from simulator.tune import TuneError, parse_spec, tune
+from simulator.run.rundir import RunLock
+from simulator.studies.tune import TuneError, parse_spec, tune
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +61,7 @@ def finished_trials(db: Path) -> int:
 
 
 def test_tune_finds_the_known_best_threshold_with_common_deals_and_pruning(tmp_path):
-    from simulator.tune import load_spec
+    from simulator.studies.tune import load_spec
 
     spec = load_spec(write_spec(tmp_path / "spec.toml"))
     result = tune(spec, tmp_path / "out", progress=False)
@@ -84,7 +84,7 @@ def test_tune_finds_the_known_best_threshold_with_common_deals_and_pruning(tmp_p
     best = tomllib.loads((out / "best.toml").read_text())
     assert strategies.parse_strategy(best["strategy"]).label == "simple:knock_at=0"
     assert "Fresh-seed comparison" in (out / "report.md").read_text()
-    from simulator.tune import write_summary
+    from simulator.studies.tune import write_summary
 
     summary = write_summary([result, result], tmp_path / "summary.md")
     assert write_summary([result], summary) == summary  # its own file is replaced
@@ -95,7 +95,7 @@ def test_tune_finds_the_known_best_threshold_with_common_deals_and_pruning(tmp_p
 
 
 def test_knock_policy_candidates_are_full_spec_strings():
-    from simulator.tune import candidate_spec
+    from simulator.studies.tune import candidate_spec
 
     spec = parse_spec({"name": "x", "strategy": "knock_policy", "trials": 1, "rules": "hoyle",
                        "params": {"early": {"low": 0, "high": 10}}, "fixed": {"late": 2},
@@ -221,7 +221,7 @@ def test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count(tmp_path, c
 
 
 def test_an_enqueue_list_is_a_grid_of_candidates(tmp_path):
-    from simulator.tune import _enqueue
+    from simulator.studies.tune import _enqueue
 
     data = {"name": "x", "strategy": "knock_policy", "trials": 6, "rules": "hoyle",
             "params": {"early": {"low": 0, "high": 10}, "turn_a": {"low": 0, "high": 12}},

@@ -1,6 +1,6 @@
 """Running an experiment: cells split into chunks, played in parallel, written to Parquet.
 
-A run directory (``simulator.rundir`` says what makes it trustworthy) holds
+A run directory (``simulator.run.rundir`` says what makes it trustworthy) holds
 ``manifest.json`` (the resolved experiment, run id, code fingerprint, seeds, versions, git
 commit, and ``complete`` once every chunk is written), ``data/`` with the hand rows of
 single deals and ``games/`` with the game rows, one Parquet file per chunk of a cell, all
@@ -172,7 +172,7 @@ def _label_arrays(exp: Experiment, cell: Cell, n: int) -> list:
 
 def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[str, str, object]]:
     """Play one chunk; its rows as ``api.record_columns`` (checked for strategy errors)."""
-    from . import api
+    from .. import api
 
     seed = cell_seed(exp.seed, cell.index)
     context = f"cell {cell.index}"
@@ -188,7 +188,7 @@ def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[
 def chunk_frame(exp: Experiment, cell: Cell, chunk: Chunk) -> pd.DataFrame:
     """Play one chunk and label its rows with the cell (as a DataFrame; the runner writes
     ``chunk_table``, the same rows as Arrow)."""
-    from . import api
+    from .. import api
 
     df = api.columns_frame(play_chunk_columns(exp, cell, chunk))
     labels = pd.DataFrame(_label_frame(exp, cell, len(df)), index=df.index)
@@ -200,7 +200,7 @@ def chunk_table(exp: Experiment, cell: Cell, chunk: Chunk):
     straight from the record arrays (``api.record_columns``, ``api.arrow_arrays``)."""
     import pyarrow as pa
 
-    from . import api
+    from .. import api
 
     columns = play_chunk_columns(exp, cell, chunk)
     n = len(columns[0][2][0]) if columns[0][1] != "plain" else len(columns[0][2])
@@ -210,7 +210,7 @@ def chunk_table(exp: Experiment, cell: Cell, chunk: Chunk):
 
 @lru_cache(maxsize=8)
 def _empty_frames(n_hand_cols: int, n_game_cols: int) -> dict[str, pd.DataFrame]:
-    from . import api
+    from .. import api
 
     return {"deals": api.hand_frame(np.zeros((0, n_hand_cols), np.int64)),
             "games": api.game_frame(np.zeros((0, n_game_cols), np.int64))}
@@ -226,8 +226,8 @@ def run_schema(exp: Experiment, mode: str):
 def _make_run_schema(exp: Experiment, mode: str):
     import pyarrow as pa
 
-    from . import api
-    from . import engine as E
+    from .. import api
+    from ..engine import kernels as E
 
     cell = exp.cells()[0]
     labels = pd.DataFrame(_label_frame(exp, cell, 0))
@@ -446,10 +446,10 @@ def clearable_files(out: Path) -> list[Path]:
     Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
     (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
     ``games/`` (and those folders once empty), and report files that carry the ``ginsim
-    report`` mark (``simulator.report.written_by_ginsim``).  The lock file stays: the
+    report`` mark (``simulator.analysis.rendering.written_by_ginsim``).  The lock file stays: the
     caller holds it.  Any other file or folder raises ``RunError`` naming it, before
     anything is removed."""
-    from .report import written_by_ginsim
+    from ..analysis.rendering import written_by_ginsim
 
     out = Path(out)
     if not out.is_dir():
@@ -623,7 +623,7 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     if progress and done < total:
-        from ._cache import COMPILING_MESSAGE, kernels_compiled
+        from ..engine._cache import COMPILING_MESSAGE, kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
@@ -662,10 +662,10 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
     per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
     game-win probability, a game without a winner counting ½).  The numbers are those of
-    ``analysis.hand_stats``/``game_stats`` on the run's verified files, streamed one file
-    at a time (``analysis.scan_run``: with mirrored deals each pair is one unit, and memory
-    stays bounded by the number of cells); the interval is ``analysis.t_interval``."""
-    from .analysis import scan_run
+    ``stats.hand_stats``/``game_stats`` on the run's verified files, streamed one file
+    at a time (``stats.scan_run``: with mirrored deals each pair is one unit, and memory
+    stays bounded by the number of cells); the interval is ``stats.t_interval``."""
+    from ..analysis.stats import scan_run
 
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir, allow_missing=True)

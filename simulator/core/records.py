@@ -15,7 +15,7 @@ in one entry below, and the rest is derived from these tables:
 * the rule vector ``Rules.to_array`` builds (``RULE_VECTOR``).
 
 Adding an output column is one entry here plus the code that fills it (``out[H_NEW] = ...``
-in ``simulator.engine``); the frame, its documentation and the reference's column list
+in ``simulator.engine.kernels``); the frame, its documentation and the reference's column list
 follow.
 
 A ``Column`` is (``raw``, ``frame``, ``dtype``, ``kind``, ``doc``, ``const``):
@@ -83,7 +83,7 @@ HAND_ROW: tuple[Column, ...] = (
            "the knock limit in force (Oklahoma: set by the upcard)"),
     Column("reshuffles", "reshuffles", np.int16, "int",
            "times the pile was turned into a new stock (``reshuffle_stock``)"),
-    Column("error", None, np.int64, "raw", "error code (``simulator.engine.ERR_*``; 0 = none)"),
+    Column("error", None, np.int64, "raw", "error code (``simulator.engine.kernels.ERR_*``; 0 = none)"),
     Column("game", None, np.int64, "raw", "game number (-1 for single deals)"),
     Column("hand_in_game", None, np.int64, "raw", "hand number within its game (-1 for single deals)"),
     Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),
@@ -120,7 +120,7 @@ class RuleSlot(NamedTuple):
 
 # ---- the rule vector (``Rules.to_array``) ---------------------------------------------------
 # Booleans are 0/1, integers as they are, a choice (a string field) is its index in the
-# field's allowed values (``simulator.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
+# field's allowed values (``simulator.core.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
 RULE_VECTOR: tuple[RuleSlot, ...] = (
     RuleSlot("knock_limit", "knock_limit", "deadwood at or below which a player may knock"),
     RuleSlot("gin_only", "gin_only", "1: straight gin, no knocking with deadwood"),

@@ -5,10 +5,10 @@ The whole state of a hand lives in one int64 array of ``N_STATE`` slots, so copy
 state is ``state.copy()``: a search player can copy it, try moves, play it out and throw
 the copy away, inside numba or from Python (``simulator.Hand``).  Nothing else is needed to
 continue a hand: the reshuffle stream is a slot too.  (The players' random streams and
-memories belong to the strategies, not to the hand: ``simulator.engine`` and
+memories belong to the strategies, not to the hand: ``simulator.engine.kernels`` and
 ``simulator.Hand`` keep them next to the state.)
 
-Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
+Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.core.cards``)
 -----------------------------------------------------------------------------------------
 
 =====================  ===========================================================================
@@ -40,7 +40,7 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
 ``S_DEADWOOD``         knock and arrange phases: the current player's deadwood after its discard;
                        defend phase and once over: the knocker's
 ``S_KNOCKER``          the seat that knocked (or went gin), -1 before
-``S_OUTCOME``          once over: ``OUT_*`` (``simulator.records``); -1 while the hand is played
+``S_OUTCOME``          once over: ``OUT_*`` (``simulator.core.records``); -1 while the hand is played
 ``S_WINNER``           once over: the seat that scores, -1 for a dead hand or a scoreless tie
 ``S_POINTS``           once over: the points it scores (spade doubling included)
 ``S_KNOCKER_DW``       once over: the knocker's deadwood (-1: dead hand)
@@ -49,7 +49,7 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.cards``)
 ``S_SETS``/``S_RUNS``  from the layout on: the knocker's set and run cards (0 after gin)
 ``S_LAID``             once over: the cards the defender laid off
 ``S_DEFENDER_MELDS``   once over after a knock: the cards the defender melded (0 after gin)
-``S_DECK_RNG``         the reshuffle stream (a ``simulator.rng`` counter, as int64 bits)
+``S_DECK_RNG``         the reshuffle stream (a ``simulator.core.rng`` counter, as int64 bits)
 ``S_NTRACE``           bookkeeping: trace events written since the deal (not part of the game)
 ``S_STOCK`` .. +63     the stock in drawing order (live from ``S_STOCK_POS`` to ``S_STOCK_N``)
 ``S_PILE`` .. +63      the discard pile, top last (live below ``S_PILE_LEN``)
@@ -89,15 +89,15 @@ Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
 * ``66`` ``A_PASS``: decline the upcard or the last discard;
 * ``67`` ``A_KNOCK``, ``68`` ``A_NO_KNOCK``;
 * ``69 + k`` ``A_ARRANGE + k``: lay out the k-th least-deadwood arrangement in the order of
-  ``simulator.melds.arrangement_nb`` (k < ``MAX_ARRANGEMENTS``).  Numba strategies answer
+  ``simulator.core.melds.arrangement_nb`` (k < ``MAX_ARRANGEMENTS``).  Numba strategies answer
   with (sets, runs) masks instead: ``lay_out_nb`` takes those, checked;
 * ``105`` ``A_DEFEND_BEST``: the defender's best response to the layout: its melds and
-  layoffs chosen together to leave the least deadwood (``simulator.melds.layoff_solution_nb``;
+  layoffs chosen together to leave the least deadwood (``simulator.core.melds.layoff_solution_nb``;
   it breaks its own melds when laying off those cards pays);
 * ``106 + k`` ``A_DEFEND + k``: the defender lays out its own k-th least-deadwood
   arrangement (``arrangement_nb``'s order) whatever the knocker laid out, and every card
   it left unmelded that fits the knocker's melds is laid off, chains included
-  (``simulator.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
+  (``simulator.core.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
   masks or ``(DEFEND_BEST, 0)`` (``strategies.view``): ``defend_nb`` takes those, checked.
 
 How to defend is the defender's decision, not a rule: docs/rules.md fixes what may be laid
@@ -127,7 +127,7 @@ and big gin; ``knock_nb``; ``settle_gin_nb``; ``score_nb``; ``end_of_turn_nb``: 
 last-discard offer, ``reshuffle_nb``, turn guard; ``dead_nb``).
 
 Every rule comes from the rules core: deadwood, knockable discards and layouts from
-``simulator.melds``, scores, knock limits and multipliers from ``simulator.scoring``; this
+``simulator.core.melds``, scores, knock limits and multipliers from ``simulator.core.scoring``; this
 module only sequences them.
 """
 
@@ -171,8 +171,8 @@ from strategies.view import (
     V_TURN,
 )
 
-from .cards import format_card
-from .melds import (
+from ..core.cards import format_card
+from ..core.melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
     arrangement_nb,
@@ -184,9 +184,9 @@ from .melds import (
     mix64_nb,
     valid_layout_nb,
 )
-from .records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
-from .rng import GOLDEN
-from .rules import (
+from ..core.records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
+from ..core.rng import GOLDEN
+from ..core.rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
     R_BIG_GIN_BONUS,
@@ -194,7 +194,7 @@ from .rules import (
     R_MAX_RESHUFFLES,
     R_RESHUFFLE,
 )
-from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+from ..core.scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
 
 # How the functions below are compiled (speed and cold compile time both matter):
 #
@@ -281,13 +281,14 @@ MAX_LEGAL = MAX_ARRANGEMENTS + 1
 # ---- errors (the record's H_ERROR) ----------------------------------------------------------
 # Returned by the phase functions for an illegal action (the state is left unchanged), and
 # recorded by the engine against the seat whose strategy caused them.  ERR_WROTE_* are found
-# by the engine's checks of the arrays it lends strategies.
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_LAST_DISCARD_NO_KNOCK, ERR_BAD_MELDS = 0, 1, 2, 3
+# by the engine's checks of the arrays it lends strategies.  (Code 2 is unused: after taking
+# the last discard only the discards that leave a knock are legal, ``take_card_nb``, so a
+# discard that does not is an ERR_ILLEGAL_DISCARD.)
+ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_BAD_MELDS = 0, 1, 3
 ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
 ERR_ILLEGAL_ACTION = 7  # an action that does not belong to the phase (or the hand is over)
 ERROR_TEXT = {
     ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
-    ERR_LAST_DISCARD_NO_KNOCK: "strategy took the last discard but its discard does not allow a knock",
     ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
     ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
     ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",
@@ -563,7 +564,7 @@ def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_
 @_cold
 def reshuffle_nb(state, trace):
     """The pile less its top card becomes the new stock, shuffled with the reshuffle
-    stream (Fisher-Yates as ``simulator.rng.shuffle_nb`` with ``below_nb``, on the
+    stream (Fisher-Yates as ``simulator.core.rng.shuffle_nb`` with ``below_nb``, on the
     stream's counter)."""
     pile_len = state[S_PILE_LEN]
     n = pile_len - 1
@@ -783,7 +784,7 @@ def lay_out_nb(state, rules, sets, runs, trace):
 @_cold
 def arrange_phase_nb(state, rules, action, trace):
     """Lay out the arrangement ``action - A_ARRANGE`` in the order of
-    ``simulator.melds.arrangement_nb``."""
+    ``simulator.core.melds.arrangement_nb``."""
     if state[S_PHASE] != PHASE_ARRANGE:
         return ERR_ILLEGAL_ACTION
     k = action - A_ARRANGE
@@ -800,7 +801,7 @@ def defend_nb(state, rules, sets, runs, trace):
     """The defender's answer to the layout (the defend phase,
     docs/rules.md#laying-out-and-laying-off), then the score.  ``sets`` = ``DEFEND_BEST``:
     the best response, its melds chosen together with the layoffs to leave the least
-    deadwood (``simulator.melds.layoff_solution_nb``, breaking its own melds when that
+    deadwood (``simulator.core.melds.layoff_solution_nb``, breaking its own melds when that
     pays).  Otherwise ``sets``/``runs`` must be one of the defender's least-deadwood
     arrangements (else ``ERR_BAD_MELDS``, the state unchanged), and every card it left
     unmelded that fits the knocker's melds is laid off, chains included
@@ -830,7 +831,7 @@ def defend_nb(state, rules, sets, runs, trace):
 @_cold
 def defend_phase_nb(state, rules, action, trace):
     """``A_DEFEND_BEST``, or ``A_DEFEND + k``: lay out the defender's k-th least-deadwood
-    arrangement in the order of ``simulator.melds.arrangement_nb`` and lay off."""
+    arrangement in the order of ``simulator.core.melds.arrangement_nb`` and lay off."""
     if state[S_PHASE] != PHASE_DEFEND:
         return ERR_ILLEGAL_ACTION
     if action == A_DEFEND_BEST:

@@ -24,8 +24,8 @@ set choices, of four table look-ups.  The deadwood after each discard follows fr
 set choices by replacing one suit's look-up, so all 11 discards cost about 15 look-ups per
 set choice: no search, no allocation.
 
-Every ``*_nb`` function is a numba kernel taking hand masks (see ``simulator.cards``);
-the public Python functions with readable arguments live in ``simulator.rules_api``.
+Every ``*_nb`` function is a numba kernel taking hand masks (see ``simulator.core.cards``);
+the public Python functions with readable arguments live in ``simulator.core.rules_api``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
-The rules of play live in ``simulator.state`` (the state array and its phase functions),
-``simulator.melds`` and ``simulator.scoring``; this module only asks strategies for their
+The rules of play live in ``simulator.engine.state`` (the state array and its phase functions),
+``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
-for its answer, turn that into an action and apply it (``simulator.state.play_nb``; the
+for its answer, turn that into an action and apply it (``simulator.engine.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
-into a game (game scoring: ``simulator.scoring.game_totals_nb``, ``next_dealer_nb``), and
+into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
-``play_game_block_nb``) on a pool of threads.
+``play_game_block_nb``) on a pool of threads (``simulator.engine.blocks``).
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
 it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
@@ -29,7 +29,7 @@ strategy's own, so those may be written.  Every error records the seat that caus
 (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned card, the
 melds' card mask, or the slot written).
 
-Kernels take arrays and fill preallocated int64 records (columns: ``simulator.records``);
+Kernels take arrays and fill preallocated int64 records (columns: ``simulator.core.records``);
 every random draw comes from streams keyed by (seed, deal) so results never depend on
 threads or chunking.
 """
@@ -52,10 +52,10 @@ from strategies.view import (
 )
 
 # (the record, error and event constants are also re-exported for callers that know them
-# from here: ``engine.H_DEAL``, ``engine.ERR_ILLEGAL_DISCARD``, ``engine.EV_DEAL`` ...)
+# from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
 from .blocks import run_blocks
-from .cards import DECK
-from .records import (  # noqa: F401  (re-exported)
+from ..core.cards import DECK  # noqa: F401  (re-exported)
+from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
     G_BOXES0,
     G_BOXES1,
@@ -105,9 +105,9 @@ from .records import (  # noqa: F401  (re-exported)
     OUT_UNDERCUT,
     OUTCOMES,
 )
-from .rng import shuffle_nb, stream_key_nb
-from .rules import R_TARGET
-from .scoring import game_totals_nb, next_dealer_nb
+from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
+from ..core.rules import R_TARGET
+from ..core.scoring import game_totals_nb, next_dealer_nb
 from .state import (  # noqa: F401  (re-exported)
     A_DEFEND_BEST,
     A_DISCARD,
@@ -119,7 +119,6 @@ from .state import (  # noqa: F401  (re-exported)
     ERR_BAD_MELDS,
     ERR_ILLEGAL_ACTION,
     ERR_ILLEGAL_DISCARD,
-    ERR_LAST_DISCARD_NO_KNOCK,
     ERR_NONE,
     ERR_WROTE_PARAMS,
     ERR_WROTE_PILE,
@@ -248,9 +247,9 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
     arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
-    Returns ``(action, x, y)``: an action of ``simulator.state`` (``x`` holds the card of
+    Returns ``(action, x, y)``: an action of ``simulator.engine.state`` (``x`` holds the card of
     a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
-    set and run masks in ``x``, ``y`` (``simulator.state.lay_out_nb`` checks and plays
+    set and run masks in ``x``, ``y`` (``simulator.engine.state.lay_out_nb`` checks and plays
     them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
     ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
     all."""
@@ -304,7 +303,7 @@ def record_nb(state, out):
 
 @njit(cache=True, _nrt=False)
 def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
-    """Deal a hand into ``state`` (``simulator.state.deal_nb``) and zero the strategies'
+    """Deal a hand into ``state`` (``simulator.engine.state.deal_nb``) and zero the strategies'
     memories."""
     for seat in range(2):
         for i in range(memory.shape[1]):
@@ -480,7 +479,7 @@ def work_len(n_rules: int) -> int:
 
 @njit(cache=True)
 def advance_nb(work, fparams, rules, action, out):
-    """Move a hand on for a driver written in Python (``simulator.pydriver``).
+    """Move a hand on for a driver written in Python (``simulator.engine.pydriver``).
 
     ``work`` holds the state and the numba seats' companions (``K_*`` slots), ``fparams``
     (4 × params) the strategies' parameter rows by seat, then the copies lent to them.
@@ -557,22 +556,6 @@ def advance_nb(work, fparams, rules, action, out):
     return np.int64(PHASE_OVER * 2)
 
 
-# ---- seeds ----------------------------------------------------------------------------------
-# Stream keys: the deck of pair p (and of hand h of game pair p) from (seed, p, h); the
-# dealer from the same deck stream; each player's decisions from (seed ^ PLAYER_SALT, deal,
-# seat) for single deals and (seed ^ PLAYER_SALT, game, hand * 2 + seat) for games.
-PLAYER_SALT = 0x0123456789ABCDEF
-DECK_SALT = 0x7F4A7C159E3779B9
-
-
-@njit(cache=True)
-def _new_deck(seed, pair, hand_index, deck, rng):
-    rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
-    for i in range(52):
-        deck[i] = DECK[i]
-    shuffle_nb(rng, deck, np.int64(52))
-
-
 @njit(cache=True)
 def _block_work_nb(rules, params_ab):
     """The work arrays of one block of deals or games, allocated once per block: the state,
@@ -605,20 +588,15 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     for i in range(start, stop):
         deal = first_deal + i
         pair = deal // 2 if mirrored else deal
-        _new_deck(seed, pair, np.int64(0), deck, deck_rng)
-        dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-        if mirrored:
-            a_seat = deal % 2
-        else:
-            a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))  # reshuffle stream
+        deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)  # (the streams: simulator.core.rng)
+        dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
+        hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
             for k in range(params_ab.shape[1]):  # (loops: slice assignment compiles slowly)
                 params[seat, k] = params_ab[who, k]
                 seat_params[seat, k] = params_ab[who, k]
-            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
         row = out[i]
         row[H_DEAL] = deal
         row[H_PAIR] = pair
@@ -651,17 +629,11 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
     strategies' copies, filled here.  Hands chain until a score reaches the target (the
-    totals: ``simulator.scoring.game_totals_nb``); a dead hand is dealt again by the same
+    totals: ``simulator.core.scoring.game_totals_nb``); a dead hand is dealt again by the same
     dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
     ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
     reach)."""
-    pair = game // 2 if mirrored else game
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
-    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = game % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)  # (simulator.core.rng)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
         sids[seat] = sids_ab[who]
@@ -681,11 +653,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     error_seat = -1
     error_value = 0
     while hands < MAX_HANDS_PER_GAME:
-        _new_deck(seed, pair, hands + 1, deck, deck_rng)
-        deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hands + 1) | (1 << 40)))
-        for seat in range(2):
-            who = 0 if seat == a_seat else 1
-            player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hands * 2 + who)
+        deal_deck_nb(seed, pair, np.int64(hands + 1), deck, deck_rng)
+        hand_streams_nb(seed, pair, np.int64(hands + 1), game, np.int64(hands * 2), a_seat, deck_rng, player_rngs)
         row[H_DEAL] = hands
         row[H_PAIR] = pair
         row[H_A_SEAT] = a_seat

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cards import format_card, format_cards, mask_cards
+from ..core.cards import format_card, format_cards, mask_cards
 from .rundir import RunError, code_fingerprint, read_manifest
 
 
 def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
     """The story of one deal of a run, and its hand row (as a dict)."""
-    from .api import trace_deal
+    from ..api import trace_deal
 
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)

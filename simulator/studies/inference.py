@@ -1,7 +1,7 @@
 """Measuring the opponent belief (``strategies.belief``): data, fit, calibration.
 
-    python -m simulator.inference fit --decisions 50000   # refit belief.THETA (prints the new values)
-    python -m simulator.inference calibrate  # calibration table and log-loss, 100,000 decisions
+    python -m simulator.studies.inference fit --decisions 50000   # refit belief.THETA (prints the new values)
+    python -m simulator.studies.inference calibrate  # calibration table and log-loss, 100,000 decisions
 
 Hands are played among built-in strategies with the engine's own phase functions; at every
 draw decision (a draw from the stock or the pile, both seats) the deciding seat's view is
@@ -26,9 +26,9 @@ from numba import njit
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
-from .engine import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, _new_deck, decide_nb
-from .rng import stream_key_nb
-from .state import (
+from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, decide_nb
+from ..core.rng import deal_deck_nb, stream_key_nb
+from ..engine.state import (
     N_STATE,
     PHASE_OVER,
     S_CURRENT,
@@ -71,7 +71,7 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
     for h in range(first_hand, first_hand + n_hands):
         if n_dec >= max_decisions:
             break
-        _new_deck(seed, h, np.int64(0), deck, deck_rng)
+        deal_deck_nb(seed, h, np.int64(0), deck, deck_rng)
         dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
         for seat in range(2):
             rngs[seat, 0] = stream_key_nb(seed ^ 0x55, h, seat)
@@ -122,8 +122,8 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
 def collect(matchups, rules="tournament", decisions_per_matchup=20_000, seed=1):
     """Features, truth, decision index, k and opponent id of draw decisions over
     ``matchups`` (pairs of strategy specs); decisions are numbered across matchups."""
-    from .api import _strategies
-    from .rules import resolve_rules
+    from ..api import _strategies
+    from ..core.rules import resolve_rules
 
     rules_arr = resolve_rules(rules).to_array()
     parts = []
@@ -250,7 +250,7 @@ def format_result(result) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m simulator.inference", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m simulator.studies.inference", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["fit", "calibrate"])
     parser.add_argument("--decisions", type=int, default=100_000)
     parser.add_argument("--plot", default=None, help="write the calibration plot (PNG) here")

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine._cache import package_sources
+
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
 #: the Parquet metadata key of a chunk's provenance
@@ -53,8 +55,10 @@ MAX_PER_CELL = 2**40
 #: modules that only read or show rows; every other module of ``simulator`` and
 #: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
 NOT_PLAYING_MODULES = frozenset({
-    "simulator/cli.py", "simulator/report.py", "simulator/analysis.py", "simulator/bench.py",
-    "simulator/replay.py", "simulator/inference.py", "simulator/strong_study.py",
+    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py",
+    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
+    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
+    "simulator/studies/inference.py", "simulator/studies/strong_study.py",
 })
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")
@@ -95,16 +99,6 @@ def run_path(location) -> Path:
 
 # ----------------------------------------------------------------------------- provenance
 
-def _package_sources() -> list[Path]:
-    here = Path(__file__).resolve().parent
-    files = []
-    for package in (here, here.parent / "strategies"):
-        for path in sorted(package.glob("*.py")):
-            if f"{package.name}/{path.name}" not in NOT_PLAYING_MODULES:
-                files.append(path)
-    return files
-
-
 _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 
@@ -113,13 +107,13 @@ def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
     except those in ``NOT_PLAYING_MODULES``, and the content of each plug-in file by name.
     Two runs with equal fingerprints were played by the same code."""
     plugins = dict(sorted((plugins or {}).items()))
-    files = _package_sources()
-    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files) + tuple(plugins.items())
+    files = package_sources(NOT_PLAYING_MODULES)
+    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugins.items())
     if key in _FINGERPRINT_CACHE:
         return _FINGERPRINT_CACHE[key]
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(f"{path.parent.name}/{path.name}\0".encode())
+    for name, path in files:
+        digest.update(f"{name}\0".encode())
         digest.update(path.read_bytes())
     from strategies.registry import split_class_spec
 

@@ -36,14 +36,14 @@ import numpy as np
 
 from strategies import parse_strategy
 
-from . import state as S
-from .cards import DECK, format_card, mask_cards, parse_cards
-from .hand import Hand
-from .melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
-from .records import OUT_DEAD, OUTCOMES
-from .rules import R_TARGET, resolve_rules
-from .rules_api import _arrangement, best_arrangement
-from .scoring import game_totals_nb, next_dealer_nb
+from ..engine import state as S
+from ..core.cards import DECK, format_card, mask_cards, parse_cards
+from ..engine.hand import Hand
+from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
+from ..core.records import OUT_DEAD, OUTCOMES
+from ..core.rules import R_TARGET, resolve_rules
+from ..core.rules_api import _arrangement, best_arrangement
+from ..core.scoring import game_totals_nb, next_dealer_nb
 
 HUMAN, BOT = 0, 1
 

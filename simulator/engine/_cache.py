@@ -67,26 +67,41 @@ def cache_root() -> Path:
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/_cache.py", "simulator/api.py", "simulator/cli.py",
-    "simulator/experiment.py", "simulator/runner.py", "simulator/replay.py", "simulator/rules_api.py",
-    "simulator/analysis.py", "simulator/report.py", "strategies/__init__.py", "strategies/registry.py",
-    "simulator/hand.py",
+    "simulator/__init__.py", "simulator/api.py", "simulator/cli.py", "simulator/engine/_cache.py",
+    "simulator/engine/hand.py", "simulator/core/rules_api.py",
+    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py",
+    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
+    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
+    # the subpackages' docstrings
+    "simulator/core/__init__.py", "simulator/engine/__init__.py", "simulator/run/__init__.py",
+    "simulator/analysis/__init__.py", "simulator/studies/__init__.py", "simulator/tools/__init__.py",
+    "strategies/__init__.py", "strategies/registry.py",
 })
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
 
 
+def package_sources(exclude: frozenset[str] = frozenset()) -> list[tuple[str, Path]]:
+    """Every module of the ``simulator`` and ``strategies`` packages, subpackages included,
+    as (path from the repository root, e.g. ``simulator/engine/kernels.py``, file), sorted;
+    names in ``exclude`` are left out."""
+    root = next(p for p in Path(__file__).resolve().parents if p.name == "simulator").parent
+    files = []
+    for package in (root / "simulator", root / "strategies"):
+        for path in sorted(package.rglob("*.py")):
+            name = path.relative_to(package.parent).as_posix()
+            if "__pycache__" not in name and name not in exclude:
+                files.append((name, path))
+    return files
+
+
 def source_hash() -> str:
     """Hash of the kernel sources as this process loaded them (computed once per process)."""
     if _STATE["hash"] is None:
-        here = Path(__file__).resolve().parent
         digest = hashlib.sha256()
-        for package in (here, here.parent / "strategies"):
-            for path in sorted(package.glob("*.py")):
-                if f"{package.name}/{path.name}" in PURE_PYTHON_MODULES:
-                    continue
-                digest.update(path.name.encode())
-                digest.update(path.read_bytes())
+        for name, path in package_sources(PURE_PYTHON_MODULES):
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
         digest.update(numba.__version__.encode())
         digest.update(sys.version.split()[0].encode())
         _STATE["hash"] = digest.hexdigest()[:16]
@@ -369,7 +384,7 @@ def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module:
     engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
     first call loads machine code instead of compiling it (about 30 s on 2 idle cores, a
     minute for the engine with the search players).  ``module`` is the engine module's name
-    (``simulator.engine``, or a generated engine: the light one, or one with plug-ins);
+    (``simulator.engine.kernels``, or a generated engine: the light one, or one with plug-ins);
     default the engine ``strategies.registry.engine_module(sids)`` plays strategy ids
     ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
     if module is None:

@@ -1,7 +1,7 @@
 """The rules core for people: deadwood, discards, arrangements, layoffs and scores.
 
 Each function takes cards as a string (``"As 2s 3s Td Kh"``) or a sequence of card codes
-and calls the numba kernels of ``simulator.melds`` and ``simulator.scoring``.  Examples::
+and calls the numba kernels of ``simulator.core.melds`` and ``simulator.core.scoring``.  Examples::
 
     >>> min_deadwood("As 2s 3s 7h 7d 7c Kd")
     10

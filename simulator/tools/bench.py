@@ -13,11 +13,11 @@ Prints, as tables or JSON:
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
   cache (cold: compiles) and with the cache filled (warm);
-* plain-Python strategies (``simulator.pydriver``): deals per second of the greedy and the
+* plain-Python strategies (``simulator.engine.pydriver``): deals per second of the greedy and the
   trivial Python player against numba ``simple`` on one core, and the ratio to numba
   ``simple`` vs ``simple`` on one thread;
 * the strong players: ``mc`` against ``simple`` at 16, 64 and 128 samples on one thread,
-  next to ``simple`` and ``expert`` (``simulator.strong_study.bench_mc``);
+  next to ``simple`` and ``expert`` (``simulator.studies.strong_study.bench_mc``);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
   on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
@@ -40,9 +40,9 @@ import numba
 import numpy as np
 from numba import njit
 
-from .cards import DECK
-from .melds import best_discard_nb, min_deadwood_nb
-from .strong_study import bench_mc, format_speed
+from ..core.cards import DECK
+from ..core.melds import best_discard_nb, min_deadwood_nb
+from ..studies.strong_study import bench_mc, format_speed
 
 
 @njit(cache=True)
@@ -97,7 +97,7 @@ RULESETS = ["tournament", "hoyle", "gin_only"]
 
 
 def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, rulesets=RULESETS) -> list[dict]:
-    from .api import play_deal_records
+    from ..api import play_deal_records
 
     rows = []
     threads_all = numba.config.NUMBA_NUM_THREADS
@@ -122,9 +122,9 @@ def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, ru
 def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeats: int = 3) -> list[dict]:
     """How cost grows as the knock limit falls: simple vs simple on all cores, with the mean
     number of cards drawn per hand (gin-only hands run longest)."""
-    from .api import play_deal_records
-    from .engine import H_DRAWS
-    from .rules import Rules
+    from ..api import play_deal_records
+    from ..engine.kernels import H_DRAWS
+    from ..core.rules import Rules
 
     rows = []
     for limit in limits:
@@ -160,9 +160,9 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2
     each path's ratio to the kernel.  The run's figure leaves out the interpreter's
     start-up (about a second of imports and cache loading, reported as "time to first
     deal"); it includes the manifest, the lock, verification and every chunk written."""
-    from .api import play_deal_records, simulate
-    from .experiment import load_experiment
-    from .runner import run_experiment
+    from ..api import play_deal_records, simulate
+    from ..run.experiment import load_experiment
+    from ..run.runner import run_experiment
 
     a, b = matchup
     with tempfile.TemporaryDirectory() as tmp:
@@ -310,7 +310,7 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
         import pyspiel
     except ImportError:
         return None
-    from .api import play_deal_records
+    from ..api import play_deal_records
 
     game = pyspiel.load_game("gin_rummy")
     bots = [pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), p) for p in range(2)]
@@ -334,13 +334,13 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
 
 
 def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
-    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.pydriver``
+    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.engine.pydriver``
     on one core: the greedy player and the trivial one (whose decisions cost almost
     nothing: the driver's own overhead) against numba ``simple``, with the numba
     ``simple`` vs ``simple`` on one thread as the ratio's base (hoyle rules)."""
     import strategies
 
-    from .api import play_deal_records
+    from ..api import play_deal_records
 
     for name, cls in (("py_greedy", strategies.GreedyPlayer), ("py_trivial", strategies.TrivialPlayer)):
         if name not in strategies.REGISTRY:

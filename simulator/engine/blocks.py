@@ -5,7 +5,7 @@ and a pool of Python threads runs a kernel on one block at a time.  The kernels 
 with ``nogil=True``, so the threads run them in parallel; a thread pool instead of a numba
 ``prange`` loop saves numba's parallel compile, several seconds of every cold start.  Which
 items a block holds never changes a result: every deal and game has its own random streams
-(``simulator.rng``), so rows are the same for any thread count.
+(``simulator.core.rng``), so rows are the same for any thread count.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Record columns in one parallel pass: the bridge from the kernels' row records to
 column arrays (DataFrame columns, Arrow arrays).
 
-The kernels write one int64 row per hand or game (``simulator.records``).  Reading one
+The kernels write one int64 row per hand or game (``simulator.core.records``).  Reading one
 column of such an array touches every row's cache line, so twenty column reads cost twenty
 passes over the whole record.  ``gather_nb`` reads each row once and writes the columns
 asked for into a preallocated ``(n_columns, n_rows)`` array of the caller's dtype (one
 call per output dtype: ``int64`` for deal numbers, ``int16``/``int32`` for counts,
-``int8`` for codes), in blocks of rows on the kernels' threads (``simulator.blocks``).  Each column of the result is then a
+``int8`` for codes), in blocks of rows on the kernels' threads (``simulator.engine.blocks``).  Each column of the result is then a
 contiguous row of that array: one copy from record to column, no per-row Python work.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .blocks import run_blocks
+from ..engine.blocks import run_blocks
 
 
 #: the dtypes ``gather`` fills, one block each, in one pass over the records

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .rules import Rules
+from ..core.rules import Rules
 
 TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
             "plugins", "description"}

@@ -1,6 +1,6 @@
 """``simulator.Hand``: one hand of Gin Rummy to step through, inspect, copy and undo.
 
-A ``Hand`` wraps the engine's state array (``simulator.state``) and plays it with the same
+A ``Hand`` wraps the engine's state array (``simulator.engine.state``) and plays it with the same
 phase functions the batch engine runs, so a hand driven here follows exactly the rules
 ``simulate`` plays.  ``Hand(rules, seed, deal)`` starts from the same deck, dealer and seats
 as deal ``deal`` of ``simulate(..., seed=seed)``; with the strategies ``a`` and ``b`` of that
@@ -20,7 +20,7 @@ call, ``bot_action()`` gives each seat's move from the same random streams, so p
     >>> h.result() == simulator.simulate("simple", "knock_early", "hoyle", n_deals=1, seed=0).iloc[0].to_dict()
     True
 
-Actions are small integers (``simulator.state``: discard card c is c, then draw stock,
+Actions are small integers (``simulator.engine.state``: discard card c is c, then draw stock,
 take pile, pass, knock, no knock, the knocker's arrangement k, the defender's best
 response and the defender's arrangement k); ``simulator.action_name`` names one.
 An illegal action raises ``ValueError`` with one line naming it and the legal ones.
@@ -37,9 +37,9 @@ import numpy as np
 from strategies import view as V
 
 from . import state as S
-from .cards import DECK, as_codes, format_card, mask_cards
-from .melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
-from .records import (
+from ..core.cards import DECK, as_codes, format_card, mask_cards
+from ..core.melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
+from ..core.records import (
     H_A_SEAT,
     H_DEAL,
     H_ERROR_SEAT,
@@ -49,13 +49,9 @@ from .records import (
     N_HAND_COLS,
     OUTCOMES,
 )
-from .rng import stream_key_nb
-from .rules import Rules, resolve_rules
+from ..core.rng import deal_deck_nb, deal_seats_nb, hand_streams_nb, stream_key_nb
+from ..core.rules import Rules, resolve_rules
 
-#: salts of the engine's streams (``simulator.engine``), repeated here so that importing
-#: this module compiles nothing
-_PLAYER_SALT = 0x0123456789ABCDEF
-_DECK_SALT = 0x7F4A7C159E3779B9
 _TRACE_ROWS = 64  # events one action can write (a deal writes 21)
 
 
@@ -102,20 +98,16 @@ class Hand:
             if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
                 raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
             deal = int(deal)
+            # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
             pair = deal // 2 if mirrored else deal
             rng = np.zeros(1, np.uint64)
-            rng[0] = _key(seed ^ _DECK_SALT, pair, 0)
-            cards = DECK.copy()
-            from .rng import shuffle_nb
-
-            shuffle_nb(rng, cards, np.int64(52))
-            key = int(rng[0])
-            default_dealer = (key >> 13) & 1
-            self.a_seat = deal % 2 if mirrored else (key >> 17) & 1
-            deck_key = _key(seed ^ _DECK_SALT, pair, 1 << 40)
-            for seat in range(2):
-                who = 0 if seat == self.a_seat else 1
-                self._rngs[seat, 0] = _key(seed ^ _PLAYER_SALT, deal, who)
+            cards = np.empty(52, np.int64)
+            deal_deck_nb(np.uint64(seed), np.int64(pair), np.int64(0), cards, rng)
+            default_dealer, a_seat = (int(x) for x in deal_seats_nb(rng[0], np.int64(deal), bool(mirrored)))
+            self.a_seat = a_seat
+            hand_streams_nb(np.uint64(seed), np.int64(pair), np.int64(0), np.int64(deal), np.int64(0),
+                            np.int64(a_seat), rng, self._rngs)
+            deck_key = int(rng[0])
             self.deal, self.pair = deal, pair
             if dealer is not None and dealer != default_dealer:
                 raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
@@ -144,7 +136,7 @@ class Hand:
     # ---- the state ------------------------------------------------------------------------
     @property
     def state(self) -> np.ndarray:
-        """The state array (``simulator.state``), read-only: change it through ``apply``."""
+        """The state array (``simulator.engine.state``), read-only: change it through ``apply``."""
         view = self._state.view()
         view.setflags(write=False)
         return view
@@ -156,7 +148,7 @@ class Hand:
 
     @property
     def phase(self) -> int:
-        """The phase (``simulator.state.PHASE_*``; ``phase_name`` names it)."""
+        """The phase (``simulator.engine.state.PHASE_*``; ``phase_name`` names it)."""
         return int(self._state[S.S_PHASE])
 
     @property
@@ -292,7 +284,7 @@ class Hand:
         from strategies import parse_strategy
         from strategies.registry import engine_module
 
-        from .api import StrategyError
+        from ..api import StrategyError
 
         if self.is_over():
             raise ValueError("the hand is over: no player to act")
@@ -345,10 +337,10 @@ class Hand:
 
     def _python_action(self, strategy, seat: int) -> int:
         """Ask a Python strategy, with the seat's memory dict and generator for this hand
-        (keyed by the seat's stream key, as ``simulator.pydriver`` keys them)."""
+        (keyed by the seat's stream key, as ``simulator.engine.pydriver`` keys them)."""
         from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
 
-        from .api import StrategyError
+        from ..api import StrategyError
 
         info = self._python_seats.get(seat)
         if info is None:
@@ -365,9 +357,9 @@ class Hand:
 
     # ---- the outcome -----------------------------------------------------------------------
     def record(self) -> np.ndarray:
-        """The hand's raw int64 record (``simulator.records.HAND_RECORD_NAMES``), as the
+        """The hand's raw int64 record (``simulator.core.records.HAND_RECORD_NAMES``), as the
         batch engine writes it for this deal."""
-        from .engine import record_nb
+        from .kernels import record_nb
 
         out = np.zeros(N_HAND_COLS, np.int64)
         record_nb(self._state, out)
@@ -381,7 +373,7 @@ class Hand:
         while the hand is being played)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        from .api import hand_frame
+        from ..api import hand_frame
 
         return hand_frame(self.record()[None, :]).iloc[0].to_dict()
 

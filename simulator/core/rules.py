@@ -126,7 +126,7 @@ class Rules:
     # -- kernel form ----------------------------------------------------------------------
     def to_array(self) -> np.ndarray:
         """The int64 vector the kernels read; slot names are the ``R_*`` constants, declared
-        once in ``simulator.records.RULE_VECTOR``: booleans 0/1, integers as they are, a
+        once in ``simulator.core.records.RULE_VECTOR``: booleans 0/1, integers as they are, a
         choice as its index in the field's allowed values."""
         out = np.zeros(N_RULE_FIELDS, dtype=np.int64)
         for i, slot in enumerate(RULE_VECTOR):
@@ -155,7 +155,7 @@ def resolve_rules(rules: "Rules | str | dict[str, Any]") -> Rules:
     raise ValueError(f"rules must be a preset name, a dict or a Rules, got {type(rules).__name__}")
 
 
-# indices of the kernel rule vector: one per entry of ``simulator.records.RULE_VECTOR``
+# indices of the kernel rule vector: one per entry of ``simulator.core.records.RULE_VECTOR``
 from .records import (  # noqa: E402, F401  (the R_* names other modules import from here)
     N_RULE_FIELDS,
     R_BIG_GIN_BONUS,

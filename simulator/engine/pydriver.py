@@ -5,19 +5,19 @@ state machine that writes the same records as the numba kernels.
 strategy of a matchup is a Python one; everything downstream (frames, ``ginsim run``
 chunks, reports) is unchanged.  For each hand:
 
-1. the deck, dealer, seats and streams are made exactly as ``simulator.engine`` makes them
+1. the deck, dealer, seats and streams are made exactly as ``simulator.engine.kernels`` makes them
    (``_start_deal_nb`` / ``_start_game_hand_nb``: the same keys, so deal d here is deal d
    of ``simulate``);
-2. ``engine.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
+2. ``kernels.advance_nb`` (compiled, one call per Python decision) plays the Python seat's
    action, then lets numba strategies play inside numba until a Python seat must decide
    or the hand is over;
 3. the Python seat is asked with an ``Observation`` of the state (read lazily), through
    the method for the phase (``strategies.pyplayer.DECISIONS``); its answer is checked
    legal here, so an illegal one stops with ``StrategyError``, one line naming the
    strategy, the decision and the deal;
-4. ``engine.record_nb`` fills the hand record, as in the kernels.
+4. ``kernels.record_nb`` fills the hand record, as in the kernels.
 
-Games chain hands as ``engine.play_game_nb`` does (same deck keys, dealer rule, scoring
+Games chain hands as ``kernels.play_game_nb`` does (same deck keys, dealer rule, scoring
 and guard).  Each Python seat gets a fresh memory dict and a ``numpy`` generator keyed by
 the engine's player stream key of its seat (seed, deal or game and hand, A or B), so rows
 depend only on the seed, never on chunks, threads or processes.  Python strategies play in
@@ -32,29 +32,22 @@ from numba import njit
 from strategies import view as V
 from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
 
-from . import records as RC
+from ..core import records as RC
 from . import state as S
-from .engine import DECK_SALT, MAX_HANDS_PER_GAME, PLAYER_SALT, _new_deck, _new_hand_nb, record_nb
-from .rng import stream_key_nb
-from .rules import R_TARGET, resolve_rules
-from .scoring import game_totals_nb, next_dealer_nb
+from .kernels import MAX_HANDS_PER_GAME, _new_hand_nb, record_nb
+from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
+from ..core.rules import R_TARGET, resolve_rules
+from ..core.scoring import game_totals_nb, next_dealer_nb
 
 
 @njit(cache=True)
 def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
-    """Deal deal ``deal`` as ``engine.play_deal_block_nb`` does; ``info`` gets (pair,
+    """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
     pair = deal // 2 if mirrored else deal
-    _new_deck(seed, pair, np.int64(0), deck, deck_rng)
-    dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = deal % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 40))
-    for seat in range(2):
-        who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, deal, who)
+    deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
+    dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
+    hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
     info[0] = pair
     info[1] = a_seat
@@ -63,14 +56,8 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
 
 @njit(cache=True)
 def _start_game_nb(seed, game, mirrored, deck_rng, info):
-    """A game's pair, A's seat and first dealer, as ``engine.play_game_nb``."""
-    pair = game // 2 if mirrored else game
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(1 << 41))
-    first_dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
-    if mirrored:
-        a_seat = game % 2
-    else:
-        a_seat = np.int64(deck_rng[0] >> np.uint64(17)) & 1
+    """A game's pair, A's seat and first dealer, as ``kernels.play_game_nb``."""
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)
     info[0] = pair
     info[1] = a_seat
     info[2] = first_dealer
@@ -79,12 +66,9 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
 @njit(cache=True)
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
-    """Deal hand ``hand`` of a game, as ``engine.play_game_nb``."""
-    _new_deck(seed, pair, hand + 1, deck, deck_rng)
-    deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64((hand + 1) | (1 << 40)))
-    for seat in range(2):
-        who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, game, hand * 2 + who)
+    """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
+    deal_deck_nb(seed, pair, np.int64(hand + 1), deck, deck_rng)
+    hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
 
 
@@ -94,7 +78,7 @@ class _Table:
     def __init__(self, a, b, rules):
         from strategies.registry import engine_module
 
-        from .api import _strategies
+        from ..api import _strategies
 
         self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
         self.sids_ab = sids_ab
@@ -159,7 +143,7 @@ class _Table:
         return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
 
     def _error(self, seat: int, a_seat: int, obs: Observation, what: str, where: str):
-        from .api import StrategyError
+        from ..api import StrategyError
 
         return StrategyError(f"{self._who(seat, a_seat)} {what} (decision: {obs.phase}; {where})")
 

@@ -238,6 +238,27 @@ def _mean_estimates(moments: Moments, columns: Sequence[str], names: Sequence[st
     return out
 
 
+def mean_interval(units, confidence: float = 0.95, proportion: bool = False) -> tuple[float, float, float]:
+    """(mean, low, high): the mean of independent unit values with its interval, made as
+    the report's tables make it (``_mean_estimates``: Student t; for a ``proportion``, the
+    Wilson interval when every unit is 0 or every unit is 1, and the interval kept inside
+    [0, 1]).  For numbers printed outside a report, so that they match it.
+
+    >>> [round(x, 4) for x in mean_interval([1.0, 2.0, 3.0, 4.0])]
+    [2.5, 0.4457, 4.5543]
+    """
+    units = np.asarray(units, dtype=float).reshape(-1, 1)
+    if len(units) == 0:
+        return float("nan"), float("nan"), float("nan")
+    moments = Moments(["value"])
+    moments.add(0, units)
+    out = _mean_estimates(moments, ["value"], ["value"], confidence, proportion=[proportion])
+    if proportion:
+        _clip(out, ["value"], 0.0, 1.0)
+    row = out.iloc[0]
+    return float(row["value"]), float(row["value_ci_low"]), float(row["value_ci_high"])
+
+
 def _ratio_estimates(moments: Moments, num: str, den: str, name: str, confidence: float) -> pd.DataFrame:
     """Per cell: sum(num)/sum(den) over units with a delta-method t interval."""
     means, n = moments.mean(), moments.n()
@@ -578,7 +599,7 @@ def scan_run(run_dir, confidence: float = 0.95, files: dict | None = None,
     moments (``Moments``), so memory grows with the number of cells and the size of one
     chunk, never with the number of rows; the estimates (``hand_stats``, ``game_stats``)
     equal those of the rows loaded whole, to float rounding."""
-    from .rundir import readable_run, run_path
+    from ..run.rundir import readable_run, run_path
 
     if files is None or manifest is None:  # else the caller verified the run
         manifest, verification = readable_run(run_path(run_dir), allow_missing=allow_missing)
@@ -767,8 +788,8 @@ def frame_context(strategy_a, strategy_b, rules, seed: int, mirrored: bool) -> d
     ``seed``, ``mirrored`` and ``version`` (of ginsim)."""
     import strategies
 
-    from . import __version__
-    from .rules import resolve_rules
+    from .. import __version__
+    from ..core.rules import resolve_rules
 
     def label(spec) -> str:
         try:

@@ -78,10 +78,10 @@ How a tuning goes (``tune``):
    the same deals.  The edge of the chosen policy over each baseline is a paired mean: per
    mirrored pair index p, the weighted field mean of the chosen policy minus the
    baseline's; its 95% interval is the Student t interval over those pair units
-   (``simulator.analysis.t_interval``).
+   (``simulator.analysis.stats.t_interval``).
 
 The study lives in ``OUT/study.db`` (SQLite, Optuna's RDB storage) and ``OUT`` is locked for
-the whole tuning (``simulator.rundir.RunLock``), so a tuning killed in any way (even
+the whole tuning (``simulator.run.rundir.RunLock``), so a tuning killed in any way (even
 ``kill -9``) continues with ``--resume``: a trial that was running is marked failed and
 the search goes on to ``trials`` finished (complete or pruned) trials.  Results of the
 sweep and the fresh comparison are kept in the study, so a finished tuning resumed only
@@ -109,7 +109,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .experiment import NAME_PATTERN, format_value, read_toml_file
+from ..analysis.rendering import atomic_write
+from ..run.experiment import NAME_PATTERN, format_value, read_toml_file
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
@@ -240,7 +241,7 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     """Validate a tuning spec given as a dict (the parsed TOML)."""
     import strategies
 
-    from .rules import Rules
+    from ..core.rules import Rules
 
     def fail(key: str, message: str) -> TuneError:
         return TuneError(f"{where}: {key}: {message}")
@@ -520,14 +521,14 @@ class Field:
     of the pair's two seatings), or its game-win value (1 won, 0 lost, ½ no winner)."""
 
     def __init__(self, spec: TuneSpec):
-        from .rules import resolve_rules
+        from ..core.rules import resolve_rules
 
         self.spec = spec
         self.rules = resolve_rules(dict(spec.rules))
         self.played = 0  # deals or games played by this object
 
     def pair_values(self, strategy: str, opponent: int, phase: str, first_pair: int, n_pairs: int) -> np.ndarray:
-        from . import api
+        from .. import api
 
         opp = self.spec.opponents[opponent][0]
         seed = stream_seed(self.spec.seed, phase, opponent)
@@ -612,7 +613,7 @@ def _suggest(trial, p: Param) -> float:
 def _check_out_dir(out: Path, resume: bool) -> None:
     """Refuse an output directory that is not empty and not a tuning of ours (or holds a
     tuning and --resume was not given).  Writes nothing."""
-    from .rundir import LOCK
+    from ..run.rundir import LOCK
 
     if out.exists() and not out.is_dir():
         raise TuneError(f"--out {out} is a file, not a directory")
@@ -629,7 +630,7 @@ def _check_out_dir(out: Path, resume: bool) -> None:
 
 
 def _mark_ours(path: Path) -> bool:
-    from .report import written_by_ginsim
+    from ..analysis.rendering import written_by_ginsim
 
     if not path.exists():
         return True
@@ -663,7 +664,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     (what ``tune.json`` holds)."""
     import strategies
 
-    from .rundir import RunError, RunLock, code_fingerprint
+    from ..run.rundir import RunError, RunLock, code_fingerprint
 
     optuna = _optuna()
     log = log or (lambda text: None)
@@ -953,7 +954,7 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
     study once done for this best trial and trial count)."""
     from tqdm.auto import tqdm
 
-    from .analysis import t_interval
+    from ..analysis.stats import t_interval
 
     best = _best_trial(study)
     chosen = best.user_attrs["strategy"]
@@ -982,8 +983,8 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
             opp = []
             for i, (ospec, _) in enumerate(spec.opponents):
                 d = per0[i] - per[i]
-                ose, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
-                vse, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
+                _, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
+                _, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
                 opp.append({"opponent": ospec, "value": float(per[i].mean()), "ci": [float(vlo), float(vhi)],
                             "edge": float(d.mean()), "edge_ci": [float(olo), float(ohi)]})
             rows.append({"name": name, "strategy": label, "value": float(u.mean()), "ci": [float(lo), float(hi)],
@@ -1012,12 +1013,6 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
 
 
 # ----------------------------------------------------------------------------- outputs
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
 
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
@@ -1161,10 +1156,10 @@ def write_outputs(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     """best.toml, tune.json, report.md, report.html and the figures, each written whole."""
     written = []
     path = out / "best.toml"
-    _atomic_write(path, best_toml(result))
+    atomic_write(path, best_toml(result))
     written.append(path)
     path = out / "tune.json"
-    _atomic_write(path, json.dumps({"_": MARK, **result}, indent=1, default=float) + "\n")
+    atomic_write(path, json.dumps({"_": MARK, **result}, indent=1, default=float) + "\n")
     written.append(path)
     written += _write_report(spec, study, result, out)
     return written
@@ -1218,8 +1213,8 @@ def _importances(study, spec: TuneSpec) -> tuple[dict[str, float], int]:
 def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> list[Path]:
     import pandas as pd
 
-    from .report import _Doc, _figure, _save
-    from .rules import resolve_rules
+    from ..analysis.rendering import Document, new_figure, save_figure
+    from ..core.rules import resolve_rules
 
     objective = spec.objective
     what = OBJECTIVE_TEXT[objective]
@@ -1230,7 +1225,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     rows = fresh["rows"]
     trials = _trial_table(study, spec)
     pngs: list[Path] = []
-    doc = _Doc()
+    doc = Document()
     doc.h(1, f"ginsim tune: {spec.name}")
     if spec.description:
         doc.p(spec.description)
@@ -1265,7 +1260,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         "edge of tuned [95% CI]": "–" if r["name"] == "tuned" else _fmt_ci(objective, r["edge"], r["edge_ci"], True),
     } for r in rows])
     doc.table(table)
-    fig = _figure(7.5, 0.6 + 0.55 * max(1, len(rows) - 1))
+    fig = new_figure(7.5, 0.6 + 0.55 * max(1, len(rows) - 1))
     ax = fig.add_subplot()
     scale = 100.0 if objective == "game_win" else 1.0
     base_rows = rows[1:]
@@ -1280,7 +1275,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     ax.set_xlabel("edge of the tuned policy (" + ("percentage points of game-win probability" if objective == "game_win"
                                                   else "net points per hand") + ")")
     ax.set_title("Tuned policy against each baseline, fresh deals")
-    pngs.append(_save(fig, out / "edges.png"))
+    pngs.append(save_figure(fig, out / "edges.png"))
     doc.fig(pngs[-1], "Edge of the tuned policy over each baseline",
             "Edge of the tuned policy over each baseline on the same fresh deals, with paired 95% confidence "
             "intervals. Right of the dashed line the tuned policy is better.")
@@ -1301,7 +1296,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     curve_draws = np.arange(1, 26)
     base_curve = threshold_curve(result["strategy"], curve_draws, 0, limit)
     if base_curve is not None:
-        fig = _figure(7.5, 4.2)
+        fig = new_figure(7.5, 4.2)
         ax = fig.add_subplot()
         pickups = [0, 1, 2, 3] if _strategy_params(result["strategy"]).get("pickup_penalty", 0) else [0]
         for p in pickups:
@@ -1323,7 +1318,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         ax.set_ylim(-0.5, max(limit, 1) + 0.5)
         ax.set_title("Knock threshold against draws")
         ax.legend(fontsize=8, loc="upper right")
-        pngs.append(_save(fig, out / "policy.png"))
+        pngs.append(save_figure(fig, out / "policy.png"))
         doc.fig(pngs[-1], "The tuned knock threshold against draws",
                 f"The largest deadwood the tuned policy knocks with, against the number of cards it has drawn in "
                 f"the hand (capped at the knock limit {limit}; gin is always knocked), with the baselines dotted.")
@@ -1342,7 +1337,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
         doc.table(pd.DataFrame([{sw["param"]: k, what: _fmt_value(objective, v)} for k, v in sw["values"].items()]))
 
     doc.h(2, "Search")
-    fig = _figure(7.5, 4.0)
+    fig = new_figure(7.5, 4.0)
     ax = fig.add_subplot()
     complete = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
@@ -1359,7 +1354,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     ax.set_ylabel(what + (" (%)" if objective == "game_win" else " against the field"))
     ax.set_title("Convergence: objective by trial on the tuning deals")
     ax.legend(fontsize=8)
-    pngs.append(_save(fig, out / "convergence.png"))
+    pngs.append(save_figure(fig, out / "convergence.png"))
     doc.fig(pngs[-1], "Convergence",
             f"The objective of every trial on the tuning {unit} (complete trials at the full budget, pruned ones "
             f"at the last rung they finished), and the best complete trial so far. These values are "
@@ -1367,13 +1362,13 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
 
     importance, n_imp = _importances(study, spec)
     if importance:
-        fig = _figure(6.5, 0.8 + 0.4 * len(importance))
+        fig = new_figure(6.5, 0.8 + 0.4 * len(importance))
         ax = fig.add_subplot()
         names = list(importance)[::-1]
         ax.barh(names, [importance[n] for n in names], color="#4C72B0")
         ax.set_xlabel("importance (share, sums to 1)")
         ax.set_title("Parameter importance")
-        pngs.append(_save(fig, out / "importance.png"))
+        pngs.append(save_figure(fig, out / "importance.png"))
         doc.fig(pngs[-1], "Parameter importance",
                 "Optuna's parameter importance (PED-ANOVA) over " + (f"{n_imp} trials scored by their first-rung "
                 "value (every trial plays those same deals)" if n_imp else "the one tuned parameter") + ".")
@@ -1391,8 +1386,8 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     doc.table(top.rename(columns={"played": unit}))
 
     md, htm = out / "report.md", out / "report.html"
-    _atomic_write(md, doc.markdown())
-    _atomic_write(htm, doc.html(f"ginsim tune: {spec.name}"))
+    atomic_write(md, doc.markdown())
+    atomic_write(htm, doc.html(f"ginsim tune: {spec.name}"))
     return [md, htm, *pngs]
 
 
@@ -1401,7 +1396,7 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
 def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
     """One Markdown table over several tunings (e.g. one per rule variant): the best
     policy, its fresh value, and its fresh edges over every baseline, with intervals."""
-    from .rules import resolve_rules
+    from ..core.rules import resolve_rules
 
     path = Path(path)
     if path.exists() and not _mark_ours(path):
@@ -1447,5 +1442,5 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
                 text += f" ({param} = {row['name'].split('(')[1].rstrip(')')})"
             cells.append(text)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    _atomic_write(path, "\n".join(lines) + "\n")
+    atomic_write(path, "\n".join(lines) + "\n")
     return path

@@ -1,0 +1,353 @@
+"""The report of a run: ``write_report(run_dir)`` writes ``report.md``, a self-contained
+``report.html`` (plots embedded as base64 PNG data URIs) and the PNG plots.
+
+This module assembles the report from its parts: ``loading`` (per-cell statistics
+streamed from the run's verified files, so memory grows with the number of cells, not
+rows; the numbers and their intervals come from ``simulator.analysis.stats``),
+``figures`` and ``tables`` (what is shown), ``rendering`` (the document, figure files,
+Markdown and HTML).  Sections: the header (experiment, provenance, how intervals are
+made); single hands (net points per cell and against each swept parameter, results per
+cell, the outcome mix, hand length); whole games (A's game-win probability, results per
+cell); balance (the first mover's edge in self-play cells, first when every cell is
+self-play); a round robin's ranking and heatmap when the matchups form one of three or
+more strategies.  With more than ``MAX_ROWS`` cells and a sweep, the one-row-per-cell
+charts give way to charts against the swept value.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats as an
+from .figures import (
+    MAX_PANELS,
+    edge_figure,
+    errorbar_by_cell,
+    hand_length_figure,
+    heatmap_figure,
+    outcome_figure,
+    outcome_sweep_figure,
+    side_of,
+    sweep_figure,
+)
+from .loading import base_matchups, defences, run_statistics
+from .rendering import Document, written_by_ginsim
+from .tables import (
+    format_swept,
+    game_table,
+    hand_tables,
+    plural,
+    ranking_table,
+    round_robin_strategies,
+    tournaments,
+    unit_span,
+)
+
+
+MAX_ROWS = 40  # above this many cells, a run with a sweep is drawn against the swept value
+
+
+def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
+    exp = manifest.get("experiment", {})
+    name = exp.get("name", run_dir.name)
+    doc.h(1, f"ginsim report: {name}")
+    if exp.get("description"):
+        doc.p(str(exp["description"]))
+    doc.toc()
+    deals = exp.get("deals", exp.get("size") if exp.get("mode") == "deals" else None)
+    n_games = exp.get("games", exp.get("size") if exp.get("mode") == "games" else None)
+    variants = exp.get("variants", {})
+    sweep = exp.get("sweep", {})
+    versions = manifest.get("versions", {})
+    items = [
+        f"Run directory: {run_dir.resolve().name}",
+        f"Seed: {exp.get('seed', '–')}",
+        f"Deals per cell: {deals:,}" if deals else "Deals per cell: none (no hand rows)",
+        f"Games per cell: {n_games:,}" if n_games else "Games per cell: none (no game rows)",
+        f"Mirrored (duplicate) deals: {'yes' if exp.get('mirrored', True) else 'no'}",
+        f"Cells: {len(manifest.get('cells', []))} "
+        f"({plural(len(exp.get('matchups', [])), 'matchup')} × {plural(len(variants), 'variant')}"
+        + (f" × {plural(math.prod(len(v) for v in sweep.values()), 'sweep point')})" if sweep else ")"),
+        "Variants: " + "; ".join(f"{k} = " + ", ".join(f"{f}={v}" for f, v in t.items())
+                                 for k, t in variants.items()) if variants else "Variants: –",
+    ]
+    if sweep:
+        items.append("Sweep: " + "; ".join(f"{k} = {', '.join(format_swept(v) for v in vs)}" for k, vs in sweep.items()))
+    by_defence: dict[str, list[str]] = {}
+    for name, defence in defences(manifest).items():
+        by_defence.setdefault(defence, []).append(name)
+    if by_defence:
+        items.append("Defence after a knock (docs/rules.md#laying-out-and-laying-off): "
+                     + "; ".join(f"{', '.join(names)}: {d}" for d, names in by_defence.items()))
+    items.append(f"Git commit: {manifest.get('git_commit') or 'unknown'}; code fingerprint "
+                 f"{manifest.get('code_fingerprint', 'unknown')}; run id {manifest.get('run_id', 'unknown')}")
+    items.append("Versions: " + (", ".join(f"{k} {v}" for k, v in versions.items()) or "unknown"))
+    doc.ul(items)
+    doc.p("Intervals are 95% confidence intervals. With mirrored deals the two deals (or games) of a pair "
+          "share a deck with the seats swapped, so each pair is one independent unit: values are averaged "
+          "within the pair and the Student t interval is taken over the pair means (over single rows "
+          "without mirroring; Wilson score intervals for unpaired proportions and for a share that is 0% or "
+          "100% in every unit, which a t interval would shrink to a point; delta-method intervals for ratios "
+          "such as mean deadwood). 'units' is the number of independent units behind each row. "
+          "The first mover is the non-dealer; a hand or game without a winner counts half to each side.")
+
+
+def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+    """Write ``report.md``, ``report.html`` (self-contained) and the PNG plots of a run into
+    ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs).
+
+    The run must be complete and intact (``rundir.readable_run``).  Files are made in a
+    staging folder and moved in only when all are ready; a file of the same name that
+    ``ginsim report`` did not write is never replaced (``RunError`` names it)."""
+    import shutil
+    import tempfile
+
+    from ..run.rundir import RunError, readable_run, run_path
+
+    run_dir = run_path(run_dir)
+    manifest, verification = readable_run(run_dir)
+    if not verification.good["deals"] and not verification.good["games"]:
+        raise RunError(f"{run_dir}: the run holds no rows to report")
+    out = run_path(out_dir) if out_dir is not None else run_dir
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"report directory {out} is not writable: {exc.strerror or exc}") from None
+    stage = Path(tempfile.mkdtemp(prefix=".ginsim-report-", dir=out))
+    try:
+        written = _write_report_files(run_dir, manifest, verification.good, stage)
+        targets = [out / p.name for p in written]
+        theirs = [t for t in targets if t.exists() and not written_by_ginsim(t)]
+        if theirs:
+            raise RunError(f"{theirs[0]} exists and was not written by ginsim report; move it away or choose "
+                           f"another --out")
+        for made, target in zip(written, targets, strict=True):
+            # the markdown and HTML refer to the PNGs by bare name, so they stay valid in out
+            made.replace(target)
+        return targets
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str, list[Path]],
+                        out: Path) -> list[Path]:
+    hstats, gstats, draws = run_statistics(run_dir, manifest, files)
+    doc = Document()
+    _header(doc, manifest, run_dir)
+    pngs: list[Path] = []
+
+    def figure(path: Path, title: str, caption: str) -> None:
+        pngs.append(path)
+        doc.fig(path, title, caption)
+
+    mirrored = bool(manifest.get("experiment", {}).get("mirrored", True))
+    # only self-play: A's result is zero in expectation by construction, the seats are the question
+    self_only = all(s is None or ({"a", "b"} <= set(s.columns) and bool((s["a"] == s["b"]).all()))
+                    for s in (hstats, gstats))
+    if self_only:
+        _balance_section(doc, figure, hstats, gstats, out, lead=True)
+    if hstats is not None:
+        _hands_section(doc, figure, manifest, draws, hstats, out, mirrored, self_only)
+    if gstats is not None:
+        _games_section(doc, figure, manifest, gstats, out, mirrored, self_only)
+    if not self_only:
+        _balance_section(doc, figure, hstats, gstats, out)
+    for kind, stats in (("hands", hstats), ("games", gstats)):
+        if stats is not None:
+            _round_robin_section(doc, figure, manifest, kind, stats, out)
+
+    md_path, html_path = out / "report.md", out / "report.html"
+    md_path.write_text(doc.markdown(), encoding="utf-8")
+    title = f"ginsim report: {manifest.get('experiment', {}).get('name', run_dir.name)}"
+    html_path.write_text(doc.html(title), encoding="utf-8")
+    return [md_path, html_path, *pngs]
+
+
+def _sweep_figures(figure, manifest: dict[str, Any], stats: pd.DataFrame, out: Path, column: str, ylabel: str,
+                   what: str, prefix: str, reference: float | None, scale: float = 1.0,
+                   merge_alike: bool = False, reference_text: str = "") -> None:
+    bases = base_matchups(manifest, stats)
+    for key in an.sweep_columns(stats):
+        png, n_matchups, merged = sweep_figure(stats, bases, key, column, ylabel,
+                                                f"{what[0].upper()}{what[1:]} against {side_of(key)}'s {key[2:]}",
+                                                out / f"{prefix}_{_slug(key)}.png", reference, scale, merge_alike)
+        cut = f" Only the first {MAX_PANELS} of {n_matchups} matchups are drawn." if n_matchups > MAX_PANELS else ""
+        alike = (" Where the rule variants' curves do not differ (a chi-square test of homogeneity over every "
+                 "swept value does not reject equality at the 5% level, as when variants differ only in "
+                 "scoring), one pooled curve, their inverse-variance weighted mean, is drawn instead of several "
+                 "on top of each other; its legend says so.") if merged else ""
+        figure(png, f"{what[0].upper()}{what[1:]} against {key}",
+               f"{what[0].upper()}{what[1:]} against the swept value of {key}, one panel per matchup and one "
+               f"curve per rule variant, with 95% confidence intervals.{reference_text}{alike}{cut}")
+
+
+def _swept(stats: pd.DataFrame) -> pd.Series:
+    """Cells that take at least one swept parameter (a sweep may skip some matchups)."""
+    keys = an.sweep_columns(stats)
+    return stats[keys].notna().any(axis=1) if keys else pd.Series(False, index=stats.index)
+
+
+def _hands_section(doc: Document, figure, manifest: dict[str, Any], draws: dict[int, np.ndarray], hstats: pd.DataFrame,
+                   out: Path, mirrored: bool, self_only: bool = False) -> None:
+    keys = an.sweep_columns(hstats)
+    # with many cells, swept cells are drawn against the swept value, the rest one row per cell
+    many = len(hstats) > MAX_ROWS and bool(keys)
+    swept = _swept(hstats)
+    rest = hstats[~swept] if many else hstats
+    doc.h(2, "Single hands")
+    units = "mirrored pairs" if mirrored else "hands"
+    if len(rest) and not self_only:
+        png, note = errorbar_by_cell(rest, "net_mean", "net points per hand to A (points; A's minus B's)",
+                                      "Net points per hand to strategy A, 95% intervals", out / "net_points.png", 0.0)
+        figure(png, "Net points per hand to A",
+               f"Mean points per hand won by strategy A minus those won by B, one point per cell"
+               f"{' without a swept parameter' if many else ''}, with 95% confidence intervals over "
+               f"{unit_span(rest)} {units} per cell, largest first. Right of the dashed line A gains points on "
+               f"average.{note}")
+    if keys:
+        _sweep_figures(figure, manifest, hstats, out, "net_mean", "net points per hand to A (points)",
+                       "net points per hand to A", "sweep", 0.0,
+                       reference_text=" Above the dashed line A gains points on average.")
+    results, play = hand_tables(hstats, self_only)
+    doc.h(3, "Results per cell, single hands")
+    doc.p("Point estimate with its 95% confidence interval in brackets; 'units' are the independent units "
+          "behind it. 'first-mover edge' is the points per hand to the non-dealer (who moves first), "
+          "whichever strategy it is."
+          + (" Net points to A are left out: with the same strategy in both seats they are zero in "
+             "expectation by construction." if self_only else ""))
+    doc.table(results, "Results per cell, single hands")
+    doc.h(3, "How hands end")
+    caption = ("How the hands ended: knock (knocker scores), gin, big gin, undercut (defender scores) and dead "
+               "(cancelled at the end of the stock), as a share of all hands")
+    if many and len(keys) == 1:
+        png, cut = outcome_sweep_figure(hstats, base_matchups(manifest, hstats), keys[0], out / "outcome_mix.png")
+        figure(png, "Outcome mix", f"{caption}, against {keys[0]}: one panel per matchup (rows) and rule variant "
+                                   f"(columns).{cut}")
+        if len(rest):
+            figure(outcome_figure(rest, out / "outcome_mix_other.png"), "Outcome mix (other cells)",
+                   f"{caption}, per cell without a swept parameter.")
+    else:
+        figure(outcome_figure(hstats, out / "outcome_mix.png"), "Outcome mix", f"{caption}, per cell.")
+    doc.p("Shares of all hands (gin and big gin together make the gin rate); 'undercuts per knock' is "
+          "undercuts / (knocks + undercuts); deadwood is the mean over hands that were not cancelled (the "
+          "defender's after layoffs).")
+    doc.table(play, "How hands end")
+    if many:
+        _sweep_figures(figure, manifest, hstats, out, "draws_mean", "cards drawn per hand (draws)",
+                       "mean hand length", "hand_length", None, merge_alike=True)
+    if len(rest):
+        png, kind = hand_length_figure({c: draws[c] for c in rest["cell"] if c in draws}, rest,
+                                        out / "hand_length.png")
+        figure(png, "Hand length", f"Hand length: {kind}{' (cells without a swept parameter)' if many else ''}.")
+
+
+def _games_section(doc: Document, figure, manifest: dict[str, Any], gstats: pd.DataFrame, out: Path,
+                   mirrored: bool, self_only: bool = False) -> None:
+    keys = an.sweep_columns(gstats)
+    many = len(gstats) > MAX_ROWS and bool(keys)
+    rest = gstats[~_swept(gstats)] if many else gstats
+    doc.h(2, "Whole games")
+    if len(rest) and not self_only:
+        png, note = errorbar_by_cell(rest, "win_prob", "probability that A wins the game (%)",
+                                      "A's game-win probability, 95% intervals", out / "game_win.png", 50.0,
+                                      scale=100)
+        figure(png, "Game-win probability",
+               f"Probability that strategy A wins a whole game, per cell{' without a swept parameter' if many else ''}"
+               f", with 95% confidence intervals over {unit_span(rest)} "
+               f"{'mirrored pairs of games' if mirrored else 'games'} per cell, largest first. The dashed line is "
+               f"an even game.{note}")
+    if keys:
+        _sweep_figures(figure, manifest, gstats, out, "win_prob", "probability that A wins the game (%)",
+                       "A's game-win probability", "sweep_games", 50.0, 100,
+                       reference_text=" The dashed line is an even game.")
+    doc.h(3, "Results per cell, whole games")
+    doc.p("Point estimate with its 95% confidence interval in brackets; margin is A's final score minus "
+          "B's (game, box and shutout bonuses included); the first-mover edge is the game-win probability "
+          "of the player who did not deal first, minus 50%, in percentage points."
+          + (" A's game-win probability and margin are left out: with the same strategy in both seats they "
+             "are 50% and zero in expectation by construction." if self_only else ""))
+    doc.table(game_table(gstats, self_only), "Results per cell, whole games")
+
+
+def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats: pd.DataFrame | None,
+                     out: Path, lead: bool = False) -> None:
+    def self_play(stats):
+        if stats is None or not {"a", "b"} <= set(stats.columns):
+            return None
+        part = stats[stats["a"] == stats["b"]]
+        return part if len(part) else None
+
+    hself, gself = self_play(hstats), self_play(gstats)
+    if hself is None and gself is None:
+        return
+    doc.h(2, "Balance: does the first mover have an edge?")
+    lines = []
+    for what, part in (("hands", hself), ("games", gself)):
+        if part is not None:
+            counts = an.balanced(part).value_counts()
+            lines.append(f"{what}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    doc.p("In self-play (the same strategy in both seats) any systematic difference comes from the seats. "
+          "A cell is 'balanced' when the 95% interval of the non-dealer's edge contains zero (one test per "
+          "cell, without correction for multiple comparisons). Verdicts per cell — " + "; ".join(lines) + ".")
+    if lead:
+        doc.p("Every cell of this run is self-play, so this comes first: A's net points and win rate are zero "
+              "(50%) in expectation by construction and are not drawn.")
+    png = edge_figure(hself, gself, out / "first_mover_edge.png")
+    measures = [m for m, part in (("points per hand", hself),
+                                  ("game-win probability minus 50%, in percentage points", gself))
+                if part is not None]
+    where = " (left) and ".join(measures) + " (right)" if len(measures) == 2 else measures[0]
+    figure(png, "First-mover edge in self-play",
+           f"Edge of the non-dealer (who moves first) in each self-play cell, with 95% confidence intervals: "
+           f"{where}, largest first. Right of the dashed line the non-dealer is favoured, left the dealer; "
+           f"red marks an interval that excludes zero.")
+
+
+def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: str, stats: pd.DataFrame,
+                         out: Path) -> None:
+    bases = base_matchups(manifest, stats)
+    if round_robin_strategies(list(zip(bases["base_a"], bases["base_b"]))) is None:
+        return
+    rr = stats.merge(bases, on="cell").drop(columns=["a", "b"]).rename(columns={"base_a": "a", "base_b": "b"})
+    rr, group_cols = tournaments(rr)
+    if kind == "hands":
+        value, header, fmt, scale, unit, count = "net_mean", "net points/hand vs the field", "+.3f", 1, "", "n_hands"
+        cbar, center, cell_fmt = "net points per hand to the row strategy (points)", 0.0, "+.2f"
+    else:
+        value, header, fmt, scale, unit, count = ("win_prob", "game-win probability vs the field", ".1f", 100, "%",
+                                                  "n_games")
+        cbar, center, cell_fmt = "probability that the row strategy wins the game", 0.5, ".2f"
+    doc.h(2, f"Round robin ({'single hands' if kind == 'hands' else 'whole games'})")
+    rank = an.ranking(rr, value=value, by=group_cols or None)
+    doc.p(f"Each strategy's mean result against every other strategy (each opponent weighted equally, both "
+          f"seatings counted; B's result is A's seen from the other side), best first within each "
+          f"{' / '.join(group_cols) or 'run'}, with 95% confidence intervals.")
+    doc.table(ranking_table(rank, value, header, fmt, scale, unit, count), f"Ranking ({kind})")
+    tables = []
+    groups = rr.groupby(group_cols, sort=False, dropna=False) if group_cols else [((), rr)]
+    for gkey, g in groups:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        label = ", ".join(f"{c}={format_swept(v) if c[:2] in ('a.', 'b.') else v}" for c, v in zip(group_cols, gkey))
+        units = an.matrix(g, value="n_units").abs() if "n_units" in g.columns else None
+        tables.append((label or "all cells", an.matrix(g, value=value), an.matrix_se(g, value=value), units))
+    n_groups = len(tables)
+    tables = tables[:6]
+    cut = f" Only the first 6 of {n_groups} groups are drawn." if n_groups > 6 else ""
+    what = "net points per hand" if kind == "hands" else "game-win probability"
+    png = heatmap_figure(tables, f"Round robin: {what}", cbar, center, cell_fmt, out / f"heatmap_{kind}.png")
+    figure(png, f"Round-robin heatmap ({kind})",
+           f"Strategy × strategy: each square is the {cbar.split(' (')[0]} against the column strategy, "
+           f"averaged over both seatings, with the half-width of its 95% confidence interval under it"
+           f"{' (the whole Wilson interval where one side won every game)' if kind == 'games' else ''}; one "
+           f"panel per {' / '.join(group_cols) or 'run'}. Blue favours the row strategy, red the column strategy; "
+           f"a dashed frame marks a square whose interval contains {format(center, 'g')} (no detectable "
+           f"advantage); grey squares were not played.{cut}")
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in text).strip("_")

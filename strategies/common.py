@@ -20,9 +20,18 @@ from simulator.core.melds import (
 )
 from simulator.core.rng import below_nb, next_u64_nb
 
-from .view import DEFEND_BEST, V_HAND, V_OPP_TOOK, V_PILE_MASK, V_TOP
+from .view import DEFEND_BEST, V_HAND, V_KNOCK_LIMIT, V_OPP_TOOK, V_PILE_MASK, V_TOP
 
 _DECK = np.int64(FULL_DECK_MASK)
+
+
+@njit(cache=True)
+def knock_threshold_nb(knock_at, view):
+    """The most deadwood a player knocks with: its ``knock_at`` parameter, or the knock
+    limit in force (docs/rules.md, "Knock limits") when ``knock_at`` is negative."""
+    if knock_at < 0:
+        return np.float64(view[V_KNOCK_LIMIT])
+    return np.float64(knock_at)
 
 
 @njit(cache=True)

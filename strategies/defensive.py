@@ -48,12 +48,11 @@ from simulator.core.melds import (
     preferred_discard_nb,
     rank_cards_nb,
 )
-from strategies.common import arrange_least_exposure_nb, default_defend_nb
+from strategies.common import arrange_least_exposure_nb, default_defend_nb, knock_threshold_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
     V_HAND,
-    V_KNOCK_LIMIT,
     V_LEGAL_DISCARDS,
     V_OPP_DECLINED,
     V_OPP_DISCARDS,
@@ -85,14 +84,6 @@ def danger_nb(card, took, passed, relief):
 
 
 @njit(cache=True)
-def knock_threshold_nb(params, view):
-    knock_at = params[1]
-    if knock_at < 0:
-        return np.float64(view[V_KNOCK_LIMIT])
-    return knock_at
-
-
-@njit(cache=True)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     if top < 0:
@@ -100,7 +91,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     hand = view[V_HAND]
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         dw, _ = discard_deadwoods_nb(hand | (np.int64(1) << top), hand)
-        return dw <= knock_threshold_nb(params, view)
+        return dw <= knock_threshold_nb(params[1], view)
     return melds_with_card_nb(hand, top)
 
 
@@ -109,7 +100,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     hand = view[V_HAND]
     legal = view[V_LEGAL_DISCARDS] & hand
     best_dw, optimal = discard_deadwoods_nb(hand, legal)
-    if best_dw <= knock_threshold_nb(params, view):
+    if best_dw <= knock_threshold_nb(params[1], view):
         return preferred_discard_nb(optimal)  # it will knock: danger no longer matters
     weight = params[0]
     relief = params[2]
@@ -141,7 +132,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
 
 @njit(cache=True)
 def knock_nb(params, view, pile, rules, rng, memory):
-    return view[V_DEADWOOD] <= knock_threshold_nb(params, view)
+    return view[V_DEADWOOD] <= knock_threshold_nb(params[1], view)
 
 
 @njit(cache=True)

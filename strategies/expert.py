@@ -51,7 +51,7 @@ from simulator.core.melds import (
 )
 
 from .belief import THETA, belief_nb, meld_chance_nb
-from .common import arrange_random_nb, lowers_deadwood_nb
+from .common import arrange_random_nb, knock_threshold_nb, lowers_deadwood_nb
 from .view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -70,19 +70,11 @@ DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
 @njit(cache=True)
-def knock_threshold_nb(params, view):
-    knock_at = params[4]
-    if knock_at < 0:
-        return np.float64(view[V_KNOCK_LIMIT])
-    return knock_at
-
-
-@njit(cache=True)
 def may_knock_nb(params, view, deadwood):
     """Whether ``expert`` knocks with ``deadwood`` in this view (before score awareness)."""
     if deadwood == 0:
         return True
-    if deadwood > knock_threshold_nb(params, view):
+    if deadwood > knock_threshold_nb(params[4], view):
         return False
     return view[V_MY_DRAWS] <= params[2] or view[V_STOCK_LEFT] <= params[3]
 

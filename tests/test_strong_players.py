@@ -235,6 +235,32 @@ def test_mc_is_deterministic_for_a_seed_and_plays_legally():
     assert set(games["winner"].astype(str)) <= {"a", "b"}
 
 
+def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
+    from simulator.engine.state import S_DRAWS, S_KNOCKER
+    from strategies.mc import rollout_nb
+
+    for seed in range(300):
+        h = simulator.Hand("tournament", seed=seed)
+        while not h.is_over():
+            state = np.array(h.state)
+            dw = int(h.view(0)[V_DEADWOOD]) if h.current_player == 0 and h.phase == PHASE_KNOCK else 0
+            if state[S_DRAWS] > 3 and 0 < dw <= 6:
+                for late_knock, knocks_now in ((6, True), (dw - 1, False)):
+                    s = state.copy()
+                    assert rollout_nb(s, h._rules, 1, 3, late_knock, np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64))
+                    assert (s[S_KNOCKER] == 0 and s[S_DRAWS] == state[S_DRAWS]) == knocks_now
+                return
+            h.apply(h.strategy_action("expert"))
+    raise AssertionError("no late knock decision with deadwood 1-6 in 300 deals")
+
+
+def test_knock_threshold_is_knock_at_or_the_limit_in_force():
+    from strategies.common import knock_threshold_nb
+
+    view, _ = make_view(HAND, phase=PHASE_KNOCK, deadwood=5)
+    assert knock_threshold_nb(-1.0, view) == 10.0 and knock_threshold_nb(4.0, view) == 4.0
+
+
 @pytest.mark.parametrize("preset", ["oklahoma", "gin_only", "classic"])
 def test_strong_players_play_legally_under_other_presets(preset):
     from simulator.studies.strong_study import check_invariants

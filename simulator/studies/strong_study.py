@@ -8,7 +8,8 @@
 calibration and log-loss (``simulator.studies.inference``, 100,000 decisions, with its plot), each
 player's gins, undercuts and knocks by deadwood pooled over its pairings in the
 ``strong_players`` run, the knock-vs-gin sweep with strong players (the
-``strong_knock_vs_gin`` run) and the score-awareness comparison (``score_awareness``).
+``strong_knock_vs_gin`` run), the score-awareness comparison (``score_awareness``) and a
+check of the game-win table against 20,000 simulated games (``strategies.gamevalue``).
 Every rate comes with a 95% interval over mirrored pairs (hands) or games.
 
 ``legality`` plays each new player against ``simple`` and ``random`` under every preset:
@@ -186,7 +187,8 @@ def _hand_cells(run_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def supplement(out_dir: Path = RESULTS / "strong_players_supplement", decisions: int = 100_000) -> Path:
+def supplement(out_dir: Path = RESULTS / "strong_players_supplement", decisions: int = 100_000,
+               table_games: int = 20_000) -> Path:
     """Write ``supplement.md`` and ``belief_calibration.png`` into ``out_dir`` (not the run's
     own directory, which ``ginsim reproduce`` replaces and which holds only what ginsim run and
     report wrote)."""
@@ -269,6 +271,20 @@ def supplement(out_dir: Path = RESULTS / "strong_players_supplement", decisions:
         for _, r in games.iterrows():
             lines.append(f"| {r['a']} | {r['b']} | {r['variant']} | {r['games']:,} | {_fmt(r['a_wins'])} |")
         lines.append("")
+    # 5. the game-win table against simulated games
+    from strategies.gamevalue import check_table
+
+    table = check_table(table_games)
+    lines += ["## The game-win table against simulated games", "",
+              f"At the start of every hand of {table_games:,} mirrored games of `expert` against itself",
+              "(`tournament` rules), the game-win table's chance that A wins from the scores so far",
+              "(`strategies.gamevalue.GAME_WIN`), against the share of those hands whose game A went",
+              "on to win (`python -m strategies.gamevalue check`).", "",
+              "| predicted | hands | mean prediction | share won | standard error |", "|---|---:|---:|---:|---:|"]
+    for _, r in table.iterrows():
+        lines.append(f"| {r['predicted']} | {r['hands']:,} | {r['mean_prediction']:.3f} | {r['share_won']:.3f} | "
+                     f"{r['se']:.3f} |")
+    lines.append("")
     path = out_dir / "supplement.md"
     atomic_write(path, "\n".join(lines) + "\n")
     return path

@@ -71,6 +71,15 @@ def arrange_least_exposure_nb(view):
 
 
 @njit(cache=True)
+def least_exposure_arrange_nb(params, view, pile, rules, rng, memory):
+    """A ready-made ``arrange_nb`` decision (the strategy-module signature): lay out the
+    least-deadwood melds that expose the least value of live cards to layoffs
+    (``arrange_least_exposure_nb``).  Strategies share this one function rather than each
+    wrapping it, so numba compiles it once for all of them."""
+    return arrange_least_exposure_nb(view)
+
+
+@njit(cache=True)
 def arrange_random_nb(view, rng):
     """A least-deadwood arrangement chosen at random."""
     salt = np.int64(next_u64_nb(rng) >> np.uint64(1))

@@ -48,7 +48,7 @@ from simulator.core.melds import (
     preferred_discard_nb,
     rank_cards_nb,
 )
-from strategies.common import arrange_least_exposure_nb, default_defend_nb, knock_threshold_nb
+from strategies.common import least_exposure_arrange_nb, default_defend_nb, knock_threshold_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -135,9 +135,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return view[V_DEADWOOD] <= knock_threshold_nb(params[1], view)
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return arrange_least_exposure_nb(view)
+# the layout: least-deadwood melds exposing the least to layoffs (shared, compiled once)
+arrange_nb = least_exposure_arrange_nb
 
 
 # the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
+from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_STOCK_LEFT
 
 PARAMS = {"knock_at": 0.0, "panic_stock": 0.0}
@@ -40,9 +40,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return params[1] > 0 and view[V_STOCK_LEFT] <= params[1]
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return arrange_least_exposure_nb(view)
+# the layout: least-deadwood melds exposing the least to layoffs (shared, compiled once)
+arrange_nb = least_exposure_arrange_nb
 
 
 # the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)

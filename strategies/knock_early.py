@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
+from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_HAND, V_LEGAL_DISCARDS
 
 PARAMS: dict[str, float] = {}
@@ -37,9 +37,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return True
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return arrange_least_exposure_nb(view)
+# the layout: least-deadwood melds exposing the least to layoffs (shared, compiled once)
+arrange_nb = least_exposure_arrange_nb
 
 
 # the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)

@@ -115,11 +115,6 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view, rules, view[V_DEADWOOD], view[V_MY_DRAWS])
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return simple.arrange_nb(params, view, pile, rules, rng, memory)
-
-
-@njit(cache=True)
-def defend_nb(params, view, pile, rules, rng, memory):
-    return simple.defend_nb(params, view, pile, rules, rng, memory)
+# the layout and the defence are simple's (the same functions, compiled once)
+arrange_nb = simple.arrange_nb
+defend_nb = simple.defend_nb

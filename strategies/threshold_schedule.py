@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from simulator.core.melds import discard_deadwoods_nb
-from strategies.common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
+from strategies.common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -87,9 +87,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view[V_DEADWOOD], view[V_MY_DRAWS])
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return arrange_least_exposure_nb(view)
+# the layout: least-deadwood melds exposing the least to layoffs (shared, compiled once)
+arrange_nb = least_exposure_arrange_nb
 
 
 # the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)

@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from simulator.core.melds import discard_deadwoods_nb, popcount_nb
-from strategies.common import arrange_least_exposure_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
+from strategies.common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -131,9 +131,8 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view, view[V_DEADWOOD])
 
 
-@njit(cache=True)
-def arrange_nb(params, view, pile, rules, rng, memory):
-    return arrange_least_exposure_nb(view)
+# the layout: least-deadwood melds exposing the least to layoffs (shared, compiled once)
+arrange_nb = least_exposure_arrange_nb
 
 
 # the defence: the best response, computed by the engine (strategies.view.DEFEND_BEST)

@@ -27,12 +27,22 @@ import time
 from pathlib import Path
 
 
+def _register_plugins(specs: list[str] | None) -> None:
+    """Register each ``--plugin NAME=FILE`` (a numba strategy file, or ``FILE.py:Class`` for a
+    Python player) before anything else runs."""
+    import strategies
+
+    for spec in specs or []:
+        name, eq, file = spec.partition("=")
+        if not eq or not name.strip() or not file.strip():
+            raise ValueError(f"--plugin must be NAME=FILE, got {spec!r}")
+        strategies.register(name.strip(), file.strip())
+
+
 def _cmd_strategies(args: argparse.Namespace) -> None:
     import strategies
 
-    for path in args.plugin or []:
-        name, _, file = path.partition("=")
-        strategies.register(name, file)
+    _register_plugins(args.plugin)
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
@@ -65,6 +75,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     from .engine._cache import COMPILING_MESSAGE, kernels_compiled
     from .core.rules import resolve_rules
 
+    _register_plugins(args.plugin)
     a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
     resolve_rules(args.rules)
     if not kernels_compiled(("play_deal_block_nb",), sids=(a.sid, b.sid)):
@@ -250,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
     p.set_defaults(func=_cmd_simulate)
 
     p = command("run", "run an experiment file to a Parquet run directory")

@@ -213,27 +213,25 @@ def engine_module(sids=None) -> ModuleType:
     """The engine that plays strategy ids ``sids`` (default: every registered strategy).
 
     When neither ``sids`` nor the ids given to ``will_play`` name a strategy of
-    ``COMPILED_ON_DEMAND``, and no plug-in is registered, this is the *light* engine: a
-    generated copy of ``simulator.engine.kernels`` whose dispatch leaves those strategies out (their
-    ids are refused like an unknown id), so a first run compiles in about half the time.
+    ``COMPILED_ON_DEMAND``, this is a *light* engine: a generated copy of
+    ``simulator.engine.kernels`` whose dispatch leaves those strategies out (their ids are
+    refused like an unknown id), so a first run compiles in about half the time.
     Otherwise it is the engine routing every registered strategy (``simulator.engine.kernels``
     itself without plug-ins), and once a call of this process has needed that one, every
-    later call uses it too (it is compiled already).
+    later call uses it too (it is compiled already).  Plug-ins are in both.
     Both run the same code for the strategies they route: rows never depend on which
     engine played them (tested)."""
-    if PLUGINS:
-        entries = [(i.module.__name__, i.digest) for i in REGISTRY.values() if i.kind == "numba"]
-        return engine_with(entries)
     from simulator.engine import kernels as engine
 
-    if sids is None or _FULL:
-        return engine
-    wanted = {int(s) for s in sids} | _WILL_PLAY
-    if any(REGISTRY[n].sid in wanted for n in COMPILED_ON_DEMAND):
+    full = sids is None or bool(_FULL)
+    if not full and any(REGISTRY[n].sid in {int(s) for s in sids} | _WILL_PLAY for n in COMPILED_ON_DEMAND):
         _FULL.append(engine)
+        full = True
+    if full and not PLUGINS:
         return engine
-    return engine_with([None if i.name in COMPILED_ON_DEMAND else (i.module.__name__, None)
-                        for i in REGISTRY.values() if i.kind == "numba"])
+    numba_strategies = [i for i in REGISTRY.values() if i.kind == "numba"]
+    return engine_with([None if not full and i.name in COMPILED_ON_DEMAND else (i.module.__name__, i.digest)
+                        for i in numba_strategies])
 
 
 def numba_count() -> int:

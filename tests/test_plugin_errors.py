@@ -132,3 +132,20 @@ def test_registering_compiles_into_the_cache(tmp_path: Path):
         assert done.returncode == 0, done.stderr[-3000:]
         outputs.append(done.stdout.split())
     assert outputs[1] == ["misses", "0", "hits", "4"], outputs
+
+
+def test_ginsim_simulate_plays_a_plugin(tmp_path: Path):
+    """``ginsim simulate --plugin NAME=FILE`` registers the file, then plays NAME; a malformed
+    --plugin is refused in one line."""
+
+    path = tmp_path / "mine.py"
+    path.write_text(greedy_plugin("mine"))
+    done = subprocess.run([sys.executable, "-m", "simulator.cli", "simulate", "mine:knock_at=5", "simple",
+                           "--deals", "400", "--plugin", f"mine={path}"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "mine:knock_at=5 (A) vs simple (B)" in done.stdout and "400 deals" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "simulator.cli", "simulate", "simple", "simple", "--plugin", str(path)],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [f"ginsim: error: --plugin must be NAME=FILE, got {str(path)!r}"]

@@ -195,10 +195,9 @@ def register(name: str, path) -> StrategyInfo:
 #: players (a belief, rollouts through the state machine) double the engine's cold compile
 #: (on 2 idle cores about 29 s without them, 46 s with them)
 COMPILED_ON_DEMAND = frozenset({"expert", "mc"})
-#: strategy ids the engines of this process must route beyond each call's own (``will_play``)
+#: strategy ids the engines of this process must route beyond each call's own (``will_play``;
+#: ``engine_module`` adds the search players once a call has needed them)
 _WILL_PLAY: set[int] = set()
-#: the engine every call of this process uses once one call needed it (``engine_module``)
-_FULL: list[ModuleType] = []
 
 
 def will_play(sids) -> None:
@@ -223,10 +222,10 @@ def engine_module(sids=None) -> ModuleType:
     engine played them (tested)."""
     from simulator.engine import kernels as engine
 
-    full = sids is None or bool(_FULL)
-    if not full and any(REGISTRY[n].sid in {int(s) for s in sids} | _WILL_PLAY for n in COMPILED_ON_DEMAND):
-        _FULL.append(engine)
-        full = True
+    on_demand = {REGISTRY[n].sid for n in COMPILED_ON_DEMAND}
+    full = sids is None or bool(on_demand & ({int(s) for s in sids} | _WILL_PLAY))
+    if full and sids is not None:
+        _WILL_PLAY.update(on_demand)  # compiled now: every later call of this process uses it too
     if full and not PLUGINS:
         return engine
     numba_strategies = [i for i in REGISTRY.values() if i.kind == "numba"]

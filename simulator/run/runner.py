@@ -276,13 +276,12 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
     if watch_parent:
         _exit_with_parent()
 
-    for name, path in exp.plugins.items():
-        strategies.register(name, path)
+    sids = experiment_sids(exp)  # (registers the experiment's plug-ins)
     here = code_fingerprint(exp.plugins)
     if here != provenance["code_fingerprint"]:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
-    strategies.registry.will_play(experiment_sids(exp))  # one engine for every cell of the run
+    strategies.registry.will_play(sids)  # one engine for every cell of the run
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # the kernels' thread pool
     table = chunk_table(exp, cell, chunk)
     metadata = dict(table.schema.metadata or {})

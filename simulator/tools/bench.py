@@ -290,17 +290,18 @@ def bench_startup(search_players: bool = False) -> dict:
     """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
     empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
     which compiles the engine with the search players (``strategies.registry.engine_module``)."""
+    def first_deal(strategy: str, cache: str) -> float:
+        env = {**os.environ, "GINSIM_CACHE_DIR": cache}
+        env.pop("NUMBA_CACHE_DIR", None)
+        return float(_child([sys.executable, "-c", _FIRST_DEAL.format(a=strategy)], env).strip())
+
     result = {}
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "GINSIM_CACHE_DIR": tmp}
-        env.pop("NUMBA_CACHE_DIR", None)
-        result["cold_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="simple")], env).strip())
-        result["warm_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="simple")], env).strip())
+        result["cold_s"] = first_deal("simple", tmp)
+        result["warm_s"] = first_deal("simple", tmp)
     if search_players:
         with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "GINSIM_CACHE_DIR": tmp}
-            env.pop("NUMBA_CACHE_DIR", None)
-            result["cold_search_s"] = float(_child([sys.executable, "-c", _FIRST_DEAL.format(a="mc")], env).strip())
+            result["cold_search_s"] = first_deal("mc", tmp)
     return result
 
 

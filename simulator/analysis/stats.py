@@ -379,13 +379,20 @@ def hand_stats(hands, confidence: float = 0.95, mirrored: bool | None = None) ->
     """
     if _is_run(hands):
         return scan_run(hands, confidence).hands
-    df = _with_cell(hands)
+    return _frame_stats(hands, mirrored, confidence, _hand_values, _hand_estimates)
+
+
+def _frame_stats(rows: pd.DataFrame, mirrored: bool | None, confidence: float, values_of, estimates_of) -> pd.DataFrame:
+    """``hand_stats`` / ``game_stats`` of rows in memory: per-row values (``values_of``), their
+    unit moments per cell (a mirrored pair is one unit), then the estimates
+    (``estimates_of``), the same path a streamed run takes through ``scan_run``."""
+    df = _with_cell(rows)
     if mirrored is None:
         mirrored = is_mirrored(df)
-    values = _hand_values(df)
+    values = values_of(df)
     moments = Moments.from_units(_units(df, values, mirrored), list(values.columns))
-    return _hand_estimates(moments, _labels(df), df.groupby("cell", sort=True).size(), not mirrored,
-                           bool(df["winner"].notna().all()), confidence)
+    return estimates_of(moments, _labels(df), df.groupby("cell", sort=True).size(), not mirrored,
+                        bool(df["winner"].notna().all()), confidence)
 
 
 def _hand_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, binary: bool,
@@ -435,13 +442,7 @@ def game_stats(games, confidence: float = 0.95, mirrored: bool | None = None) ->
     """
     if _is_run(games):
         return scan_run(games, confidence).games
-    df = _with_cell(games)
-    if mirrored is None:
-        mirrored = is_mirrored(df)
-    values = _game_values(df)
-    moments = Moments.from_units(_units(df, values, mirrored), list(values.columns))
-    return _game_estimates(moments, _labels(df), df.groupby("cell", sort=True).size(), not mirrored,
-                           bool(df["winner"].notna().all()), confidence)
+    return _frame_stats(games, mirrored, confidence, _game_values, _game_estimates)
 
 
 def _game_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, binary: bool,

@@ -31,10 +31,8 @@ block              offset  size  meaning
 ``knocker_runs``   523     52    the run cards the knocker laid out (likewise)
 =================  ======  ====  ==========================================================
 
-Changed when the defence became a decision (``PHASE_DEFEND``, issue 17): the phase block
-grew from 6 to 7 slots (the later blocks moved up by one) and the knocker's layout planes
-were added at the end, so the defender sees what it may lay off on: 470 values before,
-575 now.
+The phase block has a slot for the defend phase (``PHASE_DEFEND``) and the knocker's layout
+planes come last, so the defender sees what it may lay off on: 575 values in all.
 
 Where it follows OpenSpiel's ``gin_rummy`` observation tensor: cards are 52-slot planes
 in OpenSpiel's card order (index ``suit * 13 + rank``, suits s c d h, ranks A..K), the

@@ -13,7 +13,7 @@ The public API re-exported here:
 from importlib.metadata import PackageNotFoundError, version as _package_version
 
 try:
-    __version__ = _package_version("ginsim")
+    __version__ = _package_version("ginsim-rummy")  # the distribution's name (pyproject.toml)
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 

@@ -1,9 +1,10 @@
 """The ``ginsim`` command line.
 
-    ginsim run EXPERIMENT.toml [--out DIR] [--deals N] [--jobs N] [--backend local|dask]
+    ginsim run EXPERIMENT.toml|NAME [--out DIR] [--deals N] [--jobs N] [--backend local|dask]
                [--scheduler ADDRESS] [--resume | --force]         run to Parquet, print summary
     ginsim reproduce STUDY [--deals N] [--games N] [--jobs N]     re-run experiments/STUDY.toml into
                                                                   results/STUDY and write its report
+    ginsim init DIR                                               copy the experiments and examples to edit
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
     ginsim report RUN_DIR [--out DIR]                             report.md, report.html, PNGs
@@ -101,7 +102,9 @@ def _cmd_run(args: argparse.Namespace) -> None:
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    exp = load_experiment(args.experiment, deals=args.deals, games=args.games)
+    from .run.bundled import experiment_path
+
+    exp = load_experiment(experiment_path(args.experiment), deals=args.deals, games=args.games)
     if args.out is not None and not args.out.strip():
         raise ValueError("--out must name a directory, got an empty string")
     out = args.out if args.out is not None else Path("results") / exp.name
@@ -113,21 +116,6 @@ def _cmd_run(args: argparse.Namespace) -> None:
     print(run_summaries(out))
 
 
-def study_file(study: str) -> Path:
-    """``experiments/STUDY.toml`` under the current directory, else under the source
-    checkout ginsim runs from; a one-line ``ValueError`` listing the studies otherwise."""
-    if not study or "/" in study or "\\" in study or study.startswith(".") or study.endswith(".toml"):
-        raise ValueError(f"give a study by name, e.g. knock_vs_gin (the file experiments/<name>.toml), got {study!r}")
-    roots = list(dict.fromkeys([Path.cwd(), Path(__file__).resolve().parent.parent]))
-    for root in roots:
-        path = root / "experiments" / f"{study}.toml"
-        if path.is_file():
-            return path
-    names = sorted({p.stem for root in roots for p in (root / "experiments").glob("*.toml")})
-    raise ValueError(f"no study {study!r}: experiments/{study}.toml not found here or in the ginsim checkout; "
-                     f"studies: {', '.join(names) or 'none'}")
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
     from .analysis.report import write_report
@@ -137,17 +125,27 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
+    from .run.bundled import study_file
+
     path = study_file(args.study)
     exp = load_experiment(path, deals=args.deals, games=args.games)
     if args.out is not None and not args.out.strip():
         raise ValueError("--out must name a directory, got an empty string")
-    out = Path(args.out) if args.out is not None else path.parent.parent / "results" / args.study
+    out = Path(args.out) if args.out is not None else Path("results") / args.study
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
     print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
     paths = write_report(out)
     pngs = [p for p in paths if p.suffix == ".png"]
     print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
+
+
+def _cmd_init(args: argparse.Namespace) -> None:
+    from .run.bundled import init
+
+    for path in init(args.directory):
+        print(f"{path}{os.sep}")
+    print(f"edit them there; 'ginsim run quickstart' run from {args.directory} plays its experiments/quickstart.toml")
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
@@ -267,8 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_simulate)
 
     p = command("run", "run an experiment file to a Parquet run directory")
-    p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml "
-                                      "(format: docs/experiments.md)")
+    p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
+                                      "docs/experiments.md), or a study by name, e.g. quickstart: "
+                                      "./experiments/NAME.toml, else the one that comes with ginsim")
     p.add_argument("--out", help="run directory (default: results/<name> of the experiment)")
     p.add_argument("--deals", type=int,
                    help="deals per cell, overriding the file's deals (default: the file's)")
@@ -294,14 +293,21 @@ def build_parser() -> argparse.ArgumentParser:
                 "Re-run experiments/STUDY.toml into results/STUDY, replacing an earlier run there (as run "
                 "--force), then write its report there (as report). Smaller --deals/--games give a quick "
                 "check of the pipeline, not the published numbers.")
-    p.add_argument("study", help="study name: knock_vs_gin, variant_balance, strategy_tournament, "
-                                 "or any experiments/<name>.toml")
+    p.add_argument("study", help="study name: knock_vs_gin, variant_balance, strategy_tournament, or any "
+                                 "experiments/<name>.toml (./experiments first, then the ones that come with ginsim)")
     p.add_argument("--deals", type=int, help="deals per cell (default: the study's)")
     p.add_argument("--games", type=int, help="whole games per cell (default: the study's)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, as for run")
-    p.add_argument("--out", help="run and report directory (default: results/<study> next to experiments/)")
+    p.add_argument("--out", help="run and report directory (default: results/<study> under the current directory)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (default: a progress bar on stderr)")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = command("init", "copy the experiment files and examples that come with ginsim into a directory",
+                "Copy ginsim's experiment files (DIRECTORY/experiments) and examples (DIRECTORY/examples) for "
+                "editing; refuses if either already exists. From DIRECTORY, 'ginsim run NAME' and "
+                "'ginsim reproduce NAME' then use the copies.")
+    p.add_argument("directory", help="where to copy them (created if missing)")
+    p.set_defaults(func=_cmd_init)
 
     p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
                 "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
@@ -353,8 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("bench", "measure the rules core and the engine on this machine")
     p.add_argument("--quick", action="store_true",
-                   help="smaller samples: about 2 minutes on 2 idle cores (measured before the end-to-end paths "
-                        "were added: 103 s, 124 s on a busy machine), 30 s of it timing a cold compile "
+                   help="smaller samples: about 2 minutes on 2 idle cores, 30 s of it timing a cold compile "
                         "(default: the full run, several minutes)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables (default: tables)")
     p.add_argument("--scale", action="store_true",

@@ -3,16 +3,15 @@ backends, resume after kill -9, and the CLI's one-line errors."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from paused_cli import start_paused, wait_until_paused
 
 from simulator.run.experiment import ExperimentError, load_experiment
 from simulator.run.runner import run_experiment
@@ -76,18 +75,20 @@ def test_dask_local_cluster_matches_local_backend(tmp_path):
 
 
 def test_resume_after_kill_gives_the_uninterrupted_dataset(tmp_path):
+    """The child freezes after its 5th chunk lands (tests/paused_cli.py), so kill -9 hits a
+    run exactly 5 chunks in, however fast or loaded the machine is."""
     text = SMALL.replace("deals = 6000", "deals = 40000").replace("chunk = 2000", "chunk = 2000")
     path = write(tmp_path, text)
-    proc = subprocess.Popen([sys.executable, "-m", "simulator.cli", "run", str(path), "--out",
-                             str(tmp_path / "killed"), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    flag = tmp_path / "paused"
+    proc = start_paused(flag, 5, "run", path, "--out", tmp_path / "killed", "--quiet",
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until_paused(proc, flag)
+    finally:
+        proc.kill()  # SIGKILL, as kill -9
+        proc.wait()
     data = tmp_path / "killed" / "data"
-    deadline = time.time() + 600
-    while time.time() < deadline and len(list(data.glob("*.parquet"))) < 5:
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    written = len(list(data.glob("*.parquet")))
-    assert 5 <= written < 160, "the kill should land mid-run"
+    assert len(list(data.glob("*.parquet"))) == 5  # of 160: the kill landed mid-run
     done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out",
                            str(tmp_path / "killed"), "--quiet", "--resume"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -10,17 +10,14 @@ soon as legal), so the best ``knock_at`` is 0.
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 import tomllib
 from pathlib import Path
 
 import optuna
 import pytest
+from paused_cli import start_paused, wait_until_paused
 
 import strategies
 from simulator.cli import main
@@ -166,29 +163,15 @@ def test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count(tmp_path, c
     spec = write_spec(tmp_path / "spec.toml", trials=trials, deals=36_000, min_deals=4_000,
                       top="fixed_threshold = false")
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "simulator.cli", "tune", str(spec), "--out", str(out), "--quiet"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    flag = tmp_path / "paused"  # the child freezes after its 3rd finished trial (tests/paused_cli.py)
+    proc = start_paused(flag, 3, "tune", spec, "--out", out, "--quiet", cwd=ROOT,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 90
-        done = 0
-        while time.time() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-            if (out / "study.db").exists():
-                try:
-                    done = finished_trials(out / "study.db")
-                except sqlite3.Error:
-                    continue
-                if done >= 3:
-                    break
-        assert proc.poll() is None, "the tuning ended before it could be killed"
-        assert done >= 3
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        wait_until_paused(proc, flag)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        proc.kill()  # SIGKILL, as kill -9
+        proc.wait(timeout=30)
+    assert finished_trials(out / "study.db") >= 3
     assert finished_trials(out / "study.db") < trials
     assert not (out / "best.toml").exists()
     assert main(["tune", str(spec), "--out", str(out), "--quiet"]) == 2  # a study is there: --resume it

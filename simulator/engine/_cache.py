@@ -69,7 +69,7 @@ def cache_root() -> Path:
 PURE_PYTHON_MODULES = frozenset({
     "simulator/__init__.py", "simulator/api.py", "simulator/cli.py", "simulator/engine/_cache.py",
     "simulator/engine/hand.py", "simulator/core/rules_api.py",
-    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py",
+    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py", "simulator/run/bundled.py",
     "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
     "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
     # the subpackages' docstrings
@@ -77,6 +77,10 @@ PURE_PYTHON_MODULES = frozenset({
     "simulator/analysis/__init__.py", "simulator/studies/__init__.py", "simulator/tools/__init__.py",
     "strategies/__init__.py", "strategies/registry.py",
 })
+
+#: the data packages an installed wheel carries (simulator.run.bundled): experiment files and
+#: examples, not ginsim's code
+DATA_PACKAGES = ("simulator/experiments/", "simulator/examples/")
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
 
@@ -90,7 +94,7 @@ def package_sources(exclude: frozenset[str] = frozenset()) -> list[tuple[str, Pa
     for package in (root / "simulator", root / "strategies"):
         for path in sorted(package.rglob("*.py")):
             name = path.relative_to(package.parent).as_posix()
-            if "__pycache__" not in name and name not in exclude:
+            if "__pycache__" not in name and name not in exclude and not name.startswith(DATA_PACKAGES):
                 files.append((name, path))
     return files
 

@@ -1,0 +1,75 @@
+"""Test tiers and the environment every test runs in.
+
+``pytest`` runs the fast tier (``addopts = -m 'not slow'`` in pyproject.toml); the tests
+listed in ``SLOW`` below carry the ``slow`` marker and run with ``pytest -m "slow or not
+slow"`` (as ``.ci/run`` does).  A test is slow when it compiles numba kernels cold in a child
+process (a fresh cache directory, an edited source tree, a new plug-in engine), waits on a
+child process through a long run, or plays a large sample (100,000 hands per preset, the
+brute-force oracle over 250,000 hands, OpenSpiel replays).  Listing them here, by test
+function (every parametrisation included), keeps the test modules as they are.
+
+Child processes (``python -m simulator.cli ...``) import this checkout: its root is put
+first on ``PYTHONPATH``, whatever ginsim is installed in the interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+#: "module::test function" of every slow test (all its parametrisations)
+SLOW = frozenset({
+    # cold compiles in a child: a fresh cache directory or an edited copy of the sources
+    "test_cache_safety.py::test_edit_takes_effect_with_numba_cache_dir_set",
+    "test_cache_safety.py::test_edit_takes_effect_when_the_cache_dir_is_not_writable",
+    "test_cache_safety.py::test_corrupted_cache_files_are_recompiled",
+    "test_cache_safety.py::test_a_directory_numba_remakes_after_clearing_is_marked",
+    # a child compiling plug-in engines (one per plug-in file)
+    "test_engine_guards.py::test_a_plugin_writing_into_the_pile_is_stopped_and_named",
+    "test_engine_guards.py::test_the_engine_never_takes_a_card_that_was_not_on_its_pile",
+    "test_engine_guards.py::test_a_plugin_writing_into_the_rules_is_stopped_and_results_do_not_depend_on_threads",
+    "test_engine_guards.py::test_a_plugin_writing_into_its_parameters_is_stopped_and_named",
+    "test_engine_guards.py::test_an_illegal_discard_names_strategy_decision_value_and_deal",
+    "test_plugins.py::test_plugin_strategy_from_outside_the_package",
+    "test_plugins.py::test_an_edited_plugin_plays_as_edited",
+    "test_plugin_errors.py::test_registering_compiles_into_the_cache",
+    "test_plugin_errors.py::test_ginsim_simulate_plays_a_plugin",
+    # a fresh interpreter per module; a notebook kernel; an installed wheel in a new venv
+    "test_imports.py::test_every_module_imports_first_in_a_fresh_interpreter",
+    "test_notebook.py::test_the_example_notebook_runs",
+    "test_wheel.py::test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory",
+    # children killed mid-run, then resumed; a local Dask cluster; a study reproduced end to end
+    "test_runner.py::test_resume_after_kill_gives_the_uninterrupted_dataset",
+    "test_runner.py::test_dask_local_cluster_matches_local_backend",
+    "test_trustworthy_runs.py::test_local_workers_exit_when_the_main_process_is_killed",
+    "test_tune.py::test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count",
+    "test_reproduce.py::test_reproduce_a_study_into_a_copy_of_its_committed_results",
+    # large samples
+    "test_strategies.py::test_every_builtin_plays_100k_legal_hands_per_preset",
+    "test_engine.py::test_invariants_over_100k_random_hands",
+    "test_rules_oracle.py::test_optimal_discards_and_min_deadwood_random_hands",
+    "test_rules_oracle.py::test_optimal_discards_and_min_deadwood_meld_dense_hands",
+    "test_env.py::test_random_masked_play_ends_legally_with_the_hands_points",
+    "test_openspiel_crosscheck.py::test_all_replayed_deals_match",
+    "test_openspiel_crosscheck.py::test_enough_deals_replayed",
+    "test_openspiel_crosscheck.py::test_skips_only_in_documented_categories",
+    "test_openspiel_crosscheck.py::test_skipped_deals_are_genuine",
+})
+
+
+def _key(item: pytest.Item) -> str:
+    return f"{Path(item.location[0]).name}::{item.originalname if hasattr(item, 'originalname') else item.name}"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _key(item) in SLOW:
+            item.add_marker(pytest.mark.slow)
+

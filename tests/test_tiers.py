@@ -1,0 +1,33 @@
+"""The test tiers stay honest: every entry of tests/conftest.py's SLOW names a test function
+that exists (a renamed slow test would otherwise join the fast tier unnoticed), and
+pytest-timeout guards every test."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from conftest import SLOW
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_every_slow_entry_names_a_test_function():
+    for entry in sorted(SLOW):
+        module, name = entry.split("::")
+        source = (TESTS / module).read_text()
+        assert re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE), entry
+
+
+def test_every_test_has_a_timeout_and_the_default_run_is_the_fast_tier():
+    options = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert int(options["timeout"]) > 0
+    assert "-m 'not slow'" in options["addopts"]
+    assert any(m.startswith("slow:") for m in options["markers"])
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    command = (TESTS.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert 'pytest -m "slow or not slow"' in command and "mkdocs build --strict" in command
+    assert f"\n{command}\n" in (TESTS.parent / "README.md").read_text()

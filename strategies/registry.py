@@ -161,7 +161,7 @@ def register(name: str, path) -> StrategyInfo:
     The file defines ``PARAMS``, ``SUMMARY`` and numba functions ``take_nb``,
     ``discard_nb``, ``knock_nb`` and ``arrange_nb``, and may define ``defend_nb`` (without
     it the strategy defends with the best response; see ``strategies.view`` and the
-    README's plug-in contract).  Each function is compiled here for the engine's argument
+    plug-in contract in docs/strategies.md).  Each function is compiled here for the engine's argument
     types (and cached), so a broken plug-in fails now with a one-line ``ValueError``
     naming the file, not later inside the engine.  Registering the same name and file
     again is a no-op while the file is unchanged; after an edit it loads the new content

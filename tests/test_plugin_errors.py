@@ -83,7 +83,7 @@ def test_a_broken_plugin_is_one_line_naming_its_file(tmp_path: Path, label, old,
     for part in says:
         assert part in message, (part, message)
     if (label, old, new, says) in CONTRACT_ERRORS:
-        assert "see the README's plug-in contract" in message
+        assert "see the plug-in contract in docs/strategies.md" in message
     assert dict(REGISTRY) == before and f"broken_{label}" not in PLUGINS
     if (label, old, new, says) in IMPORT_ERRORS:
         assert set(sys.modules) == modules

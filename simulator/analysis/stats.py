@@ -244,8 +244,8 @@ def mean_interval(units, confidence: float = 0.95, proportion: bool = False) -> 
     Wilson interval when every unit is 0 or every unit is 1, and the interval kept inside
     [0, 1]).  For numbers printed outside a report, so that they match it.
 
-        >>> [round(x, 4) for x in mean_interval([1.0, 2.0, 3.0, 4.0])]
-        [2.5, 0.4457, 4.5543]
+    >>> [round(x, 4) for x in mean_interval([1.0, 2.0, 3.0, 4.0])]
+    [2.5, 0.4457, 4.5543]
     """
     units = np.asarray(units, dtype=float).reshape(-1, 1)
     if len(units) == 0:

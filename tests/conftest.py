@@ -6,7 +6,9 @@ slow"`` (as ``.ci/run`` does).  A test is slow when it compiles numba kernels co
 process (a fresh cache directory, an edited source tree, a new plug-in engine), waits on a
 child process through a long run, or plays a large sample (100,000 hands per preset, the
 brute-force oracle over 250,000 hands, OpenSpiel replays).  Listing them here, by test
-function (every parametrisation included), keeps the test modules as they are.
+function (every parametrisation included), keeps the test modules as they are.  A slow test
+named by its id (``pytest tests/test_runner.py::test_resume_after_kill_gives_the_uninterrupted_dataset``)
+runs without ``-m``.
 
 Child processes (``python -m simulator.cli ...``) import this checkout: its root is put
 first on ``PYTHONPATH``, whatever ginsim is installed in the interpreter.
@@ -67,9 +69,21 @@ def _key(item: pytest.Item) -> str:
     return f"{Path(item.location[0]).name}::{item.originalname if hasattr(item, 'originalname') else item.name}"
 
 
+def _named(config: pytest.Config) -> set[str]:
+    """The tests named on the command line by id (``tests/test_x.py::test_y``)."""
+    named = set()
+    for arg in config.args:
+        if "::" in arg:
+            path, name = arg.split("::")[:2]
+            named.add(f"{Path(path).name}::{name.split('[')[0]}")
+    return named
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests; one named by its id on the command line runs even in the fast tier."""
+    named = _named(config)
     for item in items:
-        if _key(item) in SLOW:
+        if _key(item) in SLOW and _key(item) not in named:
             item.add_marker(pytest.mark.slow)
 

@@ -1,6 +1,7 @@
 """ginsim as a package people install: the wheel carries the experiment files, the examples,
 ``py.typed`` and the licence; installed in a fresh virtual environment it runs the quick start
-by name from an empty directory (``ginsim run quickstart``); ``ginsim init DIR`` copies the
+by name from an empty directory (``ginsim run quickstart``, then ``ginsim reproduce
+variant_balance`` at a tiny size); ``ginsim init DIR`` copies the
 experiments and examples for editing; studies are found by name from any directory.
 
 The wheel is built without build isolation and installed with ``--no-deps --no-index`` into a
@@ -92,7 +93,6 @@ def test_pyproject_lists_every_subpackage():
     assert set(config["packages"]) == on_disk | data
 
 
-@pytest.mark.slow
 def test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
@@ -116,6 +116,12 @@ def test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory(wheel,
     assert "gin_hunter vs knock_early" in done.stdout and "net_a ± 95%" in done.stdout
     assert (empty / "results" / "quickstart" / "manifest.json").is_file()
     assert sorted(p.name for p in empty.iterdir()) == ["results"]
+    # a study by name, from the same directory: its run and report land under ./results
+    done = subprocess.run([str(env_dir / "bin" / "ginsim"), "reproduce", "variant_balance", "--deals", "200",
+                           "--games", "4", "--quiet"], capture_output=True, text=True, cwd=empty, env=env, timeout=800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (empty / "results" / "variant_balance" / "report.md").is_file()
+    assert sorted(p.name for p in (empty / "results").iterdir()) == ["quickstart", "variant_balance"]
 
 
 def test_init_copies_experiments_and_examples_and_never_overwrites(tmp_path, capsys):

@@ -52,7 +52,12 @@ SLOW = frozenset({
     "test_trustworthy_runs.py::test_local_workers_exit_when_the_main_process_is_killed",
     "test_tune.py::test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count",
     "test_reproduce.py::test_reproduce_a_study_into_a_copy_of_its_committed_results",
+    # a child compiling the kernels of an edited copy of a plug-in
+    "test_trustworthy_runs.py::test_resume_and_replay_refuse_a_run_played_by_other_code",
     # large samples
+    "test_rules_oracle.py::test_layoff_random_deals",
+    "test_rules_oracle.py::test_layoff_meld_dense_deals",
+    "test_engine_reference.py::test_game_hand_guard_matches_reference",
     "test_strategies.py::test_every_builtin_plays_100k_legal_hands_per_preset",
     "test_engine.py::test_invariants_over_100k_random_hands",
     "test_rules_oracle.py::test_optimal_discards_and_min_deadwood_random_hands",

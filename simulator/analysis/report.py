@@ -418,18 +418,17 @@ def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: 
     tables, undetected = tables[:6], undetected[:6]
     cut = f" Only the first 6 of {n_groups} groups are drawn." if n_groups > 6 else ""
     what = "net points per hand" if kind == "hands" else "game-win probability"
-    frame_means = ("no detectable advantage after the " + METHOD_LABEL[multiplicity] + " adjustment"
-                   if multiplicity != "none" else f"the interval contains {format(center, 'g')} "
-                                                  f"(no detectable advantage)")
+    frame_means = (f"{METHOD_LABEL[multiplicity]}-adjusted p above 5%" if multiplicity != "none"
+                   else f"the interval contains {format(center, 'g')}")
     png = heatmap_figure(tables, f"Round robin: {what}", cbar, center, cell_fmt, out / f"heatmap_{kind}.png",
-                         undetected, frame_means)
+                         undetected, f"no detectable advantage ({frame_means})")
     figure(png, f"Round-robin heatmap ({kind})",
            f"Strategy × strategy: each square is the {cbar.split(' (')[0]} against the column strategy, "
            f"averaged over both seatings, with the half-width of its 95% confidence interval under it"
            f"{' (the whole Wilson interval where one side won every game)' if kind == 'games' else ''}; one "
            f"panel per {' / '.join(group_cols) or 'run'}. Blue favours the row strategy, red the column strategy; "
-           f"a dashed frame marks a pairing with no detectable advantage (its verdict in the table of pairings: "
-           f"{frame_means}); grey squares were not played.{cut}")
+           f"a dashed frame marks a pairing with no detectable advantage ({frame_means}; see the table of "
+           f"pairings); grey squares were not played.{cut}")
 
 
 def _slug(text: str) -> str:

@@ -178,9 +178,16 @@ VERSUS_WORDS = ("A ahead", "B ahead", "no detectable difference")
 
 
 def format_p(p: float) -> str:
-    """A p-value for a table: three decimals, or two significant digits below 0.001."""
+    """A p-value for a table: three decimals, or two significant digits below 0.001 (below
+    the smallest double, "<1e-300").
+
+    >>> format_p(0.04321), format_p(0.00012), format_p(0.0)
+    ('0.043', '1.2e-04', '<1e-300')
+    """
     if p is None or not math.isfinite(p):
         return "–"
+    if p < 1e-300:
+        return "<1e-300"
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 

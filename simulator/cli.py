@@ -7,7 +7,7 @@
     ginsim init DIR                                               copy the experiments and examples to edit
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
-    ginsim report RUN_DIR [--out DIR]                             report.md, report.html, PNGs
+    ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] report.md, report.html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
@@ -135,7 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
     print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
-    paths = write_report(out)
+    paths = write_report(out, multiplicity=args.multiplicity)
     pngs = [p for p in paths if p.suffix == ".png"]
     print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
 
@@ -180,10 +180,19 @@ def _cmd_show(args: argparse.Namespace) -> None:
     print(run_summaries(args.run_dir))
 
 
+def _multiplicity_option(p: argparse.ArgumentParser) -> None:
+    from .analysis.stats import MULTIPLICITY_METHODS
+
+    p.add_argument("--multiplicity", choices=MULTIPLICITY_METHODS, default="holm",
+                   help="how the report adjusts each family of comparisons it labels ('balanced', 'A ahead', ...): "
+                        "holm controls the family-wise error rate at 5%%, bh (Benjamini-Hochberg) the false "
+                        "discovery rate at 5%%, none tests each comparison on its own (default: holm)")
+
+
 def _cmd_report(args: argparse.Namespace) -> None:
     from .analysis.report import write_report
 
-    for path in write_report(args.run_dir, args.out):
+    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity):
         print(path)
 
 
@@ -300,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="worker processes, as for run")
     p.add_argument("--out", help="run and report directory (default: results/<study> under the current directory)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (default: a progress bar on stderr)")
+    _multiplicity_option(p)
     p.set_defaults(func=_cmd_reproduce)
 
     p = command("init", "copy the experiment files and examples that come with ginsim into a directory",
@@ -332,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("report", "write report.md, report.html and plots for a run")
     p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', e.g. results/quickstart")
     p.add_argument("--out", help="directory for the report (default: the run directory)")
+    _multiplicity_option(p)
     p.set_defaults(func=_cmd_report)
 
     p = command("replay", "re-play one deal of a run turn by turn")

@@ -150,15 +150,24 @@ def test_games_run_report_into_another_directory(runs, tmp_path):
     assert sorted(p.name for p in run.iterdir()) == before  # nothing written into the run
     assert "Games per cell: 60" in md and "Deals per cell: none" in md
     assert "## Whole games" in md and "Single hands" not in md and "## Balance" in md
-    # self-play cells get a balance verdict, the others a dash
-    rows = [line for line in md.splitlines() if line.startswith("| ") and " vs " in line]
+    # self-play cells get a balance verdict and the others a dash; the others an A vs B verdict
+    lines = md.splitlines()
+    header = next(line for line in lines if line.startswith("| cell |") and "balance (self-play)" in line)
+    names = [h.strip() for h in header.strip("|").split("|")]
+    rows = [line for line in lines if line.startswith("| ") and " vs " in line and not line.startswith("| cell |")]
     assert len(rows) == 4
     for line in rows:
-        verdict = line.rstrip(" |").rsplit("| ", 1)[1]
+        row = dict(zip(names, (v.strip() for v in line.strip("|").split("|"))))
         if "simple vs simple" in line:
-            assert verdict in ("balanced", "favours non-dealer", "favours dealer")
+            assert row["balance (self-play)"] in ("balanced", "favours non-dealer", "favours dealer")
+            assert row["A vs B"] == "–"
         else:
-            assert verdict == "–"
+            assert row["balance (self-play)"] == "–"
+            assert row["A vs B"] in ("A ahead", "B ahead", "no detectable difference")
+            assert row["A vs B: p"] != "–" and row["A vs B: p (Holm)"] != "–"
+    # the family, its size and the method are stated
+    assert "the first-mover edges of the self-play cells (whole games), 2 comparisons" in md
+    assert "Holm's step-down method, family-wise error rate 5%" in md
     assert md.count("| 60 | 30 |") == 4  # games and mirrored pairs of games
 
 

@@ -271,8 +271,12 @@ def outcome_sweep_figure(stats: pd.DataFrame, bases: pd.DataFrame, key: str, pat
     return save_figure(fig, path), cut
 
 
-def edge_figure(hself: pd.DataFrame | None, gself: pd.DataFrame | None, path: Path) -> Path:
-    """First-mover edge with intervals per self-play cell: hands (points) and games (pp)."""
+def edge_figure(hself: pd.DataFrame | None, gself: pd.DataFrame | None, path: Path,
+                red_means: str = "interval excludes 0") -> Path:
+    """First-mover edge with intervals per self-play cell: hands (points) and games (pp).
+    A cell is red when its verdict is not "balanced": the ``balance`` column of the frame
+    when it has one (the report's adjusted verdict), else its interval (``stats.balanced``);
+    ``red_means`` says which in the title."""
     panels = [(p, c, x, s, t) for p, c, x, s, t in (
         (hself, "first_mover_edge", "points per hand to the non-dealer (points)", 1.0, "Single hands"),
         (gself, "first_mover_edge", "non-dealer's game-win probability − 50% (percentage points)", 100.0,
@@ -294,7 +298,7 @@ def edge_figure(hself: pd.DataFrame | None, gself: pd.DataFrame | None, path: Pa
         y = np.array([cells.index(c) for c in part["cell"]])
         v = part[column].to_numpy(float) * scale
         err = np.vstack([v - part[low_name].to_numpy(float) * scale, part[high_name].to_numpy(float) * scale - v])
-        verdict = an.balanced(part).to_numpy()
+        verdict = part["balance"].to_numpy() if "balance" in part.columns else an.balanced(part).to_numpy()
         colors = np.where(verdict == "balanced", "#4C72B0", "#C44E52")
         for yi, vi, e0, e1, col in zip(y, v, err[0], err[1], colors):
             ax.errorbar([vi], [yi], xerr=[[np.nan_to_num(e0)], [np.nan_to_num(e1)]], fmt="o", capsize=3, color=col)
@@ -304,7 +308,7 @@ def edge_figure(hself: pd.DataFrame | None, gself: pd.DataFrame | None, path: Pa
     axes[0].set_yticks(range(len(cells)), [labels[c] for c in cells], fontsize=8)
     axes[0].invert_yaxis()
     axes[0].set_ylabel("self-play cell: matchup · variant")
-    fig.suptitle("First-mover (non-dealer) edge in self-play, 95% intervals (red: interval excludes 0)")
+    fig.suptitle(f"First-mover (non-dealer) edge in self-play, 95% intervals (red: {red_means})")
     return save_figure(fig, path)
 
 
@@ -362,12 +366,15 @@ def hand_length_figure(draws: dict[int, np.ndarray], stats: pd.DataFrame, path: 
 
 
 def heatmap_figure(tables: list[tuple[str, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]], title: str,
-                    cbar_label: str, center: float, fmt: str, path: Path) -> Path:
+                    cbar_label: str, center: float, fmt: str, path: Path,
+                    undetected: list[pd.DataFrame] | None = None, frame_means: str = "") -> Path:
     """Strategy × strategy panels: each square shows its value and, under it, the half-width
     of its 95% interval (1.96 × se from ``stats.matrix_se``); a square whose interval
     contains ``center`` (no detectable advantage) gets a dashed frame.  A probability of 0 or 1
     with no spread (one side won every game) shows its Wilson interval over the units behind
-    it (the fourth table) instead of a meaningless ±0."""
+    it (the fourth table) instead of a meaningless ±0.  ``undetected`` (one boolean table per
+    panel) decides the dashed frames instead of the intervals, e.g. after a multiplicity
+    adjustment; ``frame_means`` then says what a frame means in the note under the plot."""
     # one order for every panel: best mean result first
     score = pd.concat([t.where(~np.eye(len(t), dtype=bool)).mean(axis=1) for _, t, *_ in tables],
                       axis=1).mean(axis=1)
@@ -376,6 +383,7 @@ def heatmap_figure(tables: list[tuple[str, pd.DataFrame, pd.DataFrame | None, pd
         return None if table is None else table.reindex(index=order, columns=order)
 
     tables = [(name, ordered(t), ordered(se), ordered(units)) for name, t, se, units in tables]
+    frames = None if undetected is None else [ordered(u) for u in undetected]
     n = len(tables)
     ncols = min(2, n)
     nrows = math.ceil(n / ncols)
@@ -399,8 +407,9 @@ def heatmap_figure(tables: list[tuple[str, pd.DataFrame, pd.DataFrame | None, pd
     from matplotlib.patches import Rectangle
 
     any_dashed = any_bound = False
-    for ax, (name, table, se, units) in zip(axes, tables):
+    for k, (ax, (name, table, se, units)) in enumerate(zip(axes, tables)):
         m = table.to_numpy(float)
+        framed = None if frames is None else frames[k].fillna(False).to_numpy(bool)
         half = 1.959964 * se.to_numpy(float) if se is not None else np.full_like(m, np.nan)
         n_units = units.to_numpy(float) if units is not None else np.full_like(m, np.nan)
         image = ax.imshow(m, cmap=cmap, norm=norm)
@@ -423,7 +432,7 @@ def heatmap_figure(tables: list[tuple[str, pd.DataFrame, pd.DataFrame | None, pd
                     ax.text(j, i - 0.12, format(m[i, j], fmt), ha="center", va="center", fontsize=8, color=color)
                     ax.text(j, i + 0.22, "±" + format(half[i, j], fmt.lstrip("+")), ha="center", va="center",
                             fontsize=6.5, color=color)
-                    if abs(m[i, j] - center) <= half[i, j]:  # the interval contains the centre
+                    if (abs(m[i, j] - center) <= half[i, j]) if framed is None else framed[i, j]:
                         any_dashed = True
                         ax.add_patch(Rectangle((j - 0.44, i - 0.44), 0.88, 0.88, fill=False, ls=(0, (3, 2)),
                                                lw=1.0, edgecolor="#222" if not dark else "white"))
@@ -445,7 +454,8 @@ def heatmap_figure(tables: list[tuple[str, pd.DataFrame, pd.DataFrame | None, pd
     note = "under each value: ± half-width of its 95% interval" + (
         " ([low, high]: one side won every time)" if any_bound else "")
     if any_dashed:
-        note += f"; dashed frame: the interval contains {format(center, 'g')} (no detectable advantage)"
+        note += "; dashed frame: " + (frame_means or f"the interval contains {format(center, 'g')} "
+                                                     f"(no detectable advantage)")
     fig.supxlabel(note, fontsize=8, color="#333")  # inside the layout: never over the axis labels
     if symlog:  # plain numbers on a 1-2-5 ladder instead of powers of ten
         ladder = [m * 10.0**k for k in range(-4, 5) for m in (1, 2, 5) if typical / 2 <= m * 10.0**k <= span]

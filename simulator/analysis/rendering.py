@@ -200,7 +200,7 @@ def _md_cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-TEXT_COLUMNS = {"cell", "matchup", "variant", "strategy", "balance (self-play)"}
+TEXT_COLUMNS = {"cell", "matchup", "variant", "strategy", "balance (self-play)", "A vs B", "group", "opponent", "verdict"}
 
 
 def _md_table(frame: pd.DataFrame) -> str:

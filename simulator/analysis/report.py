@@ -12,6 +12,11 @@ cell); balance (the first mover's edge in self-play cells, first when every cell
 self-play); a round robin's ranking and heatmap when the matchups form one of three or
 more strategies.  With more than ``MAX_ROWS`` cells and a sweep, the one-row-per-cell
 charts give way to charts against the swept value.
+
+Every word that labels a comparison (balance verdicts, A vs B, the heatmap's dashed
+frames) belongs to a family of comparisons adjusted together, Holm by default
+(``tables.compare_cells``, ``tables.pairwise_family``; docs/experiments.md, "How a report
+labels many comparisons"); cells with identical rules and matchup are pooled into one.
 """
 
 from __future__ import annotations
@@ -38,7 +43,14 @@ from .figures import (
 from .loading import base_matchups, defences, run_statistics
 from .rendering import Document, written_by_ginsim
 from .tables import (
+    METHOD_LABEL,
+    Family,
+    cell_families,
+    cell_identities,
+    format_p,
     format_swept,
+    pairwise_family,
+    pairwise_table,
     game_table,
     hand_tables,
     plural,
@@ -97,9 +109,12 @@ def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
           "The first mover is the non-dealer; a hand or game without a winner counts half to each side.")
 
 
-def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> list[Path]:
     """Write ``report.md``, ``report.html`` (self-contained) and the PNG plots of a run into
     ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs).
+
+    ``multiplicity`` (``holm``, ``bh`` or ``none``; ``stats.MULTIPLICITY_METHODS``) is how
+    every family of comparisons the report labels is adjusted (``tables.compare_cells``).
 
     The run must be complete and intact (``rundir.readable_run``).  Files are made in a
     staging folder and moved in only when all are ready; a file of the same name that
@@ -109,6 +124,8 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
 
     from ..run.rundir import RunError, readable_run, run_path
 
+    if multiplicity not in an.MULTIPLICITY_METHODS:
+        raise ValueError(f"multiplicity must be one of {', '.join(an.MULTIPLICITY_METHODS)}; got {multiplicity!r}")
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir)
     if not verification.good["deals"] and not verification.good["games"]:
@@ -120,7 +137,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
         raise RunError(f"report directory {out} is not writable: {exc.strerror or exc}") from None
     stage = Path(tempfile.mkdtemp(prefix=".ginsim-report-", dir=out))
     try:
-        written = _write_report_files(run_dir, manifest, verification.good, stage)
+        written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity)
         targets = [out / p.name for p in written]
         theirs = [t for t in targets if t.exists() and not written_by_ginsim(t)]
         if theirs:
@@ -135,8 +152,11 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
 
 
 def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str, list[Path]],
-                        out: Path) -> list[Path]:
+                        out: Path, multiplicity: str = "holm") -> list[Path]:
     hstats, gstats, draws = run_statistics(run_dir, manifest, files)
+    identities = cell_identities(manifest)
+    hfam = cell_families(hstats, "hands", multiplicity, identities) if hstats is not None else {}
+    gfam = cell_families(gstats, "games", multiplicity, identities) if gstats is not None else {}
     doc = Document()
     _header(doc, manifest, run_dir)
     pngs: list[Path] = []
@@ -150,16 +170,16 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
     self_only = all(s is None or ({"a", "b"} <= set(s.columns) and bool((s["a"] == s["b"]).all()))
                     for s in (hstats, gstats))
     if self_only:
-        _balance_section(doc, figure, hstats, gstats, out, lead=True)
+        _balance_section(doc, figure, hstats, gstats, out, hfam, gfam, lead=True)
     if hstats is not None:
-        _hands_section(doc, figure, manifest, draws, hstats, out, mirrored, self_only)
+        _hands_section(doc, figure, manifest, draws, hstats, out, mirrored, self_only, hfam)
     if gstats is not None:
-        _games_section(doc, figure, manifest, gstats, out, mirrored, self_only)
+        _games_section(doc, figure, manifest, gstats, out, mirrored, self_only, gfam)
     if not self_only:
-        _balance_section(doc, figure, hstats, gstats, out)
+        _balance_section(doc, figure, hstats, gstats, out, hfam, gfam)
     for kind, stats in (("hands", hstats), ("games", gstats)):
         if stats is not None:
-            _round_robin_section(doc, figure, manifest, kind, stats, out)
+            _round_robin_section(doc, figure, manifest, kind, stats, out, multiplicity)
 
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(doc.markdown(), encoding="utf-8")
@@ -193,7 +213,8 @@ def _swept(stats: pd.DataFrame) -> pd.Series:
 
 
 def _hands_section(doc: Document, figure, manifest: dict[str, Any], draws: dict[int, np.ndarray], hstats: pd.DataFrame,
-                   out: Path, mirrored: bool, self_only: bool = False) -> None:
+                   out: Path, mirrored: bool, self_only: bool = False,
+                   families: dict[str, Family] | None = None) -> None:
     keys = an.sweep_columns(hstats)
     # with many cells, swept cells are drawn against the swept value, the rest one row per cell
     many = len(hstats) > MAX_ROWS and bool(keys)
@@ -213,13 +234,14 @@ def _hands_section(doc: Document, figure, manifest: dict[str, Any], draws: dict[
         _sweep_figures(figure, manifest, hstats, out, "net_mean", "net points per hand to A (points)",
                        "net points per hand to A", "sweep", 0.0,
                        reference_text=" Above the dashed line A gains points on average.")
-    results, play = hand_tables(hstats, self_only)
+    families = cell_families(hstats, "hands") if families is None else families
+    results, play = hand_tables(hstats, self_only, families)
     doc.h(3, "Results per cell, single hands")
     doc.p("Point estimate with its 95% confidence interval in brackets; 'units' are the independent units "
           "behind it. 'first-mover edge' is the points per hand to the non-dealer (who moves first), "
           "whichever strategy it is."
           + (" Net points to A are left out: with the same strategy in both seats they are zero in "
-             "expectation by construction." if self_only else ""))
+             "expectation by construction." if self_only else "") + _families_text(families))
     doc.table(results, "Results per cell, single hands")
     doc.h(3, "How hands end")
     caption = ("How the hands ended: knock (knocker scores), gin, big gin, undercut (defender scores) and dead "
@@ -247,10 +269,11 @@ def _hands_section(doc: Document, figure, manifest: dict[str, Any], draws: dict[
 
 
 def _games_section(doc: Document, figure, manifest: dict[str, Any], gstats: pd.DataFrame, out: Path,
-                   mirrored: bool, self_only: bool = False) -> None:
+                   mirrored: bool, self_only: bool = False, families: dict[str, Family] | None = None) -> None:
     keys = an.sweep_columns(gstats)
     many = len(gstats) > MAX_ROWS and bool(keys)
     rest = gstats[~_swept(gstats)] if many else gstats
+    families = cell_families(gstats, "games") if families is None else families
     doc.h(2, "Whole games")
     if len(rest) and not self_only:
         png, note = errorbar_by_cell(rest, "win_prob", "probability that A wins the game (%)",
@@ -270,46 +293,91 @@ def _games_section(doc: Document, figure, manifest: dict[str, Any], gstats: pd.D
           "B's (game, box and shutout bonuses included); the first-mover edge is the game-win probability "
           "of the player who did not deal first, minus 50%, in percentage points."
           + (" A's game-win probability and margin are left out: with the same strategy in both seats they "
-             "are 50% and zero in expectation by construction." if self_only else ""))
-    doc.table(game_table(gstats, self_only), "Results per cell, whole games")
+             "are 50% and zero in expectation by construction." if self_only else "")
+          + _families_text(families))
+    doc.table(game_table(gstats, self_only, families), "Results per cell, whole games")
+
+
+def _families_text(families: dict[str, Family]) -> str:
+    """What the p-value and verdict columns of a results table mean."""
+    parts = []
+    for key, family in families.items():
+        adjusted = f", 'p ({METHOD_LABEL[family.method]})' the adjusted p-value" if family.method != "none" else ""
+        if key == "balance":
+            parts.append(f" 'edge: p' is the raw p-value of the two-sided test of a zero first-mover edge in a "
+                         f"self-play cell{adjusted}; 'balance (self-play)' is its verdict (the family is described "
+                         f"under Balance).")
+        else:
+            parts.append(f" 'A vs B: p' is the raw p-value of the two-sided test of no difference between A and B"
+                         f"{adjusted}; 'A vs B' is its verdict. {family.statement()}"
+                         + (" " + _pooled_text(family) if len(family.pooled) else ""))
+    return "".join(parts)
+
+
+def _pooled_text(family: Family) -> str:
+    """The cells a family counts once because they are the same rules and matchup."""
+    items = []
+    for _, m in family.pooled.iterrows():
+        cells = ", ".join(str(c) for c in m["cells"])
+        items.append(f"cells {cells} ({m['variant']}) are the same matchup under identical rules, pooled into "
+                     f"one test over {m['units']:,} units: {family.interval(m)}, p {format_p(m['p'])}"
+                     + (f", adjusted {format_p(m['p_adjusted'])}" if family.method != "none" else "")
+                     + f": {m['verdict']}")
+    return "Same rules, one label: " + "; ".join(items) + " ('pooled with cell' in the table)."
 
 
 def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats: pd.DataFrame | None,
-                     out: Path, lead: bool = False) -> None:
-    def self_play(stats):
+                     out: Path, hfam: dict[str, Family] | None = None, gfam: dict[str, Family] | None = None,
+                     lead: bool = False) -> None:
+    def self_play(stats, families, kind):
         if stats is None or not {"a", "b"} <= set(stats.columns):
-            return None
+            return None, None
         part = stats[stats["a"] == stats["b"]]
-        return part if len(part) else None
+        if not len(part):
+            return None, None
+        family = (families or {}).get("balance")
+        if family is None:
+            family = cell_families(stats, kind)["balance"]
+        return part.assign(balance=family.cells.loc[part.index, "verdict"]), family
 
-    hself, gself = self_play(hstats), self_play(gstats)
+    (hself, hf), (gself, gf) = self_play(hstats, hfam, "hands"), self_play(gstats, gfam, "games")
     if hself is None and gself is None:
         return
     doc.h(2, "Balance: does the first mover have an edge?")
     lines = []
-    for what, part in (("hands", hself), ("games", gself)):
+    for what, part, family in (("hands", hself, hf), ("games", gself, gf)):
         if part is not None:
-            counts = an.balanced(part).value_counts()
-            lines.append(f"{what}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+            counts = family.members["verdict"].value_counts()
+            lines.append(f"{what}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+                         + f" (of {plural(len(family.members), 'distinct rule set')})")
+    method = (hf or gf).method
+    rule = ("its adjusted p-value (" + an.MULTIPLICITY_TEXT[method] + ", over the family of every self-play "
+            "edge in the table) is above 5%" if method != "none" else
+            "its unadjusted p-value is above 5% (no correction for multiple comparisons)")
     doc.p("In self-play (the same strategy in both seats) any systematic difference comes from the seats. "
-          "A cell is 'balanced' when the 95% interval of the non-dealer's edge contains zero (one test per "
-          "cell, without correction for multiple comparisons). Verdicts per cell — " + "; ".join(lines) + ".")
+          f"A rule set is 'balanced' when {rule}; else it favours the seat its edge points to. Verdicts — "
+          + "; ".join(lines) + ".")
+    for family in (hf, gf):
+        if family is not None:
+            doc.p(family.statement() + (" " + _pooled_text(family) if len(family.pooled) else ""))
     if lead:
         doc.p("Every cell of this run is self-play, so this comes first: A's net points and win rate are zero "
               "(50%) in expectation by construction and are not drawn.")
-    png = edge_figure(hself, gself, out / "first_mover_edge.png")
+    red = "not balanced after the " + METHOD_LABEL[method] + " adjustment" if method != "none" else \
+        "interval excludes 0"
+    png = edge_figure(hself, gself, out / "first_mover_edge.png", red)
     measures = [m for m, part in (("points per hand", hself),
                                   ("game-win probability minus 50%, in percentage points", gself))
                 if part is not None]
     where = " (left) and ".join(measures) + " (right)" if len(measures) == 2 else measures[0]
     figure(png, "First-mover edge in self-play",
-           f"Edge of the non-dealer (who moves first) in each self-play cell, with 95% confidence intervals: "
+           f"Edge of the non-dealer (who moves first) in each self-play cell, with raw 95% confidence intervals: "
            f"{where}, largest first. Right of the dashed line the non-dealer is favoured, left the dealer; "
-           f"red marks an interval that excludes zero.")
+           f"red marks a cell whose verdict is not 'balanced' ({red}).")
 
 
 def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: str, stats: pd.DataFrame,
-                         out: Path) -> None:
+                         out: Path, multiplicity: str = "holm") -> None:
     bases = base_matchups(manifest, stats)
     if round_robin_strategies(list(zip(bases["base_a"], bases["base_b"]))) is None:
         return
@@ -336,17 +404,31 @@ def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: 
         units = an.matrix(g, value="n_units").abs() if "n_units" in g.columns else None
         tables.append((label or "all cells", an.matrix(g, value=value), an.matrix_se(g, value=value), units))
     n_groups = len(tables)
-    tables = tables[:6]
+    pairs, undetected = pairwise_family(tables, center, multiplicity)
+    if len(pairs):
+        size = int(np.isfinite(pairs["p"].to_numpy(float)).sum())
+        adjusted = (f"the verdicts follow the p-values adjusted by {an.MULTIPLICITY_TEXT[multiplicity]}"
+                    if multiplicity != "none" else "the verdicts follow each unadjusted p-value at 5% (no "
+                    "multiplicity adjustment)")
+        doc.p(f"Pairings: each pair of strategies within each {' / '.join(group_cols) or 'run'}, the better side "
+              f"first, averaged over both seatings as in the heatmap, with the raw 95% interval (normal, from the "
+              f"cells' standard errors) and the two-sided test of no advantage. Family: every pairing of this "
+              f"table, {plural(size, 'comparison')}; {adjusted}.")
+        doc.table(pairwise_table(pairs, fmt, scale, unit, multiplicity), f"Pairings ({kind})")
+    tables, undetected = tables[:6], undetected[:6]
     cut = f" Only the first 6 of {n_groups} groups are drawn." if n_groups > 6 else ""
     what = "net points per hand" if kind == "hands" else "game-win probability"
-    png = heatmap_figure(tables, f"Round robin: {what}", cbar, center, cell_fmt, out / f"heatmap_{kind}.png")
+    frame_means = (f"{METHOD_LABEL[multiplicity]}-adjusted p above 5%" if multiplicity != "none"
+                   else f"the interval contains {format(center, 'g')}")
+    png = heatmap_figure(tables, f"Round robin: {what}", cbar, center, cell_fmt, out / f"heatmap_{kind}.png",
+                         undetected, f"no detectable advantage ({frame_means})")
     figure(png, f"Round-robin heatmap ({kind})",
            f"Strategy × strategy: each square is the {cbar.split(' (')[0]} against the column strategy, "
            f"averaged over both seatings, with the half-width of its 95% confidence interval under it"
            f"{' (the whole Wilson interval where one side won every game)' if kind == 'games' else ''}; one "
            f"panel per {' / '.join(group_cols) or 'run'}. Blue favours the row strategy, red the column strategy; "
-           f"a dashed frame marks a square whose interval contains {format(center, 'g')} (no detectable "
-           f"advantage); grey squares were not played.{cut}")
+           f"a dashed frame marks a pairing with no detectable advantage ({frame_means}; see the table of "
+           f"pairings); grey squares were not played.{cut}")
 
 
 def _slug(text: str) -> str:

@@ -3,15 +3,26 @@
 Per-cell results with 95% intervals (``hand_tables``, ``game_table``), the round-robin
 ranking (``ranking_table``, over the tournaments ``tournaments`` groups), and the small
 formatters the figures share (``format_swept``, ``shorten``, ``plural``, ``cell_label``).
+
+**Labels of many comparisons.**  A word such as "favours non-dealer" or "A ahead" is a
+test, and a table of many cells is a family of tests: ``compare_cells`` makes a ``Family``
+(one two-sided test per distinct comparison, p-values adjusted together by Holm's method
+by default, Benjamini–Hochberg or none on request; ``stats.adjust_pvalues``) and the words
+follow the adjusted p-values at 5%, while the intervals shown stay the raw 95% intervals.
+Cells that are the same comparison (identical resolved rules, ``Rules.canonical``, the
+same strategies in the same seats and the same swept values; ``cell_identities``) are
+pooled into one estimate, one test and one verdict: they count once in the family.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats as st
 
 from . import stats as an
 
@@ -76,10 +87,12 @@ def round_robin_strategies(pairs: list[tuple[str, str]]) -> list[str] | None:
     return names if every <= played else None
 
 
-def hand_tables(stats: pd.DataFrame, self_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def hand_tables(stats: pd.DataFrame, self_only: bool = False,
+                families: dict[str, Family] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The per-cell results and the "how hands end" table, both keyed by cell, matchup,
     variant and swept values.  ``self_only`` leaves out A's net points and win rate (zero
-    and 50% in expectation in self-play)."""
+    and 50% in expectation in self-play).  The results carry each family's p-values and
+    words (``cell_families``; by default Holm over the table's cells)."""
     keys = an.sweep_columns(stats)
     results = _identity_columns(stats, keys)
     results["hands"] = stats["n_hands"].map("{:,}".format)
@@ -89,10 +102,8 @@ def hand_tables(stats: pd.DataFrame, self_only: bool = False) -> tuple[pd.DataFr
         results["net points/hand to A"] = [_ci(r, "net_mean", "+.3f") for r in rows]
         results["A hand-win rate"] = [_ci(r, "win_rate", ".1f", 100, "%") for r in rows]
     results["first-mover edge (points/hand)"] = [_ci(r, "first_mover_edge", "+.3f") for r in rows]
-    self_play = (stats["a"] == stats["b"]) if {"a", "b"} <= set(stats.columns) else pd.Series(False, stats.index)
-    if self_play.any():
-        verdict = an.balanced(stats)
-        results["balance (self-play)"] = np.where(self_play, verdict, "–")
+    _family_columns(results, cell_families(stats, "hands") if families is None else families,
+                    {"versus": "A vs B:", "balance": "edge:"}, {"versus": "A vs B", "balance": "balance (self-play)"})
     play = _identity_columns(stats, keys)
     play["hands"] = results["hands"]
     for outcome in an.OUTCOMES:  # gin + big gin is the gin rate: no column of its own
@@ -104,7 +115,9 @@ def hand_tables(stats: pd.DataFrame, self_only: bool = False) -> tuple[pd.DataFr
     return results, play
 
 
-def game_table(stats: pd.DataFrame, self_only: bool = False) -> pd.DataFrame:
+def game_table(stats: pd.DataFrame, self_only: bool = False, families: dict[str, Family] | None = None) -> pd.DataFrame:
+    """The per-cell results of whole games, with each family's p-values and words (as
+    ``hand_tables``)."""
     keys = an.sweep_columns(stats)
     table = _identity_columns(stats, keys)
     table["games"] = stats["n_games"].map("{:,}".format)
@@ -116,9 +129,8 @@ def game_table(stats: pd.DataFrame, self_only: bool = False) -> pd.DataFrame:
     table["hands/game"] = [_ci(r, "hands_mean", ".2f") for r in rows]
     table["shutout rate"] = [_ci(r, "shutout_rate", ".1f", 100, "%") for r in rows]
     table["first-mover edge (win prob − 50%, pp)"] = [_ci(r, "first_mover_edge", "+.1f", 100) for r in rows]
-    self_play = stats["a"] == stats["b"] if {"a", "b"} <= set(stats.columns) else pd.Series(False, stats.index)
-    if self_play.any():
-        table["balance (self-play)"] = np.where(self_play, an.balanced(stats), "–")
+    _family_columns(table, cell_families(stats, "games") if families is None else families,
+                    {"versus": "A vs B:", "balance": "edge:"}, {"versus": "A vs B", "balance": "balance (self-play)"})
     return table
 
 
@@ -154,3 +166,249 @@ def tournaments(rr: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     if order:
         out = out.sort_values("variant", key=lambda s: s.map(order), kind="stable")
     return out.reset_index(drop=True), group_cols
+
+
+# ----------------------------------------------------------------------------- families of comparisons
+
+#: the header word of each method's adjusted p-value
+METHOD_LABEL = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
+#: the words of a family: (estimate above the null, below it, not distinguishable)
+BALANCE_WORDS = ("favours non-dealer", "favours dealer", "balanced")
+VERSUS_WORDS = ("A ahead", "B ahead", "no detectable difference")
+
+
+def format_p(p: float) -> str:
+    """A p-value for a table: three decimals, or two significant digits below 0.001 (below
+    the smallest double, "<1e-300").
+
+    >>> format_p(0.04321), format_p(0.00012), format_p(0.0)
+    ('0.043', '1.2e-04', '<1e-300')
+    """
+    if p is None or not math.isfinite(p):
+        return "–"
+    if p < 1e-300:
+        return "<1e-300"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def cell_identities(manifest: dict) -> dict[int, str]:
+    """Per cell of a run's manifest, a key that two cells share exactly when they are the
+    same comparison: the canonical specs of A and B (``parse_strategy(...).label``), the
+    canonical form of the resolved rules (``Rules.canonical``) and the swept values."""
+    import strategies
+
+    from ..core.rules import Rules
+
+    def spec(text: str) -> str:
+        try:
+            return strategies.parse_strategy(text).label
+        except (ValueError, KeyError):
+            return str(text)
+
+    out = {}
+    for c in manifest.get("cells", []):
+        try:
+            rules = Rules.from_dict(dict(c.get("rules", {}))).canonical()
+        except (ValueError, TypeError):
+            rules = repr(sorted(dict(c.get("rules", {})).items()))
+        sweep = ";".join(f"{k}={format_swept(v)}" for k, v in sorted(dict(c.get("sweep", {})).items()))
+        out[int(c["cell"])] = "|".join((spec(c["a"]), spec(c["b"]), rules, sweep))
+    return out
+
+
+@dataclass(frozen=True)
+class Family:
+    """Comparisons labelled together.  ``members``: one row per distinct comparison
+    (``cells``, a tuple; ``variant``; ``units``; ``estimate``, ``se``, raw ``low``/``high``;
+    ``p``; ``p_adjusted``; ``verdict``).  ``cells``: per cell of the table (index = the
+    stats' index): ``p``, ``p_adjusted``, ``verdict`` and ``same_as`` (the other cells
+    pooled with it, "" for none)."""
+
+    what: str
+    method: str
+    members: pd.DataFrame
+    cells: pd.DataFrame
+    fmt: str = "+.3f"  # how an estimate is written: format, scale, unit
+    scale: float = 1.0
+    unit: str = ""
+
+    def interval(self, m: pd.Series) -> str:
+        """A member's estimate and raw interval, written as the tables write the cells'."""
+        v, lo, hi = (float(m[c]) * self.scale for c in ("estimate", "low", "high"))
+        return f"{v:{self.fmt}}{self.unit} [{lo:{self.fmt}}, {hi:{self.fmt}}]"
+
+    @property
+    def size(self) -> int:
+        return int(np.isfinite(self.members["p"].to_numpy(float)).sum()) if len(self.members) else 0
+
+    @property
+    def pooled(self) -> pd.DataFrame:
+        return self.members[[len(c) > 1 for c in self.members["cells"]]] if len(self.members) else self.members
+
+    def statement(self) -> str:
+        """The family, its size and the method, in one sentence."""
+        adjusted = ("the words follow the p-values adjusted by " + an.MULTIPLICITY_TEXT[self.method]
+                    if self.method != "none" else "the words follow each unadjusted p-value at 5% "
+                    "(no multiplicity adjustment: about one in twenty true nulls is labelled)")
+        return (f"Family: {self.what}, {plural(self.size, 'comparison')}; {adjusted}. The intervals shown are "
+                f"the raw 95% intervals of each cell.")
+
+
+def compare_cells(stats: pd.DataFrame, rows: pd.Series, column: str, null: float, words: tuple[str, str, str],
+                  what: str, method: str = "holm", identities: dict[int, str] | None = None,
+                  style: tuple[str, float, str] = ("+.3f", 1.0, "")) -> Family:
+    """The family of the ``rows`` of ``stats`` (a boolean mask): per distinct comparison the
+    two-sided test of ``column = null`` (``stats.t_pvalues`` with the units' degrees of
+    freedom, the test of the cell's 95% t interval), the p-values adjusted together
+    (``stats.adjust_pvalues``) and the verdict ``words``: the first when the adjusted p is
+    at most 5% and the estimate is above ``null``, the second when below, the third
+    otherwise ("unknown" without a test).  Cells with equal ``identities`` are one
+    comparison, their units pooled (``stats.pooled_means``); ``style`` is how the report
+    writes an estimate (format, scale, unit)."""
+    an.adjust_pvalues([], method)  # a bad method fails before any work
+    part = stats[rows.to_numpy(bool)] if len(stats) else stats
+    se_name = (column[:-5] if column.endswith("_mean") else column) + "_se"
+    low_name, high_name = an.ci_columns(column)
+    groups: dict[object, list] = {}
+    for idx, r in part.iterrows():
+        key = identities.get(int(r["cell"]), int(r["cell"])) if identities else int(r["cell"])
+        groups.setdefault(key, []).append(idx)
+    members = []
+    for idxs in groups.values():
+        g = part.loc[idxs]
+        units = g["n_units"].to_numpy(float)
+        if len(idxs) == 1:
+            r = g.iloc[0]
+            est, se, low, high = (float(r.get(c, np.nan)) for c in (column, se_name, low_name, high_name))
+            dof, n = units[0] - 1, units[0]
+        else:
+            est, se, low, high, dof, n = an.pooled_means(g[column], g[se_name], units)
+        variants = " = ".join(dict.fromkeys(str(v) for v in g["variant"])) if "variant" in g else ""
+        matchup = str(g["matchup"].iloc[0]) if "matchup" in g else ""
+        members.append({"cells": tuple(int(c) for c in g["cell"]), "index": tuple(idxs),
+                        "variant": " · ".join(x for x in (matchup, variants) if x),
+                        "units": int(n), "estimate": est, "se": se, "low": low, "high": high, "dof": dof})
+    members = pd.DataFrame(members, columns=["cells", "index", "variant", "units", "estimate", "se", "low", "high",
+                                             "dof"])
+    p = an.t_pvalues(members["estimate"], members["se"], members["dof"], null, members["units"]) \
+        if len(members) else np.array([])
+    adjusted = an.adjust_pvalues(p, method)
+    est = members["estimate"].to_numpy(float)
+    verdict = np.where(adjusted <= an.ALPHA, np.where(est > null, words[0], words[1]), words[2]) \
+        if len(members) else np.array([], dtype=object)
+    verdict = np.where(np.isnan(adjusted), "unknown", verdict) if len(members) else verdict
+    members = members.assign(p=p, p_adjusted=adjusted, verdict=verdict)
+    cells = pd.DataFrame(index=part.index, columns=["p", "p_adjusted", "verdict", "same_as"], dtype=object)
+    for _, m in members.iterrows():
+        for idx, cell in zip(m["index"], m["cells"]):
+            others = ", ".join(str(c) for c in m["cells"] if c != cell)
+            cells.loc[idx] = [m["p"], m["p_adjusted"], m["verdict"], others]
+    return Family(what, method, members.drop(columns=["index"]), cells, *style)
+
+
+def self_play_rows(stats: pd.DataFrame) -> pd.Series:
+    """True for the self-play cells (the same strategy in both seats)."""
+    if {"a", "b"} <= set(stats.columns):
+        return stats["a"] == stats["b"]
+    return pd.Series(False, index=stats.index)
+
+
+def cell_families(stats: pd.DataFrame, kind: str, method: str = "holm",
+                  identities: dict[int, str] | None = None) -> dict[str, Family]:
+    """The families a results table labels: ``"balance"``, the first-mover edges of the
+    self-play cells, and ``"versus"``, A's result against B in the other cells (net points
+    per hand against 0 for ``kind`` "hands", game-win probability against 50% for
+    "games").  A family without members is left out."""
+    self_play = self_play_rows(stats)
+    what = "single hands" if kind == "hands" else "whole games"
+    out = {}
+    if self_play.any():
+        out["balance"] = compare_cells(stats, self_play, "first_mover_edge", 0.0, BALANCE_WORDS,
+                                       f"the first-mover edges of the self-play cells ({what})", method, identities,
+                                       ("+.3f", 1.0, "") if kind == "hands" else ("+.1f", 100.0, " pp"))
+    if (~self_play).any():
+        column, null, measure = (("net_mean", 0.0, "A's net points per hand against 0") if kind == "hands"
+                                 else ("win_prob", 0.5, "A's game-win probability against 50%"))
+        out["versus"] = compare_cells(stats, ~self_play, column, null, VERSUS_WORDS,
+                                      f"{measure} in the cells with two different strategies ({what})", method,
+                                      identities, ("+.3f", 1.0, "") if kind == "hands" else (".1f", 100.0, "%"))
+    return out
+
+
+def _family_columns(table: pd.DataFrame, families: dict[str, Family], prefix: dict[str, str],
+                    verdict_header: dict[str, str]) -> None:
+    """The p-value, adjusted p-value and verdict columns of each family (a dash in the
+    cells outside it), and which cells are pooled together."""
+    same = pd.Series("", index=table.index, dtype=object)
+    for key, family in families.items():
+        cells = family.cells.reindex(table.index)
+        inside = cells["verdict"].notna()
+        table[f"{prefix[key]} p"] = [format_p(float(v)) if ok else "–" for v, ok in zip(cells["p"], inside)]
+        if family.method != "none":
+            table[f"{prefix[key]} p ({METHOD_LABEL[family.method]})"] = [
+                format_p(float(v)) if ok else "–" for v, ok in zip(cells["p_adjusted"], inside)]
+        table[verdict_header[key]] = np.where(inside, cells["verdict"], "–")
+        same = same.where(~inside | (cells["same_as"].fillna("") == ""), cells["same_as"])
+    if (same != "").any():
+        table["pooled with cell"] = np.where(same != "", same, "–")
+
+
+def pairwise_family(panels: list[tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame | None]], center: float,
+                    method: str = "holm") -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """The pairings of a round robin as one family: ``panels`` are (group label,
+    ``stats.matrix``, ``stats.matrix_se``, units matrix or None) per tournament.  Each
+    unordered pair of a panel is one two-sided normal test of ``value = center`` (the test of
+    the heatmap's ±1.96 se interval; the exact binomial test when one side won every unit),
+    all pairs of all panels adjusted together.  Returns the table of pairings (the better
+    side first: ``group``, ``strategy``, ``opponent``, ``estimate``, ``low``, ``high``,
+    ``p``, ``p_adjusted``, ``verdict``) and, per panel, a boolean matrix that is True where
+    the pairing is not distinguished from ``center`` (the heatmap's dashed frames)."""
+    rows = []
+    z = float(st.norm.ppf(0.975))
+    for k, (label, table, se, units) in enumerate(panels):
+        names = list(table.index)
+        for i, r in enumerate(names):
+            for c in names[i + 1:]:
+                v = float(table.at[r, c]) if c in table.columns else np.nan
+                if not math.isfinite(v):
+                    continue
+                s = float(se.at[r, c]) if se is not None and c in se.columns else np.nan
+                n = float(units.at[r, c]) if units is not None and c in units.columns else np.nan
+                if v < center:  # the better side first: the flip of the matrix's own
+                    r_, c_, v = c, r, (1.0 - v if center == 0.5 else -v)
+                else:
+                    r_, c_ = r, c
+                if s == 0 and v in (0.0, 1.0) and math.isfinite(n) and n >= 1:
+                    low, high = an.wilson_interval(0 if v == 0 else int(round(n)), int(round(n)))
+                else:
+                    low, high = v - z * s, v + z * s
+                rows.append({"panel": k, "group": label, "strategy": r_, "opponent": c_, "estimate": v, "se": s,
+                             "units": n, "low": low, "high": high})
+    pairs = pd.DataFrame(rows, columns=["panel", "group", "strategy", "opponent", "estimate", "se", "units", "low",
+                                        "high"])
+    p = an.t_pvalues(pairs["estimate"], pairs["se"], np.inf, center, pairs["units"]) if len(pairs) else np.array([])
+    adjusted = an.adjust_pvalues(p, method)
+    verdict = [("unknown" if not math.isfinite(q) else f"{r} ahead" if q <= an.ALPHA and v != center
+                else "no detectable difference")
+               for q, r, v in zip(adjusted, pairs["strategy"], pairs["estimate"])]
+    pairs = pairs.assign(p=p, p_adjusted=adjusted, verdict=verdict)
+    undetected = []
+    for k, (_, table, *_) in enumerate(panels):
+        frame = pd.DataFrame(False, index=table.index, columns=table.columns)
+        for _, row in pairs[pairs["panel"] == k].iterrows():
+            if row["verdict"] == "no detectable difference":
+                frame.at[row["strategy"], row["opponent"]] = frame.at[row["opponent"], row["strategy"]] = True
+        undetected.append(frame)
+    return pairs.drop(columns=["panel"]), undetected
+
+
+def pairwise_table(pairs: pd.DataFrame, fmt: str, scale: float, unit: str, method: str) -> pd.DataFrame:
+    """The pairings of ``pairwise_family`` as the report shows them."""
+    out = pd.DataFrame({"group": pairs["group"], "strategy": pairs["strategy"], "opponent": pairs["opponent"]})
+    out["result (raw 95% interval)"] = [f"{v * scale:{fmt}}{unit} [{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
+                                        for v, lo, hi in zip(pairs["estimate"], pairs["low"], pairs["high"])]
+    out["p"] = pairs["p"].map(format_p)
+    if method != "none":
+        out[f"p ({METHOD_LABEL[method]})"] = pairs["p_adjusted"].map(format_p)
+    out["verdict"] = pairs["verdict"]
+    return out

@@ -123,6 +123,23 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def canonical(self) -> str:
+        """The canonical form of these rules: every field, in declaration order, as
+        ``field=value`` joined by ``;`` (booleans ``true``/``false``).  Two rule sets play the
+        same game field for field exactly when their canonical forms are equal, however
+        they were written (a preset, a preset with overrides, a plain table): e.g.
+        ``{"preset": "tournament", "knock_limit": 10}`` and ``{"preset": "tournament"}``.
+        A field the rules leave unused (the knock limit under ``oklahoma``) still counts:
+        a strategy may read it.
+
+        >>> Rules.preset("tournament", knock_limit=10).canonical() == Rules.preset("tournament").canonical()
+        True
+        """
+        def text(value: Any) -> str:
+            return ("true" if value else "false") if isinstance(value, (bool, np.bool_)) else str(value)
+
+        return ";".join(f"{f.name}={text(getattr(self, f.name))}" for f in fields(self))
+
     # -- kernel form ----------------------------------------------------------------------
     def to_array(self) -> np.ndarray:
         """The int64 vector the kernels read; slot names are the ``R_*`` constants, declared

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import sys
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -150,7 +151,41 @@ def load_experiment(path: str | Path, deals: int | None = None, games: int | Non
     path = Path(path)
     where = str(path)
     data = read_toml_file(path, "an experiment file", ExperimentError)
-    return parse_experiment(data, where, path.parent, deals, games)
+    exp = parse_experiment(data, where, path.parent, deals, games)
+    for line in identical_entries(exp):
+        print(f"warning: {where}: {line}", file=sys.stderr)
+    return exp
+
+
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def identical_entries(exp: Experiment) -> list[str]:
+    """One line per group of variants whose resolved rules are identical (equal
+    ``Rules.canonical()``, e.g. ``knock_10 = {preset = "tournament", knock_limit = 10}`` and
+    ``tournament``) and per group of matchups that name the same two strategies in the same
+    seats (equal canonical specs); ``load_experiment`` prints them on stderr.  The report
+    pools such cells into one estimate and one verdict."""
+    import strategies
+
+    def spec(text: str) -> str:
+        try:
+            return strategies.parse_strategy(text).label
+        except (ValueError, KeyError):
+            return text
+
+    groups: dict[str, list[str]] = {}
+    for vname, table in exp.variants.items():
+        groups.setdefault(Rules.from_dict(table).canonical(), []).append(vname)
+    lines = [f"variants {_names(names)} have identical rules; the report pools their cells"
+             for names in groups.values() if len(names) > 1]
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for i, (a, b) in enumerate(exp.matchups):
+        pairs.setdefault((spec(a), spec(b)), []).append(f"matchups[{i}]")
+    lines += [f"{_names(names)} are identical ({a} vs {b}); the report pools their cells"
+              for (a, b), names in pairs.items() if len(names) > 1]
+    return lines
 
 
 def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Path | None = None,

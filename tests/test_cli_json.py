@@ -187,6 +187,16 @@ def test_tune_json_validates(tmp_path, capsys):
     assert result["out"] == str(tmp_path / "out") and (tmp_path / "out" / "best.toml").is_file()
     assert result["fresh"]["units"] > 1 and result["fresh"]["no_interval"] is None
     assert doc["summary"] == str(tmp_path / "summary.md")
+    # its report opens with its findings, and reads on a phone
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert re.findall(r"^## (.+)$", md, flags=re.M)[:2] == ["Findings", "About this tuning"]
+    assert "- Best policy found: simple:knock_at=" in md and "- Edge over " in md
+    from chromium_probe import CHROMIUM, probe
+
+    if CHROMIUM is not None:
+        m = probe(tmp_path / "out" / "report.html", 390,
+                  "return {page: document.documentElement.scrollWidth, h2: document.querySelector('h2').textContent};")
+        assert m == {"page": 390, "h2": "Findings"}, m
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")

@@ -114,6 +114,9 @@ def test_a_run_of_one_pair_says_why_it_has_no_interval(tmp_path, capsys):
     doc = run_json(capsys, "show", str(out), "--json")
     validate(doc, "show")
     assert doc["games"] is None and all(c["net_points_per_hand_to_a"]["no_interval"] for c in doc["hands"])
+    assert main(["report", str(out)]) == 0  # the report says so too
+    md = (out / "report.md").read_text()
+    assert "nan" not in md.lower() and "(n = 1: no interval)" in md
 
 
 def test_progress_goes_to_a_terminal_only_and_the_bar_starts_after_the_compile(tmp_path, capsys):

@@ -146,7 +146,7 @@ def test_self_play_leads_with_the_first_mover_edge(reports):
     assert "net points/hand to A" not in md and "first-mover edge" in md
 
 
-from chromium_probe import CHROMIUM, probe  # noqa: E402  (tests/chromium_probe.py)
+from chromium_probe import CHROMIUM, FLAGS, probe  # noqa: E402  (tests/chromium_probe.py)
 
 #: measured in the page: the viewport and page widths, the headings, each table's key and
 #: first estimate column, and each figure before and after its zoom button is pressed
@@ -201,7 +201,7 @@ def test_the_report_reads_on_a_desktop_and_a_phone(reports, which, width):
 def test_chromium_renders_the_report(reports, tmp_path, width):
     shot = tmp_path / f"report_{width}.png"
     page = (reports["tournament"] / "report.html").resolve().as_uri()
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                            "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
                            f"--window-size={width},3000", page], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -50,7 +50,9 @@ def _ci(stats: pd.Series, column: str, fmt: str, scale: float = 1.0, unit: str =
     if unit == "%" and (0 <= v < 0.1 or 99.9 < v <= 100):
         return _extreme_share(v, lo, hi)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{v:{fmt}}{unit}"
+        units = stats.get("n_units", np.nan)
+        why = f" (n = {int(units)}: no interval)" if math.isfinite(units) and units < 2 else ""
+        return f"{v:{fmt}}{unit}{why}"
     return f"{v:{fmt}}{unit} [{lo:{fmt}}, {hi:{fmt}}]"
 
 

@@ -6,7 +6,7 @@
                                                                   results/STUDY and write its report
     ginsim init DIR                                               copy the experiments and examples to edit
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
+    ginsim replay RUN_DIR --cell C --deal N [--html FILE]         one deal, turn by turn (or a page)
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] report.md, report.html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
@@ -14,8 +14,11 @@
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
     ginsim bench [--quick] [--json] [--scale]                     speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
+    ginsim completion bash|zsh|tcsh                               a shell completion script
 
-Bad input prints one line naming the problem and exits with status 2.
+``--json`` on simulate, run, show and tune prints one JSON document on stdout instead of
+text (the schema: docs/cli.md); progress and notices go to stderr, and progress bars only
+to a terminal.  Bad input prints one line naming the problem and exits with status 2.
 """
 
 from __future__ import annotations
@@ -64,6 +67,34 @@ def _cmd_variants(args: argparse.Namespace) -> None:
         print("  " + ", ".join(f"{n}={getattr(rules, n)}" for n in names))
 
 
+#: the version of the JSON documents ``--json`` prints (docs/cli.md): a field is only ever
+#: added within a version; a change of meaning or a removal makes a new one
+JSON_VERSION = 1
+
+
+def _print_json(kind: str, document: dict) -> None:
+    import json
+
+    print(json.dumps({"schema": f"ginsim.{kind}/{JSON_VERSION}", **document}, indent=2, allow_nan=False))
+
+
+def _number(value: float) -> float | None:
+    import math
+
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def estimate(value: float, low: float, high: float, units: int, unit: str) -> dict:
+    """An estimate for ``--json``: the value, its 95% interval (null, with the reason in
+    ``no_interval``, when fewer than two independent units make one impossible)."""
+    from .run.runner import no_interval
+
+    low, high, units = _number(low), _number(high), int(units)
+    missing = low is None or high is None
+    return {"estimate": _number(value), "ci_low": None if missing else low, "ci_high": None if missing else high,
+            "units": units, "unit": unit, "no_interval": no_interval(units, unit) if missing else None}
+
+
 def _cmd_simulate(args: argparse.Namespace) -> None:
     from .analysis.stats import hand_stats
     from .api import simulate
@@ -85,20 +116,65 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
                   mirrored=not args.no_mirror)
     # the report's statistics (a mirrored pair is one independent unit; Student t interval)
     stats = hand_stats(df).iloc[0]
-    half = (stats["net_ci_high"] - stats["net_ci_low"]) / 2
+    net = estimate(stats["net_mean"], stats["net_ci_low"], stats["net_ci_high"], stats["n_units"],
+                   "hand" if args.no_mirror else "pair")
+    shares = {k: v / len(df) for k, v in df["outcome"].value_counts().items()}
+    if args.json:
+        _print_json("simulate", {"a": args.a, "b": args.b, "rules": args.rules, "deals": len(df), "seed": args.seed,
+                                 "mirrored": not args.no_mirror, "net_points_per_hand_to_a": net,
+                                 "outcomes": {k: float(shares.get(k, 0.0)) for k in
+                                              ("knock", "gin", "big_gin", "undercut", "dead")},
+                                 "mean_draws_per_hand": float(df["draws"].mean())})
+        return
+    interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
+                else f"({net['no_interval']})")
     print(f"{args.a} (A) vs {args.b} (B), rules {args.rules}, {len(df):,} deals, seed {args.seed}")
-    print(f"net points per hand to A: {stats['net_mean']:+.3f} ± {half:.3f} (95%)")
-    print("outcomes: " + ", ".join(f"{k} {v / len(df):.1%}" for k, v in df["outcome"].value_counts().items()))
+    print(f"net points per hand to A: {stats['net_mean']:+.3f} {interval}")
+    print("outcomes: " + ", ".join(f"{k} {v:.1%}" for k, v in shares.items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
+
+
+def run_document(run_dir: str | Path) -> dict:
+    """What ``show --json`` prints (and ``run --json`` with its timing): the run's status
+    and, per mode, one record per cell (docs/cli.md)."""
+    from .run.rundir import read_manifest, run_path
+    from .run.runner import run_status, summarize, unit_word
+
+    run_dir = run_path(run_dir)
+    manifest = read_manifest(run_dir)
+    status = run_status(run_dir)
+    cells = {c["cell"]: c for c in manifest["cells"]}
+    doc: dict = {"experiment": manifest["experiment"].get("name"), "run_dir": str(run_dir),
+                 "run_id": manifest.get("run_id"), "complete": status is None, "status": status,
+                 "hands": None, "games": None}
+    for mode, key in (("deals", "hands"), ("games", "games")):
+        if not manifest["experiment"].get(mode):
+            continue
+        unit = unit_word(manifest, mode)
+        records = []
+        for r in summarize(run_dir, mode).to_dict("records"):
+            value = r["net_a"] if mode == "deals" else r["margin_a"]
+            c = cells[r["cell"]]
+            record = {"cell": int(r["cell"]), "a": c["a"], "b": c["b"], "variant": r["variant"],
+                      "sweep": c.get("sweep") or {}, "rows": int(r["rows"]),
+                      ("net_points_per_hand_to_a" if mode == "deals" else "margin_per_game_to_a"):
+                          estimate(value, value - r["ci95"], value + r["ci95"], r["units"], unit)}
+            if mode == "deals":
+                record["outcomes"] = {k: _number(r[k]) for k in ("knock", "gin", "big_gin", "undercut", "dead")}
+            else:
+                record["a_game_win_share"] = _number(r["a_wins"])
+            records.append(record)
+        doc[key] = records
+    return doc
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from .run.experiment import load_experiment
-    from .run.runner import run_experiment, run_summaries
+    from .run.runner import finished_run_of, run_experiment, run_summaries
 
-    for flag in ("deals", "games"):
+    for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
@@ -109,10 +185,22 @@ def _cmd_run(args: argparse.Namespace) -> None:
         raise ValueError("--out must name a directory, got an empty string")
     out = args.out if args.out is not None else Path("results") / exp.name
     start = time.perf_counter()
-    run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                   resume=args.resume, progress=not args.quiet, force=args.force)
+    # the same command again on its finished, intact run (same experiment, same code) would
+    # only reproduce the same rows: show that run rather than refuse it (--force re-plays it)
+    reused = not (args.force or args.resume) and finished_run_of(exp, out)
+    if reused:
+        print(f"ginsim: {out} already holds this finished run (same experiment and code, every file verified): "
+              f"showing it; --force re-plays it", file=sys.stderr)
+    else:
+        run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                       resume=args.resume, progress=not args.quiet, force=args.force)
     seconds = time.perf_counter() - start
-    print(f"{exp.name}: {len(exp.cells())} cells into {out} in {seconds:.1f} s")
+    if args.json:
+        _print_json("run", {**run_document(out), "cells": len(exp.cells()), "seconds": round(seconds, 3),
+                            "reused": reused})
+        return
+    print(f"{exp.name}: {len(exp.cells())} cells " + (f"in {out} (finished earlier)" if reused else
+                                                     f"into {out} in {seconds:.1f} s"))
     print(run_summaries(out))
 
 
@@ -149,7 +237,7 @@ def _cmd_init(args: argparse.Namespace) -> None:
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
-    from .studies.tune import load_spec, tune, tune_sids, write_summary
+    from .studies.tune import load_spec, tune, tune_out_dir, tune_sids, write_summary
 
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
@@ -159,24 +247,42 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
         print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
-    results = []
+    results, documents = [], []
     for spec in specs:
         start = time.perf_counter()
         result = tune(spec, args.out, resume=args.resume, progress=not args.quiet,
                       log=lambda text: print(text, file=sys.stderr))
+        seconds = time.perf_counter() - start
+        results.append(result)
         tuned = result["fresh"]["rows"][0]
+        if args.json:
+            units = int(result["fresh"]["units"])
+            documents.append({
+                "name": spec.name, "out": str(tune_out_dir(spec, args.out)), "strategy": result["strategy"],
+                "tuned_params": result["tuned_params"], "objective": result["objective"],
+                "objective_text": result["objective_text"], "seconds": round(seconds, 3),
+                "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
+                "edges": [{"baseline": row["name"], "strategy": row["strategy"],
+                           "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
+                          for row in result["fresh"]["rows"][1:]]})
+            continue
         print(f"{spec.name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
-              f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({time.perf_counter() - start:.1f} s)")
+              f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)")
         for row in result["fresh"]["rows"][1:]:
             print(f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]")
-        results.append(result)
-    if args.summary:
-        print(f"summary: {write_summary(results, args.summary)}")
+    summary = write_summary(results, args.summary) if args.summary else None
+    if args.json:
+        _print_json("tune", {"results": documents, "summary": None if summary is None else str(summary)})
+    elif summary is not None:
+        print(f"summary: {summary}")
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
     from .run.runner import run_summaries
 
+    if args.json:
+        _print_json("show", run_document(args.run_dir))
+        return
     print(run_summaries(args.run_dir))
 
 
@@ -197,6 +303,13 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
+    if args.html is not None:
+        from .tools.replay_html import write_replay_page
+
+        if not args.html.strip():
+            raise ValueError("--html must name a file, got an empty string")
+        print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html)))
+        return
     from .run.replay import replay_text
 
     print(replay_text(args.run_dir, args.cell, args.deal)[0])
@@ -220,6 +333,12 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
     bench.run(quick=args.quick, as_json=args.json)
+
+
+def _cmd_completion(args: argparse.Namespace) -> None:
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell), end="")
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
@@ -271,12 +390,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plugin", action="append", metavar="NAME=FILE",
                    help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
                         "then use NAME as A or B; repeatable (default: built-in strategies only)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
     p.set_defaults(func=_cmd_simulate)
 
     p = command("run", "run an experiment file to a Parquet run directory")
-    p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
-                                      "docs/experiments.md), or a study by name, e.g. quickstart: "
-                                      "./experiments/NAME.toml, else the one that comes with ginsim")
+    _complete(p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
+                                                "docs/experiments.md), or a study by name, e.g. quickstart: "
+                                                "./experiments/NAME.toml, else the one that comes with ginsim"), "file")
     p.add_argument("--out", help="run directory (default: results/<name> of the experiment)")
     p.add_argument("--deals", type=int,
                    help="deals per cell, overriding the file's deals (default: the file's)")
@@ -295,7 +416,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="replace an earlier run in --out: removes only the files ginsim wrote there (manifest, "
                            "chunk files, marked report files) and refuses if any other file is present (default: a directory "
                            "holding a run is refused)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (default: a progress bar on stderr)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on stderr when it is a terminal)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
     p.set_defaults(func=_cmd_run)
 
     p = command("reproduce", "re-run a study of experiments/ and write its report",
@@ -308,7 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, help="whole games per cell (default: the study's)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, as for run")
     p.add_argument("--out", help="run and report directory (default: results/<study> under the current directory)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (default: a progress bar on stderr)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on stderr when it is a terminal)")
     _multiplicity_option(p)
     p.set_defaults(func=_cmd_reproduce)
 
@@ -324,31 +449,42 @@ def build_parser() -> argparse.ArgumentParser:
                 "opponents with Optuna on common random deals, pruning candidates in rungs of growing deal counts; "
                 "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
                 "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
-    p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                           "(format: simulator/studies/tune.py)")
+    _complete(p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
+                                                     "(format: simulator/studies/tune.py)"), "file")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the study in the output directory after an interruption (even kill -9), "
                         "or rewrite a finished one's report (default: refuse a directory holding a study)")
     p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
                         "(default: no summary file)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars (default: progress bars on stderr)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (default: progress bars on stderr when it is a terminal)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
     p.set_defaults(func=_cmd_tune)
 
     p = command("show", "print a run's summary from its files")
-    p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart")
+    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart"),
+              "directory")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
     p.set_defaults(func=_cmd_show)
 
     p = command("report", "write report.md, report.html and plots for a run")
-    p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', e.g. results/quickstart")
+    _complete(p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', "
+                                             "e.g. results/quickstart"), "directory")
     p.add_argument("--out", help="directory for the report (default: the run directory)")
     _multiplicity_option(p)
     p.set_defaults(func=_cmd_report)
 
     p = command("replay", "re-play one deal of a run turn by turn")
-    p.add_argument("run_dir", help="a run directory written by 'ginsim run'")
+    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run'"), "directory")
     p.add_argument("--cell", type=int, required=True, help="cell number (the 'cell' column of the summary)")
     p.add_argument("--deal", type=int, required=True, help="deal number within the cell (the 'deal' column)")
+    _complete(p.add_argument("--html", metavar="FILE",
+                             help="write a self-contained web page that steps through the deal (both hands, the "
+                                  "pile, each decision, the layout and the score; arrow keys or buttons) instead "
+                                  "of the text (default: the text on stdout)"), "file")
     p.set_defaults(func=_cmd_replay)
 
     p = command("strategies", "list strategies with their parameters")
@@ -387,7 +523,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["clear", "where"],
                    help="clear: remove ginsim's compiled kernels (only what ginsim made); where: say where they live")
     p.set_defaults(func=_cmd_cache)
+
+    p = command("completion", "print a shell completion script",
+                "Print a completion script for the shell, e.g. 'ginsim completion bash > "
+                "~/.local/share/bash-completion/completions/ginsim', or for zsh a file _ginsim in a directory "
+                "of $fpath.")
+    p.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
+    p.set_defaults(func=_cmd_completion)
     return parser
+
+
+def _complete(action: argparse.Action, kind: str) -> argparse.Action:
+    """Let the shell completion (shtab) offer files or directories for this argument."""
+    import shtab
+
+    action.complete = shtab.FILE if kind == "file" else shtab.DIRECTORY
+    return action
 
 
 def _one_line(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from simulator.run.experiment import load_experiment
@@ -139,14 +140,60 @@ def test_self_play_leads_with_the_first_mover_edge(reports):
     md = (reports["self_play"] / "report.md").read_text()
     body = md.split("**Contents**")[1]
     headings = re.findall(r"^## (.+)$", body, flags=re.M)
-    assert headings[0].startswith("Balance")
+    assert headings[0] == "About this run" and headings[1].startswith("Balance")
     assert "net_points.png" not in md and "game_win.png" not in md
     assert not (reports["self_play"] / "net_points.png").exists()
     assert "net points/hand to A" not in md and "first-mover edge" in md
 
 
-CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
-                None)
+from chromium_probe import CHROMIUM, FLAGS, probe  # noqa: E402  (tests/chromium_probe.py)
+
+#: measured in the page: the viewport and page widths, the headings, each table's key and
+#: first estimate column, and each figure before and after its zoom button is pressed
+_MEASURE = r"""
+var vw = window.innerWidth, out = {vw: vw, page: document.documentElement.scrollWidth, tables: [], figures: [],
+  h2: Array.from(document.querySelectorAll('h2')).map(function(h){return h.textContent;}),
+  tall_closed: Array.from(document.querySelectorAll('details.tall')).every(function(d){return !d.open;})};
+document.querySelectorAll('details').forEach(function(d){d.open = true;});
+document.querySelectorAll('table').forEach(function(t){
+  var head = t.tHead.rows[0].cells, cell = t.tBodies[0].rows[0].cells;
+  out.tables.push({key: head[0].textContent, sticky: getComputedStyle(head[0]).position,
+                   second: head[1].textContent, second_value: cell[1].textContent,
+                   second_right: head[1].getBoundingClientRect().right});
+});
+document.querySelectorAll('figure').forEach(function(f){
+  var img = f.querySelector('img'), button = f.querySelector('button.zoom'), frame = f.querySelector('.frame');
+  var fit = img.getBoundingClientRect().width, shown = getComputedStyle(button).display !== 'none';
+  button.click();
+  out.figures.push({fit: fit, natural: img.naturalWidth, zoomed: img.getBoundingClientRect().width,
+                    frame: frame.clientWidth, scrolls: frame.scrollWidth > frame.clientWidth, button: shown,
+                    pressed: button.getAttribute('aria-pressed')});
+});
+return out;
+"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.parametrize("which", ["tournament", "self_play"])
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_report_reads_on_a_desktop_and_a_phone(reports, which, width):
+    """In headless Chromium at 1400 and 390 CSS px: findings first; nothing wider than the
+    screen but the tables and zoomed figures, which scroll inside their frames; every table's
+    sticky key column is followed by an estimate column in view; every figure fits, and its
+    zoom (a visible button on the phone) shows it at full size."""
+    m = probe(reports[which] / "report.html", width, _MEASURE)
+    assert m["vw"] == width and m["page"] <= width, m
+    assert m["h2"][0] == "Findings" and m["tall_closed"]
+    assert m["tables"], m
+    for t in m["tables"]:
+        assert t["sticky"] == "sticky", t
+        assert re.search(r"\[.+, .+\]", t["second_value"]) and t["second_right"] <= width, t
+    assert m["figures"]
+    for f in m["figures"]:
+        assert f["fit"] <= f["frame"] + 1 and f["zoomed"] == f["natural"] and f["pressed"] == "true", f
+        assert f["button"] == (width < 1000), f
+        if width == 390:
+            assert f["natural"] > width and f["scrolls"], f  # full size, scrolling sideways in its frame
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -154,7 +201,7 @@ CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "goog
 def test_chromium_renders_the_report(reports, tmp_path, width):
     shot = tmp_path / f"report_{width}.png"
     page = (reports["tournament"] / "report.html").resolve().as_uri()
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                            "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
                            f"--window-size={width},3000", page], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -163,3 +210,48 @@ def test_chromium_renders_the_report(reports, tmp_path, width):
 
     with Image.open(shot) as image:
         assert image.size == (width, 3000)
+
+
+@pytest.mark.parametrize("which", ["tournament", "self_play"])
+def test_every_report_opens_with_its_findings(reports, which):
+    md = (reports[which] / "report.md").read_text()
+    assert re.findall(r"^## (.+)$", md, flags=re.M)[0] == "Findings"
+    findings = md.split("## Findings", 1)[1].split("\n## ", 1)[0].split("**Contents**")[0]
+    items = [line[2:] for line in findings.splitlines() if line.startswith("- ")]
+    estimates = [item for item in items if " more cell" not in item]
+    assert estimates and all(re.search(r"\[[^\]]+, [^\]]+\]", item) for item in estimates), items
+    if which == "tournament":  # the largest estimates of 10 cells, then the round robin's leader
+        assert sum("net points per hand to A" in i for i in items) == 6
+        assert "4 more cells in Results per cell, single hands." in items
+        assert any(i.startswith("Round robin (hands") and "ranks first with" in i for i in items)
+    else:
+        assert any(i.startswith("Self-play (hands): ") for i in items)
+        assert not any("net points per hand to A" in i for i in items)
+
+
+def test_a_share_below_a_tenth_of_a_percent_keeps_its_interval():
+    from simulator.analysis.tables import ci_text
+
+    row = pd.Series({"share_big_gin": 0.0003, "share_big_gin_ci_low": 0.00021, "share_big_gin_ci_high": 0.00047,
+                     "share_gin": 0.0, "share_gin_ci_low": 0.0, "share_gin_ci_high": 0.00004})
+    assert ci_text(row, "share_big_gin", ".1f", 100, "%") == "< 0.1% [0.02, 0.05]"
+    assert ci_text(row, "share_gin", ".1f", 100, "%") == "0% [0.000, 0.004]"  # none in any unit: Wilson
+
+
+def test_tables_lead_with_their_estimates_and_tall_figures_fold(tmp_path):
+    from simulator.analysis.rendering import Document, estimate_columns_first, new_figure, save_figure
+
+    frame = pd.DataFrame({"cell": [0], "matchup": ["a vs b"], "hands": ["10"], "net": ["+0.1 [-0.2, +0.4]"],
+                          "share": ["< 0.1% [0.02, 0.05]"]})
+    assert list(estimate_columns_first(frame).columns) == ["cell", "net", "share", "matchup", "hands"]
+    ranking = pd.DataFrame({"rank": [1], "strategy": ["x"], "value": ["+1 [+0, +2]"], "opponents": [2]})
+    assert list(estimate_columns_first(ranking).columns) == ["strategy", "value", "rank", "opponents"]
+    doc = Document()
+    for name, height in (("short", 3), ("tall", 20)):
+        fig = new_figure(4, height)
+        fig.add_subplot().plot([0, 1])
+        doc.fig(save_figure(fig, tmp_path / f"{name}.png"), name, f"a {name} figure")
+    page, md = doc.html("t"), doc.markdown()
+    assert page.count('<details class="tall"><summary>tall: a tall figure (2,200 px)') == 1
+    assert page.count("<figure>") == 2 and page.count('<button class="zoom"') == 2
+    assert md.count("<details><summary>tall: a tall figure") == 1 and "![short](short.png)" in md

@@ -58,7 +58,13 @@ def test_force_replaces_a_run_and_its_report(reported_run):
     exp, run = reported_run
     old_id = read_manifest(run)["run_id"]
     (run / "stale_plot.png").write_bytes((run / "outcome_mix.png").read_bytes())  # a report file of before
-    one_line_error(cli("run", exp, "--out", run, "--quiet"), "already holds a finished run")
+    # the same command again shows the finished run (nothing written); another experiment is refused
+    again = cli("run", exp, "--out", run, "--quiet")
+    assert again.returncode == 0 and "already holds this finished run" in again.stderr, again.stderr
+    assert "(finished earlier)" in again.stdout and read_manifest(run)["run_id"] == old_id
+    other = exp.with_name("other.toml")
+    other.write_text(TINY.replace("seed = 3", "seed = 4"))
+    one_line_error(cli("run", other, "--out", run, "--quiet"), "already holds a finished run")
     done = cli("run", exp, "--out", run, "--force")
     assert done.returncode == 0, done.stderr
     assert "--force: removed the earlier run" in done.stderr

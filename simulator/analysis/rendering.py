@@ -6,7 +6,10 @@ supplement):
 
 * ``Document``: headings, paragraphs, lists, tables and figures, rendered by ``markdown()``
   and ``html(title)`` (sortable tables, plots embedded as base64 PNG data URIs, a table of
-  contents with the anchors GitHub gives the headings);
+  contents with the anchors GitHub gives the headings).  The page reads on a phone: tables
+  put their estimate columns right after the sticky key column and scroll sideways, every
+  figure has a zoom to full size, and a tall figure folds away;
+* ``findings_section(doc, findings)``: the "Findings" section every report opens with;
 * ``new_figure(width, height)``: a matplotlib ``Figure`` (Agg, no global pyplot state);
 * ``save_figure(fig, path)``: the PNG, carrying the ``GENERATOR`` mark;
 * ``written_by_ginsim(path)``: True for a file ginsim's reports wrote (they carry the mark),
@@ -19,6 +22,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,9 +68,12 @@ _SORT_JS = (
     "return dir==='asc'?c:-c;});rows.forEach(function(r){body.appendChild(r);});"
     "th.closest('tr').querySelectorAll('th').forEach(function(h){delete h.dataset.dir;});"
     "th.dataset.dir=dir;};});"
-    # a figure shrunk to a narrow screen: click (tap) it to see it at full size, scrolling sideways
-    "document.querySelectorAll('figure img').forEach(function(img){img.title='click to zoom';"
-    "img.onclick=function(){img.classList.toggle('zoom');};});"
+    # a figure shrunk to a narrow screen: its button (or a click on it) shows it at full size,
+    # scrolling sideways in its frame, and back
+    "document.querySelectorAll('figure').forEach(function(fig){var img=fig.querySelector('img'),"
+    "btn=fig.querySelector('button.zoom');if(!img)return;img.title='click to zoom';"
+    "var toggle=function(){var on=img.classList.toggle('zoom');if(btn){btn.setAttribute('aria-pressed',on);"
+    "btn.textContent=on?'Fit to screen':'Zoom to full size';}};img.onclick=toggle;if(btn)btn.onclick=toggle;});"
 )
 
 
@@ -85,12 +92,50 @@ _STYLE = (
     "th[data-dir=asc]::after{content:' \\25B2'}th[data-dir=desc]::after{content:' \\25BC'}"
     "th.l,td.l{text-align:left}tbody tr:nth-child(even){background:#fafafa}"
     "details{margin:1em 0}summary{cursor:pointer;color:#0550ae}"
-    "figure{margin:1.5em 0;overflow-x:auto}img{max-width:100%;height:auto;display:block;cursor:zoom-in}"
+    "figure{margin:1.5em 0}.frame{overflow-x:auto;max-width:100%}"
+    "img{max-width:100%;height:auto;display:block;cursor:zoom-in}"
     "img.zoom{max-width:none;cursor:zoom-out}"
+    "button.zoom{font:inherit;font-size:.85em;margin:0 0 .4em;padding:.2em .7em;border:1px solid #bbb;"
+    "border-radius:4px;background:#f7f7f7;cursor:pointer}"
     "figcaption{font-style:italic;color:#444;max-width:900px}"
+    # the first column (the row's key) stays in view while the rest of a wide table scrolls
+    "th:first-child,td:first-child{position:sticky;left:0;z-index:1;background:#fff;"
+    "box-shadow:inset -1px 0 0 #ccc}th:first-child{background:#f0f0f0;z-index:2}"
+    "tbody tr:nth-child(even) td:first-child{background:#fafafa}"
     "@media (max-width:600px){body{padding:0 .6em;margin:.8em auto}h1{font-size:1.3em}"
     "table{font-size:0.78em}}"
+    "@media (min-width:1000px){button.zoom{display:none}}"
 )
+
+
+#: a figure taller than this (pixels of its PNG) folds into a closed <details> element: a
+#: one-row-per-cell chart of many cells would otherwise be thousands of pixels tall
+TALL_PX = 1800
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) of a PNG, from its header."""
+    with open(path, "rb") as handle:
+        head = handle.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG file")
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+#: a cell holding an estimate with its interval, "+0.12 [+0.05, +0.19]" or "< 0.1% [0.02, 0.05]"
+_INTERVAL = re.compile(r"\[[^\[\],]+,[^\[\],]+\]")
+
+
+def estimate_columns_first(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with its key column first (``strategy`` when it has one, else its first
+    column) and its estimate columns (those holding an interval) right after it, so a
+    narrow screen shows them before the rest."""
+    if frame.shape[1] < 3:
+        return frame
+    first = "strategy" if "strategy" in frame.columns else frame.columns[0]
+    rest = [c for c in frame.columns if c != first]
+    estimates = [c for c in rest if frame[c].astype(str).str.contains(_INTERVAL).any()]
+    return frame[[first, *estimates, *[c for c in rest if c not in estimates]]]
 
 
 @dataclass
@@ -146,7 +191,11 @@ class Document:
                 out.append(_md_table(block[1]))
             elif kind == "fig":
                 _, path, title, caption = block
-                out.append(f"![{title}]({path.name})\n\n*{caption}*")
+                figure = f"![{title}]({path.name})\n\n*{caption}*"
+                height = png_size(path)[1]
+                out.append(figure if height <= TALL_PX else
+                           f"<details><summary>{html.escape(_tall_summary(title, height))}</summary>\n\n{figure}"
+                           f"\n\n</details>")
         return "\n\n".join(out) + "\n"
 
     def html(self, title: str) -> str:
@@ -166,16 +215,42 @@ class Document:
             elif kind == "table":
                 body.append(_html_table(block[1], block[2]))
             elif kind == "fig":
-                _, path, ftitle, caption = block
-                data = base64.b64encode(path.read_bytes()).decode("ascii")
-                body.append(f'<figure><img alt="{html.escape(ftitle, quote=True)}" '
-                            f'src="data:image/png;base64,{data}"><figcaption>{html.escape(caption)}'
-                            f"</figcaption></figure>")
+                body.append(_html_figure(*block[1:]))
         return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<meta name=\"generator\" content=\"{GENERATOR}\">"
                 f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>\n"
                 + "\n".join(body) + f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
+
+
+def findings_section(doc: Document, findings: list[str], note: str | None = None) -> None:
+    """The first section of every report, "Findings": its headline estimates, one item
+    each with its 95% interval (``findings``), before anything about how the run was made.
+    ``note`` replaces the sentence that introduces them."""
+    doc.h(2, "Findings")
+    doc.p(note or "The headline estimates, each with its 95% confidence interval in brackets; the sections "
+                  "below give every cell, the figures and how the numbers were made.")
+    if findings:
+        doc.ul(findings)
+    else:
+        doc.p("No estimates: the run holds no rows.")
+
+
+def _tall_summary(title: str, height: int) -> str:
+    return f"{title}: a tall figure ({height:,} px), click here to show or hide it"
+
+
+def _html_figure(path: Path, title: str, caption: str) -> str:
+    """A figure scaled to the page, with a button (shown on narrow screens) that shows it
+    at full size in a frame scrolling sideways; a tall one folds into closed <details>."""
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    width, height = png_size(path)
+    figure = (f'<figure><button class="zoom" type="button" aria-pressed="false">Zoom to full size</button>'
+              f'<div class="frame"><img alt="{html.escape(title, quote=True)}" width="{width}" height="{height}" '
+              f'src="data:image/png;base64,{data}"></div><figcaption>{html.escape(caption)}</figcaption></figure>')
+    if height <= TALL_PX:
+        return figure
+    return f'<details class="tall"><summary>{html.escape(_tall_summary(title, height))}</summary>{figure}</details>'
 
 
 def _html_toc(entries: list[tuple[int, str, str]]) -> str:
@@ -212,7 +287,9 @@ def _md_table(frame: pd.DataFrame) -> str:
 
 def _html_table(frame: pd.DataFrame, title: str = "table") -> str:
     """A sortable table in a horizontally scrolling wrapper; headers aligned like their
-    cells; a long one folds into <details> (closed when very long)."""
+    cells; the estimate columns first after the key column, which stays in view as the
+    rest scrolls; a long one folds into <details> (closed when very long)."""
+    frame = estimate_columns_first(frame)
     left = [c in TEXT_COLUMNS for c in frame.columns]
     head = "".join(f'<th class="l" scope="col">{html.escape(str(c))}</th>' if lf else
                    f'<th scope="col">{html.escape(str(c))}</th>' for c, lf in zip(frame.columns, left))

@@ -41,12 +41,13 @@ from .figures import (
     sweep_figure,
 )
 from .loading import base_matchups, defences, run_statistics
-from .rendering import Document, written_by_ginsim
+from .rendering import Document, findings_section, written_by_ginsim
 from .tables import (
     METHOD_LABEL,
     Family,
     cell_families,
     cell_identities,
+    ci_text,
     format_p,
     format_swept,
     pairwise_family,
@@ -56,6 +57,7 @@ from .tables import (
     plural,
     ranking_table,
     round_robin_strategies,
+    shorten,
     tournaments,
     unit_span,
 )
@@ -64,13 +66,83 @@ from .tables import (
 MAX_ROWS = 40  # above this many cells, a run with a sweep is drawn against the swept value
 
 
-def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
+#: the findings list at most this many cells per measure (the largest estimates), the rest
+#: are in the tables
+FINDINGS_CELLS = 6
+
+
+def _title(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
     exp = manifest.get("experiment", {})
-    name = exp.get("name", run_dir.name)
-    doc.h(1, f"ginsim report: {name}")
+    doc.h(1, f"ginsim report: {exp.get('name', run_dir.name)}")
     if exp.get("description"):
         doc.p(str(exp["description"]))
+
+
+def run_findings(manifest: dict[str, Any], hstats: pd.DataFrame | None, gstats: pd.DataFrame | None,
+                 self_only: bool) -> list[str]:
+    """The report's headline estimates, one sentence each with its 95% interval: per measure
+    the cells with the largest estimates (at most ``FINDINGS_CELLS``), the self-play balance
+    verdicts, and each round robin's leader."""
+    mirrored = bool(manifest.get("experiment", {}).get("mirrored", True))
+    items: list[str] = []
+
+    def largest(stats: pd.DataFrame, column: str, center: float) -> tuple[pd.DataFrame, int]:
+        order = (stats[column] - center).abs().sort_values(ascending=False, kind="stable").index
+        return stats.loc[order[:FINDINGS_CELLS]], max(0, len(stats) - FINDINGS_CELLS)
+
+    def label(row: pd.Series) -> str:
+        return f"cell {row['cell']} ({shorten(row.get('matchup', ''))}, {row.get('variant', '')})"
+
+    def rest(n: int, table: str) -> list[str]:
+        return [f"{plural(n, 'more cell')} in {table}."] if n else []
+
+    for stats, kind in ((hstats, "hands"), (gstats, "games")):
+        if stats is None:
+            continue
+        units = "mirrored pairs" if mirrored else kind
+        if not self_only:
+            others = stats[stats["a"] != stats["b"]] if {"a", "b"} <= set(stats.columns) else stats
+            column, fmt, scale, unit, center, what = (
+                ("net_mean", "+.3f", 1, "", 0.0, "net points per hand to A") if kind == "hands" else
+                ("win_prob", ".1f", 100, "%", 0.5, "A's game-win probability"))
+            shown, more = largest(others, column, center)
+            for _, row in shown.iterrows():
+                items.append(f"{label(row)}: {what} {ci_text(row, column, fmt, scale, unit)} over "
+                             f"{int(row['n_units']):,} {units}.")
+            items += rest(more, f"Results per cell, {'single hands' if kind == 'hands' else 'whole games'}")
+        if {"a", "b"} <= set(stats.columns) and (stats["a"] == stats["b"]).any():
+            part = stats[stats["a"] == stats["b"]]
+            counts = an.balanced(part).value_counts()
+            fmt, scale, what = ("+.3f", 1, "points per hand") if kind == "hands" else ("+.1f", 100, "pp of games")
+            top = part.loc[part["first_mover_edge"].abs().idxmax()]
+            items.append(f"Self-play ({kind}): " + ", ".join(f"{v} {k}" for k, v in counts.items())
+                         + f"; largest first-mover edge {ci_text(top, 'first_mover_edge', fmt, scale)} {what} "
+                           f"in {label(top)}.")
+        robin = _round_robin(manifest, kind, stats)
+        if robin is not None:
+            _, group_cols, rank = robin
+            value, fmt, scale, unit = ("net_mean", "+.3f", 1, "") if kind == "hands" else ("win_prob", ".1f", 100, "%")
+            groups = rank.groupby(group_cols, sort=False, dropna=False) if group_cols else [((), rank)]
+            for n, (gkey, g) in enumerate(groups):
+                if n == FINDINGS_CELLS:
+                    items.append(f"{plural(len(groups) - n, 'more round-robin group')} in the ranking table.")
+                    break
+                gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+                group = ", ".join(f"{c}={format_swept(v) if c[:2] in ('a.', 'b.') else v}"
+                                  for c, v in zip(group_cols, gkey))
+                best = g.iloc[0]
+                items.append(f"Round robin ({kind}{', ' + group if group else ''}): {best['strategy']} ranks first "
+                             f"with {best[value] * scale:{fmt}}{unit} [{best['ci_low'] * scale:{fmt}}, "
+                             f"{best['ci_high'] * scale:{fmt}}] "
+                             f"{'net points per hand' if kind == 'hands' else 'game-win probability'} against the "
+                             f"field.")
+    return items
+
+
+def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
+    exp = manifest.get("experiment", {})
     doc.toc()
+    doc.h(2, "About this run")
     deals = exp.get("deals", exp.get("size") if exp.get("mode") == "deals" else None)
     n_games = exp.get("games", exp.get("size") if exp.get("mode") == "games" else None)
     variants = exp.get("variants", {})
@@ -158,7 +230,6 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
     hfam = cell_families(hstats, "hands", multiplicity, identities) if hstats is not None else {}
     gfam = cell_families(gstats, "games", multiplicity, identities) if gstats is not None else {}
     doc = Document()
-    _header(doc, manifest, run_dir)
     pngs: list[Path] = []
 
     def figure(path: Path, title: str, caption: str) -> None:
@@ -169,6 +240,10 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
     # only self-play: A's result is zero in expectation by construction, the seats are the question
     self_only = all(s is None or ({"a", "b"} <= set(s.columns) and bool((s["a"] == s["b"]).all()))
                     for s in (hstats, gstats))
+    # findings first (the headline estimates), then what the run was, then the detail
+    _title(doc, manifest, run_dir)
+    findings_section(doc, run_findings(manifest, hstats, gstats, self_only))
+    _header(doc, manifest, run_dir)
     if self_only:
         _balance_section(doc, figure, hstats, gstats, out, hfam, gfam, lead=True)
     if hstats is not None:
@@ -376,13 +451,25 @@ def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats:
            f"red marks a cell whose verdict is not 'balanced' ({red}).")
 
 
-def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: str, stats: pd.DataFrame,
-                         out: Path, multiplicity: str = "holm") -> None:
+def _round_robin(manifest: dict[str, Any], kind: str, stats: pd.DataFrame
+                 ) -> tuple[pd.DataFrame, list[str], pd.DataFrame] | None:
+    """A round robin's cells (one tournament per variant and sweep point), its group columns
+    and its ranking; None when the matchups do not form one."""
     bases = base_matchups(manifest, stats)
     if round_robin_strategies(list(zip(bases["base_a"], bases["base_b"]))) is None:
-        return
+        return None
     rr = stats.merge(bases, on="cell").drop(columns=["a", "b"]).rename(columns={"base_a": "a", "base_b": "b"})
     rr, group_cols = tournaments(rr)
+    rank = an.ranking(rr, value="net_mean" if kind == "hands" else "win_prob", by=group_cols or None)
+    return rr, group_cols, rank
+
+
+def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: str, stats: pd.DataFrame,
+                         out: Path, multiplicity: str = "holm") -> None:
+    robin = _round_robin(manifest, kind, stats)
+    if robin is None:
+        return
+    rr, group_cols, rank = robin
     if kind == "hands":
         value, header, fmt, scale, unit, count = "net_mean", "net points/hand vs the field", "+.3f", 1, "", "n_hands"
         cbar, center, cell_fmt = "net points per hand to the row strategy (points)", 0.0, "+.2f"
@@ -391,7 +478,6 @@ def _round_robin_section(doc: Document, figure, manifest: dict[str, Any], kind: 
                                                   "n_games")
         cbar, center, cell_fmt = "probability that the row strategy wins the game", 0.5, ".2f"
     doc.h(2, f"Round robin ({'single hands' if kind == 'hands' else 'whole games'})")
-    rank = an.ranking(rr, value=value, by=group_cols or None)
     doc.p(f"Each strategy's mean result against every other strategy (each opponent weighted equally, both "
           f"seatings counted; B's result is A's seen from the other side), best first within each "
           f"{' / '.join(group_cols) or 'run'}, with 95% confidence intervals.")

@@ -58,9 +58,38 @@ def _ci(stats: pd.Series, column: str, fmt: str, scale: float = 1.0, unit: str =
     v, lo, hi = (float(stats.get(c, np.nan)) * scale for c in (column, low_name, high_name))
     if not math.isfinite(v):
         return "–"
+    if unit == "%" and (0 <= v < 0.1 or 99.9 < v <= 100):
+        return _extreme_share(v, lo, hi)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{v:{fmt}}{unit}"
+        units = stats.get("n_units", np.nan)
+        why = f" (n = {int(units)}: no interval)" if math.isfinite(units) and units < 2 else ""
+        return f"{v:{fmt}}{unit}{why}"
     return f"{v:{fmt}}{unit} [{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def _extreme_share(v: float, lo: float, hi: float) -> str:
+    """A share (in %) below 0.1% (or above 99.9%), which one decimal would print as
+    0.0% [0.0, 0.0]: ``< 0.1%`` (``> 99.9%``; ``0%`` and ``100%`` when exact) and its
+    interval with the decimals it needs to show its far bound.
+
+    >>> _extreme_share(0.03, 0.021, 0.047)
+    '< 0.1% [0.02, 0.05]'
+    >>> _extreme_share(0.0, 0.0, 0.0038)
+    '0% [0.000, 0.004]'
+    >>> _extreme_share(99.996, 99.9912, 99.9985)
+    '> 99.9% [99.991, 99.999]'
+    """
+    head = ("0%" if v == 0 else "< 0.1%") if v < 50 else ("100%" if v == 100 else "> 99.9%")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return head
+    far = hi if v < 50 else 100 - lo
+    digits = next((d for d in (1, 2, 3, 4) if far >= 10 ** -d), 4)
+    return f"{head} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+#: "estimate [low, high]" of ``column`` in a row of statistics, for text outside the tables
+#: (the findings): ``ci_text(row, "net_mean", "+.3f")``
+ci_text = _ci
 
 
 def cell_label(row: pd.Series) -> str:

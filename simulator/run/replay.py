@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.cards import format_card, format_cards, mask_cards
 from .rundir import RunError, code_fingerprint, read_manifest
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
-    """The story of one deal of a run, and its hand row (as a dict)."""
+
+def deal_trace(run_dir: str | Path, cell: int, deal: int) -> tuple[dict, "pd.Series", list[tuple[int, str, int]]]:
+    """One deal of a run re-played from its seed: the cell (as in the manifest), the hand
+    row and the events of ``api.trace_deal``.  What ``replay_text`` and the replay page tell."""
     from ..api import trace_deal
 
     run_dir = Path(run_dir)
@@ -32,6 +37,12 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
         strategies.register(name, path)
     c = cells[cell]
     row, events = trace_deal(c["a"], c["b"], c["rules"], seed=c["seed"], deal=deal, mirrored=exp["mirrored"])
+    return c, row, events
+
+
+def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
+    """The story of one deal of a run, and its hand row (as a dict)."""
+    c, row, events = deal_trace(run_dir, cell, deal)
     a_seat = int(row["a_seat"])
     name = {a_seat: f"A ({c['a']})", 1 - a_seat: f"B ({c['b']})", -1: "table"}
     dealt = {0: [], 1: []}
@@ -42,30 +53,39 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
             if len(dealt[0]) + len(dealt[1]) == 20:
                 for s in (0, 1):
                     lines.append(f"{name[s]} holds {format_cards(sorted(dealt[s]))}")
-        elif kind == "upcard":
-            lines.append(f"upcard {format_card(value)}")
-        elif kind in ("decline", "take_pile", "draw_stock", "discard", "pass_last_discard"):
-            verb = {"decline": "declines", "take_pile": "takes from the pile", "draw_stock": "draws from the stock",
-                    "discard": "discards", "pass_last_discard": "passes on the last discard"}[kind]
-            lines.append(f"{name[seat]} {verb} {format_card(value)}")
-        elif kind in ("knock", "gin", "big_gin"):
-            lines.append(f"{name[seat]} {kind.replace('_', ' ')}s" + (f" with deadwood {value}" if kind == "knock" else ""))
-        elif kind in ("sets", "runs"):
-            lines.append(f"  {kind}: {format_cards(mask_cards(value)) or '-'}")
-        elif kind == "defend":
-            how = "with the best response" if value < 0 else f"with its least-deadwood arrangement {value}"
-            lines.append(f"{name[seat]} defends {how}")
-        elif kind == "layoff":
-            lines.append(f"{name[seat]} lays off {format_cards(mask_cards(value)) or 'nothing'}")
-        elif kind == "defender_deadwood":
-            lines.append(f"{name[seat]} deadwood after layoffs: {value}")
-        elif kind == "reshuffle":
-            lines.append(f"the pile is reshuffled into a new stock of {value} cards")
-        elif kind == "dead":
-            lines.append("the stock is down to its last cards: dead hand, nobody scores")
-        elif kind == "score":
-            lines.append(f"{name[seat]} scores {value}" if seat >= 0 else "tie: nobody scores")
+        else:
+            lines.append(describe_event(name[seat], seat, kind, value))
     record = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
     lines.append(f"row: outcome {record['outcome']}, winner {record['winner']}, points {record['points']}, "
                  f"net_a {record['net_a']}")
     return "\n".join(lines), record
+
+
+_VERBS = {"decline": "declines", "take_pile": "takes from the pile", "draw_stock": "draws from the stock",
+          "discard": "discards", "pass_last_discard": "passes on the last discard"}
+
+
+def describe_event(who: str, seat: int, kind: str, value: int) -> str:
+    """One event of a trace (any but ``deal``) in words; ``who`` names the seat's player."""
+    if kind == "upcard":
+        return f"upcard {format_card(value)}"
+    if kind in _VERBS:
+        return f"{who} {_VERBS[kind]} {format_card(value)}"
+    if kind in ("knock", "gin", "big_gin"):
+        return f"{who} {kind.replace('_', ' ')}s" + (f" with deadwood {value}" if kind == "knock" else "")
+    if kind in ("sets", "runs"):
+        return f"  {kind}: {format_cards(mask_cards(value)) or '-'}"
+    if kind == "defend":
+        how = "with the best response" if value < 0 else f"with its least-deadwood arrangement {value}"
+        return f"{who} defends {how}"
+    if kind == "layoff":
+        return f"{who} lays off {format_cards(mask_cards(value)) or 'nothing'}"
+    if kind == "defender_deadwood":
+        return f"{who} deadwood after layoffs: {value}"
+    if kind == "reshuffle":
+        return f"the pile is reshuffled into a new stock of {value} cards"
+    if kind == "dead":
+        return "the stock is down to its last cards: dead hand, nobody scores"
+    if kind == "score":
+        return f"{who} scores {value}" if seat >= 0 else "tie: nobody scores"
+    return f"{who}: {kind} {value}"

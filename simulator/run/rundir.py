@@ -55,7 +55,7 @@ MAX_PER_CELL = 2**40
 #: modules that only read or show rows; every other module of ``simulator`` and
 #: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
 NOT_PLAYING_MODULES = frozenset({
-    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py",
+    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py", "simulator/tools/replay_html.py",
     "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
     "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
     "simulator/studies/inference.py", "simulator/studies/strong_study.py",

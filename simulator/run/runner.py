@@ -573,6 +573,24 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
     return out
 
 
+def finished_run_of(exp: Experiment, out: str | Path) -> bool:
+    """True when ``out`` holds a finished run of exactly ``exp`` (the same resolved
+    experiment), played by this code, whose every file verifies: re-running it would only
+    reproduce the same rows, so ``ginsim run`` shows that run instead of refusing.  Anything
+    else (no run, another experiment or code, an unfinished or damaged run) is False."""
+    out = run_path(out)
+    if not (out / MANIFEST).is_file():
+        return False
+    try:
+        manifest = read_manifest(out)
+    except RunError:
+        return False
+    if not manifest.get("complete") or manifest["experiment"] != json.loads(json.dumps(exp.to_dict())) \
+            or manifest["code_fingerprint"] != code_fingerprint(exp.plugins):
+        return False
+    return verify_run(out, manifest).complete
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
@@ -593,6 +611,34 @@ def _dask_client(jobs: int, scheduler: str | None):
             raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {str(exc).splitlines()[0]}") from None
     cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
     return Client(cluster), cluster
+
+
+def bar_disabled(progress: bool) -> bool | None:
+    """tqdm's ``disable`` for a progress bar: off when not wanted, and off when stderr is not
+    a terminal (tqdm's None), so a redirected log holds no carriage-return bars."""
+    return None if progress else True
+
+
+class _Progress:
+    """The run's progress bar.  While the kernels compile (``compiling``) no bar is shown:
+    the first chunk to land, compile included, starts the bar as already done, so its rate
+    and ETA count only chunks played with compiled kernels."""
+
+    def __init__(self, make, done: int, compiling: bool):
+        self._make, self._done, self._started = make, done, time.perf_counter()
+        self._bar = None if compiling else make(done)
+
+    def update(self, count: int) -> None:
+        if self._bar is None:
+            print(f"ginsim: kernels ready; first chunk done after {time.perf_counter() - self._started:.0f} s",
+                  file=sys.stderr, flush=True)
+            self._bar = self._make(self._done + count)
+        else:
+            self._bar.update(count)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backend: str, progress: bool,
@@ -621,14 +667,17 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
                for cell, index in verification.present[mode])
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
+    compiling = False
     if progress and done < total:
         from ..engine._cache import COMPILING_MESSAGE, kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
             print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
-    bar = tqdm(total=total, initial=done, unit=unit, unit_scale=True, disable=not progress,
-               desc=exp.name, smoothing=0.1)
+            compiling = True
+    bar = _Progress(lambda initial: tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
+                                         disable=bar_disabled(progress), desc=exp.name, smoothing=0.1),
+                    done, compiling)
     tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads, chunk_provenance(manifest, c))
              for c in todo_chunks(plan, verification))
     wrote = 0
@@ -683,6 +732,7 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
         s = by_cell.loc[index] if have else None
         row = {"cell": index, "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
                "rows": int(s["n_hands" if deals else "n_games"]) if have else 0,
+               "units": int(s["n_units"]) if have else 0,
                value: float(s[estimate]) if have else float("nan"),
                "ci95": float((s[high] - s[low]) / 2) if have else float("nan")}
         if deals:
@@ -717,11 +767,23 @@ def run_summaries(run_dir: str | Path) -> str:
     for mode, title in (("deals", "single hands: net points per hand to A"),
                         ("games", "whole games: final margin per game to A")):
         if manifest["experiment"].get(mode):
-            parts.append(f"{title}\n{format_summary(summarize(run_dir, mode))}")
+            parts.append(f"{title}\n{format_summary(summarize(run_dir, mode), unit_word(manifest, mode))}")
     return "\n\n".join(parts)
 
 
-def format_summary(summary: pd.DataFrame) -> str:
+def unit_word(manifest: dict[str, Any], mode: str) -> str:
+    """The independent unit of a run's ``mode`` ("deals" or "games"): a mirrored pair, or one row."""
+    return "pair" if manifest["experiment"].get("mirrored", True) else ("hand" if mode == "deals" else "game")
+
+
+def no_interval(units: int, unit: str) -> str:
+    """The words printed instead of an interval that cannot be computed: ``n = 1 pair: no interval``."""
+    return f"n = {units:,} {unit}{'' if units == 1 else 's'}: no interval"
+
+
+def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
+    """The summary table as text; a row without an interval (fewer than two ``unit``s)
+    says so instead of printing ``± nan``."""
     value = "net_a" if "net_a" in summary else "margin_a"
     lines = []
     head = f"{'cell':>4}  {'matchup':<44}{'variant':<14}{'rows':>10}  {value + ' ± 95%':>18}"
@@ -729,6 +791,7 @@ def format_summary(summary: pd.DataFrame) -> str:
     lines.append(head + "".join(f"{c:>9}" for c in extra))
     for r in summary.itertuples(index=False):
         d = r._asdict()
+        ci = f" ± {d['ci95']:<6.3f}" if np.isfinite(d["ci95"]) else f" ({no_interval(d['units'], unit)})"
         lines.append(f"{d['cell']:>4}  {d['matchup'][:43]:<44}{d['variant'][:13]:<14}{d['rows']:>10,}  "
-                     f"{d[value]:>+9.3f} ± {d['ci95']:<6.3f}" + "".join(f"{d[c]:>9.1%}" for c in extra))
+                     f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
     return "\n".join(lines)

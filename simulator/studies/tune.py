@@ -111,6 +111,7 @@ import numpy as np
 
 from ..analysis.rendering import atomic_write
 from ..run.experiment import NAME_PATTERN, format_value, read_toml_file
+from ..run.runner import bar_disabled
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
@@ -658,6 +659,11 @@ def tune_sids(specs) -> set[int]:
     return sids
 
 
+def tune_out_dir(spec: TuneSpec, out: str | Path | None = None) -> Path:
+    """Where ``tune`` writes: ``out``, else the spec's ``out``, else ``results/<name>``."""
+    return Path(out if out is not None else (spec.out or Path("results") / spec.name))
+
+
 def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, progress: bool = True,
          log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a tuning into ``out`` and write its outputs; returns the result
@@ -668,7 +674,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
 
     optuna = _optuna()
     log = log or (lambda text: None)
-    out = Path(out if out is not None else (spec.out or Path("results") / spec.name))
+    out = tune_out_dir(spec, out)
     _check_out_dir(out, resume)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -778,7 +784,7 @@ def _fixed_sweep(spec: TuneSpec, study, field_: Field, progress: bool) -> dict[s
     done: dict[str, float] = dict(study.user_attrs.get("ginsim_fixed_sweep", {}))
     pairs = spec.budget.rungs(len(spec.opponents))[-1]
     todo = [v for v in ft.values if format_value(v) not in done]
-    with tqdm(total=len(ft.values), initial=len(ft.values) - len(todo), disable=not progress, unit="value",
+    with tqdm(total=len(ft.values), initial=len(ft.values) - len(todo), disable=bar_disabled(progress), unit="value",
               desc=f"{spec.name}: fixed {ft.param}", leave=False) as bar:
         for value in todo:
             label = _with_param(ft.strategy, ft.param, value)
@@ -872,7 +878,7 @@ def _search(spec: TuneSpec, study, field_: Field, progress: bool) -> None:
         return value
 
     remaining = spec.trials - len(_finished(study))
-    with tqdm(total=spec.trials, initial=spec.trials - max(remaining, 0), disable=not progress, unit="trial",
+    with tqdm(total=spec.trials, initial=spec.trials - max(remaining, 0), disable=bar_disabled(progress), unit="trial",
               desc=f"{spec.name}: trials", leave=False) as bar:
         def callback(study_, trial) -> None:
             bar.update(1)
@@ -967,7 +973,7 @@ def _final(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, p
         n_opp = len(spec.opponents)
         pairs = spec.budget.pairs(n_opp, spec.budget.fresh)
         played: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        with tqdm(total=len(set(policies.values())), disable=not progress, unit="policy",
+        with tqdm(total=len(set(policies.values())), disable=bar_disabled(progress), unit="policy",
                   desc=f"{spec.name}: fresh deals", leave=False) as bar:
             for label in policies.values():
                 if label not in played:
@@ -1061,6 +1067,19 @@ def best_toml(result: dict[str, Any]) -> str:
 
 def _fmt_value(objective: str, v: float) -> str:
     return f"{100 * v:.2f}%" if objective == "game_win" else f"{v:+.3f}"
+
+
+def tune_findings(result: dict[str, Any], limit: int, target: int) -> list[str]:
+    """The tuning report's headline findings: the best policy found, its value against the
+    field on fresh deals and its paired edge over each baseline, with 95% intervals."""
+    objective, rows = result["objective"], result["fresh"]["rows"]
+    items = [f"Best policy found: {result['strategy']} — {describe_policy(result['strategy'], limit, target)}.",
+             f"On fresh deals its {result['objective_text']} against the field is "
+             f"{_fmt_ci(objective, rows[0]['value'], rows[0]['ci'])} ({result['fresh']['units']:,} units)."]
+    items += [f"Edge over {r['name']} ({r['strategy']}): {_fmt_ci(objective, r['edge'], r['edge_ci'], True)}"
+              + (" — better" if r["edge_ci"][0] > 0 else " — worse" if r["edge_ci"][1] < 0 else
+                 " — no detectable difference") + "." for r in rows[1:]]
+    return items
 
 
 def _fmt_ci(objective: str, v: float, ci: list[float], edge: bool = False) -> str:
@@ -1213,7 +1232,7 @@ def _importances(study, spec: TuneSpec) -> tuple[dict[str, float], int]:
 def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> list[Path]:
     import pandas as pd
 
-    from ..analysis.rendering import Document, new_figure, save_figure
+    from ..analysis.rendering import Document, findings_section, new_figure, save_figure
     from ..core.rules import resolve_rules
 
     objective = spec.objective
@@ -1229,8 +1248,10 @@ def _write_report(spec: TuneSpec, study, result: dict[str, Any], out: Path) -> l
     doc.h(1, f"ginsim tune: {spec.name}")
     if spec.description:
         doc.p(spec.description)
-    doc.p(f"Best policy found: {result['strategy']} — "
-          f"{describe_policy(result['strategy'], limit, rules.target_score)}.")
+    findings_section(doc, tune_findings(result, limit, rules.target_score),
+                     "The tuned policy and its result on fresh deals, which the search never saw, with 95% "
+                     "confidence intervals in brackets.")
+    doc.h(2, "About this tuning")
     doc.ul([
         f"Spec file: {spec.path}; rules: {spec.rules_label}; objective: {what} against the field "
         f"(weighted mean), maximised.",

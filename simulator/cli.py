@@ -185,14 +185,14 @@ def _cmd_show(args: argparse.Namespace) -> None:
 def _cmd_report(args: argparse.Namespace) -> None:
     from .analysis.report import write_report
 
-    for path in write_report(args.run_dir, args.out):
+    for path in write_report(args.run_dir, args.out, trust_plugins=args.trust_plugins):
         print(path)
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
     from .run.replay import replay_text
 
-    print(replay_text(args.run_dir, args.cell, args.deal)[0])
+    print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
@@ -238,6 +238,11 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
                 or "(default" in text:
             return text
         return super()._get_help_string(action)
+
+
+#: what --trust-plugins does, for every command that reads a run directory
+TRUST_HELP = ("run the plug-in files the run's manifest names (after checking each file's sha256 against the one "
+              "the run recorded)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -326,12 +331,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("report", "write report.md, report.html and plots for a run")
     p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', e.g. results/quickstart")
     p.add_argument("--out", help="directory for the report (default: the run directory)")
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to say how they defend after a knock "
+                   "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
     p = command("replay", "re-play one deal of a run turn by turn")
     p.add_argument("run_dir", help="a run directory written by 'ginsim run'")
     p.add_argument("--cell", type=int, required=True, help="cell number (the 'cell' column of the summary)")
     p.add_argument("--deal", type=int, required=True, help="deal number within the cell (the 'deal' column)")
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to re-play a cell that plays them "
+                   "(default: such a cell is refused)")
     p.set_defaults(func=_cmd_replay)
 
     p = command("strategies", "list strategies with their parameters")

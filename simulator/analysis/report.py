@@ -36,7 +36,7 @@ from .figures import (
     sweep_figure,
 )
 from .loading import base_matchups, defences, run_statistics
-from .rendering import Document, written_by_ginsim
+from .rendering import Document, record_report, report_files
 from .tables import (
     format_swept,
     game_table,
@@ -97,20 +97,26 @@ def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
           "The first mover is the non-dealer; a hand or game without a winner counts half to each side.")
 
 
-def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+def write_report(run_dir: str | Path, out_dir: str | Path | None = None, trust_plugins: bool = False) -> list[Path]:
     """Write ``report.md``, ``report.html`` (self-contained) and the PNG plots of a run into
-    ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs).
+    ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs),
+    recorded by name and sha256 in ``rendering.REPORT_RECORD``.
 
-    The run must be complete and intact (``rundir.readable_run``).  Files are made in a
+    The run must be complete and intact (``rundir.readable_run``).  Its plug-ins are run
+    only with ``trust_plugins`` (``rundir.load_plugins``: sha256 checked first), to name how
+    they defend; without it their defence is "unknown".  Files are made in a
     staging folder and moved in only when all are ready; a file of the same name that
-    ``ginsim report`` did not write is never replaced (``RunError`` names it)."""
+    ``ginsim report`` did not write, or that changed since, is never replaced (``RunError``
+    names it; ``rendering.report_files``)."""
     import shutil
     import tempfile
 
-    from ..run.rundir import RunError, readable_run, run_path
+    from ..run.rundir import RunError, load_plugins, readable_run, run_path
 
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir)
+    if trust_plugins:
+        load_plugins(run_dir, manifest, trust=True)
     if not verification.good["deals"] and not verification.good["games"]:
         raise RunError(f"{run_dir}: the run holds no rows to report")
     out = run_path(out_dir) if out_dir is not None else run_dir
@@ -122,13 +128,15 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> list
     try:
         written = _write_report_files(run_dir, manifest, verification.good, stage)
         targets = [out / p.name for p in written]
-        theirs = [t for t in targets if t.exists() and not written_by_ginsim(t)]
+        ours = set(report_files(out))
+        theirs = [t for t in targets if (t.exists() or t.is_symlink()) and t not in ours]
         if theirs:
-            raise RunError(f"{theirs[0]} exists and was not written by ginsim report; move it away or choose "
-                           f"another --out")
+            raise RunError(f"{theirs[0]} exists and was not written by ginsim report (or was changed since); move it "
+                           f"away or choose another --out")
         for made, target in zip(written, targets, strict=True):
             # the markdown and HTML refer to the PNGs by bare name, so they stay valid in out
             made.replace(target)
+        record_report(out, targets)
         return targets
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -5,8 +5,8 @@
     ginsim reproduce STUDY [--deals N] [--games N] [--jobs N]     re-run experiments/STUDY.toml into
                                                                   results/STUDY and write its report
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
-    ginsim report RUN_DIR [--out DIR]                             report.md, report.html, PNGs
+    ginsim replay RUN_DIR --cell C --deal N [--trust-plugins]     one deal, turn by turn
+    ginsim report RUN_DIR [--out DIR] [--trust-plugins]           report.md, report.html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields

@@ -375,9 +375,22 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
                 raise fail(f"cells[{i}].{key}", f"{have[key]!r} is not what the experiment gives ({want[key]!r})")
 
 
+_DERIVED: dict[str, list[dict[str, Any]] | None] = {}
+
+
 def _derived_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The cells the experiment implies (as JSON data), or None when listing them needs
-    plug-in code (a sweep over a plug-in strategy's parameter)."""
+    plug-in code (a sweep over a plug-in strategy's parameter); computed once per
+    experiment in a process."""
+    key = experiment_hash(exp)
+    if key not in _DERIVED:
+        if len(_DERIVED) > 16:
+            _DERIVED.clear()
+        _DERIVED[key] = _derive_cells(exp)
+    return _DERIVED[key]
+
+
+def _derive_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
     from .experiment import Experiment
 
     plugin_names = set(exp["plugins"])

@@ -6,8 +6,8 @@
                                                                   results/STUDY and write its report
     ginsim init DIR                                               copy the experiments and examples to edit
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N [--html FILE]         one deal, turn by turn (or a page)
-    ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] report.md, report.html, PNGs
+    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
+    ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
@@ -298,7 +298,8 @@ def _multiplicity_option(p: argparse.ArgumentParser) -> None:
 def _cmd_report(args: argparse.Namespace) -> None:
     from .analysis.report import write_report
 
-    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity):
+    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity,
+                             trust_plugins=args.trust_plugins):
         print(path)
 
 
@@ -308,11 +309,11 @@ def _cmd_replay(args: argparse.Namespace) -> None:
 
         if not args.html.strip():
             raise ValueError("--html must name a file, got an empty string")
-        print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html)))
+        print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html), args.trust_plugins))
         return
     from .run.replay import replay_text
 
-    print(replay_text(args.run_dir, args.cell, args.deal)[0])
+    print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
@@ -364,6 +365,11 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
                 or "(default" in text:
             return text
         return super()._get_help_string(action)
+
+
+#: what --trust-plugins does, for every command that reads a run directory
+TRUST_HELP = ("run the plug-in files the run's manifest names (after checking each file's sha256 against the one "
+              "the run recorded)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -475,6 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
                                              "e.g. results/quickstart"), "directory")
     p.add_argument("--out", help="directory for the report (default: the run directory)")
     _multiplicity_option(p)
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to say how they defend after a knock "
+                   "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
     p = command("replay", "re-play one deal of a run turn by turn")
@@ -485,6 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
                              help="write a self-contained web page that steps through the deal (both hands, the "
                                   "pile, each decision, the layout and the score; arrow keys or buttons) instead "
                                   "of the text (default: the text on stdout)"), "file")
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to re-play a cell that plays them "
+                   "(default: such a cell is refused)")
     p.set_defaults(func=_cmd_replay)
 
     p = command("strategies", "list strategies with their parameters")

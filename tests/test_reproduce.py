@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.analysis.rendering import written_by_ginsim
+from simulator.analysis.rendering import REPORT_RECORD, written_by_ginsim
 from simulator.run.rundir import LOCK, read_manifest, verify_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +57,11 @@ def listing(folder: Path) -> list[str]:
 def test_force_replaces_a_run_and_its_report(reported_run):
     exp, run = reported_run
     old_id = read_manifest(run)["run_id"]
-    (run / "stale_plot.png").write_bytes((run / "outcome_mix.png").read_bytes())  # a report file of before
+    # a copy of a report file under another name is the user's (issue "Trust, second pass", item 6)
+    (run / "stale_plot.png").write_bytes((run / "outcome_mix.png").read_bytes())
+    one_line_error(cli("run", exp, "--out", run, "--force", "--quiet"), "stale_plot.png")
+    assert (run / "stale_plot.png").read_bytes() == (run / "outcome_mix.png").read_bytes()
+    (run / "stale_plot.png").unlink()
     # the same command again shows the finished run (nothing written); another experiment is refused
     again = cli("run", exp, "--out", run, "--quiet")
     assert again.returncode == 0 and "already holds this finished run" in again.stderr, again.stderr
@@ -127,7 +131,7 @@ def test_reproduce_a_study_into_a_copy_of_its_committed_results(tmp_path):
         assert written_by_ginsim(out / name), name
     md = (out / "report.md").read_text()
     assert "Deals per cell: 2,000" in md and "Games per cell: 40" in md
-    leftovers = [p.name for p in out.iterdir() if p.is_file() and p.name not in ("manifest.json", LOCK)
+    leftovers = [p.name for p in out.iterdir() if p.is_file() and p.name not in ("manifest.json", LOCK, REPORT_RECORD)
                  and not written_by_ginsim(p)]
     assert leftovers == []
     # and again: it replaces its own run

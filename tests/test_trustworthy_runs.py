@@ -21,7 +21,7 @@ from paused_cli import start_paused, wait_until_paused
 from plugin_sources import greedy_plugin
 
 from simulator.run.experiment import ExperimentError, load_experiment
-from simulator.run.rundir import LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
+from simulator.run.rundir import FORMAT, LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
 from simulator.run.runner import run_experiment, run_summaries
 
 TINY = textwrap.dedent('''
@@ -92,7 +92,7 @@ def test_every_chunk_carries_its_provenance(tiny_run):
     manifest = read_manifest(tiny_run)
     for i, path in enumerate(sorted((tiny_run / "data").glob("*.parquet"))):
         prov = json.loads(pq.read_metadata(path).metadata[b"ginsim"])
-        assert prov == {"format": 2, "run_id": manifest["run_id"], "experiment_hash": manifest["experiment_hash"],
+        assert prov == {"format": FORMAT, "run_id": manifest["run_id"], "experiment_hash": manifest["experiment_hash"],
                         "code_fingerprint": manifest["code_fingerprint"], "mode": "deals", "cell": 0,
                         "chunk": i, "start": 100 * i, "count": 100}
 

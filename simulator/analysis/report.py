@@ -41,7 +41,7 @@ from .figures import (
     sweep_figure,
 )
 from .loading import base_matchups, defences, run_statistics
-from .rendering import Document, findings_section, written_by_ginsim
+from .rendering import Document, findings_section, record_report, report_files
 from .tables import (
     METHOD_LABEL,
     Family,
@@ -181,25 +181,32 @@ def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
           "The first mover is the non-dealer; a hand or game without a winner counts half to each side.")
 
 
-def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm") -> list[Path]:
+def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
+                 trust_plugins: bool = False) -> list[Path]:
     """Write ``report.md``, ``report.html`` (self-contained) and the PNG plots of a run into
-    ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs).
+    ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs),
+    recorded by name and sha256 in ``rendering.REPORT_RECORD``.
 
     ``multiplicity`` (``holm``, ``bh`` or ``none``; ``stats.MULTIPLICITY_METHODS``) is how
     every family of comparisons the report labels is adjusted (``tables.compare_cells``).
 
-    The run must be complete and intact (``rundir.readable_run``).  Files are made in a
+    The run must be complete and intact (``rundir.readable_run``).  Its plug-ins are run
+    only with ``trust_plugins`` (``rundir.load_plugins``: sha256 checked first), to name how
+    they defend; without it their defence is "unknown".  Files are made in a
     staging folder and moved in only when all are ready; a file of the same name that
-    ``ginsim report`` did not write is never replaced (``RunError`` names it)."""
+    ``ginsim report`` did not write, or that changed since, is never replaced (``RunError``
+    names it; ``rendering.report_files``)."""
     import shutil
     import tempfile
 
-    from ..run.rundir import RunError, readable_run, run_path
+    from ..run.rundir import RunError, load_plugins, readable_run, run_path
 
     if multiplicity not in an.MULTIPLICITY_METHODS:
         raise ValueError(f"multiplicity must be one of {', '.join(an.MULTIPLICITY_METHODS)}; got {multiplicity!r}")
     run_dir = run_path(run_dir)
     manifest, verification = readable_run(run_dir)
+    if trust_plugins:
+        load_plugins(run_dir, manifest, trust=True)
     if not verification.good["deals"] and not verification.good["games"]:
         raise RunError(f"{run_dir}: the run holds no rows to report")
     out = run_path(out_dir) if out_dir is not None else run_dir
@@ -211,13 +218,15 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
     try:
         written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity)
         targets = [out / p.name for p in written]
-        theirs = [t for t in targets if t.exists() and not written_by_ginsim(t)]
+        ours = set(report_files(out))
+        theirs = [t for t in targets if (t.exists() or t.is_symlink()) and t not in ours]
         if theirs:
-            raise RunError(f"{theirs[0]} exists and was not written by ginsim report; move it away or choose "
-                           f"another --out")
+            raise RunError(f"{theirs[0]} exists and was not written by ginsim report (or was changed since); move it "
+                           f"away or choose another --out")
         for made, target in zip(written, targets, strict=True):
             # the markdown and HTML refer to the PNGs by bare name, so they stay valid in out
             made.replace(target)
+        record_report(out, targets)
         return targets
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -542,9 +542,20 @@ def _scan_mode(paths: list, columns: tuple[str, ...], values_of, mirrored: bool,
     all_won = True
 
     def read(path):
-        names = pq.read_schema(path).names
-        label_cols = [c for c in names if (c in LABELS and c != "cell") or (c[:2] in ("a.", "b.") and len(c) > 2)]
-        return pq.read_table(path, columns=[*columns, *label_cols]), label_cols
+        from pathlib import Path
+
+        import pyarrow as pa
+
+        from ..run.rundir import RunError
+
+        try:
+            names = pq.read_schema(path).names
+            label_cols = [c for c in names if (c in LABELS and c != "cell") or (c[:2] in ("a.", "b.") and len(c) > 2)]
+            return pq.read_table(path, columns=[*columns, *label_cols]), label_cols
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            run = Path(path).parent.parent
+            raise RunError(f"{path}: a damaged chunk ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__});"
+                           f" re-play it with: ginsim run EXPERIMENT --out {run} --resume") from None
 
     for table, label_cols in _prefetched(list(paths), read):
         if table.num_rows == 0:

@@ -23,12 +23,18 @@
 
 Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.
 Every problem raises ``ExperimentError`` with one line naming the file and the key.
+
+Every size is bounded before anything is planned or written, by limits derived from this
+machine (``memory_budget``: half its physical memory; the file system's longest file name):
+the number of cells (counted, never listed, ``Experiment.n_cells``), the rows one chunk
+holds in memory, and the length of the name.  The runner adds the disk and ``--jobs``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 import sys
 import tomllib
@@ -48,6 +54,40 @@ MAX_FILE_BYTES = 1 << 20
 MAX_PER_CELL = 2**40
 #: names become directory names: letters, digits, ``_``, ``-`` and ``.``, not first
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+#: memory a cell takes while a run is planned (its ``Cell``, manifest entry and labels),
+#: measured with tracemalloc over 100,000 cells: about 2.9 kB
+BYTES_PER_CELL = 3_000
+#: peak memory per row of a chunk being played and written, measured (ru_maxrss) with
+#: chunks of 1,000,000 deals (about 242 B per deal) and 20,000 games (about 490 B per game)
+BYTES_PER_ROW = {"deals": 250, "games": 500}
+#: chunks in memory at once in one process: one played while the previous one is written
+CHUNKS_IN_MEMORY = 2
+
+
+def memory_budget() -> int:
+    """The memory a run may plan to use: half of this machine's physical memory."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not a POSIX system
+        return 4 << 30
+
+
+def name_max(folder: Path | None) -> int:
+    """The longest file name the file system of ``folder`` (default: here) allows."""
+    try:
+        return os.pathconf(folder if folder is not None and folder.is_dir() else ".", "PC_NAME_MAX")
+    except (ValueError, OSError):  # pragma: no cover
+        return 255
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError  # pragma: no cover
 
 
 class ExperimentError(ValueError):
@@ -79,6 +119,14 @@ class Experiment:
     sweep: dict[str, list[int | float]]  # values exactly as written in the file
     plugins: dict[str, str]
     description: str = ""
+
+    def n_cells(self) -> int:
+        """The number of cells, counted without listing them."""
+        total = 0
+        for a, b in self.matchups:
+            keys = [k for k in self.sweep if _takes_param(a if k[0] == "a" else b, k[2:])]
+            total += len(self.variants) * math.prod(len(self.sweep[k]) for k in keys)
+        return total
 
     def cells(self) -> list[Cell]:
         cells = []
@@ -200,6 +248,10 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
         raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit "
                            f"(it names the run directory), got {name!r}")
+    longest = name_max(base)
+    if len(name) > longest:
+        raise fail("name", f"{len(name)} characters, at most {longest} (the longest file name this file system "
+                           f"allows: the name is the run directory's); shorten it")
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise fail("seed", "must be an integer from 0 to 2**63 - 1")
@@ -230,6 +282,14 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0 or (mirrored and chunk % 2):
             raise fail(key, "must be a positive (and, mirrored, even) integer")
         chunks[key] = chunk
+    budget = memory_budget()
+    for mode, key in (("deals", "chunk"), ("games", "game_chunk")):
+        rows = min(chunks[key], sizes[mode] or 0)
+        need = rows * BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY
+        if need > budget:
+            most = budget // (BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY) // 2 * 2
+            raise fail(key, f"{rows:,} {mode} per file need about {human_bytes(need)} of memory while played, more "
+                            f"than {human_bytes(budget)} (half this machine's memory); give {key} = {most:,} or less")
 
     import strategies
 
@@ -288,8 +348,15 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         if not any(_takes_param(a if side == "a" else b, param) for a, b in matchups):
             raise fail(f"sweep.{key}", f"no matchup's strategy {side.upper()} has a parameter {param!r}")
 
-    return Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
-                      chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],
-                      matchups=[tuple(m) for m in matchups], variants=variants,
-                      sweep={k: list(vs) for k, vs in sweep.items()},
-                      plugins=resolved_plugins, description=str(data.get("description", "")))
+    experiment = Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
+                            chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],
+                            matchups=[tuple(m) for m in matchups], variants=variants,
+                            sweep={k: list(vs) for k, vs in sweep.items()},
+                            plugins=resolved_plugins, description=str(data.get("description", "")))
+    n_cells, most = experiment.n_cells(), budget // BYTES_PER_CELL
+    if n_cells > most:
+        raise fail("sweep" if sweep else "matchups",
+                   f"{n_cells:,} cells (matchups × variants × sweep points), at most {most:,} (about "
+                   f"{human_bytes(BYTES_PER_CELL)} each within {human_bytes(budget)}, half this machine's memory); "
+                   f"sweep fewer values or split the experiment")
+    return experiment

@@ -1,4 +1,11 @@
-"""``ginsim replay``: re-play one stored deal from its seed and tell it turn by turn."""
+"""``ginsim replay``: re-play one stored deal from its seed and tell it turn by turn.
+
+A replay is checked twice: the run directory must be intact (its manifest verified, its
+chunks verified as ``show`` verifies them, and its code fingerprint this process's), and
+the deal it plays must give exactly the row the run stored, else ``RunError``.  A run's
+plug-ins are code: they are registered only with ``trust_plugins`` (``--trust-plugins``),
+after their sha256 is checked (``rundir.load_plugins``).
+"""
 
 from __future__ import annotations
 
@@ -6,24 +13,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.cards import format_card, format_cards, mask_cards
-from .rundir import RunError, code_fingerprint, read_manifest
+from .rundir import Plan, RunError, code_fingerprint, load_plugins, readable_run, run_path
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def deal_trace(run_dir: str | Path, cell: int, deal: int) -> tuple[dict, "pd.Series", list[tuple[int, str, int]]]:
-    """One deal of a run re-played from its seed: the cell (as in the manifest), the hand
-    row and the events of ``api.trace_deal``.  What ``replay_text`` and the replay page tell."""
+
+def stored_row(run_dir: Path, manifest: dict, good: list[Path], cell: int, deal: int) -> dict:
+    """The hand row a run stored for (cell, deal), read from its verified chunk file."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
+    chunk = plan.chunk("deals", cell, deal // plan.sizes["deals"][1])
+    path = run_dir / chunk.path
+    if path not in good:
+        raise RunError(f"{run_dir}: {chunk.path}, which holds deal {deal} of cell {cell}, is not written yet; "
+                       f"finish the run with ginsim run EXPERIMENT --out {run_dir} --resume")
+    table = pq.read_table(path)
+    rows = table.filter(pc.equal(table["deal"], deal)).to_pylist()
+    if len(rows) != 1:
+        raise RunError(f"{path}: holds {len(rows)} rows for deal {deal}, one expected")
+    return rows[0]
+
+
+def deal_trace(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = False
+               ) -> tuple[dict, "pd.Series", list[tuple[int, str, int]]]:
+    """One deal of a run re-played from its seed and checked against the row the run stored:
+    the cell (as in the manifest), the hand row and the events of ``api.trace_deal``.  What
+    ``replay_text`` and the replay page tell."""
     from ..api import trace_deal
 
-    run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
+    run_dir = run_path(run_dir)
+    manifest, verification = readable_run(run_dir, allow_missing=True)
     exp = manifest["experiment"]
-    here = code_fingerprint(exp.get("plugins", {}))
-    if here != manifest["code_fingerprint"]:
-        raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
-                       f"ginsim or a plug-in changed), so a replay would not reproduce its rows")
     if not exp["deals"]:
         raise ValueError("replay works on runs of single deals (deals = ...), not games")
     cells = {c["cell"]: c for c in manifest["cells"]}
@@ -31,18 +55,28 @@ def deal_trace(run_dir: str | Path, cell: int, deal: int) -> tuple[dict, "pd.Ser
         raise ValueError(f"--cell must be one of 0..{len(cells) - 1}, got {cell}")
     if not 0 <= deal < exp["deals"]:
         raise ValueError(f"--deal must be from 0 to {exp['deals'] - 1}, got {deal}")
-    import strategies
-
-    for name, path in exp.get("plugins", {}).items():
-        strategies.register(name, path)
+    here = code_fingerprint(exp.get("plugins", {}))
+    if here != manifest["code_fingerprint"]:
+        raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
+                       f"ginsim or a plug-in changed), so a replay would not reproduce its rows")
+    stored = stored_row(run_dir, manifest, verification.good["deals"], cell, deal)
     c = cells[cell]
+    plays = {str(c[side]).split(":", 1)[0].strip() for side in ("a", "b")}
+    if plays & set(exp.get("plugins") or {}):  # the cell plays plug-in code
+        load_plugins(run_dir, manifest, trust_plugins)
     row, events = trace_deal(c["a"], c["b"], c["rules"], seed=c["seed"], deal=deal, mirrored=exp["mirrored"])
+    differ = [k for k, v in row.items() if k in stored and _value(v) != _value(stored[k])]
+    if differ:
+        k = differ[0]
+        raise RunError(f"{run_dir}: cell {cell} deal {deal} replays to {k} = {_value(row[k])!r}, the run stored "
+                       f"{_value(stored[k])!r} (and {len(differ) - 1} more field(s) differ); the run was not played "
+                       f"as its manifest says")
     return c, row, events
 
 
-def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
+def replay_text(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = False) -> tuple[str, dict]:
     """The story of one deal of a run, and its hand row (as a dict)."""
-    c, row, events = deal_trace(run_dir, cell, deal)
+    c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
     a_seat = int(row["a_seat"])
     name = {a_seat: f"A ({c['a']})", 1 - a_seat: f"B ({c['b']})", -1: "table"}
     dealt = {0: [], 1: []}
@@ -55,7 +89,7 @@ def replay_text(run_dir: str | Path, cell: int, deal: int) -> tuple[str, dict]:
                     lines.append(f"{name[s]} holds {format_cards(sorted(dealt[s]))}")
         else:
             lines.append(describe_event(name[seat], seat, kind, value))
-    record = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+    record = {k: _value(v) for k, v in row.items()}
     lines.append(f"row: outcome {record['outcome']}, winner {record['winner']}, points {record['points']}, "
                  f"net_a {record['net_a']}")
     return "\n".join(lines), record
@@ -89,3 +123,11 @@ def describe_event(who: str, seat: int, kind: str, value: int) -> str:
     if kind == "score":
         return f"{who} scores {value}" if seat >= 0 else "tie: nobody scores"
     return f"{who}: {kind} {value}"
+
+
+def _value(v):
+    """A row value as plain Python, a missing value as None."""
+    import pandas as pd
+
+    v = v.item() if hasattr(v, "item") else v
+    return None if v is None or (not isinstance(v, str) and pd.isna(v)) else v

@@ -10,6 +10,17 @@ else is read or deleted by ginsim.
   that play and label rows, and each plug-in's content).  Every chunk file carries the same
   provenance in its Parquet metadata (key ``ginsim``): run id, experiment hash, mode, cell,
   chunk index, first deal, deal count and fingerprint.
+* **The manifest is verified, not believed.**  ``manifest_hash`` covers everything in it
+  that decides what was played and how rows are labelled: the experiment, the cells with
+  their seeds, the fingerprint and each plug-in's sha256.  ``read_manifest`` checks every
+  field's type and range, that hash, and that each cell's seed (and, when the experiment
+  can say so without plug-in code, the whole cell) is the one the experiment implies.
+* **A run directory is data.**  Reading a run never executes code it names;
+  ``load_plugins`` registers its plug-ins only when the user trusts them
+  (``--trust-plugins``), and only after each file's sha256 matches the recorded one.
+* **Nothing outside the run directory.**  The lock file is opened with ``O_NOFOLLOW`` and
+  must be a regular file with one link; ``data/`` and ``games/`` must be real directories
+  (``check_subdirs``); new files are created exclusively, never through a link.
 * **Verification.**  ``verify_run`` checks each file in ``data/`` and ``games/`` against the
   plan that the manifest implies, reading only Parquet footers, and names every missing,
   unexpected, foreign, misplaced, truncated or other-code file.  ``--resume``, ``show``,
@@ -32,6 +43,7 @@ import math
 import os
 import re
 import socket
+import stat
 import time
 import uuid
 from collections.abc import Iterator
@@ -45,8 +57,12 @@ MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
 #: the Parquet metadata key of a chunk's provenance
 META_KEY = b"ginsim"
-#: version of the run-directory layout this code writes and reads
-FORMAT = 2
+#: version of the run-directory layout this code writes: 3 adds ``manifest_hash`` (over
+#: the experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
+FORMAT = 3
+#: the formats this code reads; a format-2 manifest (no ``manifest_hash``) is verified by
+#: deriving its cells and seeds from its experiment (``_check_cells``)
+READ_FORMATS = (2, 3)
 #: where each kind of row goes in a run directory
 SUBDIR = {"deals": "data", "games": "games"}
 #: the most deals (or games) one cell may ask for: deal numbers stay far inside int64
@@ -133,6 +149,80 @@ def experiment_hash(experiment: dict[str, Any]) -> str:
     """A hash of the resolved experiment (its canonical JSON)."""
     text = json.dumps(experiment, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+#: the manifest fields ``manifest_hash`` covers (all that decides what was played)
+HASHED_FIELDS = ("format", "run_id", "experiment", "experiment_hash", "code_fingerprint", "cells", "plugin_sha256")
+
+
+def manifest_hash(manifest: dict[str, Any]) -> str:
+    """A hash of everything in a manifest that decides what was played and how its rows
+    are labelled (``HASHED_FIELDS``), as canonical JSON."""
+    covered = {key: manifest.get(key) for key in HASHED_FIELDS}
+    text = json.dumps(covered, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def plugin_file(path: str) -> Path:
+    """The file of a plug-in spec (``file.py`` or ``file.py:Class``)."""
+    from strategies.registry import split_class_spec
+
+    return Path(split_class_spec(path)[0])
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def plugin_digests(plugins: dict[str, str]) -> dict[str, str]:
+    """Plug-in name -> sha256 of its file, as the manifest records them."""
+    out = {}
+    for name, path in sorted(plugins.items()):
+        try:
+            out[name] = file_sha256(plugin_file(path))
+        except OSError as exc:
+            raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
+    return out
+
+
+def load_plugins(run_dir: Path, manifest: dict[str, Any], trust: bool) -> None:
+    """Register the plug-ins a run names, so its strategies can be played again.
+
+    A run directory is data: its plug-ins are code, run only when the user says so
+    (``trust``, the ``--trust-plugins`` flag), and only when each file is the one the run
+    recorded: an absolute path whose sha256 equals the manifest's.  Otherwise one-line
+    ``RunError``, and nothing is imported."""
+    plugins = manifest["experiment"].get("plugins") or {}
+    if not plugins:
+        return
+    names = ", ".join(f"{k} ({v})" for k, v in sorted(plugins.items()))
+    if not trust:
+        raise RunError(f"{run_dir} plays plug-in code ({names}); ginsim runs code named by a run directory only "
+                       f"when asked: check the files, then give --trust-plugins")
+    recorded = manifest.get("plugin_sha256")
+    if not isinstance(recorded, dict):
+        raise RunError(f"{run_dir}: its manifest (format {manifest['format']}) records no sha256 of its plug-ins, so "
+                       f"they cannot be checked before running; run the experiment again")
+    import strategies
+
+    for name, path in sorted(plugins.items()):
+        file = plugin_file(path)
+        if not file.is_absolute():
+            raise RunError(f"{run_dir}: plug-in {name!r} names a relative path {path!r}; ginsim records absolute "
+                           f"paths, so this manifest was not written by ginsim")
+        try:
+            actual = file_sha256(file)
+        except OSError as exc:
+            raise RunError(f"plug-in {name!r}: cannot read {file}: {exc.strerror or exc}") from None
+        if actual != recorded.get(name):
+            raise RunError(f"plug-in {name!r}: {file} has sha256 {actual[:16]}..., the run recorded "
+                           f"{str(recorded.get(name))[:16]}...: it is not the file that played this run")
+    for name, path in sorted(plugins.items()):
+        strategies.register(name, path)
 
 
 def new_run_id() -> str:
@@ -223,8 +313,101 @@ _MANIFEST_KEYS = {"format": int, "run_id": str, "experiment": dict, "experiment_
                   "code_fingerprint": str, "cells": list, "complete": bool}
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_experiment(exp: dict[str, Any], fail) -> None:
+    """Every experiment field a reader uses, with its type and range (a crafted manifest
+    gets one line naming the field, never a traceback later)."""
+    if not isinstance(exp.get("name"), str):
+        raise fail("experiment.name", "a string expected")
+    if not _is_int(exp.get("seed")) or not 0 <= exp["seed"] < 2**63:
+        raise fail("experiment.seed", f"an integer from 0 to 2**63 - 1 expected, got {exp.get('seed')!r}")
+    if not isinstance(exp.get("mirrored"), bool):
+        raise fail("experiment.mirrored", f"true or false expected, got {exp.get('mirrored')!r}")
+    for size_key, chunk_key in (("deals", "chunk"), ("games", "game_chunk")):
+        size, chunk = exp.get(size_key), exp.get(chunk_key)
+        if size is not None and (not _is_int(size) or not 0 < size <= MAX_PER_CELL):
+            raise fail(f"experiment.{size_key}", f"null or an integer from 1 to 2**40 expected, got {size!r}")
+        if not _is_int(chunk) or not 0 < chunk <= MAX_PER_CELL:
+            raise fail(f"experiment.{chunk_key}", f"an integer from 1 to 2**40 expected, got {chunk!r}")
+    if not exp.get("deals") and not exp.get("games"):
+        raise fail("experiment.deals", "a run plays deals, games or both; both are null")
+    matchups = exp.get("matchups")
+    if not isinstance(matchups, list) or not all(
+            isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in matchups):
+        raise fail("experiment.matchups", "a list of [strategy A, strategy B] pairs expected")
+    for key in ("variants", "sweep", "plugins"):
+        if not isinstance(exp.get(key), dict):
+            raise fail(f"experiment.{key}", "a table expected")
+    if not all(isinstance(v, str) for v in exp["plugins"].values()):
+        raise fail("experiment.plugins", "a table of name = path expected")
+
+
+_CELL_TYPES = {"a": str, "b": str, "variant": str, "rules": dict, "sweep": dict, "seed": int}
+
+
+def _check_cells(manifest: dict[str, Any], fail) -> None:
+    """Each cell's fields have their types and its seed is the one the experiment gives
+    it; when the experiment can be expanded without plug-in code (``Experiment.cells``),
+    every cell must be exactly the one it implies."""
+    from .runner import cell_seed
+
+    exp = manifest["experiment"]
+    for i, cell in enumerate(manifest["cells"]):
+        if not isinstance(cell, dict) or cell.get("cell") != i or not all(
+                isinstance(cell.get(k), t) and not isinstance(cell.get(k), bool) for k, t in _CELL_TYPES.items()):
+            raise fail(f"cells[{i}]", "malformed")
+        if cell["seed"] != cell_seed(exp["seed"], i):
+            raise fail(f"cells[{i}].seed", f"{cell['seed']} is not the seed the experiment gives cell {i}")
+    derived = _derived_cells(exp)
+    if derived is None:
+        if manifest["format"] < 3:  # nothing else vouches for the cells
+            raise fail("cells", "a format-2 run whose sweep needs its plug-ins to list its cells cannot be "
+                                "verified; run the experiment again")
+        return
+    if len(derived) != len(manifest["cells"]):
+        raise fail("cells", f"{len(manifest['cells'])} cells, the experiment has {len(derived)}")
+    for i, (want, have) in enumerate(zip(derived, manifest["cells"], strict=True)):
+        for key in ("a", "b", "variant", "rules", "sweep"):
+            if have[key] != want[key]:
+                raise fail(f"cells[{i}].{key}", f"{have[key]!r} is not what the experiment gives ({want[key]!r})")
+
+
+_DERIVED: dict[str, list[dict[str, Any]] | None] = {}
+
+
+def _derived_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The cells the experiment implies (as JSON data), or None when listing them needs
+    plug-in code (a sweep over a plug-in strategy's parameter); computed once per
+    experiment in a process."""
+    key = experiment_hash(exp)
+    if key not in _DERIVED:
+        if len(_DERIVED) > 16:
+            _DERIVED.clear()
+        _DERIVED[key] = _derive_cells(exp)
+    return _DERIVED[key]
+
+
+def _derive_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
+    from .experiment import Experiment
+
+    plugin_names = set(exp["plugins"])
+    if exp["sweep"] and any(spec.split(":", 1)[0].strip() in plugin_names for m in exp["matchups"] for spec in m):
+        return None
+    try:
+        experiment = Experiment(**{**exp, "matchups": [tuple(m) for m in exp["matchups"]]})
+        cells = experiment.cells()
+    except (TypeError, ValueError):
+        return None
+    return json.loads(json.dumps([{"a": c.a, "b": c.b, "variant": c.variant, "rules": c.rules, "sweep": c.sweep}
+                                  for c in cells]))
+
+
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The manifest of a run directory, checked for shape; one-line RunError otherwise."""
+    """The manifest of a run directory, verified (its fields, its hash, its cells); one-line
+    RunError otherwise."""
     path = Path(run_dir) / MANIFEST
     if not path.is_file():
         raise RunError(f"{run_dir} is not a run directory (no {MANIFEST})")
@@ -240,26 +423,38 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     for key, kind in _MANIFEST_KEYS.items():
         if not isinstance(manifest.get(key), kind) or (kind is int and isinstance(manifest.get(key), bool)):
             raise RunError(f"{path}: not a ginsim manifest (field {key!r} missing or not a {kind.__name__})")
-    if manifest["format"] != FORMAT:
-        raise RunError(f"{path}: run-directory format {manifest['format']}, this ginsim reads format {FORMAT}")
-    exp = manifest["experiment"]
-    for key in ("name", "mirrored", "chunk", "game_chunk"):
-        if key not in exp:
-            raise RunError(f"{path}: not a ginsim manifest (experiment.{key} missing)")
-    for i, cell in enumerate(manifest["cells"]):
-        if not isinstance(cell, dict) or cell.get("cell") != i or not all(
-                k in cell for k in ("a", "b", "variant", "rules", "sweep", "seed")):
-            raise RunError(f"{path}: not a ginsim manifest (cells[{i}] malformed)")
-    if experiment_hash(exp) != manifest["experiment_hash"]:
+    if manifest["format"] not in READ_FORMATS:
+        raise RunError(f"{path}: run-directory format {manifest['format']}, this ginsim reads formats "
+                       f"{', '.join(map(str, READ_FORMATS))}")
+
+    def fail(key: str, message: str) -> RunError:
+        return RunError(f"{path}: {key}: {message} (the manifest was edited or damaged)")
+
+    if manifest["format"] >= 3:
+        if manifest.get("manifest_hash") != manifest_hash(manifest):
+            raise RunError(f"{path}: the manifest was edited after the run started (its manifest_hash differs)")
+        sha = manifest.get("plugin_sha256")
+        if not isinstance(sha, dict) or set(sha) != set(manifest["experiment"].get("plugins") or {}):
+            raise fail("plugin_sha256", "one sha256 per plug-in expected")
+    if experiment_hash(manifest["experiment"]) != manifest["experiment_hash"]:
         raise RunError(f"{path}: the experiment was edited after the run started (its hash differs)")
+    _check_experiment(manifest["experiment"], fail)
+    _check_cells(manifest, fail)
     return manifest
+
+
+def new_file(path: Path, data: bytes) -> None:
+    """Create ``path`` with ``data``: exclusively, never through a symbolic link."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
 
 
 def create_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Write the manifest only if none exists (``O_EXCL`` through a hard link), atomically."""
     path = Path(run_dir) / MANIFEST
     tmp = temp_name(path, manifest["run_id"])
-    tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    new_file(tmp, json.dumps(manifest, indent=2).encode())
     try:
         os.link(tmp, path)
     except FileExistsError:
@@ -271,7 +466,8 @@ def create_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
 def update_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     path = Path(run_dir) / MANIFEST
     tmp = temp_name(path, manifest["run_id"])
-    tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    tmp.unlink(missing_ok=True)
+    new_file(tmp, json.dumps(manifest, indent=2).encode())
     os.replace(tmp, path)
 
 
@@ -282,6 +478,8 @@ class RunLock:
 
     ``fcntl.flock`` on a file in the directory: the operating system releases it when the
     holder exits in any way, so only live processes block.  The file records who holds it.
+    It is opened with ``O_NOFOLLOW`` and must be a regular file with a single link, so
+    the lock never writes through a link to a file outside the directory.
     """
 
     def __init__(self, run_dir: Path, what: str):
@@ -290,7 +488,19 @@ class RunLock:
         self.fd: int | None = None
 
     def __enter__(self) -> "RunLock":
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise RunError(f"{self.path} is a symbolic link; ginsim writes its lock only to a file of its own "
+                               f"there: remove the link or choose another --out") from None
+            raise
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            os.close(fd)
+            raise RunError(f"{self.path} is not a plain file of its own (a "
+                           f"{'hard link' if stat.S_ISREG(info.st_mode) else 'special file'}); ginsim writes its "
+                           f"lock only to a file of its own there: remove it or choose another --out")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -318,6 +528,16 @@ class RunLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def check_subdirs(run_dir: Path) -> None:
+    """Refuse a ``data/`` or ``games/`` that is not a real directory inside ``run_dir`` (a
+    symbolic link would send chunk writes outside the run directory)."""
+    for sub in SUBDIR.values():
+        folder = Path(run_dir) / sub
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise RunError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'not a directory'}; a run "
+                           f"writes only into real directories of its own: remove it or choose another --out")
 
 
 # ----------------------------------------------------------------------------- verification
@@ -374,9 +594,22 @@ def _read_provenance(path: Path) -> tuple[dict[str, Any] | None, int | None]:
         return {}, meta.num_rows
 
 
-def verify_run(run_dir: Path, manifest: dict[str, Any]) -> Verification:
+def _reads_whole(path: Path) -> bool:
+    """True when every page of a Parquet file decodes (a file can be damaged inside behind
+    an intact footer)."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_table(path, use_threads=False)
+    except Exception:  # noqa: BLE001 - any page that does not decode is a damaged file
+        return False
+    return True
+
+
+def verify_run(run_dir: Path, manifest: dict[str, Any], deep: bool = False) -> Verification:
     """Check every file of ``data/`` and ``games/`` against the plan and the provenance in
-    the manifest.  Reads Parquet footers only."""
+    the manifest.  Reads Parquet footers only, and with ``deep`` (``--resume``) every page
+    too, so that a chunk damaged inside counts as damaged."""
     run_dir = Path(run_dir)
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     result = Verification(plan)
@@ -415,6 +648,9 @@ def verify_run(run_dir: Path, manifest: dict[str, Any]) -> Verification:
                 continue
             if prov.get("code_fingerprint") != manifest["code_fingerprint"]:
                 result.other_code.append(rel)
+                continue
+            if deep and not _reads_whole(folder / name):
+                result.damaged.append(rel)
                 continue
             result.good[mode].append(folder / name)
             present[mode].add((chunk.cell, chunk.index))

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .experiment import Cell, Experiment
+from .experiment import BYTES_PER_ROW, Cell, Experiment, human_bytes, memory_budget
 from .rundir import (
     LOCK,
     MANIFEST,
@@ -47,12 +47,16 @@ from .rundir import (
     Chunk,
     Plan,
     RunError,
+    FORMAT,
     RunLock,
+    check_subdirs,
     chunk_provenance,
     code_fingerprint,
     create_manifest,
     experiment_hash,
     is_own_temp,
+    manifest_hash,
+    plugin_digests,
     new_run_id,
     read_manifest,
     readable_run,
@@ -302,7 +306,10 @@ def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, i
     target = Path(run_dir) / chunk.path
     tmp = temp_name(target, run_id)
     try:
-        pq.write_table(table, tmp, **PARQUET_OPTIONS)
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            pq.write_table(table, handle, **PARQUET_OPTIONS)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
@@ -360,6 +367,46 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
     return wrote
 
 
+#: bytes on disk per row of a chunk file (zstd Parquet), measured on runs of 400,000 deals
+#: (11.7 B per deal) and 40,000 games (11.6 B per game)
+DISK_BYTES_PER_ROW = 12
+#: memory of a worker process before it plays (Python, numpy, pandas, pyarrow, numba and
+#: the compiled kernels), measured (ru_maxrss) at about 320 MB
+WORKER_BYTES = 350_000_000
+
+
+def check_disk(out: Path, rows: int, files: int) -> None:
+    """Refuse a run whose files would not fit on the disk of ``out`` (bytes and inodes),
+    before anything is written."""
+    import shutil
+
+    where = Path(out).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    need = rows * DISK_BYTES_PER_ROW
+    free = shutil.disk_usage(where).free
+    if need > free:
+        raise RunError(f"deals/games: {rows:,} rows to write need about {human_bytes(need)} on disk, "
+                       f"{human_bytes(free)} free at {where}; give fewer deals or games, or another --out")
+    inodes = os.statvfs(where).f_favail
+    if inodes and files > inodes:
+        raise RunError(f"chunk/game_chunk: {files:,} chunk files to write, the file system at {where} has room for "
+                       f"{inodes:,} more files; give a larger chunk, or another --out")
+
+
+def check_jobs(exp: Experiment, jobs: int) -> None:
+    """Refuse more worker processes than this machine's memory holds, each with its chunks."""
+    if jobs == 1:
+        return
+    per_worker = WORKER_BYTES + max(min(size, per_file) * BYTES_PER_ROW[mode] for mode, size, per_file in
+                                    (("deals", exp.deals or 0, exp.chunk), ("games", exp.games or 0, exp.game_chunk)))
+    budget = memory_budget()
+    most = max(1, budget // per_worker)
+    if jobs > most:
+        raise RunError(f"--jobs {jobs}: each worker process needs about {human_bytes(per_worker)}, and "
+                       f"{human_bytes(budget)} (half this machine's memory) holds {most}; give --jobs {most} or less")
+
+
 def _check_output_dir(out: Path) -> None:
     """Refuse an output path that is not a directory, or a non-empty directory that holds
     no ginsim run: ginsim writes only into its own run directories."""
@@ -376,6 +423,7 @@ def _check_output_dir(out: Path) -> None:
 def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
     """The manifest of the run in ``out`` (created now, or the one to resume).  Called
     with the run directory locked."""
+    check_subdirs(out)
     wanted = json.loads(json.dumps(exp.to_dict()))
     fingerprint = code_fingerprint(exp.plugins)
     if (out / MANIFEST).exists():
@@ -396,18 +444,21 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
                            f"so start a new run with another --out")
         return manifest
     manifest = {
-        "format": 2,
+        "format": FORMAT,
         "run_id": new_run_id(),
         "experiment": wanted,
         "experiment_hash": experiment_hash(wanted),
         "code_fingerprint": fingerprint,
         "cells": [{"cell": c.index, "a": c.a, "b": c.b, "variant": c.variant, "rules": c.rules,
                    "sweep": c.sweep, "seed": cell_seed(exp.seed, c.index)} for c in exp.cells()],
+        "plugin_sha256": plugin_digests(exp.plugins),
         "versions": _versions(),
         "git_commit": _git_commit(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "complete": False,
     }
+    manifest = json.loads(json.dumps(manifest))  # as read back: the hash covers the JSON data
+    manifest["manifest_hash"] = manifest_hash(manifest)
     # the manifest first, then the folders: another ginsim starting on the same directory
     # sees a run (and waits on its lock), never folders without a manifest
     try:
@@ -439,22 +490,31 @@ def _is_ginsim_manifest(path: Path) -> bool:
     return isinstance(data, dict) and isinstance(data.get("experiment"), dict) and isinstance(data.get("cells"), list)
 
 
+#: a staging folder ``ginsim report`` makes (``tempfile.mkdtemp``), left behind when it was killed
+_REPORT_STAGE = re.compile(r"^\.ginsim-report-[A-Za-z0-9_]+$")
+#: what a report's staging folder holds
+_REPORT_NAME = re.compile(r"^(report\.md|report\.html|[A-Za-z0-9_.-]+\.png)$")
+
+
 def clearable_files(out: Path) -> list[Path]:
     """What ``ginsim run --force`` removes from ``out``: only files ginsim wrote there.
 
     Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
     (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
-    ``games/`` (and those folders once empty), and report files that carry the ``ginsim
-    report`` mark (``simulator.analysis.rendering.written_by_ginsim``).  The lock file stays: the
-    caller holds it.  Any other file or folder raises ``RunError`` naming it, before
-    anything is removed."""
-    from ..analysis.rendering import written_by_ginsim
+    ``games/`` (and those folders once empty), the report files a ``ginsim report`` wrote,
+    by exact name and unchanged since (``simulator.analysis.rendering.report_files``), and
+    the staging folder of a killed ``ginsim report`` with its report files.  The lock file
+    stays: the caller holds it.  Any other file or folder (a user's copy of a report, a
+    renamed figure, an edited report) raises ``RunError`` naming it, before anything is
+    removed."""
+    from ..analysis.rendering import report_files
 
     out = Path(out)
     if not out.is_dir():
         return []
     doomed: list[Path] = []
     foreign: list[str] = []
+    reports = set(report_files(out))
     for entry in sorted(out.iterdir()):
         if entry.is_symlink():
             foreign.append(entry.name)
@@ -471,14 +531,20 @@ def clearable_files(out: Path) -> list[Path]:
             doomed.append(entry)  # the folder itself, emptied first
         elif entry.is_file() and entry.name == MANIFEST and _is_ginsim_manifest(entry):
             doomed.append(entry)
-        elif entry.is_file() and entry.name != MANIFEST and (
-                _ANY_OWN_TEMP.match(entry.name) or written_by_ginsim(entry)):
+        elif entry.is_file() and entry.name != MANIFEST and (_ANY_OWN_TEMP.match(entry.name) or entry in reports):
             doomed.append(entry)
+        elif entry.is_dir() and _REPORT_STAGE.match(entry.name):
+            inner = sorted(entry.iterdir())
+            strays = [i for i in inner if i.is_symlink() or not i.is_file() or not _REPORT_NAME.match(i.name)]
+            if strays:
+                foreign.append(f"{entry.name}/{strays[0].name}")
+            doomed.extend([*inner, entry])
         else:
             foreign.append(entry.name + ("/" if entry.is_dir() else ""))
     if foreign:
         more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
-        raise RunError(f"--force removes only files ginsim wrote, and {out / foreign[0]}{more} is not one; "
+        raise RunError(f"--force removes only files ginsim wrote, and {out / foreign[0]}{more} is not one "
+                       f"(a report file counts only by the name and content ginsim report recorded); "
                        f"move it away or choose another --out")
     return doomed
 
@@ -520,6 +586,9 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
     removed."""
     if backend not in ("local", "dask"):
         raise RunError(f"backend must be local or dask, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise RunError(f"--scheduler {scheduler} names a Dask scheduler, used only with --backend dask; "
+                       f"add --backend dask or drop --scheduler")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise RunError(f"--jobs must be a positive integer, got {jobs!r}")
     if str(out).strip() == "":
@@ -527,6 +596,11 @@ def run_experiment(exp: Experiment, out: str | Path, jobs: int = 1, backend: str
     if force and resume:
         raise RunError("--force replaces an earlier run and --resume completes it: give one of them")
     out = run_path(out)
+    check_jobs(exp, jobs)
+    plan = experiment_plan(exp)
+    jobs = min(jobs, plan.n_chunks())  # never more workers than chunks
+    if force or not (out / MANIFEST).exists():  # all of it is to be written (a resume checks what is left)
+        check_disk(out, plan.total_rows(), plan.n_chunks())
     if force:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} exists and is not a directory")
@@ -648,7 +722,10 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     from tqdm import tqdm
 
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
-    verification = verify_run(out, manifest)
+    check_subdirs(out)
+    # a resumed run's chunks are read whole: a chunk damaged inside, behind an intact
+    # footer, is re-played rather than kept
+    verification = verify_run(out, manifest, deep=not fresh)
     if verification.foreign or verification.other_code:
         raise RunError(f"{out}: " + "; ".join(p for p in verification.problems() if "missing" not in p
                                              and "truncated" not in p) + "; ginsim will not mix them into this run")
@@ -665,6 +742,10 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     total = plan.total_rows()
     done = sum(plan.chunk(mode, cell, index).count for mode in plan.sizes
                for cell, index in verification.present[mode])
+    n_todo = plan.n_chunks() - sum(len(v) for v in verification.present.values())
+    if not fresh:
+        check_disk(out, total - done, n_todo)
+    jobs = max(1, min(jobs, n_todo))  # never more workers than chunks to play
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
@@ -781,17 +862,28 @@ def no_interval(units: int, unit: str) -> str:
     return f"n = {units:,} {unit}{'' if units == 1 else 's'}: no interval"
 
 
+def _label(text: str) -> str:
+    """A label as one line of a table: control characters (a newline in a variant name)
+    shown escaped, as in a Python string."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
 def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
-    """The summary table as text; a row without an interval (fewer than two ``unit``s)
-    says so instead of printing ``± nan``."""
+    """The summary as a text table; every label is shown whole (columns as wide as the
+    longest), so distinct cells never print alike; a row without an interval (fewer than
+    two ``unit``s) says so instead of printing ``± nan``."""
     value = "net_a" if "net_a" in summary else "margin_a"
+    rows = [r._asdict() for r in summary.itertuples(index=False)]
+    matchups = [_label(d["matchup"]) for d in rows]
+    variants = [_label(d["variant"]) for d in rows]
+    wm = max([43, *map(len, matchups)]) + 1
+    wv = max([13, *map(len, variants)]) + 1
     lines = []
-    head = f"{'cell':>4}  {'matchup':<44}{'variant':<14}{'rows':>10}  {value + ' ± 95%':>18}"
+    head = f"{'cell':>4}  {'matchup':<{wm}}{'variant':<{wv}}{'rows':>10}  {value + ' ± 95%':>18}"
     extra = [c for c in ("knock", "gin", "big_gin", "undercut", "dead", "a_wins") if c in summary]
     lines.append(head + "".join(f"{c:>9}" for c in extra))
-    for r in summary.itertuples(index=False):
-        d = r._asdict()
+    for d, matchup, variant in zip(rows, matchups, variants, strict=True):
         ci = f" ± {d['ci95']:<6.3f}" if np.isfinite(d["ci95"]) else f" ({no_interval(d['units'], unit)})"
-        lines.append(f"{d['cell']:>4}  {d['matchup'][:43]:<44}{d['variant'][:13]:<14}{d['rows']:>10,}  "
+        lines.append(f"{d['cell']:>4}  {matchup:<{wm}}{variant:<{wv}}{d['rows']:>10,}  "
                      f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
     return "\n".join(lines)

@@ -93,9 +93,10 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
 _WINNER = {"a": "A", "b": "B"}
 
 
-def replay_page(run_dir: str | Path, cell: int, deal: int) -> str:
-    """The self-contained HTML page of one deal of a run."""
-    c, row, events = deal_trace(run_dir, cell, deal)
+def replay_page(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = False) -> str:
+    """The self-contained HTML page of one deal of a run (``trust_plugins`` as for
+    ``replay.deal_trace``)."""
+    c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
     names, steps = deal_steps(c, row, events)
     record = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
     title = f"ginsim replay: cell {cell}, deal {deal}"
@@ -114,7 +115,7 @@ def replay_page(run_dir: str | Path, cell: int, deal: int) -> str:
             f"</body></html>\n")
 
 
-def write_replay_page(run_dir: str | Path, cell: int, deal: int, path: Path) -> Path:
+def write_replay_page(run_dir: str | Path, cell: int, deal: int, path: Path, trust_plugins: bool = False) -> Path:
     """Write the page to ``path`` whole or not at all; a file there that ginsim did not
     write is never replaced (a ``ValueError`` names it)."""
     path = Path(path)
@@ -122,7 +123,7 @@ def write_replay_page(run_dir: str | Path, cell: int, deal: int, path: Path) -> 
         raise ValueError(f"--html {path} exists and was not written by ginsim; choose another file")
     if not path.parent.is_dir():
         raise ValueError(f"--html {path}: the directory {path.parent} does not exist")
-    page = replay_page(run_dir, cell, deal)  # every check and the replay before anything is written
+    page = replay_page(run_dir, cell, deal, trust_plugins)  # every check and the replay before anything is written
     atomic_write(path, page)
     return path
 

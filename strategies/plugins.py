@@ -159,6 +159,41 @@ def _generated_dir() -> Path:
     return directory
 
 
+#: content-addressed copies loaded in this process -> the user's file they copy
+COPIES: dict[str, str] = {}
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Where the standard library and installed packages live (not the user's code)."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    here = Path(__file__).resolve().parent  # ginsim's own packages: strategies and simulator
+    dirs |= {str(here), str(here.parent / "simulator")}
+    return tuple(sorted(str(Path(d).resolve()) + os.sep for d in dirs))
+
+
+def user_location(exc: BaseException, fallback=None) -> str:
+    """Where the user's own code raised ``exc``: ``"<file>, line N"`` for the innermost
+    frame of its traceback outside the standard library, installed packages and ginsim,
+    with a plug-in's content-addressed copy named as the user's file it copies (``COPIES``).
+    Without such a frame, the definition of ``fallback`` (a function or method) if given,
+    else ``""``."""
+    library = _library_dirs()
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        file = str(Path(frame.filename).resolve()) if frame.filename and not frame.filename.startswith("<") else ""
+        file = COPIES.get(file, file)
+        if file and not file.startswith(library):
+            return f"{file}, line {frame.lineno}"
+    func = getattr(fallback, "__func__", fallback)
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        file = str(Path(code.co_filename).resolve())
+        return f"{COPIES.get(file, file)}, line {code.co_firstlineno} ({func.__qualname__})"
+    return ""
+
+
 def load_plugin(name: str, path: str) -> tuple[ModuleType, str]:
     """Import plug-in file ``path`` for strategy ``name`` from a content-addressed copy in
     the generated directory; returns the module and the file's SHA-256.  An import that
@@ -169,6 +204,7 @@ def load_plugin(name: str, path: str) -> tuple[ModuleType, str]:
     module_name = f"ginsim_plugin_{name}_{digest[:16]}"
     copy = _generated_dir() / f"{module_name}.py"
     _write_file(copy, data)
+    COPIES[str(copy.resolve())] = str(Path(path).resolve())
     try:
         return load_module(module_name, str(copy)), digest
     except (Exception, SystemExit) as exc:

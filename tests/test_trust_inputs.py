@@ -6,6 +6,8 @@ file and line."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,221 @@ def test_aec_env_step_and_last_after_the_episode_say_reset():
     for call in (env.last, lambda: env.step(0)):
         with pytest.raises(RuntimeError, match=r"call reset\(\)"):
             call()
+
+
+# ----------------------------------------------------------------------------- parameters
+
+@pytest.mark.parametrize("value", ["1e30", "0", "-5", "0.5", "1.9", "100001"])
+def test_integral_parameters_refuse_out_of_range_and_fractional_values(value):
+    """``mc:samples`` used to play all of these exactly like ``samples=1`` under its own label."""
+    with pytest.raises(ValueError, match=rf"parameter 'samples' of strategy 'mc' must be an integer in 1 \.\. "
+                                         rf"100000, got {value}$"):
+        strategies.parse_strategy(f"mc:samples={value}")
+
+
+def test_valid_parameters_keep_their_labels_and_rows():
+    assert strategies.parse_strategy("mc:samples=8,search=7").label == "mc:samples=8,search=7"
+    assert strategies.parse_strategy("simple:knock_at=0.2000001").label == "simple:knock_at=0.2000001"  # a real one
+    for spec, problem in [("mc:search=8", "'search' of strategy 'mc' must be an integer in 0 .. 7"),
+                          ("mc:candidates=12", "'candidates' of strategy 'mc' must be an integer in 1 .. 11"),
+                          ("expert:layout=2", "'layout' of strategy 'expert' must be an integer in 0 .. 1"),
+                          ("knock_policy:turn_a=2.5", "'turn_a' of strategy 'knock_policy' must be an integer")]:
+        with pytest.raises(ValueError, match=problem):
+            strategies.parse_strategy(spec)
+    # every built-in default is inside its declared range (the registry checks it at import)
+    for info in strategies.REGISTRY.values():
+        for name, (low, high, integral) in info.ranges.items():
+            assert low <= info.params[name] <= high and (not integral or info.params[name].is_integer())
+
+
+def test_a_parameter_given_twice_is_refused_not_last_wins():
+    with pytest.raises(ValueError, match="parameter 'knock_at' of strategy 'simple' is given twice"):
+        strategies.parse_strategy("simple:knock_at=1,knock_at=5")
+
+
+def test_nan_defaults_and_bad_ranges_are_refused_at_registration():
+    class NanDefault(strategies.Player):
+        PARAMS = {"knock_at": float("nan")}
+
+    class OutOfRange(strategies.Player):
+        PARAMS = {"n": 9}
+        PARAM_RANGES = {"n": (1, 5)}
+
+    with pytest.raises(ValueError, match=r"PARAMS\['knock_at'\] must be a finite number, got nan"):
+        strategies.register("trust_nan_default", NanDefault)
+    with pytest.raises(ValueError, match="the default of parameter 'n' must be an integer in 1 .. 5, got 9"):
+        strategies.register("trust_out_of_range", OutOfRange)
+    assert "trust_nan_default" not in strategies.REGISTRY and "trust_out_of_range" not in strategies.REGISTRY
+
+
+def test_python_strategy_ranges_are_checked_like_numba_ones():
+    from strategies.registry import PY_PLUGINS, REGISTRY
+
+    class Bounded(strategies.Player):
+        PARAMS = {"n": 3, "w": 0.5}
+        PARAM_RANGES = {"n": (1, 5), "w": (0.0, 1.0)}
+
+    strategies.register("trust_bounded", Bounded)
+    try:
+        assert strategies.parse_strategy("trust_bounded:n=5,w=0.25").values == {"n": 5.0, "w": 0.25}
+        with pytest.raises(ValueError, match="'n' of strategy 'trust_bounded' must be an integer in 1 .. 5, got 6"):
+            strategies.parse_strategy("trust_bounded:n=6")
+        with pytest.raises(ValueError, match=r"'w' of strategy 'trust_bounded' must be a number in 0.0 .. 1.0, got 2"):
+            strategies.parse_strategy("trust_bounded:w=2")
+    finally:
+        REGISTRY.pop("trust_bounded", None)
+        PY_PLUGINS.pop("trust_bounded", None)
+
+
+# ----------------------------------------------------------------------------- ginsim tune specs
+
+_TUNE = """
+name = "t"
+strategy = "{strategy}"
+trials = 4
+{top}
+[params]
+{params}
+[[opponents]]
+strategy = "simple"
+[[opponents]]
+strategy = "gin_hunter"
+[budget]
+deals = {deals}
+min_deals = 400
+fresh_deals = {fresh}
+"""
+
+
+def _tune_spec(strategy="simple", params="knock_at = { low = 0, high = 10 }", deals=1_200, fresh=2_400, top=""):
+    import tomllib
+
+    from simulator.studies.tune import parse_spec
+
+    return parse_spec(tomllib.loads(_TUNE.format(strategy=strategy, params=params, deals=deals, fresh=fresh,
+                                                 top=top)), "spec.toml")
+
+
+@pytest.mark.parametrize("changes, key, message", [
+    ({"deals": 1_202}, "budget.deals", "1,202 is not a multiple of 4 .* give 1,200 or 1,204"),
+    ({"fresh": 2_402}, "budget.fresh_deals", "2,402 is not a multiple of 4"),
+    ({"top": 'out = "/tmp/elsewhere"'}, "out", "must be a directory inside the current directory"),
+    ({"top": 'out = "../elsewhere"'}, "out", "must be a directory inside the current directory"),
+    ({"strategy": "mc", "params": "samples = { low = 0, high = 8 }"}, "params.samples.low",
+     "parameter 'samples' of strategy 'mc' must be an integer in 1 .. 100000, got 0"),
+    ({"strategy": "mc", "params": "samples = { low = 1.5, high = 8.0 }"}, "params.samples",
+     "samples is integral"),
+])
+def test_tune_spec_refuses_rounded_budgets_outside_outs_and_bad_ranges(changes, key, message):
+    from simulator.studies.tune import TuneError
+
+    with pytest.raises(TuneError, match=f"^spec.toml: {key}: {message}"):
+        _tune_spec(**changes)
+    assert _tune_spec(top='out = "results/sub/t"').out == "results/sub/t"
+
+
+# ----------------------------------------------------------------------------- Python strategy errors
+
+BAD_PLAYERS = '''\
+import sys
+from strategies import Player
+
+
+class Raises(Player):
+    def discard(self, obs):
+        return helper(obs)
+
+
+def helper(obs):
+    raise RuntimeError("my bug")
+
+
+class InitRaises(Player):
+    def __init__(self, **params):
+        super().__init__(**params)
+        raise KeyError("setup")
+
+
+class Recurses(Player):
+    def knock(self, obs):
+        return self.knock(obs)
+
+
+class Exits(Player):
+    def draw(self, obs):
+        sys.exit(4)
+
+
+class Answers(Player):
+    def knock(self, obs):
+        return "yes"
+'''
+
+
+def _bad_line(start: str) -> int:
+    """The (last) 1-based line of BAD_PLAYERS that starts with ``start``."""
+    return max(i for i, line in enumerate(BAD_PLAYERS.splitlines(), 1) if line.strip().startswith(start))
+
+
+@pytest.fixture
+def bad_players(tmp_path):
+    from strategies.registry import PY_PLUGINS, REGISTRY
+
+    path = tmp_path / "bad_players.py"
+    path.write_text(BAD_PLAYERS)
+    names = []
+
+    def register(cls: str) -> str:
+        name = f"trust_{cls.lower()}"
+        strategies.register(name, f"{path}:{cls}")
+        names.append(name)
+        return name
+
+    yield path, register
+    for name in names:
+        REGISTRY.pop(name, None)
+        PY_PLUGINS.pop(name, None)
+
+
+@pytest.mark.parametrize("cls, what, decision, line", [
+    ("Raises", "raised RuntimeError: my bug", "discard", 'raise RuntimeError("my bug")'),
+    ("InitRaises", "raised KeyError: 'setup'", "__init__", 'raise KeyError("setup")'),
+    ("Recurses", r"recursed without end \(RecursionError", "knock", "return self.knock(obs)"),
+    ("Exits", r"called sys.exit\(4\)", "first_upcard", "sys.exit(4)"),
+    ("Answers", "returned 'yes'; expected True", "knock", "def knock(self, obs):"),
+])
+def test_a_python_strategy_failure_is_one_line_naming_who_where_and_the_users_line(bad_players, cls, what,
+                                                                                   decision, line):
+    """It used to be a full traceback through the generated copy (and ``sys.exit(4)`` ended
+    the process with 4, silently), with no strategy, decision, cell or deal named."""
+    from simulator.api import StrategyError
+
+    path, register = bad_players
+    name = register(cls)
+    with pytest.raises(StrategyError) as err:
+        simulator.simulate("simple", name, "hoyle", n_deals=6, seed=1)
+    text = str(err.value)
+    assert "\n" not in text and "ginsim-generated" not in text and "ginsim_plugin" not in text
+    assert text.startswith(f"strategy '{name}' (B) ") and re.search(what, text), text
+    assert f"at {path}, line {_bad_line(line)}" in text
+    assert re.search(rf"\(decision: {decision}; deal \d+\)$", text), text
+
+
+def test_ginsim_run_names_the_cell_and_exits_2_not_the_strategys_code(bad_players, tmp_path, capsys):
+    from simulator.cli import main
+
+    path, _ = bad_players
+    spec = tmp_path / "exp.toml"
+    spec.write_text(f'name = "e"\ndeals = 8\nseed = 1\nmatchups = [["simple", "random"], ["simple", "quits"]]\n'
+                    f'[plugins]\nquits = "{path}:Exits"\n[variants.hoyle]\npreset = "hoyle"\n')
+    try:
+        code = main(["run", str(spec), "--out", str(tmp_path / "out"), "--quiet"])
+    finally:
+        from strategies.registry import PY_PLUGINS, REGISTRY
+
+        REGISTRY.pop("quits", None)
+        PY_PLUGINS.pop("quits", None)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("ginsim: error: strategy 'quits' (B) called sys.exit(4)")
+    assert f"at {path}, line {_bad_line('sys.exit(4)')}" in err[0] and "cell 1, deal" in err[0]

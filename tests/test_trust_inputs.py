@@ -7,6 +7,7 @@ file and line."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -288,3 +289,158 @@ def test_ginsim_run_names_the_cell_and_exits_2_not_the_strategys_code(bad_player
     assert code == 2 and len(err) == 1, err
     assert err[0].startswith("ginsim: error: strategy 'quits' (B) called sys.exit(4)")
     assert f"at {path}, line {_bad_line('sys.exit(4)')}" in err[0] and "cell 1, deal" in err[0]
+
+
+# ----------------------------------------------------------------------------- plug-in code identity
+
+HELPER = '''from numba import njit
+
+
+@njit(cache=True)
+def threshold():
+    return {value}
+'''
+
+
+@pytest.fixture
+def helper_plugin(tmp_path, monkeypatch):
+    """A plug-in whose knock rule comes from ``from trust_helper_<n> import threshold``, a
+    numba helper in its own module on ``sys.path``."""
+    import sys
+
+    from plugin_sources import greedy_plugin
+    from strategies.registry import PLUGINS, REGISTRY
+
+    helper = f"trust_helper_{tmp_path.name.replace('-', '_')}"
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / f"{helper}.py").write_text(HELPER.format(value=3))
+    source = greedy_plugin("helped", knock="view[V_DEADWOOD] <= threshold()").replace(
+        "from numba import njit\n", f"from numba import njit\nfrom {helper} import threshold\n")
+    plugin = tmp_path / "helped.py"
+    plugin.write_text(source)
+    yield plugin, tmp_path / f"{helper}.py"
+    REGISTRY.pop("trust_helped", None)
+    PLUGINS.pop("trust_helped", None)
+    sys.modules.pop(helper, None)
+
+
+def _knocks_at_deadwood(info, deadwood: int) -> bool:
+    from strategies.view import N_PARAMS, N_VIEW, V_DEADWOOD
+
+    view = np.zeros(N_VIEW, np.int64)
+    view[V_DEADWOOD] = deadwood
+    empty = np.zeros(64, np.int64)
+    return bool(info.module.knock_nb(np.zeros(N_PARAMS), view, empty, empty, np.zeros(1, np.uint64),
+                                     np.zeros(8, np.int64)))
+
+
+def test_an_edited_helper_module_is_played_and_changes_the_plugin_identity(helper_plugin):
+    """A plug-in doing ``from helper import threshold`` kept playing the old helper after it
+    was edited: its digest, module names and the run fingerprint hashed the plug-in file
+    only, and numba's cached machine code had the old helper inlined."""
+    import os
+
+    from simulator.run.rundir import code_fingerprint
+
+    plugin, helper = helper_plugin
+    before = strategies.register("trust_helped", plugin)
+    fingerprint = code_fingerprint({"trust_helped": str(plugin)})
+    assert _knocks_at_deadwood(before, 3) and not _knocks_at_deadwood(before, 4)
+    helper.write_text(HELPER.format(value=5))
+    os.utime(helper, ns=(1, 1))  # a new mtime is not what tells the edit apart: the content does
+    after = strategies.register("trust_helped", plugin)
+    assert _knocks_at_deadwood(after, 5) and not _knocks_at_deadwood(after, 6)
+    assert code_fingerprint({"trust_helped": str(plugin)}) != fingerprint
+    assert after.module.__name__ != before.module.__name__ and after.sid == before.sid
+
+    from strategies.plugins import import_closure, plugin_digest
+
+    assert after.digest == plugin_digest(plugin) != before.digest
+    closure = import_closure(plugin)
+    assert closure.files == (plugin.resolve(), helper.resolve()) and not closure.missing
+
+
+def test_import_closure_leaves_out_the_standard_library_ginsim_and_its_dependencies(tmp_path, monkeypatch):
+    from strategies.plugins import import_closure
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pkg = tmp_path / "trust_pkg_closure"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import inner\n")
+    (pkg / "inner.py").write_text("import json\nfrom .deep import x\n")
+    (pkg / "deep.py").write_text("x = 1\n")
+    plugin = tmp_path / "p.py"
+    plugin.write_text("import os, numpy, numba, pytest\nimport strategies.common\nfrom trust_pkg_closure import inner\n"
+                      "try:\n    import trust_not_installed_anywhere\nexcept ImportError:\n    pass\n")
+    closure = import_closure(plugin)
+    assert closure.files == (plugin.resolve(), *sorted(p.resolve() for p in pkg.glob("*.py")))
+    assert closure.missing == ("trust_not_installed_anywhere",)
+    assert closure.distributions == (f"pytest=={pytest.__version__}",)  # installed, not a ginsim dependency
+
+
+# ----------------------------------------------------------------------------- smaller inputs
+
+def test_score_hand_refuses_impossible_hands():
+    """K = 0 without gin used to be scored as an undercut, and negative deadwood was scored."""
+    with pytest.raises(ValueError, match=r"knocker_deadwood=0 needs gin=True"):
+        simulator.score_hand(0, 20, gin=False, rules="hoyle")
+    with pytest.raises(ValueError, match=r"knocker_deadwood=5 needs gin=False"):
+        simulator.score_hand(5, 20, gin=True, rules="hoyle")
+    with pytest.raises(ValueError, match="defender_deadwood must be an integer from 0 to 98"):
+        simulator.score_hand(5, -3, gin=False, rules="hoyle")
+    with pytest.raises(ValueError, match="knocker_deadwood must be an integer from 0 to 98"):
+        simulator.score_hand(7.5, 3, gin=False, rules="hoyle")
+    with pytest.raises(ValueError, match="big gin is gin"):
+        simulator.score_hand(0, 3, gin=False, big_gin=True, rules="hoyle")
+    assert tuple(simulator.score_hand(7, 5, gin=False, rules="hoyle")) == ("defender", 22, True)
+    assert tuple(simulator.score_hand(0, 0, gin=True, rules="hoyle")) == ("knocker", 25, False)
+
+
+def test_a_utf8_bom_in_a_toml_file_is_read_not_an_invalid_statement(tmp_path):
+    from simulator.run.experiment import load_experiment
+
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'name = "bom"\ndeals = 10\nmatchups = [["simple", "random"]]\n'
+                     b'[variants.hoyle]\npreset = "hoyle"\n')
+    assert load_experiment(path).name == "bom"
+
+
+def test_ginsim_simulate_refuses_an_odd_mirrored_deal_count(capsys):
+    from simulator.cli import main
+
+    assert main(["simulate", "simple", "random", "--deals", "7"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("ginsim: error: --deals must be even for mirrored deals (they come in pairs), got 7: "
+                           "give 6 or 8, or add --no-mirror")
+
+
+def test_ctrl_c_stops_a_batch_whose_kernel_never_returns(tmp_path):
+    """Compiled code cannot be interrupted: a plug-in's endless loop used to make Ctrl-C do
+    nothing (the caller waited for the block forever).  The blocks run on pool threads, so
+    the caller sees the interrupt, and a block still running after the grace period ends
+    the process with status 130 and one line.  (A kernel that blocks the signal and sleeps in
+    C stands in for the stuck compiled one: no compile needed.)"""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import os, signal, threading, time\n"
+        "from simulator.engine import blocks\n"
+        "blocks.INTERRUPT_GRACE_S = 0.5\n"
+        "def kernel(start, stop):  # like compiled code: no Python signal handler ever runs in it\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
+        "    time.sleep(1000)\n"
+        "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "blocks.run_blocks(kernel, 10, threads=1)\n")
+    root = str(Path(simulator.__file__).parent.parent)
+    try:
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=30, cwd=root,
+                              env={**os.environ, "PYTHONPATH": root})
+    except subprocess.TimeoutExpired:
+        pytest.fail("Ctrl-C was ignored while a kernel did not return")
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "ginsim: interrupted, but a kernel has not returned 0.5 s later (an endless loop in a strategy's compiled "
+        "code?); stopping the process"]

@@ -178,13 +178,14 @@ def check_game_errors(games: np.ndarray, strategy_a, strategy_b, context: str = 
 
 
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
-                      mirrored: bool = True) -> np.ndarray:
-    """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``."""
+                      mirrored: bool = True, context: str = "") -> np.ndarray:
+    """The raw int64 hand records (n_deals × N_HAND_COLS) of deals ``first_deal ..``;
+    ``context`` (e.g. ``"cell 3"``) is named with the deal when a Python strategy fails."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
         from .engine import pydriver
 
-        return pydriver.play_deal_records(a, b, rules, first_deal, n_deals, seed, mirrored)
+        return pydriver.play_deal_records(a, b, rules, first_deal, n_deals, seed, mirrored, context)
     rules = resolve_rules(rules)
     out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
     if n_deals:
@@ -378,13 +379,14 @@ def _seed(seed: int) -> int:
 
 
 def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: int, seed: int,
-                      mirrored: bool = True, with_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Raw game records, and hand records (every hand of every game) when asked."""
+                      mirrored: bool = True, with_hands: bool = False, context: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """Raw game records, and hand records (every hand of every game) when asked;
+    ``context`` as for ``play_deal_records``."""
     a, b, sids, params = _strategies(strategy_a, strategy_b)
     if a.is_python or b.is_python:  # plain-Python strategies: the Python driver
         from .engine import pydriver
 
-        return pydriver.play_game_records(a, b, rules, first_game, n_games, seed, mirrored, with_hands)
+        return pydriver.play_game_records(a, b, rules, first_game, n_games, seed, mirrored, with_hands, context)
     vector = resolve_rules(rules).to_array()
     games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)
     no_hands = np.zeros((0, RC.N_HAND_COLS), dtype=np.int64)

@@ -101,6 +101,9 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     if args.deals <= 0:
         raise ValueError(f"--deals must be a positive integer, got {args.deals}")
+    if args.deals % 2 and not args.no_mirror:
+        raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {args.deals:,}: "
+                         f"give {args.deals - 1 or 2:,} or {args.deals + 1:,}, or add --no-mirror")
 
     import strategies
 

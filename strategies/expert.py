@@ -65,6 +65,8 @@ from .view import (
 )
 
 PARAMS = {"lookahead": 1.0, "danger": 4.0, "knock_turns": 3.0, "late_stock": 0.0, "knock_at": -1.0, "layout": 0.0}
+#: integral parameters and their allowed values (``strategies.registry``): draws, stock cards, a flag
+PARAM_RANGES = {"knock_turns": (0, 99), "late_stock": (0, 52), "layout": (0, 1)}
 SUMMARY = "EAAI-winner style: takes melding cards that lower deadwood; discards by deadwood, look-ahead and danger; knocks early only, then plays for gin"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
 

@@ -19,6 +19,8 @@ from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard
 from .view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_STOCK_LEFT
 
 PARAMS = {"knock_at": 0.0, "panic_stock": 0.0}
+#: integral parameters and their allowed values (``strategies.registry``): stock cards (0: no panic)
+PARAM_RANGES = {"panic_stock": (0, 52)}
 SUMMARY = "greedy, knocks only at deadwood <= knock_at (default gin); optional panic when the stock runs low"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 

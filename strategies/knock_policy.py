@@ -67,6 +67,8 @@ PARAMS = {
     "near_target": 0.0,
     "score_bonus": 0.0,
 }
+#: integral parameters and their allowed values (``strategies.registry``): draw counts
+PARAM_RANGES = {"turn_a": (0, 99), "turn_b": (0, 99)}
 SUMMARY = ("simple's play; knocks at deadwood <= a threshold from early to late between draws turn_a and turn_b, "
            "minus pickup_penalty per opponent pile pickup, plus score_bonus near the opponent's target")
 #: how it defends (reports name it): simple's, the EAAI baseline's

@@ -151,10 +151,13 @@ from .view import (
 
 PARAMS = {"samples": 64.0, "candidates": 3.0, "rollout": 1.0, "knock_turns": 3.0, "game_aware": 0.0, "search": 4.0,
           "skill": 2.0, "late_knock": 6.0}
+_MAX_CANDIDATES = 11
+#: integral parameters and their allowed values (``strategies.registry``): counts, a flag, a bit set
+PARAM_RANGES = {"samples": (1, 100_000), "candidates": (1, _MAX_CANDIDATES), "rollout": (0, 1), "knock_turns": (0, 99),
+                "game_aware": (0, 1), "search": (0, 7), "late_knock": (0, 100)}
 SUMMARY = "Monte Carlo search: belief-sampled determinizations, candidate actions played out with a fast rollout, best mean result"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
 
-_MAX_CANDIDATES = 11
 #: the expert parameters mc uses for pruning, the last discard and the layout: its defaults
 EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())

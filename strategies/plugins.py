@@ -10,9 +10,12 @@ plug-in costs one compile and nothing at run time, and the built-in engine is le
 untouched.
 
 Edits always take effect: each plug-in is loaded from a content-addressed copy of its file
-(module ``ginsim_plugin_<name>_<sha256 prefix>`` in the generated directory), so an edited
-plug-in is a new module, its dispatch module and engine get new names, and numba compiles
-them afresh instead of loading machine code that inlined the old version.  Messages name
+(module ``ginsim_plugin_<name>_<sha256 prefix>`` in the generated directory, the digest
+covering the file and every module it imports from outside the standard library and
+ginsim's dependencies: ``import_closure``, ``plugin_digest``), so an edited plug-in, or an
+edited helper module it imports, is a new module, its dispatch module and engine get new
+names, and numba compiles them afresh instead of loading machine code that inlined the old
+version.  Messages name
 the user's file, never the copy.
 
 ``register`` checks a plug-in before accepting it (``load_plugin``, ``check_contract``):
@@ -22,6 +25,7 @@ the line or function, and the cause.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -31,6 +35,7 @@ import re
 import sys
 import traceback
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -108,9 +113,231 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     return "".join(lines)
 
 
+# -------------------------------------------------------------------- code identity
+
+#: ginsim's own packages: the run's code fingerprint covers them already
+OWN_PACKAGES = frozenset({"simulator", "strategies"})
+
+
+@dataclass(frozen=True)
+class ImportClosure:
+    """What a plug-in file plays besides itself (``import_closure``)."""
+
+    files: tuple[Path, ...]  # the plug-in first, then every user module it imports, sorted
+    distributions: tuple[str, ...]  # "name==version" of installed packages ginsim does not depend on
+    missing: tuple[str, ...]  # imported module names that resolve to nothing (e.g. a guarded optional import)
+
+
+def _requirement_names(dist: str) -> list[str]:
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires(dist) or []
+    except metadata.PackageNotFoundError:
+        return []
+    names = []
+    for req in requires:
+        if "extra ==" in req.partition(";")[2]:
+            continue
+        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", req)
+        if match:
+            names.append(match.group(0))
+    return names
+
+
+@functools.lru_cache(maxsize=1)
+def _dependency_distributions() -> frozenset[str]:
+    """The normalised names of ginsim's installed dependencies, transitively, with the
+    RL extra (the environments') included."""
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    todo = _requirement_names("ginsim") + ["pettingzoo", "gymnasium"]
+    seen: set[str] = set()
+    while todo:
+        name = norm(todo.pop())
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_requirement_names(name))
+    return frozenset(seen)
+
+
+@functools.lru_cache(maxsize=1)
+def _dependency_modules() -> frozenset[str]:
+    """Top-level module names of ginsim's dependencies (``top_level.txt``, else the
+    distribution's name): the quick answer for the imports plug-ins make most."""
+    from importlib import metadata
+
+    names = set()
+    for dist in _dependency_distributions():
+        names.add(dist.replace("-", "_"))
+        try:
+            names.update((metadata.distribution(dist).read_text("top_level.txt") or "").split())
+        except metadata.PackageNotFoundError:
+            pass
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=1)
+def _module_distributions() -> dict[str, list[str]]:
+    from importlib import metadata
+
+    return metadata.packages_distributions()
+
+
+def _installed_dirs() -> tuple[str, ...]:
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = {paths.get("purelib"), paths.get("platlib"), *getattr(site, "getsitepackages", lambda: [])()}
+    user = getattr(site, "getusersitepackages", lambda: None)()
+    dirs.add(user if isinstance(user, str) else None)
+    return tuple(str(Path(d).resolve()) + os.sep for d in dirs if d)
+
+
+def _stdlib_dirs() -> tuple[str, ...]:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple(str(Path(paths[k]).resolve()) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k))
+
+
+def _find_spec(name: str):
+    """The import spec of module ``name`` found without running any code: its parents'
+    search locations are read from their specs, never imported (a module already imported
+    answers from ``sys.modules``)."""
+    from importlib.machinery import PathFinder
+
+    module = sys.modules.get(name)
+    if module is not None and getattr(module, "__spec__", None) is not None:
+        return module.__spec__
+    parent, _, _ = name.rpartition(".")
+    if not parent:
+        spec = PathFinder.find_spec(name, sys.path)
+        if spec is None:
+            try:  # other finders (e.g. an editable install's); a top-level name imports nothing
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+        return spec
+    parent_spec = _find_spec(parent)
+    locations = getattr(parent_spec, "submodule_search_locations", None) if parent_spec else None
+    return PathFinder.find_spec(name, list(locations)) if locations else None
+
+
+def _imports(path: Path, package: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """The modules the Python source ``path`` imports anywhere in its text, as (module,
+    names imported from it); relative imports resolved against ``package``."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (SyntaxError, ValueError):
+        return []  # importing it fails, and says so
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, ()) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                if not package:
+                    continue  # a relative import outside a package fails when imported
+                parts = package.split(".")
+                if node.level - 1 >= len(parts):
+                    continue
+                anchor = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{anchor}.{base}" if base else anchor
+            out.append((base, tuple(alias.name for alias in node.names if alias.name != "*")))
+    return out
+
+
+def import_closure(path: str | Path) -> ImportClosure:
+    """Every module plug-in file ``path`` imports, directly or through the modules it
+    imports, outside the standard library, ginsim's own packages and ginsim's installed
+    dependencies (numpy, numba, ...): user modules as files (their own imports followed),
+    other installed distributions by name and version, and names that resolve to no
+    module.  Imports are read from the source text (``import`` statements anywhere in a
+    file, ``from pkg import sub`` submodules included) and resolved on ``sys.path``
+    without running any code; a module imported by a computed name
+    (``importlib.import_module(f"...")``) is not seen."""
+    first = Path(path).resolve()
+    installed, stdlib = _installed_dirs(), _stdlib_dirs()
+    files, distributions, missing = {first}, set(), set()
+    seen: set[str] = set()
+    todo: list[tuple[Path, str | None]] = [(first, None)]
+
+    def visit(name: str, required: bool) -> None:
+        if not name or name in seen:
+            return
+        seen.add(name)
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names or top in OWN_PACKAGES:
+            return
+        if "." in name:
+            visit(name.rpartition(".")[0], True)  # importing a submodule runs its packages
+        spec = _find_spec(name)
+        if spec is None:
+            if required:
+                missing.add(name)
+            return
+        origin = spec.origin if spec.has_location and spec.origin else None
+        where = str(Path(origin).resolve()) if origin else ""
+        if where.startswith(installed):
+            if top in _dependency_modules():
+                return
+            dists = _module_distributions().get(top, [])
+            from importlib import metadata
+
+            for dist in dists:
+                norm = re.sub(r"[-_.]+", "-", dist).lower()
+                if norm not in _dependency_distributions():
+                    try:
+                        distributions.add(f"{dist}=={metadata.version(dist)}")
+                    except metadata.PackageNotFoundError:
+                        distributions.add(dist)
+            if not dists:
+                files.add(Path(where))
+            return
+        if where.startswith(stdlib) or not where:
+            return  # the standard library's own files, or a namespace package (nothing to run)
+        file = Path(where)
+        if file not in files:
+            files.add(file)
+            if file.suffix == ".py":
+                package = name if spec.submodule_search_locations is not None else name.rpartition(".")[0]
+                todo.append((file, package or None))
+
+    while todo:
+        file, package = todo.pop()
+        for module, names in _imports(file, package):
+            visit(module, True)
+            spec = _find_spec(module) if module.partition(".")[0] not in OWN_PACKAGES else None
+            if spec is not None and spec.submodule_search_locations is not None:
+                for sub in names:  # ``from pkg import sub``: sub may be a submodule
+                    visit(f"{module}.{sub}", False)
+    rest = sorted(files - {first})
+    return ImportClosure((first, *rest), tuple(sorted(distributions)), tuple(sorted(missing)))
+
+
 def plugin_digest(path: str | Path) -> str:
-    """SHA-256 (hex) of a plug-in file's bytes: what identifies the code a plug-in plays."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """SHA-256 (hex) of the code a plug-in plays: its file's bytes and, in order, every
+    module of its ``import_closure`` (each user file by path and content, each other
+    installed distribution by name and version, each import that resolves to nothing).
+    An edit to a helper module the plug-in imports is a new digest, so its generated
+    modules get new names and numba compiles the new code (never machine code that
+    inlined the old helper); the run fingerprint (``simulator.run.rundir``) uses it too."""
+    closure = import_closure(path)
+    digest = hashlib.sha256(closure.files[0].read_bytes())
+    for file in closure.files[1:]:
+        digest.update(f"\0file:{file}\0".encode())
+        digest.update(file.read_bytes())
+    for item in closure.distributions:
+        digest.update(f"\0dist:{item}".encode())
+    for item in closure.missing:
+        digest.update(f"\0missing:{item}".encode())
+    return digest.hexdigest()
 
 
 def load_module(name: str, path: str) -> ModuleType:
@@ -159,20 +386,74 @@ def _generated_dir() -> Path:
     return directory
 
 
+#: content-addressed copies loaded in this process -> the user's file they copy
+COPIES: dict[str, str] = {}
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Where the standard library, installed packages and ginsim's own packages live (not
+    the user's code)."""
+    here = Path(__file__).resolve().parent  # strategies, beside simulator
+    return _stdlib_dirs() + _installed_dirs() + (f"{here}{os.sep}", f"{here.parent / 'simulator'}{os.sep}")
+
+
+def user_location(exc: BaseException, fallback=None) -> str:
+    """Where the user's own code raised ``exc``: ``"<file>, line N"`` for the innermost
+    frame of its traceback outside the standard library, installed packages and ginsim,
+    with a plug-in's content-addressed copy named as the user's file it copies (``COPIES``).
+    Without such a frame, the definition of ``fallback`` (a function or method) if given,
+    else ``""``."""
+    library = _library_dirs()
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        file = str(Path(frame.filename).resolve()) if frame.filename and not frame.filename.startswith("<") else ""
+        file = COPIES.get(file, file)
+        if file and not file.startswith(library):
+            return f"{file}, line {frame.lineno}"
+    func = getattr(fallback, "__func__", fallback)
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        file = str(Path(code.co_filename).resolve())
+        return f"{COPIES.get(file, file)}, line {code.co_firstlineno} ({func.__qualname__})"
+    return ""
+
+
 def load_plugin(name: str, path: str) -> tuple[ModuleType, str]:
     """Import plug-in file ``path`` for strategy ``name`` from a content-addressed copy in
     the generated directory; returns the module and the file's SHA-256.  An import that
     fails (syntax error, missing import, any exception) raises a one-line ValueError naming
     ``path``, the line and the error."""
     data = Path(path).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
+    digest = plugin_digest(path)
+    _forget_edited(path)
     module_name = f"ginsim_plugin_{name}_{digest[:16]}"
     copy = _generated_dir() / f"{module_name}.py"
     _write_file(copy, data)
+    COPIES[str(copy.resolve())] = str(Path(path).resolve())
     try:
         return load_module(module_name, str(copy)), digest
     except (Exception, SystemExit) as exc:
         raise ValueError(f"strategy {name!r}: cannot import {path}: {_import_error(exc, copy, path)}") from None
+
+
+#: closure file -> SHA-256 of its bytes when a plug-in importing it was last loaded here
+_CLOSURE_SEEN: dict[Path, str] = {}
+
+
+def _forget_edited(path) -> None:
+    """Drop from ``sys.modules`` each user module of plug-in ``path``'s closure whose file
+    changed since a plug-in last loaded it in this process, so the plug-in imports the new
+    code (a notebook re-registering after editing a helper)."""
+    for file in import_closure(path).files[1:]:
+        try:
+            now = hashlib.sha256(file.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        before = _CLOSURE_SEEN.get(file)
+        _CLOSURE_SEEN[file] = now
+        if before is not None and before != now:
+            for name, module in list(sys.modules.items()):
+                if getattr(module, "__file__", None) and Path(module.__file__).resolve() == file:
+                    del sys.modules[name]
 
 
 def _one_line(text: str, limit: int = 300) -> str:

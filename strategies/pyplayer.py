@@ -358,10 +358,13 @@ def _code(card) -> int:
 class Player:
     """Base class of plain-Python strategies; the defaults play greedily (see the module
     docstring).  ``PARAMS`` (name -> default number) are the strategy's parameters, set
-    by a spec (``"mine:knock_at=3"``) and read from ``self.params``; ``SUMMARY`` is the
-    line ``ginsim strategies`` shows."""
+    by a spec (``"mine:knock_at=3"``) and read from ``self.params``; ``PARAM_RANGES``
+    (name -> (low, high), integer bounds for an integral parameter) bounds them as for
+    numba strategies (``strategies.registry``); ``SUMMARY`` is the line ``ginsim
+    strategies`` shows."""
 
     PARAMS: dict[str, float] = {}
+    PARAM_RANGES: dict[str, tuple] = {}
     SUMMARY: str = ""
 
     def __init__(self, **params):
@@ -513,6 +516,40 @@ class Decider:
         method, convert = self.methods[obs.phase_code]
         return convert(method(obs), obs._state)
 
+    def ask(self, obs: Observation, who: str, where: str) -> int:
+        """``decide(obs)``, with every failure of the strategy (a wrong answer, an
+        exception, endless recursion, ``sys.exit``) as one ``StrategyError`` line naming
+        ``who``, the decision, ``where`` (cell, deal) and the user's file and line."""
+        try:
+            return self.decide(obs)
+        except (Exception, SystemExit) as exc:
+            method = self.player.choose_action if self.generic else self.methods[obs.phase_code][0]
+            raise strategy_failure(exc, who, obs.phase, where, method) from None
+
+
+def strategy_failure(exc: BaseException, who: str, decision: str, where: str, method=None):
+    """The one-line ``simulator.api.StrategyError`` for ``exc``, raised by a Python
+    strategy (``who``, e.g. ``strategy 'mine' (A)``) in ``decision`` (a phase name or
+    ``__init__``) at ``where`` (``cell 0, deal 7``): what went wrong, and where in the
+    user's own file (``strategies.plugins.user_location``; without a frame there, the
+    definition of ``method``), never a generated copy."""
+    from simulator.api import StrategyError
+
+    from .plugins import user_location
+
+    if isinstance(exc, _Answer):
+        what = str(exc)
+    elif isinstance(exc, SystemExit):
+        what = f"called sys.exit({exc.code!r}) (a strategy may not end the process)"
+    elif isinstance(exc, RecursionError):
+        what = "recursed without end (RecursionError: maximum recursion depth exceeded)"
+    else:
+        message = str(exc).strip().splitlines()
+        what = f"raised {type(exc).__name__}: {message[0] if message else '(no message)'}"
+    location = user_location(exc, method)
+    place = "; ".join(p for p in (f"decision: {decision}", where) if p)
+    return StrategyError(f"{who} {what}{f' at {location}' if location else ''} ({place})")
+
 
 # ---- registration ------------------------------------------------------------------------------
 def is_player(obj) -> bool:
@@ -530,7 +567,7 @@ def register_player(name: str | None, source):
     a no-op; registering a new class or instance under a name given to a class or instance
     before replaces it (a class redefined in a notebook)."""
     from .plugins import load_plugin, plugin_digest
-    from .registry import PY_PLUGINS, REGISTRY, StrategyInfo, split_class_spec
+    from .registry import PY_PLUGINS, REGISTRY, StrategyInfo, declared_params, split_class_spec
 
     path = digest = None
     if isinstance(source, (str, Path)):
@@ -566,16 +603,13 @@ def register_player(name: str | None, source):
         if known.kind != "python" or known.path != path:
             raise ValueError(f"strategy name {name!r} is taken; register this one under another name "
                              f"with strategies.register(name, ...); strategies: {', '.join(REGISTRY)}")
-    params = getattr(cls, "PARAMS", {}) if inspect.isclass(obj) else {}
-    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
-        raise ValueError(f"strategy {name!r}: PARAMS must be a dict of parameter name -> default number")
-    if len(params) > V.N_PARAMS:
-        raise ValueError(f"strategy {name!r}: at most {V.N_PARAMS} parameters")
+    params, ranges = declared_params(f"strategy {name!r}", getattr(cls, "PARAMS", {}) if inspect.isclass(obj) else {},
+                                     getattr(cls, "PARAM_RANGES", None) if inspect.isclass(obj) else None)
     summary = getattr(cls, "SUMMARY", "") or (inspect.getdoc(cls) or "").split("\n")[0] or "Python strategy"
     python_ids = [i.sid for i in REGISTRY.values() if i.kind == "python"]
     sid = known.sid if known is not None else -1 - len(python_ids)
-    info = StrategyInfo(name, sid, inspect.getmodule(cls), {k: float(v) for k, v in params.items()},
-                        f"[python] {summary}", path, digest, kind="python", player=obj)
+    info = StrategyInfo(name, sid, inspect.getmodule(cls), params, f"[python] {summary}", path, digest,
+                        kind="python", player=obj, ranges=ranges)
     REGISTRY[name] = info
     if path is not None:
         PY_PLUGINS[name] = path
@@ -586,9 +620,10 @@ def register_player(name: str | None, source):
 _INSTANCES: dict = {}
 
 
-def decider_for(strategy) -> Decider:
+def decider_for(strategy, who: str | None = None, where: str = "") -> Decider:
     """The ``Decider`` of a resolved Python ``Strategy`` (one instance per spec and
-    process)."""
+    process).  A class whose ``__init__`` fails raises one ``StrategyError`` line naming
+    ``who`` (default: the strategy's label), ``where`` and the user's file and line."""
     from .registry import REGISTRY
 
     info = REGISTRY[strategy.name]
@@ -597,7 +632,12 @@ def decider_for(strategy) -> Decider:
     if decider is None:
         obj = info.player
         if inspect.isclass(obj):
-            obj = obj(**strategy.values) if info.params else obj()
+            cls = obj
+            try:
+                obj = cls(**strategy.values) if info.params else cls()
+            except (Exception, SystemExit) as exc:
+                raise strategy_failure(exc, who or f"strategy {strategy.label!r}", "__init__", where,
+                                       cls.__init__) from None
         decider = Decider(obj)
         _INSTANCES[key] = decider
     return decider

@@ -3,6 +3,14 @@
 A *spec* names a strategy and optionally sets parameters: ``"simple"``,
 ``"simple:knock_at=0"``, ``"gin_hunter:knock_at=2,panic_stock=6"``.  Parameters travel to
 the engine as a float row (``N_PARAMS`` long), so changing them never recompiles.
+
+A strategy declares its parameters in ``PARAMS`` (name -> default number, finite) and may
+bound them in ``PARAM_RANGES`` (name -> ``(low, high)``, inclusive): integer bounds make
+the parameter *integral* (a count, a flag, a bit set), float bounds a real one.  A spec
+is validated, never coerced: a value outside its range, a non-integral value of an
+integral parameter, a parameter given twice or a non-finite value is refused with a
+one-line ``ValueError`` naming the parameter and its allowed values, so two labels never
+play the same code.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ class StrategyInfo:
     digest: str | None = None  # SHA-256 of a plug-in file's content (``plugin_digest``); None for a built-in
     kind: str = "numba"  # "numba": decision functions in ``module``; "python": a Python player (``player``)
     player: object = None  # a Python strategy: its class (made with the parameters) or instance
+    ranges: dict = field(default_factory=dict)  # name -> (low, high, integral): ``PARAM_RANGES`` checked
 
 
 @dataclass(frozen=True)
@@ -94,20 +103,72 @@ PLUGINS: dict[str, str] = {}
 PY_PLUGINS: dict[str, str] = {}
 
 
+def _number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def declared_params(who: str, params, ranges) -> tuple[dict[str, float], dict[str, tuple[float, float, bool]]]:
+    """A strategy's ``PARAMS`` and ``PARAM_RANGES`` checked (``who`` names it in errors):
+    the defaults as floats, and name -> (low, high, integral).  Defaults must be finite
+    numbers inside their ranges; bounds are pairs of numbers, integral when both are
+    integers; a one-line ValueError otherwise."""
+    if not isinstance(params, dict) or not all(isinstance(k, str) and _number(v) for k, v in params.items()):
+        raise ValueError(f"{who}: PARAMS must be a dict of parameter name -> default number")
+    if len(params) > N_PARAMS:
+        raise ValueError(f"{who}: at most {N_PARAMS} parameters")
+    for key, value in params.items():
+        if not math.isfinite(float(value)):
+            raise ValueError(f"{who}: PARAMS[{key!r}] must be a finite number, got {value!r}")
+    ranges = {} if ranges is None else ranges
+    if not isinstance(ranges, dict):
+        raise ValueError(f"{who}: PARAM_RANGES must be a dict of parameter name -> (low, high)")
+    checked = {}
+    for key, bounds in ranges.items():
+        if key not in params:
+            raise ValueError(f"{who}: PARAM_RANGES names {key!r}, which is not in PARAMS ({', '.join(params) or 'none'})")
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2 and all(_number(b) for b in bounds)
+                and all(math.isfinite(float(b)) for b in bounds) and bounds[0] <= bounds[1]):
+            raise ValueError(f"{who}: PARAM_RANGES[{key!r}] must be (low, high) with finite low <= high, got {bounds!r}")
+        integral = all(isinstance(b, (int, np.integer)) for b in bounds)
+        checked[key] = (float(bounds[0]), float(bounds[1]), integral)
+    values = {k: float(v) for k, v in params.items()}
+    for key, value in values.items():
+        problem = param_problem(key, value, checked)
+        if problem:
+            raise ValueError(f"{who}: the default of {problem}")
+    return values, checked
+
+
+def range_text(low: float, high: float, integral: bool) -> str:
+    """``an integer in 1 .. 100000`` or ``a number in 0.0 .. 1.0``."""
+    if integral:
+        return f"an integer in {int(low)} .. {int(high)}"
+    return f"a number in {low!r} .. {high!r}"
+
+
+def param_problem(key: str, value: float, ranges: dict, owner: str = "", shown: str | None = None) -> str | None:
+    """What is wrong with ``value`` for parameter ``key`` under ``ranges`` (from
+    ``declared_params``; ``owner``, e.g. `` of strategy 'mc'``, follows the name; ``shown``
+    is the value as the user wrote it), or None when it is allowed."""
+    if key not in ranges:
+        return None
+    low, high, integral = ranges[key]
+    if (integral and not float(value).is_integer()) or not low <= value <= high:
+        return f"parameter {key!r}{owner} must be {range_text(low, high, integral)}, got {shown or _fmt(value)}"
+    return None
+
+
 def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str | None = None) -> StrategyInfo:
     where = path or module.__name__
-    params = getattr(module, "PARAMS", None)
-    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
-        raise ValueError(f"strategy {name!r} ({where}): PARAMS must be a dict of parameter name -> default number")
-    if len(params) > N_PARAMS:
-        raise ValueError(f"strategy {name!r} ({where}): at most {N_PARAMS} parameters")
+    params, ranges = declared_params(f"strategy {name!r} ({where})", getattr(module, "PARAMS", None),
+                                     getattr(module, "PARAM_RANGES", None))
     summary = getattr(module, "SUMMARY", None)
     if not isinstance(summary, str):
         raise ValueError(f"strategy {name!r} ({where}): SUMMARY must be a one-line string")
     for decision in DECISIONS + tuple(d for d in OPTIONAL_DECISIONS if hasattr(module, d)):
         if not hasattr(getattr(module, decision, None), "py_func"):
             raise ValueError(f"strategy {name!r} ({where}): {decision} must be a numba @njit function")
-    return StrategyInfo(name, sid, module, {k: float(v) for k, v in params.items()}, summary, path, digest)
+    return StrategyInfo(name, sid, module, params, summary, path, digest, ranges=ranges)
 
 
 for _sid, (_name, _module) in enumerate(BUILTIN):
@@ -261,9 +322,13 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
         raise ValueError(f"unknown strategy {name!r}; strategies: {', '.join(REGISTRY)}")
     info = REGISTRY[name]
     values = dict(info.params)
+    given = set()
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, text = item.partition("=")
         key = key.strip()
+        if key in given:
+            raise ValueError(f"parameter {key!r} of strategy {name!r} is given twice in {spec.strip()!r}; give it once")
+        given.add(key)
         if key not in values:
             allowed = ", ".join(values) if values else "none"
             raise ValueError(f"unknown parameter {key!r} for strategy {name!r}; parameters: {allowed}")
@@ -275,6 +340,9 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
             raise ValueError(f"parameter {key!r} of strategy {name!r} must be a number, got {text.strip()!r}") from None
         if not math.isfinite(values[key]):
             raise ValueError(f"parameter {key!r} of strategy {name!r} must be a finite number, got {text.strip()!r}")
+        problem = param_problem(key, values[key], info.ranges, f" of strategy {name!r}", text.strip())
+        if problem:
+            raise ValueError(problem)
     if len(values) > N_PARAMS:
         raise ValueError(f"strategy {name!r} has more than {N_PARAMS} parameters")
     return Strategy(name, info.sid, values)

@@ -41,6 +41,8 @@ from strategies.view import (
 )
 
 PARAMS = {"early": 10.0, "early_draws": 4.0, "late": 2.0, "late_draws": 10.0}
+#: integral parameters and their allowed values (``strategies.registry``): draw counts
+PARAM_RANGES = {"early_draws": (0, 99), "late_draws": (0, 99)}
 SUMMARY = "greedy; knocks at deadwood <= a threshold falling from early (10) to late (2) between draws 4 and 10"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+
 from . import melds
 from .cards import SUIT_SHIFT, Card, as_codes, cards_mask, format_card, mask_cards, parse_cards
 from .rules import Rules, resolve_rules
@@ -217,6 +219,10 @@ def knocker_arrangement(knocker_cards: Cards, defender_cards: Cards) -> Arrangem
     return _arrangement(mask, int(sets), int(runs))
 
 
+#: the most deadwood 10 cards can hold (two each of K, Q, J, 10 and 9 in no meld)
+MAX_DEADWOOD = 98
+
+
 def score_hand(knocker_deadwood: int, defender_deadwood: int, *, gin: bool, big_gin: bool = False,
                rules: Rules | str = "hoyle") -> HandScore:
     """Score one hand.  ``rules`` is a ``Rules``, a preset name, or any object with the
@@ -226,7 +232,24 @@ def score_hand(knocker_deadwood: int, defender_deadwood: int, *, gin: bool, big_
     HandScore(winner='knocker', points=13, undercut=False)
     >>> score_hand(7, 5, gin=False, rules="hoyle")
     HandScore(winner='defender', points=22, undercut=True)
+
+    Impossible hands are refused with a ValueError: deadwoods are integers 0 ..
+    ``MAX_DEADWOOD``, gin is a knock with deadwood 0 and a knock with deadwood 0 is gin
+    (docs/rules.md, "Knocking and gin"), and big gin is gin.
     """
+    for name, value in (("knocker_deadwood", knocker_deadwood), ("defender_deadwood", defender_deadwood)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= value <= MAX_DEADWOOD:
+            raise ValueError(f"{name} must be an integer from 0 to {MAX_DEADWOOD} (the most deadwood 10 cards "
+                             f"hold), got {value!r}")
+    for name, value in (("gin", gin), ("big_gin", big_gin)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+    if big_gin and not gin:
+        raise ValueError("big gin is gin: pass gin=True with big_gin=True")
+    if bool(gin) != (knocker_deadwood == 0):
+        raise ValueError(f"gin is a knock with deadwood 0 (docs/rules.md, \"Knocking and gin\"): knocker_deadwood="
+                         f"{knocker_deadwood} needs gin={knocker_deadwood == 0}")
     if isinstance(rules, (str, dict, Rules)):
         rules = resolve_rules(rules)
     vector = Rules(gin_bonus=int(rules.gin_bonus), big_gin_bonus=int(rules.big_gin_bonus),

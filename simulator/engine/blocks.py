@@ -10,11 +10,24 @@ items a block holds never changes a result: every deal and game has its own rand
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
 #: a batch is split into at most this many blocks, handed to the threads as they free up
 N_BLOCKS = 256
+#: after Ctrl-C, how long the blocks already running may take to end before the process
+#: stops anyway (compiled code cannot be interrupted: a plug-in's endless loop never ends)
+INTERRUPT_GRACE_S = 3.0
+
+
+def _stop_stuck_process() -> None:
+    """Ctrl-C came while compiled code did not return: nothing can stop that thread, so
+    end the process (exit status 130, as for an interrupt) with one line saying why."""
+    print(f"ginsim: interrupted, but a kernel has not returned {INTERRUPT_GRACE_S:g} s later (an endless loop "
+          "in a strategy's compiled code?); stopping the process", file=sys.stderr, flush=True)
+    os._exit(130)
 
 
 def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int | None = None,
@@ -24,7 +37,10 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
     ``numba.set_num_threads`` sets).  Blocks are taken in order as threads free up, so a
     thread slowed by other work leaves the rest to the others.  An exception in a block (or
     an interrupt) is raised here once the blocks already started have ended; the others
-    never start."""
+    never start.  The blocks always run on pool threads (one thread for ``threads`` = 1),
+    so the calling thread stays interruptible: after Ctrl-C a block still running
+    ``INTERRUPT_GRACE_S`` later (compiled code that never returns) ends the process with
+    status 130 instead of ignoring the interrupt."""
     n_blocks = min(n_items, n_blocks)
     if n_blocks <= 0:
         return
@@ -34,16 +50,18 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
 
         threads = numba.get_num_threads()
     threads = max(1, min(int(threads), n_blocks))
-    if threads == 1:
-        for start, stop in bounds:
-            kernel(start, stop)
-        return
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ginsim-kernel") as pool:
-        futures = [pool.submit(kernel, start, stop) for start, stop in bounds]
-        try:
-            for future in futures:
-                future.result()
-        except BaseException:  # an error or Ctrl-C: blocks not yet started never start
-            for future in futures:
-                future.cancel()
-            raise
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ginsim-kernel")
+    futures = [pool.submit(kernel, start, stop) for start, stop in bounds]
+    try:
+        for future in futures:
+            future.result()
+    except BaseException as exc:  # an error or Ctrl-C: blocks not yet started never start
+        for future in futures:
+            future.cancel()
+        if isinstance(exc, KeyboardInterrupt):
+            _, running = wait(futures, timeout=INTERRUPT_GRACE_S)
+            if running:
+                _stop_stuck_process()
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown(wait=True)

@@ -338,18 +338,14 @@ class Hand:
     def _python_action(self, strategy, seat: int) -> int:
         """Ask a Python strategy, with the seat's memory dict and generator for this hand
         (keyed by the seat's stream key, as ``simulator.engine.pydriver`` keys them)."""
-        from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
-
-        from ..api import StrategyError
+        from strategies.pyplayer import Observation, SeatInfo, decider_for
 
         info = self._python_seats.get(seat)
         if info is None:
             info = self._python_seats[seat] = SeatInfo(int(self._rngs[seat, 0]), self.deal, self._rules)
         obs = Observation(self._state, seat, info, self.rules)
-        try:
-            return decider_for(strategy).decide(obs)
-        except _Answer as exc:
-            raise StrategyError(f"strategy {strategy.label!r} (seat {seat}) {exc} (decision: {obs.phase})") from None
+        who, where = f"strategy {strategy.label!r} (seat {seat})", f"deal {self.deal}"
+        return decider_for(strategy, who, where).ask(obs, who, where)
 
     def bot_action(self) -> int:
         """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``."""

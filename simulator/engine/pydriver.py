@@ -13,8 +13,9 @@ chunks, reports) is unchanged.  For each hand:
    or the hand is over;
 3. the Python seat is asked with an ``Observation`` of the state (read lazily), through
    the method for the phase (``strategies.pyplayer.DECISIONS``); its answer is checked
-   legal here, so an illegal one stops with ``StrategyError``, one line naming the
-   strategy, the decision and the deal;
+   legal here, so an illegal one, an exception, endless recursion or ``sys.exit`` in the
+   strategy (or in its ``__init__``) stops with ``StrategyError``, one line naming the
+   strategy, the decision, the cell and deal, and the user's own file and line;
 4. ``kernels.record_nb`` fills the hand record, as in the kernels.
 
 Games chain hands as ``kernels.play_game_nb`` does (same deck keys, dealer rule, scoring
@@ -30,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from strategies import view as V
-from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
+from strategies.pyplayer import Observation, SeatInfo, decider_for
 
 from ..core import records as RC
 from . import state as S
@@ -75,17 +76,19 @@ def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, 
 class _Table:
     """The arrays of one matchup, reused for every hand it plays."""
 
-    def __init__(self, a, b, rules):
+    def __init__(self, a, b, rules, context: str = "", first: str = ""):
         from strategies.registry import engine_module
 
         from ..api import _strategies
 
+        self.context = context  # e.g. "cell 3": named with the deal in a strategy's errors
         self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
         self.sids_ab = sids_ab
         self.rules = resolve_rules(rules)
         self.vector = self.rules.to_array()
         self.engine = E = engine_module(sids_ab)
-        self.deciders = [decider_for(s) if s.is_python else None for s in (self.a, self.b)]
+        self.deciders = [decider_for(s, self._who_ab(who), self._place(first)) if s.is_python else None
+                         for who, s in enumerate((self.a, self.b))]
         n_rules = len(self.vector)
         self.work = np.zeros(E.work_len(n_rules), np.int64)  # (layout: ``engine.K_*``)
         self.state = self.work[E.K_STATE:E.K_STATE + S.N_STATE]
@@ -127,31 +130,23 @@ class _Table:
         while 0 <= at != over:
             seat = at & 1
             obs = Observation(st, seat, infos[seat], rules, at >> 1)
-            try:
-                action = deciders[seat].decide(obs)
-            except _Answer as exc:
-                raise self._error(seat, a_seat, obs, str(exc), where) from None
-            except Exception as exc:
-                exc.add_note(f"(in {self._who(seat, a_seat)} deciding {obs.phase}; {where})")
-                raise
+            action = deciders[seat].ask(obs, self._who_ab(0 if seat == a_seat else 1), self._place(where))
             at = advance(work, fparams, vector, action, row)
         record_nb(st, row)
         return at >= 0
 
-    def _who(self, seat: int, a_seat: int) -> str:
-        who = 0 if seat == a_seat else 1
+    def _who_ab(self, who: int) -> str:
         return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
 
-    def _error(self, seat: int, a_seat: int, obs: Observation, what: str, where: str):
-        from ..api import StrategyError
-
-        return StrategyError(f"{self._who(seat, a_seat)} {what} (decision: {obs.phase}; {where})")
+    def _place(self, where: str) -> str:
+        return ", ".join(p for p in (self.context, where) if p)
 
 
 def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: int, seed: int,
-                      mirrored: bool = True) -> np.ndarray:
-    """The raw hand records of deals ``first_deal ..`` (as ``api.play_deal_records``)."""
-    table = _Table(strategy_a, strategy_b, rules)
+                      mirrored: bool = True, context: str = "") -> np.ndarray:
+    """The raw hand records of deals ``first_deal ..`` (as ``api.play_deal_records``;
+    ``context``, e.g. ``"cell 3"``, is named in a strategy's errors)."""
+    table = _Table(strategy_a, strategy_b, rules, context, f"deal {first_deal}")
     out = np.zeros((n_deals, RC.N_HAND_COLS), dtype=np.int64)
     seed64 = np.uint64(seed)
     for i in range(n_deals):
@@ -169,10 +164,10 @@ def play_deal_records(strategy_a, strategy_b, rules, first_deal: int, n_deals: i
 
 
 def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: int, seed: int,
-                      mirrored: bool = True, with_hands: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                      mirrored: bool = True, with_hands: bool = False, context: str = "") -> tuple[np.ndarray, np.ndarray]:
     """Raw game records (and every hand's record when asked), as
     ``api.play_game_records``."""
-    table = _Table(strategy_a, strategy_b, rules)
+    table = _Table(strategy_a, strategy_b, rules, context, f"game {first_game}, hand 0")
     vector = table.vector
     target = int(vector[R_TARGET])
     games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)

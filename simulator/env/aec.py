@@ -20,6 +20,11 @@ inside the step, exactly as ``simulate`` plays them.  Observations are dicts
   both).  A game still running after the engine's ``MAX_HANDS_PER_GAME`` hands is
   truncated.
 
+An action is a member of the action space ``Discrete(142)`` (a Python or NumPy integer, or
+a 0-d integer array); anything else raises a one-line ``ValueError``, and so does a legal
+code the rules refuse now (the message lists the legal ones).  Once every agent is done,
+``step`` and ``last`` raise a ``RuntimeError`` saying to call ``reset``.
+
 ``reset(seed=s)`` makes the episodes that follow reproducible: every deck and dealer is
 drawn from a generator seeded with ``s``.  ``render()`` prints the acting player's view
 (``render_mode="human"``) or returns it (``"ansi"``).
@@ -42,6 +47,20 @@ from ..core.scoring import game_totals_nb, next_dealer_nb
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
 
 AGENTS = ("player_0", "player_1")
+
+
+def action_code(action, space) -> int:
+    """``action`` as an action code when it is a member of ``space`` (a ``Discrete``: an
+    integer or a 0-d integer array in range); a one-line ValueError otherwise."""
+    try:
+        member = space.contains(action)
+    except Exception:  # e.g. an object numpy cannot compare
+        member = False
+    if not member or isinstance(action, (bool, np.bool_)):
+        shape = f" of shape {np.shape(action)}" if isinstance(action, np.ndarray) else ""
+        raise ValueError(f"action {action!r}{shape} ({type(action).__name__}) is not a member of the action space "
+                         f"Discrete({space.n}): give an integer 0 .. {space.n - 1} or a 0-d integer array")
+    return int(action)
 
 
 class GinRummyEnv(AECEnv):
@@ -105,17 +124,25 @@ class GinRummyEnv(AECEnv):
             mask_nb(self._state, self._rules, self._legal, mask)
         return {"observation": obs, "action_mask": mask}
 
+    def _check_running(self, call: str) -> None:
+        if not getattr(self, "agents", None):
+            raise RuntimeError(f"the episode is over (every agent is done): call reset() before {call}()")
+
+    def last(self, observe: bool = True):
+        self._check_running("last")
+        return super().last(observe)
+
     def step(self, action):
+        self._check_running("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
-        err = S.ERR_ILLEGAL_ACTION
-        if action is not None and 0 <= int(action) < N_ACTIONS:
-            self._state[S.S_NTRACE] = 0
-            err = S.apply_action_nb(self._state, self._rules, np.int64(action), self.hand._trace)
+        code = action_code(action, self.action_spaces[agent])
+        self._state[S.S_NTRACE] = 0
+        err = S.apply_action_nb(self._state, self._rules, np.int64(code), self.hand._trace)
         if err != S.ERR_NONE:
             legal = self.hand.legal_actions()
             raise ValueError(f"illegal action {action!r} for {agent} in phase {self.hand.phase_name}; legal: "

@@ -6,8 +6,13 @@ actions and rewards); the opponent is any ginsim strategy spec, numba (``"simple
 own random stream (``simulator.Hand.strategy_action``).  The agent's seat is drawn per
 episode unless ``seat`` is given.  An action that is not legal ends the episode with
 reward ``illegal_reward`` and ``info["illegal_action"] = True`` (mask actions with
-``observation["action_mask"]`` or ``action_masks()``).  ``reset(seed=s)`` makes the
-episodes that follow reproducible, the opponent's play included.
+``observation["action_mask"]`` or ``action_masks()``).  An action is any member of the
+action space ``Discrete(142)``: a Python or NumPy integer, or a 0-d integer array (what
+Stable-Baselines3's ``model.predict`` returns); anything else (a float, an out-of-range
+code, a wrong shape) raises a one-line ``ValueError`` instead of counting as illegal play.
+``step`` after the episode has ended raises a ``RuntimeError`` (call ``reset``), so an
+ended episode never pays the illegal reward again.  ``reset(seed=s)`` makes the episodes
+that follow reproducible, the opponent's play included.
 """
 
 from __future__ import annotations
@@ -17,8 +22,7 @@ import numpy as np
 
 from strategies import parse_strategy
 
-from ..engine import state as S
-from .aec import AGENTS, GinRummyEnv
+from .aec import AGENTS, GinRummyEnv, action_code
 
 
 class GinRummySingleEnv(gym.Env):
@@ -36,6 +40,7 @@ class GinRummySingleEnv(gym.Env):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.seat = 0
+        self._over = True  # no episode until reset()
 
     @property
     def agent(self) -> str:
@@ -46,6 +51,7 @@ class GinRummySingleEnv(gym.Env):
         self.aec.reset(seed=None if seed is None else int(self.np_random.integers(2**63)))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(2))
         reward, done = self._opponent_moves()
+        self._over = done
         return self.aec.observe(self.agent), {"seat": self.seat}
 
     def _opponent_moves(self) -> tuple[float, bool]:
@@ -61,12 +67,16 @@ class GinRummySingleEnv(gym.Env):
         return self.aec.observe(self.agent)["action_mask"].astype(bool)
 
     def step(self, action):
-        mask = self.aec.observe(self.agent)["action_mask"]
-        if not (isinstance(action, (int, np.integer)) and 0 <= int(action) < S.N_ACTIONS and mask[int(action)]):
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        code = action_code(action, self.action_space)
+        if not self.aec.observe(self.agent)["action_mask"][code]:
+            self._over = True
             return self.aec.observe(self.agent), self.illegal_reward, True, False, {"illegal_action": True}
-        self.aec.step(int(action))
+        self.aec.step(code)
         reward = float(self.aec.rewards[self.agent])
         more, done = self._opponent_moves()
+        self._over = done or bool(self.aec.truncations[self.agent])
         info = dict(self.aec.infos[self.agent])
         return self.aec.observe(self.agent), reward + more, done, False, info
 

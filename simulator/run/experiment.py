@@ -172,8 +172,9 @@ def _with_params(spec: str, values: dict[str, int | float], side: str) -> str:
 
 def read_toml_file(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
     """The table in the TOML file ``path``, read with the limits every ginsim input file
-    has: a regular file, at most ``MAX_FILE_BYTES``, UTF-8.  ``what`` names the kind of file
-    in messages (e.g. "an experiment file"); every problem is one line as ``error``."""
+    has: a regular file, at most ``MAX_FILE_BYTES``, UTF-8 (a leading byte-order mark, as
+    some Windows editors write, is skipped).  ``what`` names the kind of file in messages
+    (e.g. "an experiment file"); every problem is one line as ``error``."""
     where = str(path)
     if not path.exists():
         raise error(f"{where}: no such {what.split(' ', 1)[1]}")
@@ -183,7 +184,7 @@ def read_toml_file(path: Path, what: str, error: type[ValueError]) -> dict[str, 
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise error(f"{where}: {size:,} bytes; {what} is at most {MAX_FILE_BYTES:,} bytes")
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise error(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
     except OSError as exc:

@@ -120,26 +120,30 @@ _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
     """A hash of the code that plays rows: every module of ``simulator`` and ``strategies``
-    except those in ``NOT_PLAYING_MODULES``, and the content of each plug-in file by name.
-    Two runs with equal fingerprints were played by the same code."""
-    plugins = dict(sorted((plugins or {}).items()))
+    except those in ``NOT_PLAYING_MODULES``, and each plug-in by name with the code it
+    plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
+    outside the standard library and ginsim's dependencies).  Two runs with equal
+    fingerprints were played by the same code."""
+    from strategies.plugins import plugin_digest
+    from strategies.registry import split_class_spec
+
+    plugin_digests = {}
+    for name, path in sorted((plugins or {}).items()):
+        try:  # ("file.py:Class": a Python strategy)
+            plugin_digests[name] = plugin_digest(split_class_spec(path)[0])
+        except OSError as exc:
+            raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
     files = package_sources(NOT_PLAYING_MODULES)
-    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugins.items())
+    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugin_digests.items())
     if key in _FINGERPRINT_CACHE:
         return _FINGERPRINT_CACHE[key]
     digest = hashlib.sha256()
     for name, path in files:
         digest.update(f"{name}\0".encode())
         digest.update(path.read_bytes())
-    from strategies.registry import split_class_spec
-
-    for name, path in plugins.items():
-        try:
-            content = Path(split_class_spec(path)[0]).read_bytes()  # ("file.py:Class": a Python strategy)
-        except OSError as exc:
-            raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
+    for name, content in plugin_digests.items():
         digest.update(f"plugin:{name}\0".encode())
-        digest.update(content)
+        digest.update(content.encode())
     value = digest.hexdigest()[:20]
     _FINGERPRINT_CACHE[key] = value
     return value

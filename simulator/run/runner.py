@@ -181,10 +181,12 @@ def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[
     seed = cell_seed(exp.seed, cell.index)
     context = f"cell {cell.index}"
     if chunk.mode == "deals":
-        records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
+        records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored,
+                                        context=context)
         api.check_hand_errors(records, cell.a, cell.b, context)
         return api.hand_columns(records)
-    games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored)
+    games, _ = api.play_game_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored,
+                                     context=context)
     api.check_game_errors(games, cell.a, cell.b, context)
     return api.game_columns(games)
 

@@ -241,6 +241,7 @@ def _is_num(v: Any) -> bool:
 def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = None) -> TuneSpec:
     """Validate a tuning spec given as a dict (the parsed TOML)."""
     import strategies
+    from strategies.registry import param_problem, range_text
 
     from ..core.rules import Rules
 
@@ -295,6 +296,9 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     out = data.get("out")
     if out is not None and (not isinstance(out, str) or not out.strip()):
         raise fail("out", "must name a directory")
+    if out is not None and (Path(out).is_absolute() or os.path.normpath(out).split(os.sep)[0] == ".."):
+        raise fail("out", f"must be a directory inside the current directory (a relative path without a leading "
+                          f"'..'), got {out!r}; give another place with ginsim tune --out")
     sampler = data.get("sampler", "tpe")
     if sampler not in SAMPLERS:
         raise fail("sampler", f"must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -350,6 +354,13 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
             raise fail(key, "an int parameter needs integer low and high")
         if not low < high:
             raise fail(key, f"low ({low}) must be below high ({high})")
+        ranges = strategies.REGISTRY[strategy.strip()].ranges
+        if pname in ranges and ranges[pname][2] and kind != "int":
+            raise fail(key, f"{pname} is integral ({range_text(*ranges[pname])}): give integer low and high")
+        for k, v in (("low", low), ("high", high)):
+            problem = param_problem(pname, float(v), ranges, f" of strategy {strategy.strip()!r}")
+            if problem:
+                raise fail(f"{key}.{k}", problem)
         step = pd_.get("step")
         if step is not None and (not _is_num(step) or step <= 0 or (kind == "int" and not float(step).is_integer())):
             raise fail(f"{key}.step", f"must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}")
@@ -371,6 +382,10 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
             raise fail(f"fixed.{pname}", "is also under [params]: a parameter is either tuned or fixed")
         if not _is_num(value):
             raise fail(f"fixed.{pname}", f"must be a finite number, got {value!r}")
+        problem = param_problem(pname, float(value), strategies.REGISTRY[strategy.strip()].ranges,
+                                f" of strategy {strategy.strip()!r}")
+        if problem:
+            raise fail(f"fixed.{pname}", problem)
 
     opponents_data = data.get("opponents")
     if not isinstance(opponents_data, list) or not opponents_data:
@@ -422,6 +437,12 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
         raise fail(f"budget.fresh_{unit}", f"must be an integer of at least 4, got {fresh!r}")
     if max(total, fresh) > 2**40:
         raise fail("budget", "at most 2**40 deals or games per candidate")
+    per = 2 * len(opponents)  # mirrored pairs, the same number against each opponent
+    for k, v in ((unit, total), (f"fresh_{unit}", fresh)):
+        if v % per:
+            down, up = max(per, v - v % per), v - v % per + per
+            raise fail(f"budget.{k}", f"{v:,} is not a multiple of {per} (mirrored pairs against each of "
+                                      f"{len(opponents)} opponent(s)); give {down:,} or {up:,}")
     budget = Budget(unit, total, first, reduction, fresh)
 
     baselines_data = data.get("baselines", DEFAULT_BASELINES)

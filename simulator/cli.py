@@ -72,7 +72,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
+    from .core._cache import COMPILING_MESSAGE
+    from .engine.select import kernels_compiled
     from .core.rules import resolve_rules
 
     _register_plugins(args.plugin)
@@ -95,7 +96,8 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from .run.experiment import load_experiment
-    from .run.runner import run_experiment, run_summaries
+    from .analysis.summary import run_summaries
+    from .run.runner import run_experiment
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
@@ -156,7 +158,8 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
+    from .core._cache import COMPILING_MESSAGE
+    from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
@@ -177,7 +180,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
-    from .run.runner import run_summaries
+    from .analysis.summary import run_summaries
 
     print(run_summaries(args.run_dir))
 
@@ -216,7 +219,7 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from .engine._cache import cache_description, clear_cache
+    from .core._cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())

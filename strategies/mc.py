@@ -8,7 +8,7 @@ Because an opponent improves its hand as it plays, each guess is the least-deadw
 of 1 + ``skill`` × (the opponent's turns so far) draws from the belief (``skill`` = 0: one
 draw).  It
 reads only its view (``strategies.view``), never the true hidden cards.  For each
-determinization it builds a hand state (``simulator.engine.state``), and for each candidate
+determinization it builds a hand state (``simulator.core.state``), and for each candidate
 action copies it, plays the action and plays the hand to its end with a fast rollout
 policy for both seats, through the engine's own phase functions (``play_nb``,
 ``lay_out_nb``).  It picks the candidate with the best mean result (every candidate sees
@@ -69,7 +69,7 @@ from simulator.core.melds import (
 )
 from simulator.core.rng import next_u64_nb
 from simulator.core.rules import CANCEL_AT_STOCK, R_RESHUFFLE
-from simulator.engine.state import (
+from simulator.core.state import (
     A_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from simulator.engine import _cache
+from simulator.core import _cache
 
 
 def test_modules_left_out_of_the_cache_key_hold_no_kernels():

@@ -1,6 +1,6 @@
 """``simulator.Hand``: one hand of Gin Rummy to step through, inspect, copy and undo.
 
-A ``Hand`` wraps the engine's state array (``simulator.engine.state``) and plays it with the same
+A ``Hand`` wraps the engine's state array (``simulator.core.state``) and plays it with the same
 phase functions the batch engine runs, so a hand driven here follows exactly the rules
 ``simulate`` plays.  ``Hand(rules, seed, deal)`` starts from the same deck, dealer and seats
 as deal ``deal`` of ``simulate(..., seed=seed)``; with the strategies ``a`` and ``b`` of that
@@ -20,7 +20,7 @@ call, ``bot_action()`` gives each seat's move from the same random streams, so p
     >>> h.result() == simulator.simulate("simple", "knock_early", "hoyle", n_deals=1, seed=0).iloc[0].to_dict()
     True
 
-Actions are small integers (``simulator.engine.state``: discard card c is c, then draw stock,
+Actions are small integers (``simulator.core.state``: discard card c is c, then draw stock,
 take pile, pass, knock, no knock, the knocker's arrangement k, the defender's best
 response and the defender's arrangement k); ``simulator.action_name`` names one.
 An illegal action raises ``ValueError`` with one line naming it and the legal ones.
@@ -36,8 +36,9 @@ import numpy as np
 
 from strategies import view as V
 
-from . import state as S
+from ..core import state as S
 from ..core.cards import DECK, as_codes, format_card, mask_cards
+from ..core.errors import StrategyError
 from ..core.melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.records import (
     H_A_SEAT,
@@ -136,7 +137,7 @@ class Hand:
     # ---- the state ------------------------------------------------------------------------
     @property
     def state(self) -> np.ndarray:
-        """The state array (``simulator.engine.state``), read-only: change it through ``apply``."""
+        """The state array (``simulator.core.state``), read-only: change it through ``apply``."""
         view = self._state.view()
         view.setflags(write=False)
         return view
@@ -148,7 +149,7 @@ class Hand:
 
     @property
     def phase(self) -> int:
-        """The phase (``simulator.engine.state.PHASE_*``; ``phase_name`` names it)."""
+        """The phase (``simulator.core.state.PHASE_*``; ``phase_name`` names it)."""
         return int(self._state[S.S_PHASE])
 
     @property
@@ -282,9 +283,7 @@ class Hand:
         ``A_ARRANGE + k`` action, a defender's melds their ``A_DEFEND + k`` action.  A strategy that answers illegally or writes into a copy
         raises ``StrategyError`` (a ``ValueError``) in one line."""
         from strategies import parse_strategy
-        from strategies.registry import engine_module
-
-        from ..api import StrategyError
+        from .select import engine_module
 
         if self.is_over():
             raise ValueError("the hand is over: no player to act")
@@ -338,9 +337,8 @@ class Hand:
     def _python_action(self, strategy, seat: int) -> int:
         """Ask a Python strategy, with the seat's memory dict and generator for this hand
         (keyed by the seat's stream key, as ``simulator.engine.pydriver`` keys them)."""
-        from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
-
-        from ..api import StrategyError
+        from strategies.pyplayer import Observation, SeatInfo, _Answer
+        from strategies.registry import decider_for
 
         info = self._python_seats.get(seat)
         if info is None:
@@ -373,7 +371,7 @@ class Hand:
         while the hand is being played)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        from ..api import hand_frame
+        from ..core.columns import hand_frame
 
         return hand_frame(self.record()[None, :]).iloc[0].to_dict()
 

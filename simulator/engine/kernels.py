@@ -1,15 +1,15 @@
 """The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
-The rules of play live in ``simulator.engine.state`` (the state array and its phase functions),
+The rules of play live in ``simulator.core.state`` (the state array and its phase functions),
 ``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
-for its answer, turn that into an action and apply it (``simulator.engine.state.play_nb``; the
+for its answer, turn that into an action and apply it (``simulator.core.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
 into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
-``play_game_block_nb``) on a pool of threads (``simulator.engine.blocks``).
+``play_game_block_nb``) on a pool of threads (``simulator.core.blocks``).
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
 it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
@@ -53,7 +53,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
-from .blocks import run_blocks
+from ..core.blocks import run_blocks
 from ..core.cards import DECK  # noqa: F401  (re-exported)
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
@@ -108,7 +108,7 @@ from ..core.records import (  # noqa: F401  (re-exported)
 from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET
 from ..core.scoring import game_totals_nb, next_dealer_nb
-from .state import (  # noqa: F401  (re-exported)
+from ..core.state import (  # noqa: F401  (re-exported)
     A_DEFEND_BEST,
     A_DISCARD,
     A_DRAW_STOCK,
@@ -247,9 +247,9 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
     arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
-    Returns ``(action, x, y)``: an action of ``simulator.engine.state`` (``x`` holds the card of
+    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
     a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
-    set and run masks in ``x``, ``y`` (``simulator.engine.state.lay_out_nb`` checks and plays
+    set and run masks in ``x``, ``y`` (``simulator.core.state.lay_out_nb`` checks and plays
     them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
     ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
     all."""
@@ -303,7 +303,7 @@ def record_nb(state, out):
 
 @njit(cache=True, _nrt=False)
 def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
-    """Deal a hand into ``state`` (``simulator.engine.state.deal_nb``) and zero the strategies'
+    """Deal a hand into ``state`` (``simulator.core.state.deal_nb``) and zero the strategies'
     memories."""
     for seat in range(2):
         for i in range(memory.shape[1]):

@@ -30,10 +30,12 @@ import numpy as np
 from numba import njit
 
 from strategies import view as V
-from strategies.pyplayer import Observation, SeatInfo, _Answer, decider_for
+from strategies.pyplayer import Observation, SeatInfo, _Answer
+from strategies.registry import decider_for
 
 from ..core import records as RC
-from . import state as S
+from ..core import state as S
+from ..core.errors import StrategyError
 from .kernels import MAX_HANDS_PER_GAME, _new_hand_nb, record_nb
 from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET, resolve_rules
@@ -76,11 +78,9 @@ class _Table:
     """The arrays of one matchup, reused for every hand it plays."""
 
     def __init__(self, a, b, rules):
-        from strategies.registry import engine_module
+        from .select import engine_module, strategy_pair
 
-        from ..api import _strategies
-
-        self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
+        self.a, self.b, sids_ab, self.params_ab = strategy_pair(a, b)
         self.sids_ab = sids_ab
         self.rules = resolve_rules(rules)
         self.vector = self.rules.to_array()
@@ -143,8 +143,6 @@ class _Table:
         return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
 
     def _error(self, seat: int, a_seat: int, obs: Observation, what: str, where: str):
-        from ..api import StrategyError
-
         return StrategyError(f"{self._who(seat, a_seat)} {what} (decision: {obs.phase}; {where})")
 
 

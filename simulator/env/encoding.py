@@ -1,7 +1,7 @@
 """The fixed-size observation of the RL environments, and a policy as a ginsim strategy.
 
 ``encode(state, seat, target)`` turns what ``seat`` may know in a hand state
-(``simulator.engine.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
+(``simulator.core.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
 ``OBSERVATION_LAYOUT`` (name, offset, size):
 
 =================  ======  ====  ==========================================================
@@ -19,7 +19,7 @@ block              offset  size  meaning
 ``top``            364     52    the pile's top card (one-hot)
 ``stock``          416     32    cards left in the stock, one-hot 0 .. 31
 ``phase``          448     7     first_upcard, draw, last_discard, discard, knock, arrange,
-                                 defend (``simulator.engine.state.PHASE_*``; all 0 once over)
+                                 defend (``simulator.core.state.PHASE_*``; all 0 once over)
 ``knock_limit``    455     11    the deal's knock limit, one-hot 0 .. 10 (capped at 10)
 ``flags``          466     2     is dealer; the drawn card came from the pile
 ``deadwood``       468     1     own deadwood / 100 (of the cards held; in the knock and
@@ -57,7 +57,7 @@ from numba import njit
 
 from strategies.pyplayer import Player
 
-from ..engine import state as S
+from ..core import state as S
 from ..core.melds import lowest_card_nb, min_deadwood_nb
 from ..core.rules import R_TARGET
 

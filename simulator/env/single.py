@@ -17,7 +17,7 @@ import numpy as np
 
 from strategies import parse_strategy
 
-from ..engine import state as S
+from ..core import state as S
 from .aec import AGENTS, GinRummyEnv
 
 

@@ -289,7 +289,7 @@ _FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
 def bench_startup(search_players: bool = False) -> dict:
     """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
     empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
-    which compiles the engine with the search players (``strategies.registry.engine_module``)."""
+    which compiles the engine with the search players (``simulator.engine.select.engine_module``)."""
     def first_deal(strategy: str, cache: str) -> float:
         env = {**os.environ, "GINSIM_CACHE_DIR": cache}
         env.pop("NUMBA_CACHE_DIR", None)

@@ -12,7 +12,7 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.core.cards``)
 -----------------------------------------------------------------------------------------
 
 =====================  ===========================================================================
-``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``strategies.view``) or
+``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``simulator.core.view``) or
                        ``PHASE_OVER``
 ``S_CURRENT``          the seat to act (the knocker while laying out, then the defender; last to
                        act once over)
@@ -98,7 +98,7 @@ Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
   arrangement (``arrangement_nb``'s order) whatever the knocker laid out, and every card
   it left unmelded that fits the knocker's melds is laid off, chains included
   (``simulator.core.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
-  masks or ``(DEFEND_BEST, 0)`` (``strategies.view``): ``defend_nb`` takes those, checked.
+  masks or ``(DEFEND_BEST, 0)`` (``simulator.core.view``): ``defend_nb`` takes those, checked.
 
 How to defend is the defender's decision, not a rule: docs/rules.md fixes what may be laid
 off, a strategy chooses its melds (``defend_nb`` in each strategy module; the default is the
@@ -115,7 +115,7 @@ Functions (numba)
   rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
   -> error``);
 * ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
-  what a seat may know (``strategies.view``); ``reshuffle_next_nb(state, rules, action)``
+  what a seat may know (``simulator.core.view``); ``reshuffle_next_nb(state, rules, action)``
   tells whether an action will rebuild the stock from the pile.
 
 An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
@@ -136,7 +136,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from strategies.view import (
+from .view import (
     N_VIEW,
     DEFEND_BEST,
     PHASE_ARRANGE,
@@ -171,8 +171,8 @@ from strategies.view import (
     V_TURN,
 )
 
-from ..core.cards import format_card
-from ..core.melds import (
+from .cards import format_card
+from .melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
     arrangement_nb,
@@ -184,9 +184,9 @@ from ..core.melds import (
     mix64_nb,
     valid_layout_nb,
 )
-from ..core.records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
-from ..core.rng import GOLDEN
-from ..core.rules import (
+from .records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
+from .rng import GOLDEN
+from .rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
     R_BIG_GIN_BONUS,
@@ -194,7 +194,7 @@ from ..core.rules import (
     R_MAX_RESHUFFLES,
     R_RESHUFFLE,
 )
-from ..core.scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
 
 # How the functions below are compiled (speed and cold compile time both matter):
 #
@@ -391,7 +391,7 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
 
 @_hot
 def fill_view_nb(state, seat, view):
-    """What ``seat`` may know, written into ``view`` (``strategies.view``): its own hand,
+    """What ``seat`` may know, written into ``view`` (``simulator.core.view``): its own hand,
     draws and score, the pile, and of the opponent only its pickups, declines, discards
     and score, and once laid out the knocker's melds.  The phase's private slots (the card
     drawn, the legal discards, the deadwood) are filled only for the seat to act."""

@@ -67,7 +67,9 @@ def cache_root() -> Path:
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/api.py", "simulator/cli.py", "simulator/engine/_cache.py",
+    "simulator/__init__.py", "simulator/_version.py", "simulator/api.py", "simulator/core/errors.py",
+    "simulator/engine/select.py", "simulator/analysis/summary.py", "simulator/studies/gamevalue.py",
+    "simulator/cli.py", "simulator/core/_cache.py",
     "simulator/engine/hand.py", "simulator/core/rules_api.py",
     "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py",
     "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
@@ -376,24 +378,3 @@ def _install_cache_guard() -> None:
 
 #: what the command line prints on stderr before the first call compiles the engine
 COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s; a minute with expert or mc)"
-
-
-def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module: str | None = None,
-                     sids=None) -> bool:
-    """True when this source version's kernel directory holds numba's index file of every
-    engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
-    first call loads machine code instead of compiling it (about 30 s on 2 idle cores, a
-    minute for the engine with the search players).  ``module`` is the engine module's name
-    (``simulator.engine.kernels``, or a generated engine: the light one, or one with plug-ins);
-    default the engine ``strategies.registry.engine_module(sids)`` plays strategy ids
-    ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
-    if module is None:
-        from strategies.registry import engine_module
-
-        module = engine_module(sids).__name__
-    stem = module.rsplit(".", 1)[-1]
-    try:
-        names = {p.name for p in numba_cache_dir().glob(f"*/{stem}.*.nbi")}
-    except OSError:
-        return False
-    return all(any(n.startswith(f"{stem}.{entry}-") for n in names) for entry in entries)

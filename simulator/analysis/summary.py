@@ -1,0 +1,77 @@
+"""The printed summary of a run directory: per cell, net points per hand (or game margin)
+to A with a 95% interval, and the outcome mix (or A's game-win probability), read from the
+run's verified files (``ginsim run`` and ``ginsim summary`` print it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..run.rundir import read_manifest, readable_run, run_path
+from ..run.runner import run_status
+from .stats import scan_run
+
+
+def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
+    """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
+    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
+    game-win probability, a game without a winner counting ½).  The numbers are those of
+    ``stats.hand_stats``/``game_stats`` on the run's verified files, streamed one file
+    at a time (``stats.scan_run``: with mirrored deals each pair is one unit, and memory
+    stays bounded by the number of cells); the interval is ``stats.t_interval``."""
+    run_dir = run_path(run_dir)
+    manifest, verification = readable_run(run_dir, allow_missing=True)
+    deals = mode == "deals"
+    files = {mode: verification.good[mode]}
+    scan = scan_run(run_dir, files=files, manifest=manifest)
+    stats = scan.hands if deals else scan.games
+    by_cell = stats.set_index("cell") if stats is not None else pd.DataFrame()
+    value = "net_a" if deals else "margin_a"
+    estimate = "net_mean" if deals else "margin_mean"
+    low, high = ("net_ci_low", "net_ci_high") if deals else ("margin_ci_low", "margin_ci_high")
+    rows = []
+    for cell in manifest["cells"]:
+        index = cell["cell"]
+        have = index in by_cell.index
+        s = by_cell.loc[index] if have else None
+        row = {"cell": index, "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
+               "rows": int(s["n_hands" if deals else "n_games"]) if have else 0,
+               value: float(s[estimate]) if have else float("nan"),
+               "ci95": float((s[high] - s[low]) / 2) if have else float("nan")}
+        if deals:
+            for outcome in ("knock", "gin", "big_gin", "undercut", "dead"):
+                row[outcome] = float(s[f"share_{outcome}"]) if have else float("nan")
+        else:
+            row["a_wins"] = float(s["win_prob"]) if have else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_summaries(run_dir: str | Path) -> str:
+    """The printed summary of a run: a status line when it is unfinished, then a table for
+    hands and one for games, as present."""
+    run_dir = run_path(run_dir)
+    manifest = read_manifest(run_dir)
+    parts = []
+    status = run_status(run_dir)
+    if status:
+        parts.append(status)
+    for mode, title in (("deals", "single hands: net points per hand to A"),
+                        ("games", "whole games: final margin per game to A")):
+        if manifest["experiment"].get(mode):
+            parts.append(f"{title}\n{format_summary(summarize(run_dir, mode))}")
+    return "\n\n".join(parts)
+
+
+def format_summary(summary: pd.DataFrame) -> str:
+    value = "net_a" if "net_a" in summary else "margin_a"
+    lines = []
+    head = f"{'cell':>4}  {'matchup':<44}{'variant':<14}{'rows':>10}  {value + ' ± 95%':>18}"
+    extra = [c for c in ("knock", "gin", "big_gin", "undercut", "dead", "a_wins") if c in summary]
+    lines.append(head + "".join(f"{c:>9}" for c in extra))
+    for r in summary.itertuples(index=False):
+        d = r._asdict()
+        lines.append(f"{d['cell']:>4}  {d['matchup'][:43]:<44}{d['variant'][:13]:<14}{d['rows']:>10,}  "
+                     f"{d[value]:>+9.3f} ± {d['ci95']:<6.3f}" + "".join(f"{d[c]:>9.1%}" for c in extra))
+    return "\n".join(lines)

@@ -7,7 +7,7 @@ The public API re-exported here:
   ``best_arrangement``, ``is_big_gin``, ``layoff``, ``knocker_arrangement``, ``score_hand``;
 * rule variants: ``Rules`` and its presets;
 * play: ``simulate``, ``simulate_games``, and ``Hand`` (one hand to step through, with
-  ``action_name`` naming its actions), loaded on first use.
+  ``action_name`` naming its actions, ``simulator.actions`` their codes by name), loaded on first use.
 """
 
 from ._version import __version__
@@ -39,7 +39,7 @@ __all__ = [
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
 
-__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name"]
+__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name", "actions"]
 
 
 def __getattr__(name: str):
@@ -53,6 +53,10 @@ def __getattr__(name: str):
         from .engine.hand import Hand
 
         return Hand
+    if name == "actions":  # the action codes by name
+        import importlib
+
+        return importlib.import_module(".actions", __name__)
     if name == "action_name":
         from .core.state import action_name
 

@@ -48,9 +48,9 @@ method             when (``obs.phase``)            returns
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
-``obs.legal_actions`` (``simulator.core.state``: discard card c is c, 64 draw stock, 65 take
-pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k, 105 defend with the best
-response, 106 + k defend with arrangement k) for every decision; the RL
+``obs.legal_actions`` (named by ``simulator.actions``: ``discard(c)``, ``DRAW_STOCK``,
+``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
+``defend(k)``) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
 needs one row in ``DECISIONS`` and one default method here.
 

@@ -8,8 +8,20 @@ from __future__ import annotations
 import json
 
 import numba
+import pytest
 
 import record_digests as RD
+from simulator.engine import select
+
+
+@pytest.fixture(autouse=True)
+def _engine_choice_restored():
+    """Playing the search players makes every later call of the process use the full engine
+    (``select.will_play``): leave the choice as the other tests found it."""
+    before = set(select._WILL_PLAY)
+    yield
+    select._WILL_PLAY.clear()
+    select._WILL_PLAY.update(before)
 
 
 def test_records_match_the_checked_in_digests():

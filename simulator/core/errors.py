@@ -9,8 +9,9 @@ them into the text ``StrategyError`` carries.
 from __future__ import annotations
 
 from .cards import format_card
+from .layouts import ERRORS
 from .records import RULE_SLOT_NAMES
-from .state import (
+from .constants import (
     ERR_BAD_MELDS,
     ERR_ILLEGAL_ACTION,
     ERR_ILLEGAL_DISCARD,
@@ -25,15 +26,8 @@ class StrategyError(ValueError):
     message is one line: strategy (spec label, A or B), decision, offending value, deal."""
 
 
-#: the decision in which each error arises
-_ERROR_DECISION = {
-    ERR_ILLEGAL_DISCARD: "discard",
-    ERR_BAD_MELDS: "arrange",
-    ERR_WROTE_PILE: "any, found by the engine's copy check",
-    ERR_WROTE_RULES: "any, found by the engine's copy check",
-    ERR_WROTE_PARAMS: "any, found by the engine's copy check",
-    ERR_ILLEGAL_ACTION: "any",
-}
+#: the decision in which each error arises (``simulator.core.layouts.ERRORS``)
+_ERROR_DECISION = {e.code: e.decision for e in ERRORS if e.code}
 _RULE_SLOTS = dict(enumerate(RULE_SLOT_NAMES))
 
 

@@ -23,46 +23,49 @@ Decision points (``V_PHASE``):
   and-laying-off).  ``defend_nb`` answers ``(DEFEND_BEST, 0)`` for the best response (the
   melds and layoffs leaving the least deadwood, breaking its own melds when that pays) or
   the (sets, runs) masks of one of its least-deadwood arrangements.
+
+``V_LAST_CHANCE`` is 1 in the discard phase after taking the last discard
+(``last_discard_rule``, docs/rules.md): the player must discard so as to knock, and its
+legal discards (``V_LEGAL_DISCARDS``) are those that leave a knock.
 """
 
-V_PHASE = 0
-V_HAND = 1  # own hand mask (10 cards, or 11 after drawing)
-V_TOP = 2  # card on top of the discard pile, -1 if empty
-V_PILE_LEN = 3
-V_PILE_MASK = 4  # every card in the discard pile (top included)
-V_OPP_TOOK = 5  # cards the opponent took from the pile and has not discarded since
-V_OPP_DECLINED = 6  # pile tops the opponent was offered and passed on
-V_STOCK_LEFT = 7
-V_TURN = 8  # turns played in this hand so far (both players)
-V_MY_DRAWS = 9  # cards this player has drawn this hand
-V_KNOCK_LIMIT = 10  # the limit in force for this deal (Oklahoma: from the upcard)
-V_MY_SCORE = 11  # game score before this hand (0 in single-hand play)
-V_OPP_SCORE = 12
-V_IS_DEALER = 13
-V_DRAWN = 14  # the card just drawn (discard phase), else -1
-V_FROM_PILE = 15  # 1 when that card came from the pile
-V_LEGAL_DISCARDS = 16  # mask of cards that may be discarded now
-V_DEADWOOD = 17  # knock phase: deadwood of the 10 cards kept
-V_OPP_DISCARDS = 18  # every card the opponent has discarded this hand
-V_SEEN = 19  # cards this player has seen: own hand, pile history, opponent pickups
-V_KNOCKER_SETS = 20  # the knocker's set cards once laid out (0 before)
-V_KNOCKER_RUNS = 21  # the knocker's run cards once laid out (0 before)
-V_KNOCKER_DEADWOOD = 22  # defend phase: the deadwood the knocker laid out, else -1
-N_VIEW = 23
-
-PHASE_FIRST_UPCARD = 0
-PHASE_DRAW = 1
-PHASE_LAST_DISCARD = 2
-PHASE_DISCARD = 3
-PHASE_KNOCK = 4
-PHASE_ARRANGE = 5
-PHASE_DEFEND = 6
+from .constants import (  # noqa: F401  (the view contract's slots and phases: simulator.core.layouts)
+    V_PHASE,
+    V_HAND,
+    V_TOP,
+    V_PILE_LEN,
+    V_PILE_MASK,
+    V_OPP_TOOK,
+    V_OPP_DECLINED,
+    V_STOCK_LEFT,
+    V_TURN,
+    V_MY_DRAWS,
+    V_KNOCK_LIMIT,
+    V_MY_SCORE,
+    V_OPP_SCORE,
+    V_IS_DEALER,
+    V_DRAWN,
+    V_FROM_PILE,
+    V_LEGAL_DISCARDS,
+    V_DEADWOOD,
+    V_OPP_DISCARDS,
+    V_SEEN,
+    V_KNOCKER_SETS,
+    V_KNOCKER_RUNS,
+    V_KNOCKER_DEADWOOD,
+    V_LAST_CHANCE,
+    N_VIEW,
+    PHASE_FIRST_UPCARD,
+    PHASE_DRAW,
+    PHASE_LAST_DISCARD,
+    PHASE_DISCARD,
+    PHASE_KNOCK,
+    PHASE_ARRANGE,
+    PHASE_DEFEND,
+    N_PARAMS,
+    N_MEMORY,
+)
 
 #: ``defend_nb``'s answer ``(DEFEND_BEST, 0)``: the best response, computed by the engine
 #: (``simulator.core.melds.layoff_solution_nb``), the default defence of every strategy
 DEFEND_BEST = -2
-
-#: length of every strategy parameter row (unused slots are 0)
-N_PARAMS = 8
-#: length of each player's per-hand memory
-N_MEMORY = 64

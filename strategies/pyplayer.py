@@ -84,7 +84,6 @@ from simulator.core.melds import (
     min_deadwood_nb,
     preferred_discard_nb,
 )
-from strategies import view as V
 
 _CARD = tuple(Card(c) for c in range(64))
 _PHASE_NAMES = S.PHASE_NAMES

@@ -10,10 +10,9 @@ highest-ranked legal card.
 
 import numpy as np
 
+from simulator.actions import DEFEND_BEST, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_PILE
 from simulator.env import PolicyStrategy
 from simulator.env.encoding import O_DEADWOOD
-
-DRAW_STOCK, TAKE_PILE, PASS, KNOCK = 64, 65, 66, 67
 
 
 class Agent(PolicyStrategy):
@@ -24,7 +23,10 @@ class Agent(PolicyStrategy):
         if action_mask[TAKE_PILE]:
             low = observation[O_DEADWOOD] * 100 <= 20
             return TAKE_PILE if low else (DRAW_STOCK if action_mask[DRAW_STOCK] else PASS)
-        discards = legal[legal < 64]
+        discards = legal[(legal >= DISCARD) & (legal < DISCARD + 64)]  # DISCARD + card code
         if discards.size:
-            return int(discards[np.argmax(discards % 16)])  # card code = suit * 16 + rank
-        return int(legal[0])  # a layout (the first arrangement) or a defence (105: the best response)
+            cards = discards - DISCARD  # card code = suit * 16 + rank
+            return int(discards[np.argmax(cards % 16)])
+        if action_mask[DEFEND_BEST]:
+            return DEFEND_BEST  # the defender's best response
+        return int(legal[0])  # a layout: the first arrangement

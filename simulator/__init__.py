@@ -7,24 +7,14 @@ The public API re-exported here:
   ``best_arrangement``, ``is_big_gin``, ``layoff``, ``knocker_arrangement``, ``score_hand``;
 * rule variants: ``Rules`` and its presets;
 * play: ``simulate``, ``simulate_games``, and ``Hand`` (one hand to step through, with
-  ``action_name`` naming its actions), loaded on first use.
+  ``action_name`` naming its actions, ``simulator.actions`` their codes by name), loaded on first use.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _package_version
+from ._version import __version__
 
-try:
-    __version__ = _package_version("ginsim-rummy")  # the distribution's name (pyproject.toml)
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
-
-from .engine._cache import configure_numba_cache
+from .core._cache import configure_numba_cache
 
 configure_numba_cache()
-
-# The strategy registry loads every built-in, and the search players (``strategies.mc``)
-# import ``simulator.engine.state``, which imports ``strategies.view``: loading the registry first
-# keeps ``import simulator.engine.state`` (or any submodule) from meeting a half-made module.
-import strategies  # noqa: E402,F401
 
 from .core.cards import Card, cards_mask, format_cards, mask_cards, parse_cards
 from .core.rules import Rules
@@ -49,12 +39,12 @@ __all__ = [
     "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
 ]
 
-__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name"]
+__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name", "actions"]
 
 
 def __getattr__(name: str):
-    # the engine imports the strategy library, which imports the rules core from this
-    # package: load the façade on first use so either package can be imported first
+    # the façade, the engine and the strategy library load on first use: ``import simulator``
+    # stays the rules core only
     if name in ("simulate", "simulate_games"):
         from . import api
 
@@ -63,8 +53,12 @@ def __getattr__(name: str):
         from .engine.hand import Hand
 
         return Hand
+    if name == "actions":  # the action codes by name
+        import importlib
+
+        return importlib.import_module(".actions", __name__)
     if name == "action_name":
-        from .engine.state import action_name
+        from .core.state import action_name
 
         return action_name
     raise AttributeError(f"module 'simulator' has no attribute {name!r}")

@@ -87,7 +87,7 @@ def _number(value: float) -> float | None:
 def estimate(value: float, low: float, high: float, units: int, unit: str) -> dict:
     """An estimate for ``--json``: the value, its 95% interval (null, with the reason in
     ``no_interval``, when fewer than two independent units make one impossible)."""
-    from .run.runner import no_interval
+    from .analysis.summary import no_interval
 
     low, high, units = _number(low), _number(high), int(units)
     missing = low is None or high is None
@@ -107,7 +107,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
+    from .core._cache import COMPILING_MESSAGE
+    from .engine.select import kernels_compiled
     from .core.rules import resolve_rules
 
     _register_plugins(args.plugin)
@@ -141,7 +142,8 @@ def run_document(run_dir: str | Path) -> dict:
     """What ``show --json`` prints (and ``run --json`` with its timing): the run's status
     and, per mode, one record per cell (docs/cli.md)."""
     from .run.rundir import read_manifest, run_path
-    from .run.runner import run_status, summarize, unit_word
+    from .analysis.summary import summarize, unit_word
+    from .run.runner import run_status
 
     run_dir = run_path(run_dir)
     manifest = read_manifest(run_dir)
@@ -175,7 +177,8 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from .run.experiment import load_experiment
-    from .run.runner import finished_run_of, run_experiment, run_summaries
+    from .analysis.summary import run_summaries
+    from .run.runner import finished_run_of, run_experiment
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
@@ -245,7 +248,8 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .engine._cache import COMPILING_MESSAGE, kernels_compiled
+    from .core._cache import COMPILING_MESSAGE
+    from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
@@ -281,7 +285,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> None:
-    from .run.runner import run_summaries
+    from .analysis.summary import run_summaries
 
     if args.json:
         _print_json("show", run_document(args.run_dir))
@@ -346,7 +350,7 @@ def _cmd_completion(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from .engine._cache import cache_description, clear_cache
+    from .core._cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())

@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from simulator.core.layouts import write_or_check
+
 DISPATCH = Path(__file__).resolve().parent / "dispatch.py"
 
 
@@ -28,20 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m strategies.codegen", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that dispatch.py is up to date")
     args = parser.parse_args(argv)
-    wanted = builtin_dispatch_source()
-    current = DISPATCH.read_text() if DISPATCH.exists() else ""
-    if args.check:
-        if current != wanted:
-            print(f"{DISPATCH} is stale: run python -m strategies.codegen", file=sys.stderr)
-            return 1
-        print(f"{DISPATCH} is up to date")
-        return 0
-    if current != wanted:
-        DISPATCH.write_text(wanted)
-        print(f"wrote {DISPATCH}")
-    else:
-        print(f"{DISPATCH} is already up to date")
-    return 0
+    return write_or_check(DISPATCH, builtin_dispatch_source(), args.check, "python -m strategies.codegen")
 
 
 if __name__ == "__main__":

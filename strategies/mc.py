@@ -8,7 +8,7 @@ Because an opponent improves its hand as it plays, each guess is the least-deadw
 of 1 + ``skill`` × (the opponent's turns so far) draws from the belief (``skill`` = 0: one
 draw).  It
 reads only its view (``strategies.view``), never the true hidden cards.  For each
-determinization it builds a hand state (``simulator.engine.state``), and for each candidate
+determinization it builds a hand state (``simulator.core.state``), and for each candidate
 action copies it, plays the action and plays the hand to its end with a fast rollout
 policy for both seats, through the engine's own phase functions (``play_nb``,
 ``lay_out_nb``).  It picks the candidate with the best mean result (every candidate sees
@@ -68,8 +68,7 @@ from simulator.core.melds import (
     preferred_discard_nb,
 )
 from simulator.core.rng import next_u64_nb
-from simulator.core.rules import CANCEL_AT_STOCK, R_RESHUFFLE
-from simulator.engine.state import (
+from simulator.core.state import (
     A_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,
@@ -133,6 +132,7 @@ from .view import (
     V_HAND,
     V_IS_DEALER,
     V_KNOCK_LIMIT,
+    V_LAST_CHANCE,
     V_LEGAL_DISCARDS,
     V_MY_DRAWS,
     V_MY_SCORE,
@@ -144,7 +144,6 @@ from .view import (
     V_PILE_LEN,
     V_PILE_MASK,
     V_SEEN,
-    V_STOCK_LEFT,
     V_TOP,
     V_TURN,
 )
@@ -215,8 +214,7 @@ def determinize_nb(view, pile, rules, hidden, rng, state):
     state[S_DRAWN] = view[V_DRAWN]
     state[S_FROM_PILE] = view[V_FROM_PILE]
     state[S_LEGAL] = view[V_LEGAL_DISCARDS]
-    state[S_LAST_CHANCE] = 1 if (view[V_PHASE] == PHASE_DISCARD and view[V_FROM_PILE] == 1
-                                 and rules[R_RESHUFFLE] == 0 and view[V_STOCK_LEFT] <= CANCEL_AT_STOCK) else 0
+    state[S_LAST_CHANCE] = view[V_LAST_CHANCE]
     state[S_DEADWOOD] = view[V_DEADWOOD] if view[V_PHASE] == PHASE_KNOCK else -1
     state[S_KNOCKER] = -1
     state[S_OUTCOME] = -1

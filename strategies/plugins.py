@@ -83,7 +83,7 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     digest of their content written next to the import.  A module without an optional
     decision (``OPTIONAL_DECISIONS``) gets the ready-made one from ``strategies.common``.
     An entry ``None`` leaves its id out (a lighter engine, see
-    ``strategies.registry.engine_module``): the id gets the unknown-id answer, which the
+    ``simulator.engine.select.engine_module``): the id gets the unknown-id answer, which the
     engine refuses, so it can never play another strategy."""
     lines = [_HEADER.format(generator=generator)]
     present = [(sid, entry) for sid, entry in enumerate(entries) if entry is not None]
@@ -370,14 +370,14 @@ def _write_file(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
-def _write_module(directory: Path, stem: str, text: str) -> str:
+def write_module(directory: Path, stem: str, text: str) -> str:
     name = f"{stem}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
     _write_file(directory / f"{name}.py", text.encode())
     return name
 
 
-def _generated_dir() -> Path:
-    from simulator.engine import _cache
+def generated_module_dir() -> Path:
+    from simulator.core import _cache
 
     _cache.configure_numba_cache()  # idempotent; re-asserts numba's cache directory
     directory = _cache.generated_dir()
@@ -426,7 +426,7 @@ def load_plugin(name: str, path: str) -> tuple[ModuleType, str]:
     digest = plugin_digest(path)
     _forget_edited(path)
     module_name = f"ginsim_plugin_{name}_{digest[:16]}"
-    copy = _generated_dir() / f"{module_name}.py"
+    copy = generated_module_dir() / f"{module_name}.py"
     _write_file(copy, data)
     COPIES[str(copy.resolve())] = str(Path(path).resolve())
     try:
@@ -561,64 +561,3 @@ def check_contract(name: str, module: ModuleType, path: str) -> None:
         problem = _return_problem(decision, rtype)
         if problem:
             raise ValueError(f"{where} {problem}; {SEE_CONTRACT}")
-
-
-#: the lines of the engine's source that a plug-in engine rewrites, and how often each
-#: must occur: the dispatch import (once) and the package-relative imports (at least once)
-_DISPATCH_IMPORT = "from strategies import dispatch\n"
-_RELATIVE_IMPORT = re.compile(r"^from (\.+)([\w.]*) import", re.MULTILINE)
-#: the package the engine's relative imports are relative to
-_ENGINE_PACKAGE = "simulator.engine.kernels".rsplit(".", 1)[0]  # the package of the engine module
-
-
-def _absolute_import(match: re.Match) -> str:
-    """``from ..core.rng import`` in the engine's package as ``from simulator.core.rng import``."""
-    package = _ENGINE_PACKAGE.split(".")
-    dots, rest = len(match.group(1)), match.group(2)
-    if dots > len(package):
-        raise RuntimeError(f"the engine's import {match.group(0)!r} leaves the simulator package; "
-                           "plug-in engines cannot be built (update strategies.plugins.plugin_engine_source)")
-    return f"from {'.'.join(package[:len(package) - dots + 1] + ([rest] if rest else []))} import"
-
-
-def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
-    """The engine's source bound to the dispatch module ``dispatch_name`` instead of the
-    built-in one.  Every substitution is checked: the dispatch import must occur exactly
-    once and no relative import may survive, otherwise the copy could silently route to
-    the built-in strategies; a RuntimeError says which check failed."""
-    count = engine_source.count(_DISPATCH_IMPORT)
-    if count != 1:
-        raise RuntimeError(f"the engine must import the dispatch exactly once as "
-                           f"{_DISPATCH_IMPORT.strip()!r} (found {count}); plug-in engines cannot be built")
-    source = engine_source.replace(_DISPATCH_IMPORT, f"import {dispatch_name} as dispatch\n")
-    source, n_relative = _RELATIVE_IMPORT.subn(_absolute_import, source)
-    if n_relative == 0 or "from ." in source or "import strategies.dispatch" in source \
-            or "from strategies.dispatch" in source:
-        raise RuntimeError("the engine's imports changed shape; plug-in engines cannot be built "
-                           "(update strategies.plugins.plugin_engine_source)")
-    return source
-
-
-#: engines built in this process, by their entries (``engine_with``)
-_ENGINES: dict[tuple, ModuleType] = {}
-
-
-def engine_with(entries: list[tuple[str, str | None] | None]) -> ModuleType:
-    """The engine module compiled against a dispatch over ``entries`` (see
-    ``dispatch_source``; an entry ``None`` leaves that id out).  Built once per process
-    for the same entries."""
-    key = tuple(entries)
-    if key in _ENGINES:
-        return _ENGINES[key]
-    from simulator.engine import kernels as engine
-
-    directory = _generated_dir()
-    dispatch_name = _write_module(directory, "ginsim_dispatch", dispatch_source(entries))
-    source = plugin_engine_source(Path(engine.__file__).read_text(), dispatch_name)
-    engine_name = _write_module(directory, "ginsim_engine", source)
-    module = importlib.import_module(engine_name)
-    if module.dispatch.N_STRATEGIES != len(entries):
-        raise RuntimeError(f"plug-in engine {engine_name} routes {module.dispatch.N_STRATEGIES} strategies, "
-                           f"expected {len(entries)}")
-    _ENGINES[key] = module
-    return module

@@ -48,9 +48,9 @@ method             when (``obs.phase``)            returns
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
-``obs.legal_actions`` (``simulator.engine.state``: discard card c is c, 64 draw stock, 65 take
-pile, 66 pass, 67 knock, 68 no knock, 69 + k arrangement k, 105 defend with the best
-response, 106 + k defend with arrangement k) for every decision; the RL
+``obs.legal_actions`` (named by ``simulator.actions``: ``discard(c)``, ``DRAW_STOCK``,
+``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
+``defend(k)``) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
 needs one row in ``DECISIONS`` and one default method here.
 
@@ -71,11 +71,10 @@ the number of workers.
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import numpy as np
 
-from simulator.engine import state as S
+from simulator.core import state as S
 from simulator.core.cards import Card, parse_cards
 from simulator.core.melds import (
     arrangement_nb,
@@ -85,7 +84,6 @@ from simulator.core.melds import (
     min_deadwood_nb,
     preferred_discard_nb,
 )
-from strategies import view as V
 
 _CARD = tuple(Card(c) for c in range(64))
 _PHASE_NAMES = S.PHASE_NAMES
@@ -557,87 +555,3 @@ def is_player(obj) -> bool:
     ``choose_action`` method."""
     cls = obj if inspect.isclass(obj) else type(obj)
     return issubclass(cls, Player) or callable(getattr(cls, "choose_action", None))
-
-
-def register_player(name: str | None, source):
-    """Register a Python strategy under ``name`` (None: the class's ``NAME`` or its class
-    name): ``source`` is a class (made with the spec's parameters), an instance (played as
-    it is; no parameters) or ``"file.py:ClassName"`` (loaded from a content-addressed
-    copy, as numba plug-ins are).  Registering the same object or unchanged file again is
-    a no-op; registering a new class or instance under a name given to a class or instance
-    before replaces it (a class redefined in a notebook)."""
-    from .plugins import load_plugin, plugin_digest
-    from .registry import PY_PLUGINS, REGISTRY, StrategyInfo, declared_params, split_class_spec
-
-    path = digest = None
-    if isinstance(source, (str, Path)):
-        file, cls_name = split_class_spec(str(source))
-        if cls_name is None:
-            raise ValueError(f"strategy {name!r}: {source!r} is not \"file.py:ClassName\"")
-        file = str(Path(file).resolve())
-        if not Path(file).is_file():
-            raise ValueError(f"strategy file {file!r} does not exist")
-        path = f"{file}:{cls_name}"
-        known = REGISTRY.get(name)
-        if known is not None and known.path == path and known.digest == plugin_digest(file):
-            return known
-        module, digest = load_plugin(name, file)
-        obj = getattr(module, cls_name, None)
-        if obj is None:
-            raise ValueError(f"strategy {name!r}: {file} defines no {cls_name!r}")
-    else:
-        obj = source
-    if not is_player(obj):
-        raise ValueError(f"strategy {name!r}: {obj!r} is not a Python strategy (subclass strategies.Player, "
-                         "or define choose_action(obs))")
-    cls = obj if inspect.isclass(obj) else type(obj)
-    if name is None:
-        name = getattr(cls, "NAME", None) or cls.__name__
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"strategy name must be an identifier, got {name!r}")
-    known = REGISTRY.get(name)
-    if known is not None:
-        if known.kind == "python" and known.player is obj:
-            return known
-        # a class redefined in a notebook replaces its old self; an edited file reloads
-        if known.kind != "python" or known.path != path:
-            raise ValueError(f"strategy name {name!r} is taken; register this one under another name "
-                             f"with strategies.register(name, ...); strategies: {', '.join(REGISTRY)}")
-    params, ranges = declared_params(f"strategy {name!r}", getattr(cls, "PARAMS", {}) if inspect.isclass(obj) else {},
-                                     getattr(cls, "PARAM_RANGES", None) if inspect.isclass(obj) else None)
-    summary = getattr(cls, "SUMMARY", "") or (inspect.getdoc(cls) or "").split("\n")[0] or "Python strategy"
-    python_ids = [i.sid for i in REGISTRY.values() if i.kind == "python"]
-    sid = known.sid if known is not None else -1 - len(python_ids)
-    info = StrategyInfo(name, sid, inspect.getmodule(cls), params, f"[python] {summary}", path, digest,
-                        kind="python", player=obj, ranges=ranges)
-    REGISTRY[name] = info
-    if path is not None:
-        PY_PLUGINS[name] = path
-    _INSTANCES.clear()
-    return info
-
-
-_INSTANCES: dict = {}
-
-
-def decider_for(strategy, who: str | None = None, where: str = "") -> Decider:
-    """The ``Decider`` of a resolved Python ``Strategy`` (one instance per spec and
-    process).  A class whose ``__init__`` fails raises one ``StrategyError`` line naming
-    ``who`` (default: the strategy's label), ``where`` and the user's file and line."""
-    from .registry import REGISTRY
-
-    info = REGISTRY[strategy.name]
-    key = (strategy.name, tuple(sorted(strategy.values.items())))
-    decider = _INSTANCES.get(key)
-    if decider is None:
-        obj = info.player
-        if inspect.isclass(obj):
-            cls = obj
-            try:
-                obj = cls(**strategy.values) if info.params else cls()
-            except (Exception, SystemExit) as exc:
-                raise strategy_failure(exc, who or f"strategy {strategy.label!r}", "__init__", where,
-                                       cls.__init__) from None
-        decider = Decider(obj)
-        _INSTANCES[key] = decider
-    return decider

@@ -24,7 +24,8 @@ from types import ModuleType
 
 import numpy as np
 
-from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, engine_with, load_plugin, plugin_digest
+from .pyplayer import Decider, Player, is_player, strategy_failure
+from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, load_plugin, plugin_digest
 from .view import N_PARAMS
 
 
@@ -195,8 +196,6 @@ def defence_of(spec: str) -> str:
     if info is None:
         return "unknown"
     if info.kind == "python":
-        from .pyplayer import Player
-
         cls = info.player if inspect.isclass(info.player) else type(info.player)
         declared = getattr(cls, "DEFENCE", None)
         if declared in DEFENCES:
@@ -231,8 +230,6 @@ def register(name: str, path) -> StrategyInfo:
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"strategy name must be an identifier, got {name!r}")
     if not isinstance(path, (str, Path)) or split_class_spec(str(path))[1]:
-        from .pyplayer import register_player
-
         return register_player(name, path)
     path = str(Path(path).resolve())
     known = REGISTRY.get(name)
@@ -252,48 +249,6 @@ def register(name: str, path) -> StrategyInfo:
     return info
 
 
-#: built-in strategies compiled into the engine only when a call plays them: the search
-#: players (a belief, rollouts through the state machine) double the engine's cold compile
-#: (on 2 idle cores about 29 s without them, 46 s with them)
-COMPILED_ON_DEMAND = frozenset({"expert", "mc"})
-#: strategy ids the engines of this process must route beyond each call's own (``will_play``;
-#: ``engine_module`` adds the search players once a call has needed them)
-_WILL_PLAY: set[int] = set()
-
-
-def will_play(sids) -> None:
-    """Say up front which strategy ids (ints or ``Strategy``) this process will play, so that
-    every call uses one engine: a run whose cells mix light and search players compiles
-    the full engine once, not the light one first.  The runner calls it with every
-    strategy of the experiment."""
-    _WILL_PLAY.update(int(getattr(s, "sid", s)) for s in sids)
-
-
-def engine_module(sids=None) -> ModuleType:
-    """The engine that plays strategy ids ``sids`` (default: every registered strategy).
-
-    When neither ``sids`` nor the ids given to ``will_play`` name a strategy of
-    ``COMPILED_ON_DEMAND``, this is a *light* engine: a generated copy of
-    ``simulator.engine.kernels`` whose dispatch leaves those strategies out (their ids are
-    refused like an unknown id), so a first run compiles in about half the time.
-    Otherwise it is the engine routing every registered strategy (``simulator.engine.kernels``
-    itself without plug-ins), and once a call of this process has needed that one, every
-    later call uses it too (it is compiled already).  Plug-ins are in both.
-    Both run the same code for the strategies they route: rows never depend on which
-    engine played them (tested)."""
-    from simulator.engine import kernels as engine
-
-    on_demand = {REGISTRY[n].sid for n in COMPILED_ON_DEMAND}
-    full = sids is None or bool(on_demand & ({int(s) for s in sids} | _WILL_PLAY))
-    if full and sids is not None:
-        _WILL_PLAY.update(on_demand)  # compiled now: every later call of this process uses it too
-    if full and not PLUGINS:
-        return engine
-    numba_strategies = [i for i in REGISTRY.values() if i.kind == "numba"]
-    return engine_with([None if not full and i.name in COMPILED_ON_DEMAND else (i.module.__name__, i.digest)
-                        for i in numba_strategies])
-
-
 def numba_count() -> int:
     """Strategies the numba engine routes: their ids are 0 .. numba_count() - 1 (Python
     strategies get negative ids, which the engine refuses)."""
@@ -311,8 +266,6 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     if isinstance(spec, Strategy):
         return spec
     if not isinstance(spec, str) and spec is not None and _is_player_object(spec):
-        from .pyplayer import register_player
-
         return parse_strategy(register_player(None, spec).name)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
@@ -358,6 +311,83 @@ def split_class_spec(text: str) -> tuple[str, str | None]:
 
 
 def _is_player_object(obj) -> bool:
-    from .pyplayer import is_player
-
     return is_player(obj)
+
+
+def register_player(name: str | None, source):
+    """Register a Python strategy under ``name`` (None: the class's ``NAME`` or its class
+    name): ``source`` is a class (made with the spec's parameters), an instance (played as
+    it is; no parameters) or ``"file.py:ClassName"`` (loaded from a content-addressed
+    copy, as numba plug-ins are).  Registering the same object or unchanged file again is
+    a no-op; registering a new class or instance under a name given to a class or instance
+    before replaces it (a class redefined in a notebook)."""
+    path = digest = None
+    if isinstance(source, (str, Path)):
+        file, cls_name = split_class_spec(str(source))
+        if cls_name is None:
+            raise ValueError(f"strategy {name!r}: {source!r} is not \"file.py:ClassName\"")
+        file = str(Path(file).resolve())
+        if not Path(file).is_file():
+            raise ValueError(f"strategy file {file!r} does not exist")
+        path = f"{file}:{cls_name}"
+        known = REGISTRY.get(name)
+        if known is not None and known.path == path and known.digest == plugin_digest(file):
+            return known
+        module, digest = load_plugin(name, file)
+        obj = getattr(module, cls_name, None)
+        if obj is None:
+            raise ValueError(f"strategy {name!r}: {file} defines no {cls_name!r}")
+    else:
+        obj = source
+    if not is_player(obj):
+        raise ValueError(f"strategy {name!r}: {obj!r} is not a Python strategy (subclass strategies.Player, "
+                         "or define choose_action(obs))")
+    cls = obj if inspect.isclass(obj) else type(obj)
+    if name is None:
+        name = getattr(cls, "NAME", None) or cls.__name__
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"strategy name must be an identifier, got {name!r}")
+    known = REGISTRY.get(name)
+    if known is not None:
+        if known.kind == "python" and known.player is obj:
+            return known
+        # a class redefined in a notebook replaces its old self; an edited file reloads
+        if known.kind != "python" or known.path != path:
+            raise ValueError(f"strategy name {name!r} is taken; register this one under another name "
+                             f"with strategies.register(name, ...); strategies: {', '.join(REGISTRY)}")
+    params, ranges = declared_params(f"strategy {name!r}", getattr(cls, "PARAMS", {}) if inspect.isclass(obj) else {},
+                                     getattr(cls, "PARAM_RANGES", None) if inspect.isclass(obj) else None)
+    summary = getattr(cls, "SUMMARY", "") or (inspect.getdoc(cls) or "").split("\n")[0] or "Python strategy"
+    python_ids = [i.sid for i in REGISTRY.values() if i.kind == "python"]
+    sid = known.sid if known is not None else -1 - len(python_ids)
+    info = StrategyInfo(name, sid, inspect.getmodule(cls), params, f"[python] {summary}", path, digest,
+                        kind="python", player=obj, ranges=ranges)
+    REGISTRY[name] = info
+    if path is not None:
+        PY_PLUGINS[name] = path
+    _INSTANCES.clear()
+    return info
+
+
+_INSTANCES: dict = {}
+
+
+def decider_for(strategy, who: str | None = None, where: str = "") -> Decider:
+    """The ``Decider`` of a resolved Python ``Strategy`` (one instance per spec and
+    process).  A class whose ``__init__`` fails raises one ``StrategyError`` line naming
+    ``who`` (default: the strategy's label), ``where`` and the user's file and line."""
+    info = REGISTRY[strategy.name]
+    key = (strategy.name, tuple(sorted(strategy.values.items())))
+    decider = _INSTANCES.get(key)
+    if decider is None:
+        obj = info.player
+        if inspect.isclass(obj):
+            cls = obj
+            try:
+                obj = cls(**strategy.values) if info.params else cls()
+            except (Exception, SystemExit) as exc:
+                raise strategy_failure(exc, who or f"strategy {strategy.label!r}", "__init__", where,
+                                       cls.__init__) from None
+        decider = Decider(obj)
+        _INSTANCES[key] = decider
+    return decider

@@ -65,6 +65,7 @@ from strategies.view import (  # noqa: E402
     V_IS_DEALER,
     V_KNOCK_LIMIT,
     V_KNOCKER_DEADWOOD,
+    V_LAST_CHANCE,
     V_KNOCKER_RUNS,
     V_KNOCKER_SETS,
     V_LEGAL_DISCARDS,
@@ -440,6 +441,7 @@ class Hand:
             v[V_DRAWN] = card
             v[V_FROM_PILE] = int(from_pile)
             v[V_LEGAL_DISCARDS] = mask_of(legal)
+            v[V_LAST_CHANCE] = int(last_chance)
             discard = int(self._call(dispatch.discard_nb, current, v))
             if discard not in legal:
                 self.record.update(error=ERR_ILLEGAL_DISCARD, error_seat=current, error_value=discard)

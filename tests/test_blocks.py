@@ -1,4 +1,4 @@
-"""simulator.engine.blocks.run_blocks: every item in exactly one block, in order within a block,
+"""simulator.core.blocks.run_blocks: every item in exactly one block, in order within a block,
 for any thread count; an error in a block is raised and later blocks never start."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from simulator.engine.blocks import N_BLOCKS, run_blocks
+from simulator.core.blocks import N_BLOCKS, run_blocks
 
 
 @pytest.mark.parametrize("n_items", [0, 1, 2, 7, 255, 256, 257, 10_000])

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from simulator.engine import _cache
+from simulator.core import _cache
 
 
 def test_modules_left_out_of_the_cache_key_hold_no_kernels():
@@ -27,10 +27,37 @@ def test_the_cache_key_covers_the_subpackages():
 
 
 def test_kernels_go_to_a_marked_directory_keyed_by_the_source_hash():
-    import numba
-
     path = _cache.configure_numba_cache()
-    assert numba.config.CACHE_DIR == str(path)
     assert path.name == f"ginsim-numba-{_cache.source_hash()}"
     assert (path / _cache.MARKER).is_file()
     assert _cache.configure_numba_cache() == path  # idempotent
+
+
+def test_ginsim_kernels_cache_in_its_directory_and_numba_settings_stay():
+    import numba
+
+    from simulator.core import melds
+
+    before = numba.config.CACHE_DIR
+    path = _cache.configure_numba_cache()
+    assert numba.config.CACHE_DIR == before  # numba's own setting is the user's
+    locator = melds.popcount_nb._cache._impl._locator  # the one numba chose when the module loaded
+    assert Path(locator.get_cache_path()).parent == path
+
+
+def test_a_users_cached_function_caches_where_numba_would_put_it(tmp_path, monkeypatch):
+    """``import simulator`` leaves a user's own ``@njit(cache=True)`` code to numba: its cache
+    files are not in ginsim's directory (so ``ginsim cache clear`` never removes them)."""
+    _cache.configure_numba_cache()
+    (tmp_path / "user_kernels_x.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import user_kernels_x
+
+    assert user_kernels_x.twice(21) == 42
+    locator = user_kernels_x.twice._cache._impl._locator
+    assert not getattr(locator, "_ginsim", False)
+    where = Path(locator.get_cache_path())
+    assert list(where.glob("user_kernels_x.twice-*.nbi"))
+    assert not where.is_relative_to(_cache.numba_cache_dir().parent)
+    assert not list(_cache.numba_cache_dir().glob("*/user_kernels_x.*"))

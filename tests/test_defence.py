@@ -22,7 +22,7 @@ import numpy as np
 
 import simulator
 from simulator.core import records
-from simulator.engine import state as S
+from simulator.core import state as S
 from simulator.core.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
 from strategies import common, knock_policy, simple
 from strategies import view as V

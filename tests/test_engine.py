@@ -334,7 +334,7 @@ def test_bad_rule_values_and_unknown_presets_raise_clear_errors():
 def test_switching_variant_does_not_recompile():
     simulator.simulate("simple", "simple", "hoyle", n_deals=10)
     from strategies import parse_strategy
-    from strategies.registry import engine_module
+    from simulator.engine.select import engine_module
 
     kernel = engine_module([parse_strategy("simple").sid, parse_strategy("gin_hunter").sid]).play_deal_block_nb
     signatures = len(kernel.signatures)
@@ -345,18 +345,18 @@ def test_switching_variant_does_not_recompile():
 
 
 def test_light_and_full_engines_play_the_same_rows():
-    """The light engine (the search players left out, ``strategies.registry.engine_module``)
+    """The light engine (the search players left out, ``simulator.engine.select.engine_module``)
     and the full one run the same code: equal rows for the strategies both route, on 1 and
     2 threads; the light one refuses a search player's id instead of playing it."""
     import numba
 
     import simulator.engine.kernels as full
     from simulator.core import records as RC
-    from simulator.api import _strategies
+    from simulator.engine.select import strategy_pair
     from strategies import parse_strategy
-    from strategies.registry import COMPILED_ON_DEMAND, engine_module
+    from simulator.engine.select import COMPILED_ON_DEMAND, engine_module
 
-    _, _, sids, params = _strategies("simple", "gin_hunter")
+    _, _, sids, params = strategy_pair("simple", "gin_hunter")
     light = engine_module(sids)
     assert light is not full and set(light.dispatch.LEFT_OUT) == {parse_strategy(n).sid for n in COMPILED_ON_DEMAND}
     vector = Rules.preset("hoyle").to_array()
@@ -371,7 +371,7 @@ def test_light_and_full_engines_play_the_same_rows():
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(rows[0], r) for r in rows[1:])
-    _, _, mc_sids, mc_params = _strategies("mc:samples=2", "simple")
+    _, _, mc_sids, mc_params = strategy_pair("mc:samples=2", "simple")
     out = np.zeros((2, RC.N_HAND_COLS), np.int64)
     light.play_deals(np.uint64(5), 0, 2, True, vector, mc_sids, mc_params, out)
     assert (out[:, RC.H_ERROR] != 0).all()  # refused, never played by another strategy

@@ -139,7 +139,7 @@ SCRIPT = textwrap.dedent('''
     from simulator import api
     from simulator.engine import kernels as E
     from simulator.core.rules import Rules
-    from strategies.registry import engine_module
+    from simulator.engine.select import engine_module, strategy_pair
 
     for name, path in json.loads(sys.argv[1]).items():
         strategies.register(name, path)
@@ -192,7 +192,7 @@ SCRIPT = textwrap.dedent('''
     report["rules_record"] = first_error(
         api.play_deal_records("guard_rules_vandal", "simple", rules, 0, 2000, 3))
     # the engine's own rule vector: unchanged, and the same records on 1 and 2 threads
-    _, _, sids, params = api._strategies("guard_rules_vandal", "simple")
+    _, _, sids, params = strategy_pair("guard_rules_vandal", "simple")
     outs = []
     vector = rules.to_array()
     for threads in (1, two, 1):

@@ -32,7 +32,7 @@ import reference_engine as R  # noqa: E402
 import simulator  # noqa: E402
 from simulator import api  # noqa: E402
 from simulator.engine import kernels as E  # noqa: E402
-from simulator.engine import state as S  # noqa: E402
+from simulator.core import state as S  # noqa: E402
 from simulator.core.melds import arrangement_index_nb  # noqa: E402
 from strategies import view as V  # noqa: E402
 from simulator.core.cards import format_cards  # noqa: E402

@@ -11,7 +11,7 @@ pytest.importorskip("pettingzoo")
 
 import simulator
 import strategies
-from simulator.engine import state as S
+from simulator.core import state as S
 from simulator.env import N_OBS, OBSERVATION_LAYOUT, GinRummyEnv, GinRummySingleEnv, PolicyStrategy, encode
 from simulator.core.rules import Rules
 

@@ -93,7 +93,7 @@ def test_the_human_defends_against_the_bots_layout(tmp_path):
 
 def test_the_bots_defence_is_printed():
     import simulator
-    from simulator.engine import state as S
+    from simulator.core import state as S
 
     for deal in range(40):
         hand = simulator.Hand("hoyle", seed=1, deal=deal, a="simple", b="simple")

@@ -135,7 +135,7 @@ def test_a_plugin_without_defend_nb_defends_with_the_best_response():
 def test_plugin_engine_substitutions_are_checked():
     import pytest
 
-    from strategies.plugins import plugin_engine_source
+    from simulator.engine.select import plugin_engine_source
 
     engine = "from strategies import dispatch\nfrom ..core.melds import x\nfrom . import state\nfrom .hand import y\n"
     out = plugin_engine_source(engine, "ginsim_dispatch_abc")
@@ -174,7 +174,7 @@ EDIT_SCRIPT = textwrap.dedent('''
     from pathlib import Path
     import simulator, strategies
     from strategies.plugins import contract_types, plugin_digest
-    from strategies.registry import engine_module
+    from simulator.engine.select import engine_module
     path = Path(sys.argv[1])
     info = strategies.register("pat", path)
     assert info.digest == plugin_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -11,12 +11,13 @@ import pytest
 import simulator
 import strategies
 from simulator import api
-from simulator.engine import state as S
+from simulator.core import state as S
 from simulator.api import StrategyError
 from simulator.core.melds import arrangement_index_nb
 from simulator.run.runner import run_experiment
 from strategies import Player, TrivialPlayer
-from strategies.registry import engine_module, parse_strategy
+from simulator.engine.select import engine_module
+from strategies.registry import parse_strategy
 from strategies.view import N_MEMORY
 
 

@@ -156,28 +156,30 @@ def test_every_study_has_a_reproduce_line():
 # ---- a cold cache says it is compiling instead of showing a bar frozen at 0% ------------------
 
 def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
-    from simulator.engine import _cache
+    from simulator.core import _cache
+    from simulator.engine import select
 
     monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
-    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
+    assert not select.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
     (tmp_path / "simulator_abc").mkdir()
     (tmp_path / "simulator_abc" / "kernels.play_deal_block_nb-697.py311.nbi").write_bytes(b"")
-    assert _cache.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
-    assert not _cache.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine.kernels")
-    assert not _cache.kernels_compiled(("play_deal_block_nb",), module="ginsim_engine_0123")
+    assert select.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
+    assert not select.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine.kernels")
+    assert not select.kernels_compiled(("play_deal_block_nb",), module="ginsim_engine_0123")
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
-    from simulator.engine import _cache
+    from simulator.core import _cache
+    from simulator.engine import select
     from simulator.run.experiment import load_experiment
     from simulator.run.runner import run_experiment
 
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)
-    monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: False)
+    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)
     run_experiment(load_experiment(exp), tmp_path / "cold", progress=True)
     assert _cache.COMPILING_MESSAGE in capsys.readouterr().err
-    monkeypatch.setattr(_cache, "kernels_compiled", lambda *a, **k: True)
+    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: True)
     run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
     assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
     assert "compiling kernels (first run only, about 30 s; a minute with expert or mc)" in _cache.COMPILING_MESSAGE

@@ -146,7 +146,8 @@ def test_replay_reproduces_a_stored_row(tmp_path):
 
 def test_deals_and_games_in_one_run_match_the_api(tmp_path):
     import simulator
-    from simulator.run.runner import cell_seed, run_summaries
+    from simulator.analysis.summary import run_summaries
+    from simulator.run.runner import cell_seed
 
     text = textwrap.dedent('''
         name = "both"

@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 
 from simulator.analysis import stats as an
+from simulator.analysis.summary import summarize
 from simulator import api
+from simulator.core import records as RC
+from simulator.core.cards import format_card
 from simulator.run import runner
 from simulator.run.experiment import load_experiment
 from simulator.run.rundir import Chunk, RunError, run_path
@@ -63,7 +66,7 @@ def test_streamed_statistics_equal_the_in_memory_ones(run):
     assert len(list((out / "data").glob("*.parquet"))) == 8 * 5  # five files per cell: units merge across them
     _assert_same_stats(an.hand_stats(out), an.hand_stats(hands))
     _assert_same_stats(an.game_stats(str(out)), an.game_stats(games))
-    summary = runner.summarize(out)
+    summary = summarize(out)
     stats = an.hand_stats(hands)
     np.testing.assert_allclose(summary["net_a"], stats["net_mean"], rtol=1e-9)
     np.testing.assert_allclose(summary["ci95"], (stats["net_ci_high"] - stats["net_ci_low"]) / 2, rtol=1e-9)
@@ -132,10 +135,10 @@ def test_run_directories_as_paths_or_file_urls(tmp_path):
 def test_frames_come_straight_from_the_records():
     records = api.play_deal_records("simple", "knock_early", "oklahoma", 0, 400, seed=3)
     frame = api.hand_frame(records)
-    names = list(api.RC.HAND_RECORD_NAMES)
-    upcards = [api.format_card(int(c)) for c in records[:, names.index("upcard")]]
+    names = list(RC.HAND_RECORD_NAMES)
+    upcards = [format_card(int(c)) for c in records[:, names.index("upcard")]]
     assert frame["upcard"].astype(str).tolist() == upcards
-    dead = records[:, names.index("outcome")] == api.RC.OUT_DEAD
+    dead = records[:, names.index("outcome")] == RC.OUT_DEAD
     assert frame["knocker_deadwood"].isna().to_numpy().tolist() == dead.tolist()
     a_seat = records[:, names.index("a_seat")]
     winner = records[:, names.index("winner")]

@@ -33,7 +33,7 @@ import simulator
 from simulator import api
 from simulator.core import records
 from simulator.engine import kernels as E
-from simulator.engine import state as S
+from simulator.core import state as S
 from simulator.core.cards import DECK, parse_cards
 from simulator.core.rules import Rules
 

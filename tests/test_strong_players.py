@@ -236,7 +236,7 @@ def test_mc_is_deterministic_for_a_seed_and_plays_legally():
 
 
 def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
-    from simulator.engine.state import S_DRAWS, S_KNOCKER
+    from simulator.core.state import S_DRAWS, S_KNOCKER
     from strategies.mc import rollout_nb
 
     for seed in range(300):

@@ -28,7 +28,8 @@ from simulator.run.rundir import (
     manifest_hash,
     read_manifest,
 )
-from simulator.run.runner import format_summary, run_experiment, run_summaries
+from simulator.analysis.summary import format_summary, run_summaries
+from simulator.run.runner import run_experiment
 
 SWEPT = textwrap.dedent('''
     name = "swept"

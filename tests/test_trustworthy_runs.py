@@ -22,7 +22,8 @@ from plugin_sources import greedy_plugin
 
 from simulator.run.experiment import ExperimentError, load_experiment
 from simulator.run.rundir import FORMAT, LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
-from simulator.run.runner import run_experiment, run_summaries
+from simulator.analysis.summary import run_summaries
+from simulator.run.runner import run_experiment
 
 TINY = textwrap.dedent('''
     name = "tiny"

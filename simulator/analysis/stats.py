@@ -923,33 +923,6 @@ def pooled_means(estimate, se, n_units, confidence: float = 0.95) -> tuple[float
 CONTEXT_KEYS = ("a", "b", "rules", "seed", "mirrored", "version")
 
 
-def frame_context(strategy_a, strategy_b, rules, seed: int, mirrored: bool) -> dict:
-    """What a frame of ``simulate``/``simulate_games`` was played with, for its ``attrs``:
-    ``a``, ``b`` (the strategies' canonical specs), ``rules`` (the preset name when one was
-    given by name, else ``"custom"``), ``rules_fields`` (every field of the rules),
-    ``seed``, ``mirrored`` and ``version`` (of ginsim)."""
-    import strategies
-
-    from .. import __version__
-    from ..core.rules import resolve_rules
-
-    def label(spec) -> str:
-        try:
-            return strategies.parse_strategy(spec).label
-        except (ValueError, KeyError):
-            return str(spec)
-
-    if isinstance(rules, str):
-        name = rules
-    elif isinstance(rules, dict) and set(rules) == {"preset"}:
-        name = str(rules["preset"])
-    else:
-        name = "custom"
-    return {"a": label(strategy_a), "b": label(strategy_b), "rules": name,
-            "rules_fields": resolve_rules(rules).to_dict(), "seed": int(seed), "mirrored": bool(mirrored),
-            "version": __version__}
-
-
 def with_context(frames: pd.DataFrame | Sequence[pd.DataFrame], names: Sequence[str] | None = None) -> pd.DataFrame:
     """Concatenate frames from ``simulate``/``simulate_games``, keeping what each was played
     with as columns.

@@ -1,7 +1,9 @@
-"""The rules core: what a card, a meld, a deadwood count and a hand's score are.
+"""The game itself: cards, melds, scores, rule variants, the hand's state machine and what a
+seat may see.
 
-Stage 1 of the flow (core -> engine -> run -> analysis).  Exact and independent of how
-hands are played: the engine calls these kernels, strategies read them, and
+The first stage (core -> strategies -> engine -> api -> run -> analysis -> studies, env,
+tools -> cli): it imports no other stage.  Exact and independent of how hands are played:
+the engine calls these kernels, strategies read them, and
 ``simulator``'s public functions (``min_deadwood``, ``best_arrangement``, ``score_hand``...)
 wrap them for people.
 
@@ -10,5 +12,13 @@ wrap them for people.
 * ``scoring``: one hand's score, the knock limit of a deal, game totals and the next dealer;
 * ``rules``: rule variants as data (``Rules``, presets, the int64 vector kernels read);
 * ``rules_api``: the rules core with readable arguments (cards as strings, named results);
-* ``rng``: counter-based random streams keyed by (seed, deal indices).
+* ``rng``: counter-based random streams keyed by (seed, deal indices);
+* ``state``: one hand as a steppable state machine (the state array, its phase functions,
+  the action codes, ``apply_action_nb``, ``legal_actions_nb``, ``fill_view_nb``);
+* ``view``: the view contract a strategy decides on (``strategies.view`` re-exports it);
+* ``layouts``: every integer layout as a table, generating ``constants`` (plain constants);
+* ``errors``: ``StrategyError`` and the one-line message of each error code;
+* ``records``: the row schemas; ``columns``: records to frame and Arrow columns;
+* ``blocks``: blocks of work on a pool of threads (the kernels release the GIL);
+* ``_cache``: where numba keeps ginsim's compiled kernels (one directory per source version).
 """

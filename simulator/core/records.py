@@ -5,8 +5,9 @@ fill in parallel); the façade turns them into DataFrames.  Everything about a c
 in one entry below, and the rest is derived from these tables:
 
 * the column indices the kernels use (``H_*``, ``G_*``, ``R_*``, made from each entry's
-  ``const``), the record widths (``N_HAND_COLS``, ``N_GAME_COLS``, ``N_RULE_FIELDS``) and
-  the raw column names (``HAND_RECORD_NAMES``, ``GAME_RECORD_NAMES``, ``RULE_SLOT_NAMES``);
+  ``const``) and the record widths (``N_HAND_COLS``, ``N_GAME_COLS``, ``N_RULE_FIELDS``),
+  written as plain constants into ``simulator/core/constants.py`` by
+  ``python -m simulator.core.layouts``; the raw column names (``HAND_RECORD_NAMES``, ``GAME_RECORD_NAMES``, ``RULE_SLOT_NAMES``);
 * the DataFrame columns, their order and dtypes (``simulator.api.hand_frame`` /
   ``game_frame`` read ``HAND_ROW`` / ``GAME_ROW`` entry by entry, by ``kind``);
 * the column documentation (the table in ``simulator.api``'s docstring,
@@ -37,6 +38,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+# H_DEAL, ..., N_HAND_COLS, G_GAME, ..., R_KNOCK_LIMIT, ..., OUT_*: one constant per column and
+# outcome, generated from the tables below into simulator/core/constants.py
+# (``python -m simulator.core.layouts``)
+from .constants import *  # noqa: F403
+
 
 class Column(NamedTuple):
     raw: str | None
@@ -49,7 +55,6 @@ class Column(NamedTuple):
 
 #: outcome codes of a hand record, in order
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
-OUT_KNOCK, OUT_GIN, OUT_BIG_GIN, OUT_UNDERCUT, OUT_DEAD = range(5)
 
 # ---- the hand row ------------------------------------------------------------------------
 # Raw record order is the order below, skipping frame-only entries; the frame's column order
@@ -179,14 +184,6 @@ RULE_SLOT_NAMES = tuple(s.slot for s in RULE_VECTOR)
 HAND_CONSTANTS = _constants("H_", HAND_ROW)
 GAME_CONSTANTS = _constants("G_", GAME_ROW)
 RULE_CONSTANTS = {"R_" + s.slot.upper(): i for i, s in enumerate(RULE_VECTOR)}
-N_HAND_COLS = len(HAND_RECORD_NAMES)
-N_GAME_COLS = len(GAME_RECORD_NAMES)
-N_RULE_FIELDS = len(RULE_VECTOR)
-
-# H_DEAL, H_PAIR, ..., G_GAME, ..., R_KNOCK_LIMIT, ...: module constants, one per column
-globals().update(HAND_CONSTANTS)
-globals().update(GAME_CONSTANTS)
-globals().update(RULE_CONSTANTS)
 
 
 def frame_columns(row: tuple[Column, ...]) -> list[tuple[str, object, str]]:

@@ -10,7 +10,7 @@ K is the knocker's deadwood, D the defender's after layoffs (no layoffs against 
   ``K - D + undercut_bonus``; a tie without ``undercut_on_tie`` scores 0 for both.
 
 Oklahoma's spade doubling is applied on top of these points when a hand is settled
-(``simulator.engine.state.settle_nb``).
+(``simulator.core.state.score_nb``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``simulator.Hand``: one hand of Gin Rummy to step through, inspect, copy and undo.
 
-A ``Hand`` wraps the engine's state array (``simulator.engine.state``) and plays it with the same
+A ``Hand`` wraps the engine's state array (``simulator.core.state``) and plays it with the same
 phase functions the batch engine runs, so a hand driven here follows exactly the rules
 ``simulate`` plays.  ``Hand(rules, seed, deal)`` starts from the same deck, dealer and seats
 as deal ``deal`` of ``simulate(..., seed=seed)``; with the strategies ``a`` and ``b`` of that
@@ -20,12 +20,17 @@ call, ``bot_action()`` gives each seat's move from the same random streams, so p
     >>> h.result() == simulator.simulate("simple", "knock_early", "hoyle", n_deals=1, seed=0).iloc[0].to_dict()
     True
 
-Actions are small integers (``simulator.engine.state``: discard card c is c, then draw stock,
-take pile, pass, knock, no knock, the knocker's arrangement k, the defender's best
-response and the defender's arrangement k); ``simulator.action_name`` names one.
+Actions are small integers, named by ``simulator.actions`` (``discard(c)``, ``DRAW_STOCK``,
+``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
+``defend(k)``); ``simulator.action_name`` names one.
 An illegal action raises ``ValueError`` with one line naming it and the legal ones.
 ``observation(player)`` is what that player may know, readable; it never shows the
 opponent's hand or the stock.
+
+Stepping costs one numba call per method: the hand lives in one int64 work array (the
+state, the seats' random streams, memories and the copies lent to strategies, laid out as
+``K_*`` in ``simulator.core.layouts``), so ``legal_actions``, ``apply`` and ``bot_action``
+each make one call on arrays the ``Hand`` keeps, and ``clone`` copies that one array.
 """
 
 from __future__ import annotations
@@ -36,9 +41,11 @@ import numpy as np
 
 from strategies import view as V
 
-from . import state as S
+from ..core import state as S
+from ..core.constants import K_MEMORY, K_RNGS, K_SEAT_RULES, K_STATE
 from ..core.cards import DECK, as_codes, format_card, mask_cards
-from ..core.melds import arrangement_index_nb, arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
+from ..core.errors import StrategyError
+from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.records import (
     H_A_SEAT,
     H_DEAL,
@@ -93,7 +100,12 @@ class Hand:
             raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
         seed = int(seed)
         self.seed = seed
-        self._rngs = np.zeros((2, 1), np.uint64)
+        n_rules = len(self._rules)
+        self._work = np.zeros(K_SEAT_RULES + 2 * n_rules, np.int64)  # (layout: K_*)
+        self._work[K_SEAT_RULES:] = np.tile(self._rules, 2)  # the rule copies lent to each seat
+        self._state = self._work[K_STATE:K_STATE + S.N_STATE]
+        self._legal = np.zeros(S.MAX_LEGAL, np.int64)  # legal_actions' output (scratch)
+        self._bots: list = [None, None]  # per seat: (engine, sid, params, lent params) once asked
         if deck is None:
             if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
                 raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
@@ -123,20 +135,28 @@ class Hand:
             self._rngs[0, 0] = _key(seed, 0, 0)
             self._rngs[1, 0] = _key(seed, 0, 1)
             deck_key = _key(seed, 1, 0)
-        self._memory = np.zeros((2, V.N_MEMORY), np.int64)
         self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
-        self._state = np.zeros(S.N_STATE, np.int64)
-        self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)
+        self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)  # written and read within one call
         self.events: list[tuple[int, str, int]] = []
         s0, s1 = (int(x) for x in scores)
         S.deal_nb(self._state, cards, np.int64(dealer), np.int64(s0), np.int64(s1), self._rules,
                   _as_int64(deck_key), self._trace)
         self._collect_events()
 
+    @property
+    def _rngs(self) -> np.ndarray:
+        """The seats' random streams (2 × 1 uint64, a view into the work array)."""
+        return self._work[K_RNGS:K_RNGS + 2].view(np.uint64).reshape(2, 1)
+
+    @property
+    def _memory(self) -> np.ndarray:
+        """The numba strategies' memories (2 × N_MEMORY, a view into the work array)."""
+        return self._work[K_MEMORY:K_MEMORY + 2 * V.N_MEMORY].reshape(2, V.N_MEMORY)
+
     # ---- the state ------------------------------------------------------------------------
     @property
     def state(self) -> np.ndarray:
-        """The state array (``simulator.engine.state``), read-only: change it through ``apply``."""
+        """The state array (``simulator.core.state``), read-only: change it through ``apply``."""
         view = self._state.view()
         view.setflags(write=False)
         return view
@@ -148,7 +168,7 @@ class Hand:
 
     @property
     def phase(self) -> int:
-        """The phase (``simulator.engine.state.PHASE_*``; ``phase_name`` names it)."""
+        """The phase (``simulator.core.state.PHASE_*``; ``phase_name`` names it)."""
         return int(self._state[S.S_PHASE])
 
     @property
@@ -164,22 +184,26 @@ class Hand:
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to act, in increasing order (empty once over)."""
-        out = np.zeros(S.MAX_LEGAL, np.int64)
-        n = S.legal_actions_nb(self._state, self._rules, out)
-        return [int(a) for a in out[:n]]
+        n = _legal_actions_nb(self._state, self._rules, self._legal)
+        return self._legal[:n].tolist()
 
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to act; the automatic steps that follow (a draw
         after both pass the upcard, big gin, the end of the stock, layoffs and the score
-        after the defence) are played too.  An illegal action raises ``ValueError`` and changes nothing."""
-        legal = self.legal_actions()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
-            raise ValueError(self._illegal(action, legal))
-        self._state[S.S_NTRACE] = 0
-        err = S.apply_action_nb(self._state, self._rules, np.int64(action), self._trace)
-        if err != S.ERR_NONE:  # cannot happen for a legal action
-            raise RuntimeError(f"engine error {err} on the legal action {_name(action)}")
-        self._collect_events()
+        after the defence) are played too.  An illegal action raises ``ValueError`` and changes
+        nothing (the phase functions refuse it, ``simulator.core.state.apply_action_nb``)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < S.N_ACTIONS:
+            raise ValueError(self._illegal(action, self.legal_actions()))
+        st = self._state
+        before = st[S.S_NTRACE]
+        st[S.S_NTRACE] = 0
+        if _apply_action_nb(st, self._rules, action, self._trace) != S.ERR_NONE:
+            st[S.S_NTRACE] = before
+            raise ValueError(self._illegal(action, self.legal_actions()))
+        n = st[S.S_NTRACE]
+        if n:
+            names = S.EVENT_NAMES
+            self.events.extend([(p, names[e], v) for p, e, v in self._trace[:n].tolist()])
 
     def _illegal(self, action, legal: list[int]) -> str:
         what = _name(action)
@@ -191,18 +215,19 @@ class Hand:
 
     def _collect_events(self) -> None:
         n = int(self._state[S.S_NTRACE])
-        self.events.extend((int(p), S.EVENT_NAMES[int(e)], int(v)) for p, e, v in self._trace[:n])
+        self.events.extend((p, S.EVENT_NAMES[e], v) for p, e, v in self._trace[:n].tolist())
 
     def clone(self) -> "Hand":
         """An independent copy (state, random streams, memories, events): playing it leaves
-        this hand as it is."""
-        other = copy.copy(self)
-        other._state = self._state.copy()
-        other._rngs = self._rngs.copy()
-        other._memory = self._memory.copy()
-        other._python_seats = copy.deepcopy(self._python_seats)
-        other._trace = np.zeros_like(self._trace)
-        other.events = list(self.events)
+        this hand as it is.  It copies the work array; the rules, the trace buffer and the
+        strategies' parameter rows are shared (never changed by play)."""
+        other = object.__new__(type(self))
+        fields = self.__dict__.copy()
+        fields["_work"] = work = self._work.copy()
+        fields["_state"] = work[K_STATE:_STATE_END]
+        fields["events"] = self.events.copy()
+        fields["_python_seats"] = copy.deepcopy(self._python_seats) if self._python_seats else {}
+        other.__dict__ = fields
         return other
 
     # ---- what a player may know ----------------------------------------------------------
@@ -282,9 +307,7 @@ class Hand:
         ``A_ARRANGE + k`` action, a defender's melds their ``A_DEFEND + k`` action.  A strategy that answers illegally or writes into a copy
         raises ``StrategyError`` (a ``ValueError``) in one line."""
         from strategies import parse_strategy
-        from strategies.registry import engine_module
-
-        from ..api import StrategyError
+        from .select import engine_module
 
         if self.is_over():
             raise ValueError("the hand is over: no player to act")
@@ -297,48 +320,40 @@ class Hand:
             strategy = parse_strategy(spec)
         if strategy.is_python:  # a plain-Python strategy (``strategies.pyplayer``)
             return self._python_action(strategy, seat)
-        engine = engine_module([strategy.sid])
         params = np.ascontiguousarray(strategy.row, dtype=np.float64)
-        params_copy = params.copy()
-        rules_copy = self._rules.copy()
-        pile = np.zeros(64, np.int64)
-        n = int(self._state[S.S_PILE_LEN])
-        pile[:n] = self._state[S.S_PILE:S.S_PILE + n]
-        pile_copy = pile.copy()
-        view = np.zeros(V.N_VIEW, np.int64)
-        action, x, y = engine.decide_nb(self._state, np.int64(strategy.sid), params_copy, view, pile_copy,
-                                        rules_copy, self._rngs[seat], self._memory[seat])
-        action, x, y = int(action), int(x), int(y)
-        who = f"strategy {strategy.label!r} (seat {seat})"
-        for name, lent, own in (("the discard pile", pile_copy[:n], pile[:n]), ("the rule vector", rules_copy, self._rules),
-                                ("its parameter row", params_copy, params)):
-            if not np.array_equal(lent, own, equal_nan=name == "its parameter row"):
-                raise StrategyError(f"{who} wrote into {name} it was given; pile, rules and params are read-only")
-        if action == engine.ANSWER_NOT_A_CARD:
-            raise StrategyError(f"{who} discarded {x}, which is not a card (codes are suit * 16 + rank 0..12)")
-        if action == engine.ANSWER_LAYOUT:
-            knocker = int(self._state[S.S_KNOCKER])
-            k = int(arrangement_index_nb(np.int64(self._state[S.S_HANDS + knocker]), np.int64(x), np.int64(y)))
-            if k < 0:
-                raise StrategyError(f"{who} laid out melds {_cards(x | y) if x | y >= 0 else hex(x | y)}, which are "
-                                    "not a least-deadwood arrangement of its hand")
-            return S.A_ARRANGE + k
-        if action == engine.ANSWER_DEFENCE:
-            defender = 1 - int(self._state[S.S_KNOCKER])
-            k = int(arrangement_index_nb(np.int64(self._state[S.S_HANDS + defender]), np.int64(x), np.int64(y)))
-            if k < 0:
-                raise StrategyError(f"{who} defended with melds {_cards(x | y) if x | y >= 0 else hex(x | y)}, "
-                                    "which are not a least-deadwood arrangement of its hand")
-            return S.A_DEFEND + k
-        if action not in self.legal_actions():
-            raise StrategyError(f"{who} chose {_name(action)}, which is not legal; legal: "
-                                + ", ".join(S.action_name(a) for a in self.legal_actions()))
-        return action
+        bot = (engine_module([strategy.sid]), np.int64(strategy.sid), params, params.copy())
+        if spec is None:
+            self._bots[seat] = bot  # bot_action asks it directly from now on
+        return self._numba_action(bot, strategy)
+
+    def _numba_action(self, bot, strategy) -> int:
+        engine, sid, params, lent = bot
+        action, err, value = engine.hand_decide_nb(self._work, sid, params, lent, self._rules, self._legal)
+        if err:
+            raise StrategyError(self._answer_error(strategy, int(action), int(err), int(value)))
+        return int(action)
+
+    def _answer_error(self, strategy, action: int, err: int, x: int) -> str:
+        """The one-line message of an answer ``hand_decide_nb`` refused."""
+        who = f"strategy {strategy.label!r} (seat {self.current_player})"
+        lent = {S.ERR_WROTE_PILE: "the discard pile", S.ERR_WROTE_RULES: "the rule vector",
+                S.ERR_WROTE_PARAMS: "its parameter row"}
+        if err in lent:
+            return f"{who} wrote into {lent[err]} it was given; pile, rules and params are read-only"
+        if err == S.ERR_ILLEGAL_DISCARD:
+            return f"{who} discarded {x}, which is not a card (codes are suit * 16 + rank 0..12)"
+        if err == S.ERR_BAD_MELDS:
+            verb = "laid out" if self.phase == S.PHASE_ARRANGE else "defended with"
+            return (f"{who} {verb} melds {_cards(x) if x >= 0 else hex(x)}, which are not a least-deadwood "
+                    "arrangement of its hand")
+        return (f"{who} chose {_name(action)}, which is not legal; legal: "
+                + ", ".join(S.action_name(a) for a in self.legal_actions()))
 
     def _python_action(self, strategy, seat: int) -> int:
         """Ask a Python strategy, with the seat's memory dict and generator for this hand
         (keyed by the seat's stream key, as ``simulator.engine.pydriver`` keys them)."""
-        from strategies.pyplayer import Observation, SeatInfo, decider_for
+        from strategies.pyplayer import Observation, SeatInfo
+        from strategies.registry import decider_for
 
         info = self._python_seats.get(seat)
         if info is None:
@@ -348,8 +363,19 @@ class Hand:
         return decider_for(strategy, who, where).ask(obs, who, where)
 
     def bot_action(self) -> int:
-        """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``."""
-        return self.strategy_action(None)
+        """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``,
+        one numba call once the seat's strategy has been asked."""
+        st = self._state
+        bot = self._bots[st[S.S_CURRENT]] if st[S.S_PHASE] != S.PHASE_OVER else None
+        if bot is None:
+            return self.strategy_action(None)
+        engine, sid, params, lent = bot
+        action, err, value = engine.hand_decide_nb(self._work, sid, params, lent, self._rules, self._legal)
+        if err:
+            seat = int(st[S.S_CURRENT])
+            raise StrategyError(self._answer_error(self.strategies[0 if seat == self.a_seat else 1],
+                                                   int(action), int(err), int(value)))
+        return int(action)
 
     # ---- the outcome -----------------------------------------------------------------------
     def record(self) -> np.ndarray:
@@ -369,7 +395,7 @@ class Hand:
         while the hand is being played)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        from ..api import hand_frame
+        from ..core.columns import hand_frame
 
         return hand_frame(self.record()[None, :]).iloc[0].to_dict()
 
@@ -414,3 +440,9 @@ def _name(action) -> str:
     except (TypeError, ValueError):
         return repr(action)
 
+
+# the numba dispatchers the step path calls, looked up once (a module attribute lookup per
+# call would cost more than the call's own work)
+_legal_actions_nb = S.legal_actions_nb
+_apply_action_nb = S.apply_action_nb
+_STATE_END = K_STATE + S.N_STATE

@@ -1,15 +1,15 @@
 """The engine: strategies playing the hand state machine, and the parallel batch kernels.
 
-The rules of play live in ``simulator.engine.state`` (the state array and its phase functions),
+The rules of play live in ``simulator.core.state`` (the state array and its phase functions),
 ``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
-for its answer, turn that into an action and apply it (``simulator.engine.state.play_nb``; the
+for its answer, turn that into an action and apply it (``simulator.core.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
 into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
-``play_game_block_nb``) on a pool of threads (``simulator.engine.blocks``).
+``play_game_block_nb``) on a pool of threads (``simulator.core.blocks``).
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
 it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
@@ -53,7 +53,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
-from .blocks import run_blocks
+from ..core.blocks import run_blocks
 from ..core.cards import DECK  # noqa: F401  (re-exported)
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
@@ -105,10 +105,25 @@ from ..core.records import (  # noqa: F401  (re-exported)
     OUT_UNDERCUT,
     OUTCOMES,
 )
+from ..core.constants import (  # noqa: F401  (re-exported)
+    K_MEMORY,
+    K_PYTHON,
+    K_RNGS,
+    K_SCRATCH,
+    K_SEAT_RULES,
+    K_SIDS,
+    K_STATE,
+    SCRATCH_LEN,
+    W_SEAT_PILES,
+    W_VIEW,
+)
+from ..core.melds import arrangement_index_nb
 from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET
 from ..core.scoring import game_totals_nb, next_dealer_nb
-from .state import (  # noqa: F401  (re-exported)
+from ..core.state import (  # noqa: F401  (re-exported)
+    A_ARRANGE,
+    A_DEFEND,
     A_DEFEND_BEST,
     A_DISCARD,
     A_DRAW_STOCK,
@@ -163,11 +178,13 @@ from .state import (  # noqa: F401  (re-exported)
     S_UPCARD,
     S_WINNER,
     S_CURRENT,
+    S_HANDS,
     apply_action_nb,
     deal_nb,
     defend_nb,
     fill_view_nb,
     lay_out_nb,
+    legal_actions_nb,
     play_nb,
     reshuffle_next_nb,
 )
@@ -175,10 +192,9 @@ from .state import (  # noqa: F401  (re-exported)
 MAX_HANDS_PER_GAME = 2000
 TRACE_CAPACITY = 8192
 
-# work scratch: one int64 block per worker, reused for every deal it plays
-W_VIEW = 0  # N_VIEW slots: the view of the seat to act
-W_SEAT_PILES = 32  # 2 x 64 slots: each seat's copy of the pile, the one its strategy gets
-SCRATCH_LEN = 160
+# work scratch: one int64 block per worker, reused for every deal it plays (W_VIEW: the view
+# of the seat to act; W_SEAT_PILES: each seat's copy of the pile; SCRATCH_LEN) and the work
+# array of ``advance_nb`` (K_*) are declared in simulator.core.layouts
 
 # what ``decide_nb`` returns besides actions: a layout in (x, y), a defence (the
 # defender's melds) in (x, y), or a discard that is no card code at all (x)
@@ -247,9 +263,9 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
     arguments are the arrays lent to it (``pile``: its copy of the discard pile).
 
-    Returns ``(action, x, y)``: an action of ``simulator.engine.state`` (``x`` holds the card of
+    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
     a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
-    set and run masks in ``x``, ``y`` (``simulator.engine.state.lay_out_nb`` checks and plays
+    set and run masks in ``x``, ``y`` (``simulator.core.state.lay_out_nb`` checks and plays
     them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
     ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
     all."""
@@ -303,7 +319,7 @@ def record_nb(state, out):
 
 @njit(cache=True, _nrt=False)
 def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
-    """Deal a hand into ``state`` (``simulator.engine.state.deal_nb``) and zero the strategies'
+    """Deal a hand into ``state`` (``simulator.core.state.deal_nb``) and zero the strategies'
     memories."""
     for seat in range(2):
         for i in range(memory.shape[1]):
@@ -462,19 +478,79 @@ def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs
                         no_scores, player_rngs, no_rng, scratch, memory, out, trace)
 
 
-# the work array of ``advance_nb``: everything int64 a Python driver keeps for a matchup, in
-# one array (each array argument costs a numba call about 0.15 µs to unbox)
-K_STATE = 0  # N_STATE slots: the hand
-K_PYTHON = K_STATE + N_STATE  # 2: 1 for a seat played by a Python strategy
-K_SIDS = K_PYTHON + 2  # 2: each seat's numba strategy id
-K_SCRATCH = K_SIDS + 2  # SCRATCH_LEN: the view and the seats' pile copies
-K_MEMORY = K_SCRATCH + SCRATCH_LEN  # 2 x N_MEMORY: the numba strategies' memories
-K_RNGS = K_MEMORY + 2 * N_MEMORY  # 2: each seat's random stream (uint64 bits)
-K_SEAT_RULES = K_RNGS + 2  # 2 x rules: the rule copies lent to each seat
-
-
 def work_len(n_rules: int) -> int:
     return K_SEAT_RULES + 2 * n_rules
+
+
+@njit(cache=True, _nrt=False)
+def check_lent_nb(state, pile, rules, own_rules, params, own_params):
+    """Check the copies one strategy was lent for one decision: its pile copy (live part)
+    against the state's pile, its rule copy against ``rules`` and its parameter row against
+    ``params``.  Returns ``(ERR_NONE, 0)``, or the first ``ERR_WROTE_*`` found (pile, then
+    rules, then parameters) and the slot written; the rule and parameter copies are
+    restored either way.  (The batch kernels check both seats at once, ``_guard_nb``.)"""
+    err = ERR_NONE
+    slot = np.int64(0)
+    for i in range(state[S_PILE_LEN]):
+        if pile[i] != state[S_PILE + i] and err == ERR_NONE:
+            err, slot = ERR_WROTE_PILE, np.int64(i)
+    for i in range(rules.shape[0]):
+        if own_rules[i] != rules[i]:
+            if err == ERR_NONE:
+                err, slot = ERR_WROTE_RULES, np.int64(i)
+            own_rules[i] = rules[i]
+    for i in range(params.shape[0]):
+        a = own_params[i]
+        b = params[i]
+        if a != b and (a == a or b == b):  # a NaN parameter equals itself
+            if err == ERR_NONE:
+                err, slot = ERR_WROTE_PARAMS, np.int64(i)
+            own_params[i] = b
+    return err, slot
+
+
+@njit(cache=True)
+def hand_decide_nb(work, sid, params, own_params, rules, legal):
+    """The action strategy ``sid`` (parameters ``params``; ``own_params`` is the copy it is
+    lent) chooses for the seat to act in the hand kept in ``work`` (``K_*`` slots:
+    ``simulator.engine.hand.Hand``), asked as the batch engine asks it: the seat's view,
+    random stream and memory (both advance), and copies of the pile and rules, checked
+    afterwards (``check_lent_nb``).  The answer becomes an action code: a layout or a
+    defence (masks) its ``A_ARRANGE + k`` / ``A_DEFEND + k``; any other answer must be
+    one of the phase's legal actions (``legal``: room for ``MAX_LEGAL``).
+
+    Returns ``(action, err, value)``: ``err`` is ``ERR_NONE``, ``ERR_WROTE_*`` (``value``:
+    the slot), ``ERR_BAD_MELDS`` (``value``: the melds' card mask), ``ERR_ILLEGAL_DISCARD``
+    (a discard that is no card code; ``value``: it) or ``ERR_ILLEGAL_ACTION`` (``value``:
+    the action).  Nothing is played."""
+    state = work[K_STATE:K_STATE + N_STATE]
+    seat = state[S_CURRENT]
+    n_rules = rules.shape[0]
+    start = K_SCRATCH + W_SEAT_PILES + 64 * seat
+    pile = work[start:start + 64]
+    for i in range(state[S_PILE_LEN]):
+        pile[i] = state[S_PILE + i]
+    own_rules = work[K_SEAT_RULES + seat * n_rules:K_SEAT_RULES + (seat + 1) * n_rules]
+    view = work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
+    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
+    memory = work[K_MEMORY + seat * N_MEMORY:K_MEMORY + (seat + 1) * N_MEMORY]
+    action, x, y = decide_nb(state, sid, own_params, view, pile, own_rules, rngs[seat:seat + 1], memory)
+    err, slot = check_lent_nb(state, pile, rules, own_rules, params, own_params)
+    if err != ERR_NONE:
+        return action, err, slot
+    if action == ANSWER_LAYOUT or action == ANSWER_DEFENCE:
+        melder = state[S_KNOCKER] if action == ANSWER_LAYOUT else 1 - state[S_KNOCKER]
+        k = arrangement_index_nb(state[S_HANDS + melder], x, y)
+        if k < 0:
+            return action, np.int64(ERR_BAD_MELDS), x | y
+        return (A_ARRANGE if action == ANSWER_LAYOUT else A_DEFEND) + k, np.int64(ERR_NONE), np.int64(0)
+    if action == ANSWER_NOT_A_CARD:
+        return action, np.int64(ERR_ILLEGAL_DISCARD), x
+    n = legal_actions_nb(state, rules, legal)
+    for i in range(n):
+        if legal[i] == action:
+            return action, np.int64(ERR_NONE), np.int64(0)
+    return action, np.int64(ERR_ILLEGAL_ACTION), action
 
 
 @njit(cache=True)
@@ -503,7 +579,6 @@ def advance_nb(work, fparams, rules, action, out):
             return np.int64(-1)
     view = work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
     rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
-    n_params = fparams.shape[1]
     while state[S_PHASE] != PHASE_OVER:
         seat = state[S_CURRENT]
         if work[K_PYTHON + seat] != 0:
@@ -518,22 +593,9 @@ def advance_nb(work, fparams, rules, action, out):
         memory = work[K_MEMORY + seat * N_MEMORY:K_MEMORY + (seat + 1) * N_MEMORY]
         action, x, y = decide_nb(state, work[K_SIDS + seat], own_params, view, pile, own_rules,
                                  rngs[seat:seat + 1], memory)
-        err = ERR_NONE
-        for i in range(n):
-            if pile[i] != state[S_PILE + i] and err == ERR_NONE:
-                err, x = ERR_WROTE_PILE, np.int64(i)
-        for i in range(n_rules):
-            if own_rules[i] != rules[i]:
-                if err == ERR_NONE:
-                    err, x = ERR_WROTE_RULES, np.int64(i)
-                own_rules[i] = rules[i]
-        for i in range(n_params):
-            a = own_params[i]
-            b = fparams[seat, i]
-            if a != b and (a == a or b == b):  # a NaN parameter equals itself
-                if err == ERR_NONE:
-                    err, x = ERR_WROTE_PARAMS, np.int64(i)
-                own_params[i] = b
+        err, slot = check_lent_nb(state, pile, rules, own_rules, fparams[seat], own_params)
+        if err != ERR_NONE:
+            x = slot
         if err == ERR_NONE:
             if action == ANSWER_LAYOUT:
                 err = lay_out_nb(state, rules, x, y, trace)  # the layout, checked

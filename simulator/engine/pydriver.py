@@ -31,10 +31,11 @@ import numpy as np
 from numba import njit
 
 from strategies import view as V
-from strategies.pyplayer import Observation, SeatInfo, decider_for
+from strategies.pyplayer import Observation, SeatInfo
+from strategies.registry import decider_for
 
 from ..core import records as RC
-from . import state as S
+from ..core import state as S
 from .kernels import MAX_HANDS_PER_GAME, _new_hand_nb, record_nb
 from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
 from ..core.rules import R_TARGET, resolve_rules
@@ -77,12 +78,10 @@ class _Table:
     """The arrays of one matchup, reused for every hand it plays."""
 
     def __init__(self, a, b, rules, context: str = "", first: str = ""):
-        from strategies.registry import engine_module
-
-        from ..api import _strategies
+        from .select import engine_module, strategy_pair
 
         self.context = context  # e.g. "cell 3": named with the deal in a strategy's errors
-        self.a, self.b, sids_ab, self.params_ab = _strategies(a, b)
+        self.a, self.b, sids_ab, self.params_ab = strategy_pair(a, b)
         self.sids_ab = sids_ab
         self.rules = resolve_rules(rules)
         self.vector = self.rules.to_array()

@@ -1,11 +1,10 @@
 """``GinRummyEnv``: two-player Gin Rummy as a PettingZoo AEC environment.
 
-Agents ``player_0`` and ``player_1`` are the seats of ``simulator.engine.state``.  Each step is
-one decision of the agent to act, an action code of ``simulator.engine.state`` (discard card c is
-c, 64 draw stock, 65 take pile, 66 pass, 67 knock, 68 no knock, 69 + k lay out the k-th
-arrangement, 105 defend with the best response, 106 + k defend with the defender's k-th
-arrangement, then lay off what fits: ``N_ACTIONS`` = 142 in all; ``simulator.action_name``
-names them); the automatic steps in between (the
+Agents ``player_0`` and ``player_1`` are the seats of ``simulator.core.state``.  Each step is
+one decision of the agent to act, an action code named by ``simulator.actions``
+(``discard(c)``, ``DRAW_STOCK``, ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``,
+``DEFEND_BEST``, ``defend(k)``: ``N_ACTIONS`` = 142 in all; ``simulator.action_name`` names
+each); the automatic steps in between (the
 stock draw after both pass the upcard, big gin, settling, the end of the stock) happen
 inside the step, exactly as ``simulate`` plays them.  Observations are dicts
 ``{"observation": float32[N_OBS], "action_mask": int8[N_ACTIONS]}``
@@ -37,7 +36,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from ..engine import state as S
+from ..core import state as S
 from ..core.cards import DECK
 from ..engine.kernels import MAX_HANDS_PER_GAME
 from ..engine.hand import Hand

@@ -1,7 +1,7 @@
 """The fixed-size observation of the RL environments, and a policy as a ginsim strategy.
 
 ``encode(state, seat, target)`` turns what ``seat`` may know in a hand state
-(``simulator.engine.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
+(``simulator.core.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
 ``OBSERVATION_LAYOUT`` (name, offset, size):
 
 =================  ======  ====  ==========================================================
@@ -19,7 +19,7 @@ block              offset  size  meaning
 ``top``            364     52    the pile's top card (one-hot)
 ``stock``          416     32    cards left in the stock, one-hot 0 .. 31
 ``phase``          448     7     first_upcard, draw, last_discard, discard, knock, arrange,
-                                 defend (``simulator.engine.state.PHASE_*``; all 0 once over)
+                                 defend (``simulator.core.state.PHASE_*``; all 0 once over)
 ``knock_limit``    455     11    the deal's knock limit, one-hot 0 .. 10 (capped at 10)
 ``flags``          466     2     is dealer; the drawn card came from the pile
 ``deadwood``       468     1     own deadwood / 100 (of the cards held; in the knock and
@@ -55,21 +55,30 @@ from numba import njit
 
 from strategies.pyplayer import Player
 
-from ..engine import state as S
+from ..core import state as S
+from ..core.constants import (  # noqa: F401  (the observation's blocks: simulator.core.layouts)
+    N_OBS,
+    O_DEADWOOD,
+    O_DRAWN,
+    O_FLAGS,
+    O_HAND,
+    O_KNOCKER_RUNS,
+    O_KNOCKER_SETS,
+    O_LIMIT,
+    O_OPP_DECLINED,
+    O_OPP_DISCARDS,
+    O_OPP_HELD,
+    O_PHASE,
+    O_PILE,
+    O_PILE_ORDER,
+    O_SCORES,
+    O_STOCK,
+    O_TOP,
+    OBSERVATION_LAYOUT,
+)
 from ..core.melds import lowest_card_nb, min_deadwood_nb
 from ..core.rules import R_TARGET
 
-OBSERVATION_LAYOUT = (
-    ("hand", 0, 52), ("drawn", 52, 52), ("opponent_held", 104, 52), ("opponent_discards", 156, 52),
-    ("opponent_declined", 208, 52), ("pile", 260, 52), ("pile_order", 312, 52), ("top", 364, 52),
-    ("stock", 416, 32), ("phase", 448, 7), ("knock_limit", 455, 11), ("flags", 466, 2), ("deadwood", 468, 1),
-    ("scores", 469, 2), ("knocker_sets", 471, 52), ("knocker_runs", 523, 52),
-)
-N_OBS = 575
-O_HAND, O_DRAWN, O_OPP_HELD, O_OPP_DISCARDS, O_OPP_DECLINED, O_PILE, O_PILE_ORDER, O_TOP = (
-    0, 52, 104, 156, 208, 260, 312, 364)
-O_STOCK, O_PHASE, O_LIMIT, O_FLAGS, O_DEADWOOD, O_SCORES = 416, 448, 455, 466, 468, 469
-O_KNOCKER_SETS, O_KNOCKER_RUNS = 471, 523
 #: the decision phases the phase block covers (``PHASE_FIRST_UPCARD`` .. ``PHASE_DEFEND``)
 N_PHASES = S.PHASE_OVER
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h)

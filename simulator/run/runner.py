@@ -67,8 +67,8 @@ from .rundir import (
     verify_run,
 )
 
-__all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment", "summarize",
-           "run_summaries", "format_summary", "chunk_frame"]
+__all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment",
+           "chunk_frame"]
 
 
 def cell_seed(seed: int, cell: int) -> int:
@@ -277,7 +277,7 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
     """Play one chunk in this process: its Arrow table, provenance in the metadata."""
     import numba
 
-    import strategies
+    from ..engine.select import will_play
 
     if watch_parent:
         _exit_with_parent()
@@ -287,7 +287,7 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
     if here != provenance["code_fingerprint"]:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
-    strategies.registry.will_play(sids)  # one engine for every cell of the run
+    will_play(sids)  # one engine for every cell of the run
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # the kernels' thread pool
     table = chunk_table(exp, cell, chunk)
     metadata = dict(table.schema.metadata or {})
@@ -752,7 +752,8 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
     if progress and done < total:
-        from ..engine._cache import COMPILING_MESSAGE, kernels_compiled
+        from ..core._cache import COMPILING_MESSAGE
+        from ..engine.select import kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
@@ -789,44 +790,6 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     return wrote
 
 
-def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
-    """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
-    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
-    game-win probability, a game without a winner counting ½).  The numbers are those of
-    ``stats.hand_stats``/``game_stats`` on the run's verified files, streamed one file
-    at a time (``stats.scan_run``: with mirrored deals each pair is one unit, and memory
-    stays bounded by the number of cells); the interval is ``stats.t_interval``."""
-    from ..analysis.stats import scan_run
-
-    run_dir = run_path(run_dir)
-    manifest, verification = readable_run(run_dir, allow_missing=True)
-    deals = mode == "deals"
-    files = {mode: verification.good[mode]}
-    scan = scan_run(run_dir, files=files, manifest=manifest)
-    stats = scan.hands if deals else scan.games
-    by_cell = stats.set_index("cell") if stats is not None else pd.DataFrame()
-    value = "net_a" if deals else "margin_a"
-    estimate = "net_mean" if deals else "margin_mean"
-    low, high = ("net_ci_low", "net_ci_high") if deals else ("margin_ci_low", "margin_ci_high")
-    rows = []
-    for cell in manifest["cells"]:
-        index = cell["cell"]
-        have = index in by_cell.index
-        s = by_cell.loc[index] if have else None
-        row = {"cell": index, "matchup": f"{cell['a']} vs {cell['b']}", "variant": cell["variant"],
-               "rows": int(s["n_hands" if deals else "n_games"]) if have else 0,
-               "units": int(s["n_units"]) if have else 0,
-               value: float(s[estimate]) if have else float("nan"),
-               "ci95": float((s[high] - s[low]) / 2) if have else float("nan")}
-        if deals:
-            for outcome in ("knock", "gin", "big_gin", "undercut", "dead"):
-                row[outcome] = float(s[f"share_{outcome}"]) if have else float("nan")
-        else:
-            row["a_wins"] = float(s["win_prob"]) if have else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def run_status(run_dir: str | Path) -> str | None:
     """None for a finished, intact run; else one line saying what is unfinished or missing."""
     manifest, verification = readable_run(run_path(run_dir), allow_missing=True)
@@ -836,56 +799,3 @@ def run_status(run_dir: str | Path) -> str | None:
         return "UNFINISHED RUN: every chunk is written but the run was not closed; finish it with --resume"
     return (f"UNFINISHED RUN: {'; '.join(verification.problems())}; the numbers below cover the chunks "
             f"written so far (finish it with: ginsim run EXPERIMENT --out {run_dir} --resume)")
-
-
-def run_summaries(run_dir: str | Path) -> str:
-    """The printed summary of a run: a status line when it is unfinished, then a table for
-    hands and one for games, as present."""
-    run_dir = run_path(run_dir)
-    manifest = read_manifest(run_dir)
-    parts = []
-    status = run_status(run_dir)
-    if status:
-        parts.append(status)
-    for mode, title in (("deals", "single hands: net points per hand to A"),
-                        ("games", "whole games: final margin per game to A")):
-        if manifest["experiment"].get(mode):
-            parts.append(f"{title}\n{format_summary(summarize(run_dir, mode), unit_word(manifest, mode))}")
-    return "\n\n".join(parts)
-
-
-def unit_word(manifest: dict[str, Any], mode: str) -> str:
-    """The independent unit of a run's ``mode`` ("deals" or "games"): a mirrored pair, or one row."""
-    return "pair" if manifest["experiment"].get("mirrored", True) else ("hand" if mode == "deals" else "game")
-
-
-def no_interval(units: int, unit: str) -> str:
-    """The words printed instead of an interval that cannot be computed: ``n = 1 pair: no interval``."""
-    return f"n = {units:,} {unit}{'' if units == 1 else 's'}: no interval"
-
-
-def _label(text: str) -> str:
-    """A label as one line of a table: control characters (a newline in a variant name)
-    shown escaped, as in a Python string."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
-
-
-def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
-    """The summary as a text table; every label is shown whole (columns as wide as the
-    longest), so distinct cells never print alike; a row without an interval (fewer than
-    two ``unit``s) says so instead of printing ``± nan``."""
-    value = "net_a" if "net_a" in summary else "margin_a"
-    rows = [r._asdict() for r in summary.itertuples(index=False)]
-    matchups = [_label(d["matchup"]) for d in rows]
-    variants = [_label(d["variant"]) for d in rows]
-    wm = max([43, *map(len, matchups)]) + 1
-    wv = max([13, *map(len, variants)]) + 1
-    lines = []
-    head = f"{'cell':>4}  {'matchup':<{wm}}{'variant':<{wv}}{'rows':>10}  {value + ' ± 95%':>18}"
-    extra = [c for c in ("knock", "gin", "big_gin", "undercut", "dead", "a_wins") if c in summary]
-    lines.append(head + "".join(f"{c:>9}" for c in extra))
-    for d, matchup, variant in zip(rows, matchups, variants, strict=True):
-        ci = f" ± {d['ci95']:<6.3f}" if np.isfinite(d["ci95"]) else f" ({no_interval(d['units'], unit)})"
-        lines.append(f"{d['cell']:>4}  {matchup:<{wm}}{variant:<{wv}}{d['rows']:>10,}  "
-                     f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
-    return "\n".join(lines)

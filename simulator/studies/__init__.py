@@ -4,5 +4,6 @@
 * ``inference``: fits and calibrates the belief model the strong players read their
   opponent with (``python -m simulator.studies.inference``);
 * ``strong_study``: the strong players' supplement (search speed, legality, belief
-  calibration tables) written next to their experiment (``python -m simulator.studies.strong_study``).
+  calibration tables) written next to their experiment (``python -m simulator.studies.strong_study``);
+* ``gamevalue``: learns and checks the game-value table of ``strategies.gamevalue``.
 """

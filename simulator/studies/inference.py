@@ -28,7 +28,7 @@ from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
 from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, decide_nb
 from ..core.rng import deal_deck_nb, stream_key_nb
-from ..engine.state import (
+from ..core.state import (
     N_STATE,
     PHASE_OVER,
     S_CURRENT,
@@ -122,14 +122,14 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
 def collect(matchups, rules="tournament", decisions_per_matchup=20_000, seed=1):
     """Features, truth, decision index, k and opponent id of draw decisions over
     ``matchups`` (pairs of strategy specs); decisions are numbered across matchups."""
-    from ..api import _strategies
+    from ..engine.select import strategy_pair
     from ..core.rules import resolve_rules
 
     rules_arr = resolve_rules(rules).to_array()
     parts = []
     offset = 0
     for j, (a, b) in enumerate(matchups):
-        _, _, sids, params = _strategies(a, b)
+        _, _, sids, params = strategy_pair(a, b)
         cap = decisions_per_matchup * 45
         feats = np.zeros((cap, belief.N_FEATURES))
         truth = np.zeros(cap, np.int64)

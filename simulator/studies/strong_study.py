@@ -272,14 +272,14 @@ def supplement(out_dir: Path = RESULTS / "strong_players_supplement", decisions:
             lines.append(f"| {r['a']} | {r['b']} | {r['variant']} | {r['games']:,} | {_fmt(r['a_wins'])} |")
         lines.append("")
     # 5. the game-win table against simulated games
-    from strategies.gamevalue import check_table
+    from .gamevalue import check_table
 
     table = check_table(table_games)
     lines += ["## The game-win table against simulated games", "",
               f"At the start of every hand of {table_games:,} mirrored games of `expert` against itself",
               "(`tournament` rules), the game-win table's chance that A wins from the scores so far",
               "(`strategies.gamevalue.GAME_WIN`), against the share of those hands whose game A went",
-              "on to win (`python -m strategies.gamevalue check`).", "",
+              "on to win (`python -m simulator.studies.gamevalue check`).", "",
               "| predicted | hands | mean prediction | share won | standard error |", "|---|---:|---:|---:|---:|"]
     for _, r in table.iterrows():
         lines.append(f"| {r['predicted']} | {r['hands']:,} | {r['mean_prediction']:.3f} | {r['share_won']:.3f} | "

@@ -691,6 +691,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     (what ``tune.json`` holds)."""
     import strategies
 
+    from ..engine.select import will_play
     from ..run.rundir import RunError, RunLock, code_fingerprint
 
     optuna = _optuna()
@@ -710,7 +711,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
                 if not _mark_ours(out / name):
                     raise TuneError(f"{out / name} exists and was not written by ginsim; move it away or choose "
                                     f"another out")
-            strategies.registry.will_play(tune_sids([spec]))  # one engine for the whole tuning
+            will_play(tune_sids([spec]))  # one engine for the whole tuning
             fingerprint = _process_fingerprint(spec.plugins, code_fingerprint)
             identity = spec.identity()
             storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY_DB).resolve()}")

@@ -20,7 +20,10 @@ Prints, as tables or JSON:
   next to ``simple`` and ``expert`` (``simulator.studies.strong_study.bench_mc``);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
-  on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it.
+  on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it;
+* the one-hand step path (``bench_step_path``, CPU time): ``Hand.bot_action`` per decision
+  for ``simple``, ``Hand.clone``, and random-play ``Hand`` steps per CPU-second against
+  OpenSpiel's ``pyspiel`` state played at random in the same run (when installed).
 
 Every kernel is called once before timing, then timed as the best of ``repeats`` runs.
 Figures are wall-clock and noisy: compare ratios from one run.
@@ -70,12 +73,13 @@ def random_hands(n: int, size: int, seed: int = 0) -> np.ndarray:
     return np.bitwise_or.reduce(np.left_shift(np.int64(1), picks), axis=1)
 
 
-def _best_time(fn, repeats: int) -> float:
+def _best_time(fn, repeats: int, clock=time.perf_counter) -> float:
+    """The least time of ``repeats`` calls of ``fn`` (wall clock; ``time.process_time``: CPU)."""
     best = float("inf")
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, clock() - t)
     return best
 
 
@@ -289,7 +293,7 @@ _FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
 def bench_startup(search_players: bool = False) -> dict:
     """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
     empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
-    which compiles the engine with the search players (``strategies.registry.engine_module``)."""
+    which compiles the engine with the search players (``simulator.engine.select.engine_module``)."""
     def first_deal(strategy: str, cache: str) -> float:
         env = {**os.environ, "GINSIM_CACHE_DIR": cache}
         env.pop("NUMBA_CACHE_DIR", None)
@@ -334,6 +338,79 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
     return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs}
 
 
+def bench_step_path(n_hands: int = 300, repeats: int = 3) -> dict:
+    """The one-hand step path (``simulator.Hand``) in CPU time: ``bot_action`` per decision
+    for ``simple`` (asked at every decision point of ``n_hands`` hands, on clones standing
+    there), ``clone``, and a random-play step (``legal_actions`` + a random choice +
+    ``apply``; the hand's deal included) beside OpenSpiel's ``pyspiel`` ``gin_rummy`` state
+    played at random the same way (its chance nodes included), back to back in this run."""
+    import random
+
+    from ..engine.hand import Hand
+
+    spots = []
+    for deal in range(n_hands):
+        h = Hand("single_hand", seed=1, deal=deal, a="simple", b="simple")
+        while not h.is_over():
+            spots.append(h.clone())
+            h.apply(h.bot_action())
+
+    def ask():
+        for h in spots:
+            h.bot_action()
+
+    ask()
+    bot_us = _best_time(ask, repeats, time.process_time) / len(spots) * 1e6
+    sample = spots[:: max(1, len(spots) // 2000)]
+
+    def clones():
+        for h in sample:
+            for _ in range(10):
+                h.clone()
+
+    clone_us = _best_time(clones, repeats, time.process_time) / (10 * len(sample)) * 1e6
+    rng = random.Random(7)
+    steps = [0]
+
+    def ours():
+        choice = rng.choice
+        for deal in range(n_hands):
+            h = Hand("single_hand", seed=2, deal=deal)
+            while not h.is_over():
+                h.apply(choice(h.legal_actions()))
+                steps[0] += 1
+
+    ours()
+    steps[0] = 0
+    our_s = _best_time(ours, 1, time.process_time)
+    result = {"bot_action_us": bot_us, "clone_us": clone_us, "hand_steps_per_cpu_s": steps[0] / our_s,
+              "decisions": len(spots)}
+    try:
+        import pyspiel
+    except ImportError:
+        return result
+    game = pyspiel.load_game("gin_rummy")
+    their_steps = [0]
+
+    def theirs():
+        choice = rng.choice
+        for _ in range(n_hands):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(choice(state.chance_outcomes())[0])
+                else:
+                    state.apply_action(choice(state.legal_actions()))
+                    their_steps[0] += 1
+
+    theirs()
+    their_steps[0] = 0
+    their_s = _best_time(theirs, 1, time.process_time)
+    result["openspiel_steps_per_cpu_s"] = their_steps[0] / their_s
+    result["step_ratio"] = result["hand_steps_per_cpu_s"] / result["openspiel_steps_per_cpu_s"]
+    return result
+
+
 def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.engine.pydriver``
     on one core: the greedy player and the trivial one (whose decisions cost almost
@@ -376,6 +453,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
         "startup": bench_startup(search_players=not quick),
         "openspiel": bench_openspiel(500 if quick else 2000),
+        "step_path": bench_step_path(100 if quick else 300),
         "python_players": bench_python_players(2000 if quick else 10_000),
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
     }
@@ -432,6 +510,14 @@ def print_tables(result: dict) -> None:
         print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
               f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
               f"ratio {osp['ratio']:.0f}x")
+    sp = result.get("step_path")
+    if sp:
+        line = (f"\nsimulator.Hand step path (CPU time): bot_action (simple) {sp['bot_action_us']:.2f} us per "
+                f"decision, clone {sp['clone_us']:.2f} us, random-play step {sp['hand_steps_per_cpu_s']:,.0f}/s")
+        if "step_ratio" in sp:
+            line += (f"; OpenSpiel pyspiel state, random play: {sp['openspiel_steps_per_cpu_s']:,.0f} steps/s; "
+                     f"ratio {sp['step_ratio']:.2f}x")
+        print(line)
     print(f"\n{'plain-Python strategy, 1 core':<32}{'deals/s':>10}{'numba simple vs simple':>24}{'ratio':>10}")
     for r in result.get("python_players", []):
         print(f"{r['benchmark']:<32}{r['deals_per_s']:>10,.0f}{r['numba_simple_vs_simple']:>24,.0f}"

@@ -36,7 +36,7 @@ import numpy as np
 
 from strategies import parse_strategy
 
-from ..engine import state as S
+from ..core import state as S
 from ..core.cards import DECK, format_card, mask_cards, parse_cards
 from ..engine.hand import Hand
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb

@@ -12,7 +12,7 @@ Slots (seats are 0/1, -1 = nobody; card masks as in ``simulator.core.cards``)
 -----------------------------------------------------------------------------------------
 
 =====================  ===========================================================================
-``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``strategies.view``) or
+``S_PHASE``            the phase: a decision point ``PHASE_*`` (those of ``simulator.core.view``) or
                        ``PHASE_OVER``
 ``S_CURRENT``          the seat to act (the knocker while laying out, then the defender; last to
                        act once over)
@@ -98,7 +98,7 @@ Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
   arrangement (``arrangement_nb``'s order) whatever the knocker laid out, and every card
   it left unmelded that fits the knocker's melds is laid off, chains included
   (``simulator.core.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
-  masks or ``(DEFEND_BEST, 0)`` (``strategies.view``): ``defend_nb`` takes those, checked.
+  masks or ``(DEFEND_BEST, 0)`` (``simulator.core.view``): ``defend_nb`` takes those, checked.
 
 How to defend is the defender's decision, not a rule: docs/rules.md fixes what may be laid
 off, a strategy chooses its melds (``defend_nb`` in each strategy module; the default is the
@@ -115,7 +115,7 @@ Functions (numba)
   rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
   -> error``);
 * ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
-  what a seat may know (``strategies.view``); ``reshuffle_next_nb(state, rules, action)``
+  what a seat may know (``simulator.core.view``); ``reshuffle_next_nb(state, rules, action)``
   tells whether an action will rebuild the stock from the pile.
 
 An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
@@ -136,43 +136,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from strategies.view import (
-    N_VIEW,
-    DEFEND_BEST,
-    PHASE_ARRANGE,
-    PHASE_DEFEND,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_FIRST_UPCARD,
-    PHASE_KNOCK,
-    PHASE_LAST_DISCARD,
-    V_DEADWOOD,
-    V_DRAWN,
-    V_FROM_PILE,
-    V_HAND,
-    V_IS_DEALER,
-    V_KNOCK_LIMIT,
-    V_KNOCKER_DEADWOOD,
-    V_KNOCKER_RUNS,
-    V_KNOCKER_SETS,
-    V_LEGAL_DISCARDS,
-    V_MY_DRAWS,
-    V_MY_SCORE,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDS,
-    V_OPP_SCORE,
-    V_OPP_TOOK,
-    V_PHASE,
-    V_PILE_LEN,
-    V_PILE_MASK,
-    V_SEEN,
-    V_STOCK_LEFT,
-    V_TOP,
-    V_TURN,
-)
+from .view import DEFEND_BEST
 
-from ..core.cards import format_card
-from ..core.melds import (
+# the slots, phases, actions, trace events and error codes (declared in simulator.core.layouts)
+from .constants import *  # noqa: F403
+from .cards import format_card
+from .melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
     arrangement_nb,
@@ -184,9 +153,9 @@ from ..core.melds import (
     mix64_nb,
     valid_layout_nb,
 )
-from ..core.records import OUT_BIG_GIN, OUT_DEAD, OUT_GIN, OUT_KNOCK, OUT_UNDERCUT
-from ..core.rng import GOLDEN
-from ..core.rules import (
+from .layouts import ERRORS
+from .rng import GOLDEN
+from .rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
     R_BIG_GIN_BONUS,
@@ -194,7 +163,7 @@ from ..core.rules import (
     R_MAX_RESHUFFLES,
     R_RESHUFFLE,
 )
-from ..core.scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
 
 # How the functions below are compiled (speed and cold compile time both matter):
 #
@@ -216,97 +185,13 @@ _inline = njit(cache=True, _nrt=False, inline="always")
 _hot = njit(cache=True, _nrt=False, forceinline=True)
 _cold = njit(cache=True, _nrt=False, forceinline=False)
 
-# ---- slots ---------------------------------------------------------------------------------
-S_PHASE = 0
-S_CURRENT = 1
-S_DEALER = 2
-S_HANDS = 3  # + seat
-S_TOOK = 5
-S_DECLINED = 7
-S_DISCARDS = 9
-S_SEEN = 11
-S_DRAWS = 13
-S_SCORES = 15
-S_STOCK_POS = 17
-S_STOCK_N = 18
-S_PILE_LEN = 19
-S_PILE_MASK = 20
-S_TURN = 21
-S_RESHUFFLES = 22
-S_UPCARD = 23
-S_LIMIT = 24
-S_MULTIPLIER = 25
-S_DRAWN = 26
-S_FROM_PILE = 27
-S_LAST_CHANCE = 28
-S_LEGAL = 29
-S_DEADWOOD = 30
-S_KNOCKER = 31
-S_OUTCOME = 32
-S_WINNER = 33
-S_POINTS = 34
-S_KNOCKER_DW = 35
-S_DEFENDER_DW = 36
-S_LAYOFF = 37
-S_SETS = 38
-S_RUNS = 39
-S_LAID = 40
-S_DECK_RNG = 41
-S_NTRACE = 42
-S_DEFENDER_MELDS = 43
-N_HEADER = 64  # slots 44..63 are free
-S_STOCK = 64
-S_PILE = 128
-N_STATE = 192
-
-#: the hand is over (no decision left)
-PHASE_OVER = 7
-PHASE_NAMES = ("first_upcard", "draw", "last_discard", "discard", "knock", "arrange", "defend", "over")
-
-# ---- actions --------------------------------------------------------------------------------
-A_DISCARD = 0  # + card code
-A_DRAW_STOCK = 64
-A_TAKE_PILE = 65
-A_PASS = 66
-A_KNOCK = 67
-A_NO_KNOCK = 68
-A_ARRANGE = 69  # + k
-A_DEFEND_BEST = A_ARRANGE + MAX_ARRANGEMENTS  # 105
-A_DEFEND = A_DEFEND_BEST + 1  # + k
-N_ACTIONS = A_DEFEND + MAX_ARRANGEMENTS
 #: room ``legal_actions_nb`` needs in its output (at most 11 discards, 36 arrangements, or
 #: the best defence and 36 arrangements)
 MAX_LEGAL = MAX_ARRANGEMENTS + 1
 
-# ---- errors (the record's H_ERROR) ----------------------------------------------------------
-# Returned by the phase functions for an illegal action (the state is left unchanged), and
-# recorded by the engine against the seat whose strategy caused them.  ERR_WROTE_* are found
-# by the engine's checks of the arrays it lends strategies.  (Code 2 is unused: after taking
-# the last discard only the discards that leave a knock are legal, ``take_card_nb``, so a
-# discard that does not is an ERR_ILLEGAL_DISCARD.)
-ERR_NONE, ERR_ILLEGAL_DISCARD, ERR_BAD_MELDS = 0, 1, 3
-ERR_WROTE_PILE, ERR_WROTE_RULES, ERR_WROTE_PARAMS = 4, 5, 6
-ERR_ILLEGAL_ACTION = 7  # an action that does not belong to the phase (or the hand is over)
-ERROR_TEXT = {
-    ERR_ILLEGAL_DISCARD: "strategy discarded a card it may not discard",
-    ERR_BAD_MELDS: "strategy laid out melds that are not a least-deadwood arrangement of its hand",
-    ERR_WROTE_PILE: "strategy wrote into the discard pile it was given",
-    ERR_WROTE_RULES: "strategy wrote into the rule vector it was given",
-    ERR_WROTE_PARAMS: "strategy wrote into its parameter row",
-    ERR_ILLEGAL_ACTION: "an action that is not legal in the hand's phase",
-}
-
-# ---- trace events (player, event, value) for replay and cross-checks -------------------------
-(
-    EV_DEAL, EV_UPCARD, EV_DECLINE, EV_TAKE_PILE, EV_DRAW_STOCK, EV_DISCARD, EV_KNOCK,
-    EV_GIN, EV_BIG_GIN, EV_SETS, EV_RUNS, EV_LAYOFF, EV_DEFENDER_DEADWOOD, EV_RESHUFFLE,
-    EV_DEAD, EV_SCORE, EV_PASS_LAST, EV_DEFEND,
-) = range(18)
-EVENT_NAMES = (
-    "deal", "upcard", "decline", "take_pile", "draw_stock", "discard", "knock", "gin",
-    "big_gin", "sets", "runs", "layoff", "defender_deadwood", "reshuffle", "dead", "score",
-    "pass_last_discard", "defend",
-)
+#: what each error code means (``simulator.core.layouts.ERRORS``; ``simulator.core.errors``
+#: words each one with the offending value)
+ERROR_TEXT = {e.code: e.text for e in ERRORS if e.code}
 
 
 def action_name(action: int) -> str:
@@ -391,7 +276,7 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
 
 @_hot
 def fill_view_nb(state, seat, view):
-    """What ``seat`` may know, written into ``view`` (``strategies.view``): its own hand,
+    """What ``seat`` may know, written into ``view`` (``simulator.core.view``): its own hand,
     draws and score, the pile, and of the opponent only its pickups, declines, discards
     and score, and once laid out the knocker's melds.  The phase's private slots (the card
     drawn, the legal discards, the deadwood) are filled only for the seat to act."""
@@ -421,11 +306,13 @@ def fill_view_nb(state, seat, view):
     view[V_KNOCKER_SETS] = state[S_SETS]
     view[V_KNOCKER_RUNS] = state[S_RUNS]
     view[V_KNOCKER_DEADWOOD] = state[S_DEADWOOD] if phase == PHASE_DEFEND else -1
+    view[V_LAST_CHANCE] = 0
     if seat == state[S_CURRENT]:
         if phase == PHASE_DISCARD:
             view[V_DRAWN] = state[S_DRAWN]
             view[V_FROM_PILE] = state[S_FROM_PILE]
             view[V_LEGAL_DISCARDS] = state[S_LEGAL]
+            view[V_LAST_CHANCE] = state[S_LAST_CHANCE]
         elif phase == PHASE_KNOCK or phase == PHASE_ARRANGE:
             view[V_DEADWOOD] = state[S_DEADWOOD]
 

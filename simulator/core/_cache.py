@@ -67,7 +67,10 @@ def cache_root() -> Path:
 #: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
 #: constants a kernel uses, must leave this list)
 PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/api.py", "simulator/cli.py", "simulator/engine/_cache.py",
+    "simulator/__init__.py", "simulator/_version.py", "simulator/api.py", "simulator/core/errors.py",
+    "simulator/engine/select.py", "simulator/analysis/summary.py", "simulator/studies/gamevalue.py",
+    "simulator/actions.py", "simulator/core/layouts.py",
+    "simulator/cli.py", "simulator/core/_cache.py",
     "simulator/engine/hand.py", "simulator/core/rules_api.py",
     "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py", "simulator/run/bundled.py",
     "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
@@ -213,13 +216,52 @@ def generated_dir() -> Path:
 
 
 def configure_numba_cache() -> Path:
-    """Point numba's cache at this source version's directory and guard it against
-    corrupted files.  Idempotent; returns the directory."""
+    """Cache ginsim's own kernels in this source version's directory, guarded against
+    corrupted files; numba's settings and every other function's cache are left as they
+    were (``_install_locator``).  Idempotent; returns the directory."""
     path = numba_cache_dir()
-    numba.config.CACHE_DIR = str(path)
     _STATE["configured"] = path
+    _install_locator()
     _install_cache_guard()
     return path
+
+
+def is_ginsim_source(py_file: str) -> bool:
+    """True for a file of the ``simulator`` or ``strategies`` packages, or a module ginsim
+    generated (dispatch, plug-in engines, plug-in copies): the files whose kernels ginsim
+    caches in its own directory."""
+    path = Path(py_file).resolve()
+    root = next(p for p in Path(__file__).resolve().parents if p.name == "simulator").parent
+    return any(path.is_relative_to(p) for p in (root / "simulator", root / "strategies", generated_dir()))
+
+
+def _install_locator() -> None:
+    """Put a cache locator in front of numba's own that answers for ginsim's files only
+    (``is_ginsim_source``): their kernels go to ``numba_cache_dir()``; for any other file it
+    declines, so numba's usual locators place a user's ``@njit(cache=True)`` functions where
+    they would be without ginsim."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None)
+    base = getattr(caching, "UserProvidedCacheLocator", None)
+    if impl is None or base is None or any(getattr(c, "_ginsim", False) for c in impl._locator_classes):
+        return
+
+    class GinsimCacheLocator(base):
+        _ginsim = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(Path(_STATE["configured"]) / self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _STATE["configured"] is None or not is_ginsim_source(py_file):
+                return None
+            return super(base, cls).from_function(py_func, py_file)
+
+    impl._locator_classes.insert(0, GinsimCacheLocator)
 
 
 def clear_cache() -> list[Path]:
@@ -380,24 +422,3 @@ def _install_cache_guard() -> None:
 
 #: what the command line prints on stderr before the first call compiles the engine
 COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s; a minute with expert or mc)"
-
-
-def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module: str | None = None,
-                     sids=None) -> bool:
-    """True when this source version's kernel directory holds numba's index file of every
-    engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
-    first call loads machine code instead of compiling it (about 30 s on 2 idle cores, a
-    minute for the engine with the search players).  ``module`` is the engine module's name
-    (``simulator.engine.kernels``, or a generated engine: the light one, or one with plug-ins);
-    default the engine ``strategies.registry.engine_module(sids)`` plays strategy ids
-    ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
-    if module is None:
-        from strategies.registry import engine_module
-
-        module = engine_module(sids).__name__
-    stem = module.rsplit(".", 1)[-1]
-    try:
-        names = {p.name for p in numba_cache_dir().glob(f"*/{stem}.*.nbi")}
-    except OSError:
-        return False
-    return all(any(n.startswith(f"{stem}.{entry}-") for n in names) for entry in entries)

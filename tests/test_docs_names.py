@@ -1,0 +1,50 @@
+"""Every ``simulator.*`` / ``strategies.*`` name the README and ``docs/`` cite in backticks
+exists: a module, or an attribute of one (a function, class, constant, method)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: a cited name: the start of a backticked span (``simulator.simulate(...)`` cites simulate)
+NAME = re.compile(r"`((?:simulator|strategies)(?:\.[A-Za-z_]\w*)+)")
+
+
+def _documents() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _resolves(name: str) -> bool:
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                try:  # a submodule not imported by its package
+                    obj = importlib.import_module(f"{obj.__name__}.{attr}")
+                    continue
+                except (ModuleNotFoundError, AttributeError):
+                    return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_cited_name_exists():
+    missing = []
+    for path in _documents():
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for name in NAME.findall(line):
+                if not _resolves(name):
+                    missing.append(f"{path.relative_to(ROOT)}:{n}: {name}")
+    assert missing == []
+
+
+def test_the_check_catches_a_missing_name():
+    assert _resolves("simulator.core.melds.arrangement_nb") and _resolves("strategies.view.N_VIEW")
+    assert not _resolves("simulator.engine.kernels._new_deck") and not _resolves("simulator.nowhere.x")

@@ -526,12 +526,12 @@ class Decider:
 
 
 def strategy_failure(exc: BaseException, who: str, decision: str, where: str, method=None):
-    """The one-line ``simulator.api.StrategyError`` for ``exc``, raised by a Python
+    """The one-line ``simulator.core.errors.StrategyError`` for ``exc``, raised by a Python
     strategy (``who``, e.g. ``strategy 'mine' (A)``) in ``decision`` (a phase name or
     ``__init__``) at ``where`` (``cell 0, deal 7``): what went wrong, and where in the
     user's own file (``strategies.plugins.user_location``; without a frame there, the
     definition of ``method``), never a generated copy."""
-    from simulator.api import StrategyError
+    from simulator.core.errors import StrategyError
 
     from .plugins import user_location
 

@@ -33,7 +33,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..run.rundir import GENERATOR, written_by_ginsim  # noqa: F401  (re-exported: the mark of report files)
+from ..run.rundir import (  # noqa: F401  (re-exported: the mark of report files and their record)
+    GENERATOR,
+    REPORT_RECORD,
+    file_sha256,
+    report_files,
+    written_by_ginsim,
+)
 
 
 def slug(text: str, taken: dict[str, int] | None = None) -> str:
@@ -323,70 +329,14 @@ def save_figure(fig, path: Path) -> Path:
     return path
 
 
-#: the record of the files ``ginsim report`` wrote in a directory: name -> sha256
-REPORT_RECORD = ".ginsim-report.json"
-#: the names of the files of a report, for a directory without a record (older reports)
-_LEGACY_NAMES = ("report.md", "report.html")
-
-
-def _sha256(path: Path) -> str | None:
-    from ..run.rundir import file_sha256
-
-    try:
-        return file_sha256(path)
-    except OSError:
-        return None
-
-
-def _recorded(out: Path) -> dict[str, str] | None:
-    """The record's name -> sha256, or None when there is no readable record."""
-    import json
-
-    path = Path(out) / REPORT_RECORD
-    if path.is_symlink() or not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    files = data.get("files") if isinstance(data, dict) and data.get("generator") == GENERATOR else None
-    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-        return None
-    return files
-
-
-def report_files(out: Path) -> list[Path]:
-    """The files of ``out`` that ``ginsim report`` wrote and nobody changed since: those in
-    its record (``REPORT_RECORD``, which is one of them) whose sha256 still matches.  A
-    directory without a record (a report of an earlier ginsim) vouches for report.md and
-    report.html when they carry the mark, and for the marked figures report.md shows."""
-    import re
-
-    out = Path(out)
-
-    def plain(path: Path) -> bool:
-        return path.is_file() and not path.is_symlink() and written_by_ginsim(path)
-
-    files = _recorded(out)
-    if files is not None:
-        ours = [out / name for name, digest in sorted(files.items())
-                if "/" not in name and plain(out / name) and _sha256(out / name) == digest]
-        return ours + [out / REPORT_RECORD]
-    ours = [out / name for name in _LEGACY_NAMES if plain(out / name)]
-    if out / "report.md" in ours:
-        shown = re.findall(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)", (out / "report.md").read_text(encoding="utf-8"))
-        ours += [out / name for name in dict.fromkeys(shown) if plain(out / name)]
-    return ours
-
-
 def record_report(out: Path, paths: list[Path]) -> Path:
     """Record ``paths`` (files a report just wrote in ``out``) by name and sha256, keeping
     the entries of earlier reports whose files are still as they wrote them."""
     import json
 
     out = Path(out)
-    files = {p.name: _sha256(p) for p in report_files(out) if p.name != REPORT_RECORD}
-    files.update({p.name: _sha256(p) for p in paths})
+    files = {p.name: file_sha256(p) for p in report_files(out) if p.name != REPORT_RECORD}
+    files.update({p.name: file_sha256(p) for p in paths})
     atomic_write(out / REPORT_RECORD, json.dumps({"generator": GENERATOR, "files": dict(sorted(files.items()))},
                                                  indent=1) + "\n")
     return out / REPORT_RECORD

@@ -52,6 +52,7 @@ from .rundir import (
     check_subdirs,
     chunk_provenance,
     code_fingerprint,
+    report_files,
     create_manifest,
     experiment_hash,
     is_own_temp,
@@ -504,13 +505,11 @@ def clearable_files(out: Path) -> list[Path]:
     Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
     (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
     ``games/`` (and those folders once empty), the report files a ``ginsim report`` wrote,
-    by exact name and unchanged since (``simulator.analysis.rendering.report_files``), and
+    by exact name and unchanged since (``simulator.run.rundir.report_files``), and
     the staging folder of a killed ``ginsim report`` with its report files.  The lock file
     stays: the caller holds it.  Any other file or folder (a user's copy of a report, a
     renamed figure, an edited report) raises ``RunError`` naming it, before anything is
     removed."""
-    from ..analysis.rendering import report_files
-
     out = Path(out)
     if not out.is_dir():
         return []

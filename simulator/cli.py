@@ -4,6 +4,8 @@
                [--scheduler ADDRESS] [--resume | --force]         run to Parquet, print summary
     ginsim reproduce STUDY [--deals N] [--games N] [--jobs N]     re-run experiments/STUDY.toml into
                                                                   results/STUDY and write its report
+    ginsim confirm STUDY [--deals N] [--games N] [--jobs N]       re-play the claims of experiments/STUDY.claims.toml
+                                                                  on fresh seeds into results/STUDY/confirm.{md,json}
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N                       one deal, turn by turn
     ginsim report RUN_DIR [--out DIR]                             report.md, report.html, PNGs
@@ -148,6 +150,38 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     paths = write_report(out)
     pngs = [p for p in paths if p.suffix == ".png"]
     print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
+
+
+def _cmd_confirm(args: argparse.Namespace) -> None:
+    from .studies.confirm import claims_path, confirm_study, write_confirmation
+
+    for flag in ("deals", "games", "jobs"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{flag} must be a positive integer, got {value}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise ValueError(f"--seed must be an integer from 0 to 2**63 - 1, got {args.seed}")
+    path = study_file(args.study)
+    claims = Path(args.claims) if args.claims else claims_path(path)
+    if not claims.is_file():
+        raise ValueError(f"study {args.study} has no claims file {claims} (format: docs/experiments.md)")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    out = Path(args.out) if args.out is not None else path.parent.parent / "results" / args.study
+    start, cpu = time.perf_counter(), time.process_time()
+    result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
+                           seed=args.seed, log=None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True)))
+    json_path, md_path = write_confirmation(result, out)
+    for e in result["claims"]:
+        print(f"{e['id']}: {e['status']}")
+    print(f"{args.study}: {len(result['claims'])} claims confirmed into {md_path} and {json_path} in "
+          f"{time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s CPU in this process)")
+    if any(e["status"] == "not replicated" for e in result["claims"]):
+        raise _NotReplicated()
+
+
+class _NotReplicated(Exception):
+    """``ginsim confirm`` found a claim that does not replicate: exit status 1."""
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
@@ -303,6 +337,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar (default: a progress bar on stderr)")
     p.set_defaults(func=_cmd_reproduce)
 
+    p = command("confirm", "re-play a study's claims on fresh seeds and say which replicate",
+                "Re-play the claims of experiments/STUDY.claims.toml (format: docs/experiments.md) on seeds the "
+                "study never used, derived from its seed and a fixed salt, with sample sizes fixed before playing "
+                "for 90% power at the study's own estimates; write results/STUDY/confirm.md and confirm.json. "
+                "Exit status 1 when a claim is not replicated.")
+    p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml")
+    p.add_argument("--deals", type=int, help="at most this many deals per claim (default: the claims file's max_deals, "
+                                             "else 1000000)")
+    p.add_argument("--games", type=int, help="at most this many games per claim (default: the claims file's max_games, "
+                                             "else 40000)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads")
+    p.add_argument("--seed", type=int, help="confirmation seed (default: derived from the study seed and the salt); "
+                                            "the study's seeds and development seeds are refused")
+    p.add_argument("--claims", help="claims file (default: experiments/<study>.claims.toml)")
+    p.add_argument("--out", help="directory for confirm.md and confirm.json (default: results/<study>)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
+    p.set_defaults(func=_cmd_confirm)
+
     p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
                 "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
                 "opponents with Optuna on common random deals, pruning candidates in rungs of growing deal counts; "
@@ -384,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
         sys.stdout.flush()
+    except _NotReplicated:
+        return 1
     except BrokenPipeError:
         # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

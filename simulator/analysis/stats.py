@@ -856,3 +856,23 @@ def with_context(frames: pd.DataFrame | Sequence[pd.DataFrame], names: Sequence[
     out = pd.concat(parts, ignore_index=True)
     out.attrs = {}
     return out
+
+
+def holm_adjust(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values of one family (same order as given): the i-th
+    smallest of m p-values becomes ``max_{j <= i} min(1, (m - j + 1) * p_(j))``.  Rejecting
+    every hypothesis whose adjusted p-value is at most α keeps the family-wise error rate at
+    α whatever the dependence between the tests.
+
+    >>> [round(float(p), 3) for p in holm_adjust([0.01, 0.04, 0.03])]
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted

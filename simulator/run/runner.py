@@ -445,10 +445,12 @@ def clearable_files(out: Path) -> list[Path]:
     Those are ``manifest.json`` (a ginsim manifest of any format), the chunk files
     (``cell-NNNN-chunk-NNNNN.parquet``) and ginsim's temporary files in ``data/`` and
     ``games/`` (and those folders once empty), and report files that carry the ``ginsim
-    report`` mark (``simulator.analysis.rendering.written_by_ginsim``).  The lock file stays: the
+    report`` mark (``simulator.analysis.rendering.written_by_ginsim``).  The lock file and
+    ``ginsim confirm``'s ``confirm.json`` / ``confirm.md`` stay (the lock file: the
     caller holds it.  Any other file or folder raises ``RunError`` naming it, before
     anything is removed."""
     from ..analysis.rendering import written_by_ginsim
+    from ..studies.confirm import is_confirmation_file
 
     out = Path(out)
     if not out.is_dir():
@@ -471,6 +473,8 @@ def clearable_files(out: Path) -> list[Path]:
             doomed.append(entry)  # the folder itself, emptied first
         elif entry.is_file() and entry.name == MANIFEST and _is_ginsim_manifest(entry):
             doomed.append(entry)
+        elif entry.is_file() and is_confirmation_file(entry):
+            continue  # ginsim confirm's output depends on the seeds, not on this run: kept
         elif entry.is_file() and entry.name != MANIFEST and (
                 _ANY_OWN_TEMP.match(entry.name) or written_by_ginsim(entry)):
             doomed.append(entry)

@@ -153,7 +153,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_confirm(args: argparse.Namespace) -> None:
-    from .studies.confirm import claims_path, confirm_study, write_confirmation
+    from .studies.confirm import claims_path, confirm_study, confirm_tuning, tuning_claims_path, write_confirmation
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
@@ -161,16 +161,21 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         raise ValueError(f"--seed must be an integer from 0 to 2**63 - 1, got {args.seed}")
-    path = study_file(args.study)
-    claims = Path(args.claims) if args.claims else claims_path(path)
+    folder = _tuning_folder(args.study)  # a folder of tuning specs (experiments/optimal_knock) ...
+    path = folder if folder is not None else study_file(args.study)  # ... or experiments/STUDY.toml
+    claims = Path(args.claims) if args.claims else tuning_claims_path(folder) if folder else claims_path(path)
     if not claims.is_file():
         raise ValueError(f"study {args.study} has no claims file {claims} (format: docs/experiments.md)")
     if args.out is not None and not args.out.strip():
         raise ValueError("--out must name a directory, got an empty string")
     out = Path(args.out) if args.out is not None else path.parent.parent / "results" / args.study
     start, cpu = time.perf_counter(), time.process_time()
-    result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
-                           seed=args.seed, log=None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True)))
+    log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
+    if folder is not None:
+        result = confirm_tuning(folder, claims, max_deals=args.deals, max_games=args.games, seed=args.seed, log=log)
+    else:
+        result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
+                               seed=args.seed, log=log)
     json_path, md_path = write_confirmation(result, out)
     for e in result["claims"]:
         print(f"{e['id']}: {e['status']}")
@@ -178,6 +183,17 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
           f"{time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s CPU in this process)")
     if any(e["status"] == "not replicated" for e in result["claims"]):
         raise _NotReplicated()
+
+
+def _tuning_folder(study: str) -> Path | None:
+    """``experiments/STUDY/`` when it is a folder of tuning specs with a ``claims.toml``
+    (here, else in the ginsim checkout), else None."""
+    if not study or "/" in study or "\\" in study or study.startswith("."):
+        return None
+    for root in dict.fromkeys([Path.cwd(), Path(__file__).resolve().parent.parent]):
+        if (root / "experiments" / study / "claims.toml").is_file():
+            return root / "experiments" / study
+    return None
 
 
 class _NotReplicated(Exception):
@@ -342,15 +358,18 @@ def build_parser() -> argparse.ArgumentParser:
                 "study never used, derived from its seed and a fixed salt, with sample sizes fixed before playing "
                 "for 90% power at the study's own estimates; write results/STUDY/confirm.md and confirm.json. "
                 "Exit status 1 when a claim is not replicated.")
-    p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml")
+    p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml, "
+                                 "or a folder of tuning specs with experiments/<name>/claims.toml (optimal_knock)")
     p.add_argument("--deals", type=int, help="at most this many deals per claim (default: the claims file's max_deals, "
                                              "else 1000000)")
     p.add_argument("--games", type=int, help="at most this many games per claim (default: the claims file's max_games, "
                                              "else 40000)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads "
+                                                       "(a tuning study always plays in this process)")
     p.add_argument("--seed", type=int, help="confirmation seed (default: derived from the study seed and the salt); "
                                             "the study's seeds and development seeds are refused")
-    p.add_argument("--claims", help="claims file (default: experiments/<study>.claims.toml)")
+    p.add_argument("--claims", help="claims file (default: experiments/<study>.claims.toml, or "
+                                    "experiments/<study>/claims.toml)")
     p.add_argument("--out", help="directory for confirm.md and confirm.json (default: results/<study>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
     p.set_defaults(func=_cmd_confirm)

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
+from ..run.experiment import NAME_PATTERN as NAME
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
 from .seeds import development_seed_error
 
@@ -62,7 +63,7 @@ MIN_UNITS = 200
 PIECE = {"deals": 200_000, "games": 10_000}
 #: the studies whose confirm.json the README's headline block is made from, in its order
 HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
-                    "score_awareness_games", "score_awareness")
+                    "score_awareness_games", "score_awareness", "optimal_knock")
 HEADLINE_BEGIN = "<!-- headlines:begin (generated from results/*/confirm.json by " \
                  "python -m simulator.studies.confirm headlines --write; do not edit) -->"
 HEADLINE_END = "<!-- headlines:end -->"
@@ -75,9 +76,12 @@ METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
     "win_share": {"hand": ("win_rate", "complement", 0.5), "game": ("win_prob", "complement", 0.5)},
     "first_mover_edge": {"hand": ("first_mover_edge", "same", 0.0), "game": ("first_mover_edge", "same", 0.0)},
     "length": {"hand": ("draws_mean", "same", 0.0), "game": ("hands_mean", "same", 0.0)},
+    # a tuning's claims (claims.toml in a folder of tuning specs): the tuned policy's value
+    # against the weighted field minus a baseline's, on the same deals (tune.json's "edge")
+    "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
 }
 ASSERTIONS = ("sign", "above", "below", "interval", "delta")
-CLAIM_KEYS = {"id", "statement", "metric", "unit", "a", "b", "rules", "note", "effect", *ASSERTIONS}
+CLAIM_KEYS = {"id", "statement", "metric", "unit", "a", "b", "rules", "note", "effect", "tuning", *ASSERTIONS}
 WITHDRAWN_KEYS = {"id", "statement", "reason"}
 TOP_KEYS = {"claims", "withdrawn", "max_deals", "max_games"}
 
@@ -100,6 +104,7 @@ class Claim:
     high: float
     note: str = ""
     effect: float | None = None  # the effect the confirmation is powered for (None: the study's estimate)
+    tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,11 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
         raise fail("note", "must be a string")
     if "effect" in c and not _is_number(c["effect"]):
         raise fail("effect", f"must be a finite number, got {c['effect']!r}")
+    if "tuning" in c and not (isinstance(c["tuning"], str) and NAME.match(c["tuning"])):
+        raise fail("tuning", f"must name a spec file of the folder (letters, digits, _ - .), got {c['tuning']!r}")
+    if ("tuning" in c) != (c["metric"] == "field_edge"):
+        raise fail("tuning" if "tuning" in c else "metric",
+                   "a tuning's claims (with tuning = ...) have metric = \"field_edge\", and only they")
     given = [k for k in ASSERTIONS if k in c]
     if len(given) != 1:
         raise fail("sign" if not given else given[1],
@@ -206,7 +216,7 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
         low, high = null - float(value), null + float(value)
     return Claim(c["id"], c["statement"].strip(), c["metric"], c["unit"], c["a"], c["b"], c["rules"],
                  {kind: value}, low, high, c.get("note", "").strip(),
-                 float(c["effect"]) if "effect" in c else None)
+                 float(c["effect"]) if "effect" in c else None, c.get("tuning"))
 
 
 def claims_path(experiment: Path) -> Path:
@@ -404,11 +414,45 @@ def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]],
     return _combined(parts)
 
 
+def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
+    """The confirm.json entries of a family of claims, each played (``original``,
+    ``confirmation``, their standard errors ``se`` / ``conf_se``, the confirmation's
+    ``units`` and ``dof``, the unit ``sd`` and the ``effect`` it was powered for): tests,
+    Holm over the family, status."""
+    from ..analysis.stats import holm_adjust
+
+    p_claim, p_contra = [], []
+    for p in plan:
+        est, se = p["confirmation"]["estimate"], p["conf_se"]
+        p["power"] = power(p["claim"], p["effect"], p["sd"], p["units"], level)
+        both = math.hypot(p["se"], se)  # agreement of the two estimates
+        p["z"] = (est - p["original"]["estimate"]) / both if both > 0 else 0.0
+        pc, pn = _p_values(p["claim"], est, se, p["dof"])
+        p_claim.append(pc)
+        p_contra.append(pn)
+    adj_claim, adj_contra = holm_adjust(p_claim), holm_adjust(p_contra)
+    entries = []
+    for p, pc, ac, an in zip(plan, p_claim, adj_claim, adj_contra, strict=True):
+        claim = p["claim"]
+        status = "replicated" if ac <= ALPHA else "not replicated" if an <= ALPHA else "inconclusive"
+        entries.append({
+            "id": claim.id, "statement": claim.statement, "metric": claim.metric, "unit": claim.unit,
+            "a": p.get("a", claim.a), "b": p.get("b", claim.b), "rules": p.get("rules", claim.rules),
+            "assertion": claim.assertion,
+            "original": {k: _round(v) if isinstance(v, float) else v for k, v in p["original"].items()},
+            "confirmation": {k: _round(v) if isinstance(v, float) else v for k, v in p["confirmation"].items()},
+            "cells": p["engine_seeds"], "powered_for": _round(p["effect"]), "power": _round(p["power"]),
+            "z": _round(p["z"]), "p": _round(pc), "p_holm": _round(float(ac)),
+            "p_contradiction_holm": _round(float(an)), "status": status,
+            **({"note": claim.note} if claim.note else {}),
+        })
+    return entries
+
+
 def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_deals: int | None = None,
                   max_games: int | None = None, jobs: int = 1, seed: int | None = None,
                   log=None) -> dict[str, Any]:
     """Confirm the claims of a study; returns what ``confirm.json`` holds (nothing written)."""
-    from ..analysis.stats import holm_adjust
     from ..run.runner import cell_seed
 
     experiment = Path(experiment)
@@ -463,7 +507,6 @@ def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_
                 log(f"confirmation: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {sizes[key]:,} {p['mode']}")
                 confirmations[key] = play_cell_stats(cell, p["mode"], sizes[key], cell_seed(seed, cell.index),
                                                      exp.mirrored, jobs)
-    p_claim, p_contra = [], []
     for p in plan:
         claim, mode = p["claim"], p["mode"]
         est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
@@ -471,31 +514,112 @@ def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_
                              "n": sum(sizes[(c.index, mode)] for c, _ in p["cells"]), "seed": seed}
         p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": cell_seed(exp.seed, c.index),
                               "confirmation": cell_seed(seed, c.index)} for c, _ in p["cells"]]
-        p["power"] = power(claim, p["effect"], p["sd"], units, level)
-        both = math.hypot(p["se"], se)  # agreement of the two estimates
-        p["z"] = (est - p["original"]["estimate"]) / both if both > 0 else 0.0
-        dof = max(units - 1, 1) if len(p["cells"]) == 1 else math.inf
-        pc, pn = _p_values(claim, est, se, dof)
-        p_claim.append(pc)
-        p_contra.append(pn)
-    adj_claim, adj_contra = holm_adjust(p_claim), holm_adjust(p_contra)
-    entries = []
-    for p, pc, ac, an in zip(plan, p_claim, adj_claim, adj_contra, strict=True):
-        claim = p["claim"]
-        status = "replicated" if ac <= ALPHA else "not replicated" if an <= ALPHA else "inconclusive"
-        entries.append({
-            "id": claim.id, "statement": claim.statement, "metric": claim.metric, "unit": claim.unit,
-            "a": claim.a, "b": claim.b, "rules": claim.rules, "assertion": claim.assertion,
-            "original": {k: _round(v) if isinstance(v, float) else v for k, v in p["original"].items()},
-            "confirmation": {k: _round(v) if isinstance(v, float) else v for k, v in p["confirmation"].items()},
-            "cells": p["engine_seeds"], "powered_for": _round(p["effect"]), "power": _round(p["power"]), "z": _round(p["z"]), "p": _round(pc),
-            "p_holm": _round(float(ac)), "p_contradiction_holm": _round(float(an)), "status": status,
-            **({"note": claim.note} if claim.note else {}),
-        })
+        p.update(conf_se=se, units=units, dof=max(units - 1, 1) if len(p["cells"]) == 1 else math.inf)
+    entries = _judge(plan, level)
     return {
         "written_by": WRITTEN_BY, "study": exp.name, "experiment": _shown(experiment, root),
         "claims_file": _shown(cpath, root), "study_seed": exp.seed, "salt": CONFIRM_SALT, "seed": seed,
         "seed_from_salt": seed == salt_seed, "mirrored": exp.mirrored,
+        "family": {"size": m, "method": "holm", "alpha": ALPHA}, "power_target": POWER,
+        "caps": caps, "claims": entries, "withdrawn": spec.withdrawn,
+    }
+
+
+# ----------------------------------------------------------------------------- tuning studies
+
+def tuning_claims_path(folder: Path) -> Path:
+    """``experiments/STUDY/claims.toml``: the claims of a folder of tuning specs."""
+    return folder / "claims.toml"
+
+
+def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_deals: int | None = None,
+                   max_games: int | None = None, seed: int | None = None, log=None) -> dict[str, Any]:
+    """Confirm the claims of a tuning study (a folder of ``ginsim tune`` specs, such as
+    ``experiments/optimal_knock``): each claim compares the tuned policy of one tuning with one
+    of its baselines against the tuning's weighted field.  The original is the tuning's own
+    fresh-deal comparison (``tune.json``, checked against the spec); the confirmation plays
+    both policies on the same new deals, from the fields' streams keyed by the confirmation
+    seed (``confirmation_seed`` of the spec's seed) instead of the spec's."""
+    import dataclasses
+
+    from .tune import Field, TuneError, load_spec, stream_seed
+
+    folder = Path(folder)
+    root = folder.resolve().parent.parent
+    cpath = Path(claims) if claims is not None else tuning_claims_path(folder)
+    spec = load_claims(cpath)
+    where = str(cpath)
+    log = log or (lambda text: None)
+    caps = {"deals": max_deals or spec.max_deals or MAX_DEALS, "games": max_games or spec.max_games or MAX_GAMES}
+    m = len(spec.claims)
+    level = ALPHA / m
+    plan, seeds = [], {}
+    for claim in spec.claims:
+        fail = (lambda key, message, claim=claim: ClaimError(f"{where}: claim {claim.id}: {key}: {message}"))
+        if claim.tuning is None:
+            raise fail("tuning", f"required in a tuning study's claims file ({', '.join(sorted(p.stem for p in folder.glob('*.toml') if p != cpath))})")
+        try:
+            tspec = load_spec(folder / f"{claim.tuning}.toml")
+        except TuneError as exc:
+            raise fail("tuning", str(exc)) from None
+        mode = "deals" if tspec.objective == "net_per_hand" else "games"
+        if claim.unit != ("hand" if mode == "deals" else "game"):
+            raise fail("unit", f"tuning {claim.tuning} plays {mode}: unit = \"{'hand' if mode == 'deals' else 'game'}\"")
+        tune_json = root / (tspec.out or f"results/{tspec.name}") / "tune.json"
+        try:
+            result = json.loads(tune_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise fail("tuning", f"cannot read the tuning's result {tune_json}: {exc}") from None
+        if result.get("name") != tspec.name or result.get("seed") != tspec.seed:
+            raise fail("tuning", f"{tune_json} is not the result of {tspec.path} (name or seed differ)")
+        rows = {r["name"]: r for r in result["fresh"]["rows"]}
+        if claim.a != "tuned" or claim.b not in rows or claim.b == "tuned":
+            raise fail("a, b", f"a = \"tuned\" and b one of the baselines: {', '.join(n for n in rows if n != 'tuned')}")
+        if claim.rules != result["rules_label"]:
+            raise fail("rules", f"tuning {claim.tuning} plays {result['rules_label']!r}")
+        conf = confirmation_seed(tspec.seed) if seed is None else seed
+        for who, value in (("tuning " + tspec.name, tspec.seed), ("confirmation", conf)):
+            message = development_seed_error(value, f"ginsim confirm {folder.name}: {who}")
+            if message:
+                raise ClaimError(message)
+        if conf == tspec.seed:
+            raise ClaimError(f"ginsim confirm {folder.name}: seed {conf} is the one tuning {tspec.name} used")
+        seeds[claim.tuning] = (tspec.seed, conf)
+        base = rows[claim.b]
+        n_opp, pairs = len(tspec.opponents), int(result["fresh"]["pairs_per_opponent"])
+        per_policy = 2 * pairs * n_opp
+        se = float(base["edge_se"])
+        sd = se * math.sqrt(pairs)
+        effect = float(base["edge"]) if claim.effect is None else claim.effect
+        cap_pairs = max(1, caps[mode] // (2 * 2 * n_opp))  # two policies, n_opp opponents, pairs of two
+        need = units_for_power(claim, effect, sd, level, cap_pairs)
+        plan.append({"claim": claim, "spec": tspec, "conf_seed": conf, "pairs": need, "se": se, "sd": sd,
+                     "effect": effect, "a": rows["tuned"]["strategy"], "b": base["strategy"],
+                     "rules": claim.rules, "original": {"estimate": float(base["edge"]), "low": float(base["edge_ci"][0]),
+                                                        "high": float(base["edge_ci"][1]), "n": 2 * per_policy}})
+    from ..analysis.stats import t_interval
+
+    for p in plan:
+        tspec = dataclasses.replace(p["spec"], seed=p["conf_seed"])
+        field_ = Field(tspec)
+        log(f"confirmation: {p['claim'].tuning}: {p['a']} and {p['b']}, {p['pairs']:,} pairs per opponent")
+        diff = field_.field_units(p["a"], "fresh", p["pairs"])[0] - field_.field_units(p["b"], "fresh", p["pairs"])[0]
+        se, low, high = t_interval(diff.mean(), diff.std(ddof=1), len(diff), 0.95)
+        n_opp = len(tspec.opponents)
+        p["confirmation"] = {"estimate": float(diff.mean()), "low": float(low), "high": float(high),
+                             "n": 2 * 2 * p["pairs"] * n_opp, "seed": p["conf_seed"]}
+        p["engine_seeds"] = [{"opponent": o, "study": stream_seed(p["spec"].seed, "fresh", i),
+                              "confirmation": stream_seed(p["conf_seed"], "fresh", i)}
+                             for i, (o, _) in enumerate(p["spec"].opponents)]
+        p.update(conf_se=float(se), units=len(diff), dof=max(len(diff) - 1, 1))
+    entries = _judge(plan, level)
+    study_seeds = sorted({v[0] for v in seeds.values()})
+    conf_seeds = sorted({v[1] for v in seeds.values()})
+    return {
+        "written_by": WRITTEN_BY, "study": folder.name, "experiment": _shown(folder, root),
+        "claims_file": _shown(cpath, root), "study_seed": study_seeds[0] if len(study_seeds) == 1 else study_seeds,
+        "salt": CONFIRM_SALT, "seed": conf_seeds[0] if len(conf_seeds) == 1 else conf_seeds,
+        "seed_from_salt": seed is None, "mirrored": True,
         "family": {"size": m, "method": "holm", "alpha": ALPHA}, "power_target": POWER,
         "caps": caps, "claims": entries, "withdrawn": spec.withdrawn,
     }
@@ -511,6 +635,9 @@ def _scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
         return 100.0, 1, "percentage points of game-win probability to the first mover", True
     if metric == "first_mover_edge":
         return 1.0, 2, "points per hand to the first mover", True
+    if metric == "field_edge":
+        return (1.0, 3, "points per hand against the field", True) if unit == "hand" else \
+            (100.0, 2, "percentage points of game-win probability against the field", True)
     if metric == "length":
         return 1.0, 1, "cards drawn per hand" if unit == "hand" else "hands per game", False
     return 1.0, 2 if unit == "hand" else 1, f"points per {unit}", True
@@ -550,15 +677,21 @@ def _assertion_text(entry: dict[str, Any]) -> str:
 
 def render_markdown(result: dict[str, Any]) -> str:
     n_claims = result["family"]["size"]
+    tuning = any(e["metric"] == "field_edge" for e in result["claims"])
+    streams = ("; each policy plays the tuning's field on the streams `ginsim tune` keys by (seed, \"fresh\", "
+               "opponent), with the confirmation seed in place of the tuning's (`cells[].confirmation` in "
+               "confirm.json), both policies on the same deals.")
+    cells = ("; each cell plays with the runner's cell seed derived from it (`cells[].confirmation` in "
+             "confirm.json: `simulate(a, b, rules, n, seed=...)` re-plays it)."
+             + (" A claim against the `field` is the mean over every cell where its strategy meets another, each "
+                "opponent weighing the same (as the report's ranking)."
+                if any(e["b"] == FIELD for e in result["claims"]) else ""))
     lines = [MD_MARK, f"# Confirmation of {result['study']}", "",
              f"Claims: `{result['claims_file']}`; study: `{result['experiment']}` (seed {result['study_seed']}).",
              f"Confirmation seed {result['seed']}" + (f", derived from the study seed and the salt "
                                                       f"`{result['salt']}`" if result["seed_from_salt"] else
                                                       " (given on the command line)")
-             + "; each cell plays with the runner's cell seed derived from it (`cells[].confirmation` in "
-               "confirm.json: `simulate(a, b, rules, n, seed=...)` re-plays it). A claim against the "
-               "`field` is the mean over every cell where its strategy meets another, each opponent weighing "
-               "the same (as the report's ranking).",
+             + (streams if tuning else cells),
              f"The {n_claims} claim{'s' if n_claims != 1 else ''} are one family: Holm at "
              f"{result['family']['alpha']:.0%}. Sample sizes were fixed before playing, from the study's own "
              f"variance, for {result['power_target']:.0%} power at the study's estimate or the claim's "
@@ -636,9 +769,9 @@ def headline_block(root: str | Path) -> str:
     ``HEADLINE_STUDIES`` that has one: each claim with the study's and the confirmation's interval."""
     root = Path(root)
     lines = [HEADLINE_BEGIN, "",
-             "Each finding is a claim in `experiments/STUDY.claims.toml`, re-played by `ginsim confirm STUDY` on "
-             "seeds the study never used; the study's 95% interval comes first, the confirmation's second "
-             "(`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
+             "Each finding is a claim in the study's claims file (`experiments/STUDY.claims.toml`), re-played by "
+             "`ginsim confirm STUDY` on seeds the study never used; the study's 95% interval comes first, the "
+             "confirmation's second (`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
     for study in HEADLINE_STUDIES:
         path = root / "results" / study / "confirm.json"
         if not path.is_file():
@@ -648,7 +781,8 @@ def headline_block(root: str | Path) -> str:
                      f"[confirmation](results/{study}/confirm.md)):")
         for e in result["claims"]:
             _, _, unit_text, _ = _scale(e["metric"], e["unit"])
-            lines.append(f"  * {e['statement']} ({e['a']} vs {e['b']}, `{e['rules']}`): "
+            who = "" if e["metric"] == "field_edge" else f" ({e['a']} vs {e['b']}, `{e['rules']}`)"
+            lines.append(f"  * {e['statement']}{who}: "
                          f"{format_estimate(e, 'original')} in the study, **{format_estimate(e, 'confirmation')}** "
                          f"on fresh seeds, {unit_text}; {e['status']}.")
     lines += ["", HEADLINE_END]

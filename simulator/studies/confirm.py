@@ -1,21 +1,24 @@
 """Confirming a study's claims on fresh seeds: ``ginsim confirm STUDY``.
 
-A study's claims live next to its experiment, in ``experiments/STUDY.claims.toml``
-(format: ``docs/experiments.md``, "Claims and confirmation").  Each claim names an
-estimand — a metric (net points, win share or first-mover edge), a unit (hand or game), a
-matchup ``a`` vs ``b`` and a variant of the study (``rules``) — and what it asserts about
-it: a sign, a bound, an interval, or equivalence within ``delta`` of no difference.
+A study's claims live next to its experiment, in ``experiments/STUDY.claims.toml`` (a
+folder of tuning specs such as ``experiments/optimal_knock`` keeps them in its
+``claims.toml``); the format is in ``docs/experiments.md``, "Claims and confirmation".  Each
+claim names an estimand — a metric (net points, win share, first-mover edge, length; for a
+tuning, the tuned policy's edge over a baseline against the field), a unit (hand or game),
+a matchup ``a`` vs ``b`` (``b = "field"``: every opponent of ``a``) and a variant of the
+study (``rules``) — and what it asserts about it: a sign, a bound, an interval, or
+equivalence within ``delta`` of no difference.
 
-For every claim ``confirm_study``:
+For every claim ``confirm_study`` (``confirm_tuning`` for a tuning study):
 
-1. computes the **original** estimate by re-playing the study's own cell with the study's
-   own seed and size (the runner's cell seed, so the rows are the study's rows, byte for
-   byte);
+1. computes the **original** estimate by re-playing the study's own cells with the study's
+   own seed and size (the runner's cell seed, so the rows are the study's rows; a tuning's
+   original is its own fresh-deal comparison, read from its ``tune.json``);
 2. fixes the confirmation's sample size **before playing**, from the original's unit
-   standard deviation, for at least 90% power at the original estimate (one-sided tests at
-   α / m, m the number of claims: Holm's first step, so the power holds under Holm), capped
-   by ``max_deals`` / ``max_games``;
-3. re-plays the cell on the **confirmation seed** — derived from the study seed and the
+   standard deviation, for at least 90% power at the original estimate (or the claim's
+   ``effect``), one-sided at α / m for m claims (Holm's first step, so the power holds
+   under Holm), capped by ``max_deals`` / ``max_games``;
+3. re-plays the cells on the **confirmation seed** — derived from the study seed and the
    fixed salt ``CONFIRM_SALT`` (recorded in the output), never the study's seed nor a
    development seed (``simulator.studies.seeds``);
 4. tests the claim on the confirmation rows.  A one-sided claim is a one-sided t test
@@ -24,10 +27,10 @@ For every claim ``confirm_study``:
    at most 5%, ``not replicated`` when the opposite (the estimand lies outside the claimed
    region) has a Holm-adjusted p-value of at most 5%, ``inconclusive`` otherwise.
 
-It writes ``results/STUDY/confirm.json`` and ``confirm.md`` atomically (no timestamps:
-the same arguments give the same bytes).  ``headlines`` renders the README's headline block
-from the committed ``confirm.json`` files (``python -m simulator.studies.confirm headlines
---write`` / ``--check``).
+It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
+timestamps: the same arguments give the same bytes).  ``headline_block`` renders the
+README's headline block from the committed ``confirm.json`` files (``python -m
+simulator.studies.confirm headlines --write`` / ``--check``).
 """
 
 from __future__ import annotations
@@ -630,7 +633,7 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
 def _scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
     """(multiplier, decimals, unit text, signed) for printing a metric."""
     if metric == "win_share":
-        return 100.0, 1, f"% of {unit}s won", False
+        return 100.0, 1, f"share of {unit}s won", False
     if metric == "first_mover_edge" and unit == "game":
         return 100.0, 1, "percentage points of game-win probability to the first mover", True
     if metric == "first_mover_edge":
@@ -661,7 +664,8 @@ def format_estimate(entry: dict[str, Any], which: str) -> str:
 def _assertion_text(entry: dict[str, Any]) -> str:
     (kind, value), = entry["assertion"].items()
     mult, dec, _, _ = _scale(entry["metric"], entry["unit"])
-    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip("."))
+    pct = "%" if entry["metric"] == "win_share" else ""
+    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip(".") + pct)
     if kind == "sign":
         null = METRICS[entry["metric"]][entry["unit"]][2]
         return f"{'>' if value == 'positive' else '<'} {num(null)}"
@@ -781,10 +785,9 @@ def headline_block(root: str | Path) -> str:
                      f"[confirmation](results/{study}/confirm.md)):")
         for e in result["claims"]:
             _, _, unit_text, _ = _scale(e["metric"], e["unit"])
-            who = "" if e["metric"] == "field_edge" else f" ({e['a']} vs {e['b']}, `{e['rules']}`)"
-            lines.append(f"  * {e['statement']}{who}: "
-                         f"{format_estimate(e, 'original')} in the study, **{format_estimate(e, 'confirmation')}** "
-                         f"on fresh seeds, {unit_text}; {e['status']}.")
+            who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, `{e['rules']}`; "
+            lines.append(f"  * {e['statement']} ({who}{unit_text}): study {format_estimate(e, 'original')}, "
+                         f"confirmation **{format_estimate(e, 'confirmation')}**; *{e['status']}*.")
     lines += ["", HEADLINE_END]
     return "\n".join(lines)
 

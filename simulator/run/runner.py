@@ -365,8 +365,11 @@ def _check_output_dir(out: Path) -> None:
     no ginsim run: ginsim writes only into its own run directories."""
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} exists and is not a directory")
+    from ..studies.confirm import is_confirmation_file
+
     if out.is_dir() and not (out / MANIFEST).exists():
-        others = [p.name for p in out.iterdir() if p.name != LOCK]
+        # ginsim confirm's files may sit beside a study's run (they depend on its seeds only)
+        others = [p.name for p in out.iterdir() if p.name != LOCK and not is_confirmation_file(p)]
         if others:
             raise RunError(f"--out {out} is not empty and holds no ginsim run (found {others[0]!r}"
                            f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}); "

@@ -125,7 +125,8 @@ def study_file(study: str) -> Path:
         path = root / "experiments" / f"{study}.toml"
         if path.is_file():
             return path
-    names = sorted({p.stem for root in roots for p in (root / "experiments").glob("*.toml")})
+    names = sorted({p.stem for root in roots for p in (root / "experiments").glob("*.toml")
+                    if not p.name.endswith(".claims.toml")})  # a study's claims file is not a study
     raise ValueError(f"no study {study!r}: experiments/{study}.toml not found here or in the ginsim checkout; "
                      f"studies: {', '.join(names) or 'none'}")
 

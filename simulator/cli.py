@@ -5,6 +5,8 @@
     ginsim reproduce STUDY [--deals N] [--games N] [--jobs N]     re-run experiments/STUDY.toml into
                                                                   results/STUDY and write its report
     ginsim init DIR                                               copy the experiments and examples to edit
+    ginsim confirm STUDY [--deals N] [--games N] [--jobs N]       re-play the claims of experiments/STUDY.claims.toml
+                                                                  on fresh seeds into results/STUDY/confirm.{md,json}
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
@@ -240,6 +242,43 @@ def _cmd_init(args: argparse.Namespace) -> None:
     for path in init(args.directory):
         print(f"{path}{os.sep}")
     print(f"edit them there; 'ginsim run quickstart' run from {args.directory} plays its experiments/quickstart.toml")
+def _cmd_confirm(args: argparse.Namespace) -> None:
+    from .studies.confirm import claims_path, confirm_study, confirm_tuning, tuning_claims_path, write_confirmation
+
+    for flag in ("deals", "games", "jobs"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{flag} must be a positive integer, got {value}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise ValueError(f"--seed must be an integer from 0 to 2**63 - 1, got {args.seed}")
+    from .run.bundled import study_file, tuning_folder
+
+    folder = tuning_folder(args.study)  # a folder of tuning specs (experiments/optimal_knock) ...
+    path = folder if folder is not None else study_file(args.study)  # ... or experiments/STUDY.toml
+    claims = Path(args.claims) if args.claims else tuning_claims_path(folder) if folder else claims_path(path)
+    if not claims.is_file():
+        raise ValueError(f"study {args.study} has no claims file {claims} (format: docs/experiments.md)")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    out = Path(args.out) if args.out is not None else Path("results") / args.study  # under the current directory
+    start, cpu = time.perf_counter(), time.process_time()
+    log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
+    if folder is not None:
+        result = confirm_tuning(folder, claims, max_deals=args.deals, max_games=args.games, seed=args.seed, log=log)
+    else:
+        result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
+                               seed=args.seed, log=log)
+    json_path, md_path = write_confirmation(result, out)
+    for e in result["claims"]:
+        print(f"{e['id']}: {e['status']}")
+    print(f"{args.study}: {len(result['claims'])} claims confirmed into {md_path} and {json_path} in "
+          f"{time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s CPU in this process)")
+    if any(e["status"] == "not replicated" for e in result["claims"]):
+        raise _NotReplicated()
+
+
+class _NotReplicated(Exception):
+    """``ginsim confirm`` found a claim that does not replicate: exit status 1."""
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
@@ -456,6 +495,26 @@ def build_parser() -> argparse.ArgumentParser:
                 "'ginsim reproduce NAME' then use the copies.")
     p.add_argument("directory", help="where to copy them (created if missing)")
     p.set_defaults(func=_cmd_init)
+    p = command("confirm", "re-play a study's claims on fresh seeds and say which replicate",
+                "Re-play the claims of experiments/STUDY.claims.toml (format: docs/experiments.md) on seeds the "
+                "study never used, derived from its seed and a fixed salt, with sample sizes fixed before playing "
+                "for 90% power at the study's own estimates; write results/STUDY/confirm.md and confirm.json. "
+                "Exit status 1 when a claim is not replicated.")
+    p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml, "
+                                 "or a folder of tuning specs with experiments/<name>/claims.toml (optimal_knock)")
+    p.add_argument("--deals", type=int, help="at most this many deals per claim (default: the claims file's max_deals, "
+                                             "else 1000000)")
+    p.add_argument("--games", type=int, help="at most this many games per claim (default: the claims file's max_games, "
+                                             "else 40000)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads "
+                                                       "(a tuning study always plays in this process)")
+    p.add_argument("--seed", type=int, help="confirmation seed (default: derived from the study seed and the salt); "
+                                            "the study's seeds and development seeds are refused")
+    p.add_argument("--claims", help="claims file (default: experiments/<study>.claims.toml, or "
+                                    "experiments/<study>/claims.toml)")
+    p.add_argument("--out", help="directory for confirm.md and confirm.json (default: results/<study>)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
+    p.set_defaults(func=_cmd_confirm)
 
     p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
                 "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
@@ -568,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
         sys.stdout.flush()
+    except _NotReplicated:
+        return 1
     except BrokenPipeError:
         # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -40,7 +40,8 @@ def is_study_name(text: str) -> bool:
 
 def study_names() -> list[str]:
     """Every study name that :func:`study_file` resolves, sorted."""
-    return sorted({p.stem for root in _roots() for p in root.glob("*.toml")})
+    return sorted({p.stem for root in _roots() for p in root.glob("*.toml")
+                   if not p.name.endswith(".claims.toml")})  # a study's claims file is not a study
 
 
 def study_file(study: str) -> Path:
@@ -54,6 +55,17 @@ def study_file(study: str) -> Path:
             return path
     raise ValueError(f"no study {study!r}: experiments/{study}.toml is neither here nor among ginsim's own; "
                      f"studies: {', '.join(study_names()) or 'none'}")
+
+
+def tuning_folder(study: str) -> Path | None:
+    """``experiments/STUDY/`` when it is a folder of tuning specs with a ``claims.toml``
+    (under the current directory, else the bundled one), else None."""
+    if not is_study_name(study):
+        return None
+    for root in _roots():
+        if (root / study / "claims.toml").is_file():
+            return root / study
+    return None
 
 
 def experiment_path(text: str) -> Path:

@@ -767,3 +767,23 @@ def report_files(out: Path) -> list[Path]:
         shown = re.findall(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)", (out / "report.md").read_text(encoding="utf-8"))
         ours += [out / name for name in dict.fromkeys(shown) if plain(out / name)]
     return ours
+
+
+#: ``ginsim confirm``'s outputs in a study's results directory (``simulator.studies.confirm``):
+#: file name -> the mark it carries near its start.  They depend on the confirmation's seeds,
+#: not on the run there, so ``--force`` and ``ginsim reproduce`` keep them.
+CONFIRM_WRITER = "ginsim confirm"
+CONFIRMATION_FILES = {"confirm.json": f'"written_by": "{CONFIRM_WRITER}"',
+                      "confirm.md": f"<!-- written by {CONFIRM_WRITER} -->"}
+
+
+def is_confirmation_file(path: Path) -> bool:
+    """True when ``path`` is a ``confirm.json`` / ``confirm.md`` that ``ginsim confirm`` wrote."""
+    mark = CONFIRMATION_FILES.get(Path(path).name)
+    if mark is None:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return mark.encode() in handle.read(4096)
+    except OSError:
+        return False

@@ -52,6 +52,7 @@ from .rundir import (
     check_subdirs,
     chunk_provenance,
     code_fingerprint,
+    is_confirmation_file,
     report_files,
     create_manifest,
     experiment_hash,
@@ -416,7 +417,8 @@ def _check_output_dir(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} exists and is not a directory")
     if out.is_dir() and not (out / MANIFEST).exists():
-        others = [p.name for p in out.iterdir() if p.name != LOCK]
+        # ginsim confirm's files may sit beside a study's run (they depend on its seeds only)
+        others = [p.name for p in out.iterdir() if p.name != LOCK and not is_confirmation_file(p)]
         if others:
             raise RunError(f"--out {out} is not empty and holds no ginsim run (found {others[0]!r}"
                            f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}); "
@@ -507,9 +509,10 @@ def clearable_files(out: Path) -> list[Path]:
     ``games/`` (and those folders once empty), the report files a ``ginsim report`` wrote,
     by exact name and unchanged since (``simulator.run.rundir.report_files``), and
     the staging folder of a killed ``ginsim report`` with its report files.  The lock file
-    stays: the caller holds it.  Any other file or folder (a user's copy of a report, a
-    renamed figure, an edited report) raises ``RunError`` naming it, before anything is
-    removed."""
+    (the caller holds it) and ``ginsim confirm``'s ``confirm.json`` / ``confirm.md``
+    (``rundir.is_confirmation_file``) stay.  Any other file or folder (a user's copy of a
+    report, a renamed figure, an edited report) raises ``RunError`` naming it, before
+    anything is removed."""
     out = Path(out)
     if not out.is_dir():
         return []
@@ -532,6 +535,8 @@ def clearable_files(out: Path) -> list[Path]:
             doomed.append(entry)  # the folder itself, emptied first
         elif entry.is_file() and entry.name == MANIFEST and _is_ginsim_manifest(entry):
             doomed.append(entry)
+        elif entry.is_file() and is_confirmation_file(entry):
+            continue  # ginsim confirm's output depends on the seeds, not on this run: kept
         elif entry.is_file() and entry.name != MANIFEST and (_ANY_OWN_TEMP.match(entry.name) or entry in reports):
             doomed.append(entry)
         elif entry.is_dir() and _REPORT_STAGE.match(entry.name):

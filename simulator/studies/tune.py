@@ -694,6 +694,12 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     from ..engine.select import will_play
     from ..run.rundir import RunError, RunLock, code_fingerprint
 
+    from .seeds import development_seed_error
+
+    # the fresh-deal evaluation's seeds derive from spec.seed: no development seed (docs/experiments.md)
+    refusal = development_seed_error(spec.seed, f"ginsim tune {spec.name}: the final (fresh-deal) evaluation")
+    if refusal:
+        raise TuneError(refusal)
     optuna = _optuna()
     log = log or (lambda text: None)
     out = tune_out_dir(spec, out)

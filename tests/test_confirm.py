@@ -1,0 +1,231 @@
+"""``ginsim confirm``: claims as data re-played on fresh seeds (simulator/studies/confirm.py).
+
+A planted false claim is reported ``not replicated`` (exit status 1) beside a true one that
+replicates; the output is byte-identical when re-run; the study's seeds and development
+seeds are refused in one line with nothing written; bad claims files fail in one line
+naming the file and the key; the README's headline block is what the committed
+confirm.json files make; Holm keeps the family-wise error at its level.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simulator.analysis.stats import holm_adjust
+from simulator.cli import main
+from simulator.studies import confirm as C
+from simulator.studies.seeds import DEVELOPMENT_SEEDS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EXPERIMENT = """
+name = "tiny"
+seed = 424242
+deals = 2_000
+games = 40
+mirrored = true
+matchups = [["knock_early", "random"]]
+[variants.hoyle]
+preset = "hoyle"
+"""
+
+CLAIMS = """
+max_deals = 2_000
+max_games = 40
+
+[[claims]]
+id = "true_claim"
+statement = "knock_early beats random per hand"
+metric = "net_points"
+unit = "hand"
+a = "knock_early"
+b = "random"
+rules = "hoyle"
+sign = "positive"
+
+[[claims]]
+id = "planted_false_claim"
+statement = "random beats knock_early per hand"
+metric = "net_points"
+unit = "hand"
+a = "random"
+b = "knock_early"
+rules = "hoyle"
+above = 0.0
+"""
+
+
+@pytest.fixture
+def study(tmp_path, monkeypatch):
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(EXPERIMENT)
+    (tmp_path / "experiments" / "tiny.claims.toml").write_text(CLAIMS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_planted_false_claim_is_not_replicated_and_the_rerun_is_byte_identical(study, capsys):
+    assert main(["confirm", "tiny", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "planted_false_claim: not replicated" in out and "true_claim: replicated" in out
+    first = {name: (study / "results" / "tiny" / name).read_bytes() for name in ("confirm.json", "confirm.md")}
+    result = json.loads(first["confirm.json"])
+    by_id = {e["id"]: e for e in result["claims"]}
+    assert by_id["planted_false_claim"]["status"] == "not replicated"
+    assert by_id["true_claim"]["status"] == "replicated"
+    for e in result["claims"]:
+        assert set(e) >= {"id", "statement", "metric", "a", "b", "rules", "original", "confirmation", "status"}
+        assert set(e["original"]) >= {"estimate", "low", "high", "n"}
+        assert set(e["confirmation"]) >= {"estimate", "low", "high", "n", "seed"}
+        assert e["original"]["n"] == 2_000 and e["confirmation"]["n"] <= 2_000
+    # the confirmation seed comes from the study seed and the salt, and the study's seed is not it
+    assert result["seed"] == C.confirmation_seed(424242) != 424242 and result["salt"] == C.CONFIRM_SALT
+    # the original is the study's own rows: a vs b is the cell's b vs a, negated
+    assert math.isclose(by_id["planted_false_claim"]["original"]["estimate"],
+                        -by_id["true_claim"]["original"]["estimate"], rel_tol=1e-9)
+    assert main(["confirm", "tiny", "--quiet"]) == 1
+    capsys.readouterr()
+    again = {name: (study / "results" / "tiny" / name).read_bytes() for name in first}
+    assert again == first
+
+
+@pytest.mark.parametrize("seed, words", [(424242, "is one the study used"),
+                                         (DEVELOPMENT_SEEDS.start + 5, "is a development seed")])
+def test_the_study_seed_and_development_seeds_are_refused_with_nothing_written(study, capsys, seed, words):
+    assert main(["confirm", "tiny", "--seed", str(seed), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert not (study / "results").exists()
+
+
+def test_a_study_whose_own_seed_is_a_development_seed_is_refused(study, capsys):
+    text = EXPERIMENT.replace("seed = 424242", f"seed = {DEVELOPMENT_SEEDS.start}")
+    (study / "experiments" / "tiny.toml").write_text(text)
+    assert main(["confirm", "tiny", "--quiet"]) == 2
+    assert "study tiny: seed 1000000 is a development seed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edit, key", [
+    (("metric = \"net_points\"", "metric = \"points\""), "claims[0].metric"),
+    (("unit = \"hand\"", "unit = \"deal\""), "claims[0].unit"),
+    (("sign = \"positive\"", "sign = \"up\""), "claims[0].sign"),
+    (("sign = \"positive\"", "interval = [2, 1]"), "claims[0].interval"),
+    (("sign = \"positive\"", "delta = -1"), "claims[0].delta"),
+    (("sign = \"positive\"", "sign = \"positive\"\nabove = 1"), "claims[0].above"),
+    (("id = \"planted_false_claim\"", "id = \"true_claim\""), "claims[1].id"),
+    (("rules = \"hoyle\"", "rules = \"classic\""), "rules"),
+    (("b = \"random\"", "b = \"gin_hunter\""), "a, b"),
+    (("max_deals = 2_000", "max_deals = 0"), "max_deals"),
+    (("max_deals = 2_000", "colour = 1"), "colour"),
+])
+def test_a_bad_claims_file_is_one_line_naming_the_file_and_the_key(study, capsys, edit, key):
+    path = study / "experiments" / "tiny.claims.toml"
+    path.write_text(CLAIMS.replace(*edit, 1))
+    assert main(["confirm", "tiny", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and key in err, err
+    assert not (study / "results").exists()
+
+
+def test_sample_size_is_the_fewest_units_with_the_target_power():
+    claim = C.parse_claims({"claims": [{"id": "x", "statement": "s", "metric": "net_points", "unit": "hand",
+                                        "a": "a", "b": "b", "rules": "r", "above": 0.4}]}, "f").claims[0]
+    n = C.units_for_power(claim, 0.65, 8.1, 0.05 / 6, 10**9)
+    assert C.power(claim, 0.65, 8.1, n, 0.05 / 6) >= C.POWER > C.power(claim, 0.65, 8.1, n - 1, 0.05 / 6)
+    assert C.units_for_power(claim, 0.3, 8.1, 0.05, 5_000) == 5_000  # the effect is outside the claim: the cap
+
+
+def test_the_readme_headline_block_is_made_from_the_confirm_files():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert C.readme_with_headlines(readme, C.headline_block(ROOT)) == readme, (
+        "README.md's headline block differs from results/*/confirm.json: run "
+        "python -m simulator.studies.confirm headlines --write")
+    files = [ROOT / "results" / study / "confirm.json" for study in C.HEADLINE_STUDIES]
+    assert any(f.is_file() for f in files)
+    for path in filter(Path.is_file, files):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        assert all(e["status"] != "not replicated" for e in result["claims"]), path
+
+
+def test_holm_keeps_the_family_wise_error_at_its_level():
+    rng = np.random.default_rng(20261201)
+    families, m, alpha = 4_000, 10, 0.05
+    p = rng.uniform(size=(families, m))  # every hypothesis true: any rejection is a family-wise error
+    errors = np.mean([np.any(holm_adjust(row) <= alpha) for row in p])
+    assert errors <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / families)
+    assert np.mean(np.any(p <= alpha, axis=1)) > 0.3  # unadjusted, the error is far above the level
+    assert list(holm_adjust([0.01, 0.04, 0.03])) == pytest.approx([0.03, 0.06, 0.06])
+
+
+TUNING = """
+name = "tiny_tuning"
+strategy = "simple"
+objective = "net_per_hand"
+rules = "tournament"
+trials = 2
+seed = 31337
+out = "results/folder/tiny"
+[params]
+knock_at = { low = 0, high = 10 }
+[[opponents]]
+strategy = "simple"
+[budget]
+deals = 2_000
+min_deals = 2_000
+fresh_deals = 2_000
+"""
+
+
+def test_tune_refuses_a_development_seed_for_its_final_evaluation(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(TUNING.replace("seed = 31337", f"seed = {DEVELOPMENT_SEEDS.start + 1}"))
+    assert main(["tune", str(spec), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "final (fresh-deal) evaluation: seed 1000001 is a development seed" in err
+    assert not (tmp_path / "out").exists()
+
+
+TUNING_CLAIM = """
+[[claims]]
+id = "{id}"
+statement = "{statement}"
+tuning = "tiny"
+metric = "field_edge"
+unit = "hand"
+a = "tuned"
+b = "knock as soon as legal"
+rules = "tournament"
+sign = "{sign}"
+"""
+TUNING_CLAIMS = "max_deals = 4_000\n" + TUNING_CLAIM.format(
+    id="holding_out_pays", statement="the tuned policy (hold out for gin) beats knocking as soon as legal",
+    sign="positive") + TUNING_CLAIM.format(
+    id="planted_false_claim", statement="the tuned policy loses to knocking as soon as legal", sign="negative")
+
+
+def test_a_tuning_study_is_confirmed_against_its_fresh_comparison(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "experiments" / "folder"
+    folder.mkdir(parents=True)
+    (folder / "tiny.toml").write_text(TUNING)
+    (folder / "claims.toml").write_text(TUNING_CLAIMS)
+    out = tmp_path / "results" / "folder" / "tiny"
+    out.mkdir(parents=True)
+    # the tuning's own fresh-deal comparison, as ginsim tune writes it (tuned minus baseline)
+    rows = [{"name": "tuned", "strategy": "simple:knock_at=0", "edge": 0.0, "edge_ci": [0.0, 0.0], "edge_se": 0.0},
+            {"name": "knock as soon as legal", "strategy": "simple", "edge": 3.5, "edge_ci": [2.5, 4.5],
+             "edge_se": 0.5}]
+    (out / "tune.json").write_text(json.dumps({"name": "tiny_tuning", "seed": 31337, "rules_label": "tournament",
+                                               "fresh": {"pairs_per_opponent": 1_000, "rows": rows}}))
+    monkeypatch.chdir(tmp_path)
+    assert main(["confirm", "folder", "--quiet"]) == 1
+    result = json.loads((tmp_path / "results" / "folder" / "confirm.json").read_text())
+    status = {e["id"]: e["status"] for e in result["claims"]}
+    assert status == {"holding_out_pays": "replicated", "planted_false_claim": "not replicated"}
+    assert result["seed"] == C.confirmation_seed(31337)
+    assert main(["confirm", "folder", "--seed", "31337", "--quiet"]) == 2
+    assert "is the one tuning tiny_tuning used" in capsys.readouterr().err

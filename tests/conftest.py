@@ -43,7 +43,6 @@ SLOW = frozenset({
     "test_plugin_errors.py::test_registering_compiles_into_the_cache",
     "test_plugin_errors.py::test_ginsim_simulate_plays_a_plugin",
     # a fresh interpreter per module; a notebook kernel; an installed wheel in a new venv
-    "test_imports.py::test_every_module_imports_first_in_a_fresh_interpreter",
     "test_notebook.py::test_the_example_notebook_runs",
     "test_wheel.py::test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory",
     # children killed mid-run, then resumed; a local Dask cluster; a study reproduced end to end

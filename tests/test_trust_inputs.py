@@ -427,7 +427,7 @@ def test_ctrl_c_stops_a_batch_whose_kernel_never_returns(tmp_path):
     script = tmp_path / "stuck.py"
     script.write_text(
         "import os, signal, threading, time\n"
-        "from simulator.engine import blocks\n"
+        "from simulator.core import blocks\n"
         "blocks.INTERRUPT_GRACE_S = 0.5\n"
         "def kernel(start, stop):  # like compiled code: no Python signal handler ever runs in it\n"
         "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"

@@ -135,7 +135,7 @@ def test_a_linked_lock_file_never_writes_through(tmp_path, run, capsys):
     (run / LOCK).unlink(missing_ok=True)
     (run / LOCK).symlink_to(victim)
     error_line(capsys, ["run", exp, "--out", run, "--quiet", "--resume"], "symbolic link")
-    error_line(capsys, ["run", exp, "--out", run, "--quiet", "--force"], "symbolic link")
+    error_line(capsys, ["run", exp, "--out", run, "--quiet", "--force"], LOCK)
     # the same command again only reads the finished run (it takes no lock) and writes nothing
     assert main([str(a) for a in ["run", exp, "--out", run, "--quiet"]]) == 0
     capsys.readouterr()

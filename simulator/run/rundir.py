@@ -87,6 +87,13 @@ class RunError(ValueError):
 
 # ----------------------------------------------------------------------------- where runs live
 
+def cell_seed(seed: int, cell: int) -> int:
+    """The engine seed of cell ``cell`` of an experiment whose seed is ``seed``: 63 bits of
+    BLAKE2b of ``"seed:cell"``, so every cell plays its own streams whatever the others."""
+    digest = hashlib.blake2b(f"{seed}:{cell}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
 def run_path(location) -> Path:
     """A run directory given as a path or an fsspec-style URL, as a local path.
 
@@ -356,7 +363,6 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
     """Each cell's fields have their types and its seed is the one the experiment gives
     it; when the experiment can be expanded without plug-in code (``Experiment.cells``),
     every cell must be exactly the one it implies."""
-    from .runner import cell_seed
 
     exp = manifest["experiment"]
     for i, cell in enumerate(manifest["cells"]):

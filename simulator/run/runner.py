@@ -23,7 +23,6 @@ column for every swept parameter (null where a cell does not take it).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -51,6 +50,7 @@ from .rundir import (
     RunLock,
     check_subdirs,
     chunk_provenance,
+    cell_seed,
     code_fingerprint,
     is_confirmation_file,
     report_files,
@@ -71,11 +71,6 @@ from .rundir import (
 
 __all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment",
            "chunk_frame"]
-
-
-def cell_seed(seed: int, cell: int) -> int:
-    digest = hashlib.blake2b(f"{seed}:{cell}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
 
 
 def experiment_plan(exp: Experiment) -> Plan:

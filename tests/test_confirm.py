@@ -25,6 +25,7 @@ from simulator.analysis.report import write_report
 from simulator.analysis.stats import holm_adjust
 from simulator.cli import main
 from simulator.run.experiment import load_experiment
+from simulator.run.rundir import RunError
 from simulator.run.runner import run_experiment
 from simulator.studies import confirm as C
 from simulator.studies.seeds import DEVELOPMENT_SEEDS
@@ -119,14 +120,14 @@ def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seed
     findings = _findings((run_dir / "report.md").read_text())
     assert "declared claims come first" in findings
     for e in entries:
-        line = next(x for x in findings.splitlines() if f"`{e['id']}`" in x)
-        assert e["statement"] in line and line.endswith(f"**{e['status']}**.")
+        line = next(x for x in findings.splitlines() if f"Claim {e['id']} " in x)
+        assert e["statement"] in line and f"Claim {e['id']} ({e['status']}): " in line
         assert f"study {format_estimate(e, 'original')} (n = {e['original']['n']:,})" in line
         assert f"confirmation {format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,})" in line
     assert {e["status"] for e in entries} == {"replicated", "not replicated"}
-    assert "Withdrawn claim `old_claim`: random wins most hands — withdrawn: the study's own estimate" in findings
+    assert "Withdrawn claim old_claim: random wins most hands — withdrawn: the study's own estimate" in findings
     # the claims lead, before the run's own headline estimates
-    assert findings.index("`true_claim`") < findings.index("net points per hand to A")
+    assert findings.index("Claim true_claim") < findings.index("net points per hand to A")
     assert "planted_false_claim" in (run_dir / "report.html").read_text()
 
     # a report written into another --out directory finds the confirmation there
@@ -134,7 +135,17 @@ def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seed
     out.mkdir()
     shutil.move(run_dir / "confirm.json", out / "confirm.json")
     write_report(run_dir, out)
-    assert "`true_claim`" in _findings((out / "report.md").read_text())
+    assert "Claim true_claim (" in _findings((out / "report.md").read_text())
+    # a damaged confirm.json is one error naming the field, and no report file is replaced
+    good = (out / "confirm.json").read_text()
+    damaged = json.loads(good)
+    del damaged["claims"][0]["original"]["low"]
+    (out / "confirm.json").write_text(json.dumps(damaged, indent=1))
+    before = (out / "report.md").read_bytes()
+    with pytest.raises(RunError, match=r"claims\[0\]\.original\.low is missing"):
+        write_report(run_dir, out)
+    assert (out / "report.md").read_bytes() == before
+    (out / "confirm.json").write_text(good)
 
     # the same study on another seed: other cell seeds, so the confirmation is not this run's
     other_toml = study / "other.toml"

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..run.rundir import is_confirmation_file
+from ..run.rundir import RunError, is_confirmation_file
 
 
 def scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
@@ -50,16 +50,49 @@ def format_estimate(entry: dict[str, Any], which: str) -> str:
     return f"{values[0]}{pct} [{values[1]}, {values[2]}]"
 
 
+#: what the report reads of each claim of a confirm.json (its numbers: estimate, low, high, n)
+CLAIM_FIELDS = ("id", "statement", "metric", "unit", "a", "b", "rules", "status", "original", "confirmation")
+ESTIMATE_FIELDS = ("estimate", "low", "high", "n")
+WITHDRAWN_FIELDS = ("id", "statement", "reason")
+
+
+def _check(confirmation: Any, path: Path) -> dict[str, Any]:
+    """``confirmation`` when it has every field the report reads; else a RunError naming the field."""
+    def fail(field: str) -> RunError:
+        return RunError(f"{path}: {field} is missing or not as ginsim confirm writes it; re-run ginsim confirm "
+                        f"or move the file away")
+
+    if not isinstance(confirmation, dict) or not isinstance(confirmation.get("study"), str):
+        raise fail("study")
+    for key, fields in (("claims", CLAIM_FIELDS), ("withdrawn", WITHDRAWN_FIELDS)):
+        entries = confirmation.get(key, [])
+        if not isinstance(entries, list):
+            raise fail(key)
+        for i, e in enumerate(entries):
+            missing = [f for f in fields if not isinstance(e, dict) or f not in e]
+            if missing:
+                raise fail(f"{key}[{i}].{missing[0]}")
+            for which in ("original", "confirmation") if key == "claims" else ():
+                bad = [f for f in ESTIMATE_FIELDS if not isinstance(e[which], dict)
+                       or not isinstance(e[which].get(f), (int, float)) or isinstance(e[which].get(f), bool)]
+                if bad:
+                    raise fail(f"{key}[{i}].{which}.{bad[0]}")
+    return confirmation
+
+
 def confirmation_of(folders: list[Path]) -> tuple[Path, dict[str, Any]] | None:
     """The first ``confirm.json`` written by ginsim confirm in ``folders`` (the run directory,
-    then the report's output directory), with its contents; None when there is none."""
+    then the report's output directory), with its contents; None when there is none.  One
+    that is not valid JSON or lacks a field the report reads is a ``RunError`` naming it."""
     for folder in folders:
         path = Path(folder) / "confirm.json"
         if path.is_file() and is_confirmation_file(path):
             try:
-                return path, json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # unreadable: the report is still made, without claims
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise RunError(f"{path}: not readable as JSON ({exc}); re-run ginsim confirm or move the file "
+                               f"away") from None
+            return path, _check(data, path)
     return None
 
 
@@ -87,9 +120,9 @@ def claims_findings(confirmation: dict[str, Any], manifest: dict[str, Any]) -> l
     for e in confirmation.get("claims", []):
         _, _, unit_text, _ = scale(e["metric"], e["unit"])
         who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, {e['rules']}; "
-        items.append(f"Claim `{e['id']}`: {e['statement']} ({who}{unit_text}): study "
+        items.append(f"Claim {e['id']} ({e['status']}): {e['statement']} ({who}{unit_text}): study "
                      f"{format_estimate(e, 'original')} (n = {e['original']['n']:,}), confirmation "
-                     f"{format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,}): **{e['status']}**.")
+                     f"{format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,}).")
     for w in confirmation.get("withdrawn", []):
-        items.append(f"Withdrawn claim `{w['id']}`: {w['statement']} — withdrawn: {w['reason']}")
+        items.append(f"Withdrawn claim {w['id']}: {w['statement']} — withdrawn: {w['reason']}")
     return items

@@ -77,7 +77,7 @@ FINDINGS_CELLS = 6
 
 #: the sentence that opens the findings when the run directory holds the study's confirm.json
 CLAIMS_NOTE = ("The study's declared claims come first, each with the study's estimate and 95% confidence "
-               "interval, the confirmation's (`ginsim confirm`, on seeds the study never used; confirm.md has "
+               "interval, the confirmation's (ginsim confirm, on seeds the study never used; confirm.md has "
                "its tests and power) and its status; then the run's headline estimates, each with its 95% "
                "confidence interval in brackets. The sections below give every cell, the figures and how the "
                "numbers were made.")

@@ -4,7 +4,9 @@ A planted false claim is reported ``not replicated`` (exit status 1) beside a tr
 replicates; the output is byte-identical when re-run; the study's seeds and development
 seeds are refused in one line with nothing written; bad claims files fail in one line
 naming the file and the key; the README's headline block is what the committed
-confirm.json files make; Holm keeps the family-wise error at its level.
+confirm.json files make; Holm keeps the family-wise error at its level.  A run's report
+leads its Findings with the claims of a confirm.json of its own seeds, and shows none of
+another seed's.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ import json
 import math
 from pathlib import Path
 
+import shutil
+
 import numpy as np
 import pytest
 
+from simulator.analysis.claims import format_estimate
+from simulator.analysis.report import write_report
 from simulator.analysis.stats import holm_adjust
 from simulator.cli import main
+from simulator.run.experiment import load_experiment
+from simulator.run.rundir import RunError
+from simulator.run.runner import run_experiment
 from simulator.studies import confirm as C
 from simulator.studies.seeds import DEVELOPMENT_SEEDS
 
@@ -92,6 +101,61 @@ def test_a_planted_false_claim_is_not_replicated_and_the_rerun_is_byte_identical
     capsys.readouterr()
     again = {name: (study / "results" / "tiny" / name).read_bytes() for name in first}
     assert again == first
+
+
+def _findings(md: str) -> str:
+    return md.split("## Findings", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seeds(study, capsys):
+    with open(study / "experiments" / "tiny.claims.toml", "a") as claims:
+        claims.write('[[withdrawn]]\nid = "old_claim"\nstatement = "random wins most hands"\n'
+                     'reason = "the study\'s own estimate has the other sign"\n')
+    run_dir = run_experiment(load_experiment(study / "experiments" / "tiny.toml"), study / "results" / "tiny",
+                             progress=False)
+    assert main(["confirm", "tiny", "--quiet"]) == 1
+    capsys.readouterr()
+    entries = json.loads((run_dir / "confirm.json").read_text())["claims"]
+    write_report(run_dir)
+    findings = _findings((run_dir / "report.md").read_text())
+    assert "declared claims come first" in findings
+    for e in entries:
+        line = next(x for x in findings.splitlines() if f"Claim {e['id']} " in x)
+        assert e["statement"] in line and f"Claim {e['id']} ({e['status']}): " in line
+        assert f"study {format_estimate(e, 'original')} (n = {e['original']['n']:,})" in line
+        assert f"confirmation {format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,})" in line
+    assert {e["status"] for e in entries} == {"replicated", "not replicated"}
+    assert "Withdrawn claim old_claim: random wins most hands — withdrawn: the study's own estimate" in findings
+    # the claims lead, before the run's own headline estimates
+    assert findings.index("Claim true_claim") < findings.index("net points per hand to A")
+    assert "planted_false_claim" in (run_dir / "report.html").read_text()
+
+    # a report written into another --out directory finds the confirmation there
+    out = study / "elsewhere"
+    out.mkdir()
+    shutil.move(run_dir / "confirm.json", out / "confirm.json")
+    write_report(run_dir, out)
+    assert "Claim true_claim (" in _findings((out / "report.md").read_text())
+    # a damaged confirm.json is one error naming the field, and no report file is replaced
+    good = (out / "confirm.json").read_text()
+    damaged = json.loads(good)
+    del damaged["claims"][0]["original"]["low"]
+    (out / "confirm.json").write_text(json.dumps(damaged, indent=1))
+    before = (out / "report.md").read_bytes()
+    with pytest.raises(RunError, match=r"claims\[0\]\.original\.low is missing"):
+        write_report(run_dir, out)
+    assert (out / "report.md").read_bytes() == before
+    (out / "confirm.json").write_text(good)
+
+    # the same study on another seed: other cell seeds, so the confirmation is not this run's
+    other_toml = study / "other.toml"
+    other_toml.write_text(EXPERIMENT.replace("seed = 424242", "seed = 515151"))
+    other = run_experiment(load_experiment(other_toml), study / "other", progress=False)
+    shutil.copy(out / "confirm.json", other / "confirm.json")
+    write_report(other)
+    findings = _findings((other / "report.md").read_text())
+    assert "belongs to other seeds" in findings and "declared claims come first" not in findings
+    assert not any(name in findings for name in ("true_claim", "planted_false_claim", "old_claim"))
 
 
 @pytest.mark.parametrize("seed, words", [(424242, "is one the study used"),

@@ -5,7 +5,10 @@ This module assembles the report from its parts: ``loading`` (per-cell statistic
 streamed from the run's verified files, so memory grows with the number of cells, not
 rows; the numbers and their intervals come from ``simulator.analysis.stats``),
 ``figures`` and ``tables`` (what is shown), ``rendering`` (the document, figure files,
-Markdown and HTML).  Sections: the header (experiment, provenance, how intervals are
+Markdown and HTML).  The "Findings" section opens the report: the study's declared claims
+first when the run directory (or the report's directory) holds the study's ``confirm.json``
+from ``ginsim confirm`` (``claims.claims_findings``; one sentence instead when it confirms
+other seeds), then the run's headline estimates.  Sections: the header (experiment, provenance, how intervals are
 made); single hands (net points per cell and against each swept parameter, results per
 cell, the outcome mix, hand length); whole games (A's game-win probability, results per
 cell); balance (the first mover's edge in self-play cells, first when every cell is
@@ -29,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats as an
+from .claims import belongs_to_run, claims_findings, confirmation_of
 from .figures import (
     MAX_PANELS,
     edge_figure,
@@ -69,6 +73,14 @@ MAX_ROWS = 40  # above this many cells, a run with a sweep is drawn against the 
 #: the findings list at most this many cells per measure (the largest estimates), the rest
 #: are in the tables
 FINDINGS_CELLS = 6
+
+
+#: the sentence that opens the findings when the run directory holds the study's confirm.json
+CLAIMS_NOTE = ("The study's declared claims come first, each with the study's estimate and 95% confidence "
+               "interval, the confirmation's (ginsim confirm, on seeds the study never used; confirm.md has "
+               "its tests and power) and its status; then the run's headline estimates, each with its 95% "
+               "confidence interval in brackets. The sections below give every cell, the figures and how the "
+               "numbers were made.")
 
 
 def _title(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
@@ -216,7 +228,8 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
         raise RunError(f"report directory {out} is not writable: {exc.strerror or exc}") from None
     stage = Path(tempfile.mkdtemp(prefix=".ginsim-report-", dir=out))
     try:
-        written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity)
+        written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity,
+                                      confirm_dirs=[run_dir, out])
         targets = [out / p.name for p in written]
         ours = set(report_files(out))
         theirs = [t for t in targets if (t.exists() or t.is_symlink()) and t not in ours]
@@ -233,7 +246,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
 
 
 def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str, list[Path]],
-                        out: Path, multiplicity: str = "holm") -> list[Path]:
+                        out: Path, multiplicity: str = "holm", confirm_dirs: list[Path] | None = None) -> list[Path]:
     hstats, gstats, draws = run_statistics(run_dir, manifest, files)
     identities = cell_identities(manifest)
     hfam = cell_families(hstats, "hands", multiplicity, identities) if hstats is not None else {}
@@ -251,7 +264,13 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
                     for s in (hstats, gstats))
     # findings first (the headline estimates), then what the run was, then the detail
     _title(doc, manifest, run_dir)
-    findings_section(doc, run_findings(manifest, hstats, gstats, self_only))
+    findings = run_findings(manifest, hstats, gstats, self_only)
+    confirmation = confirmation_of(confirm_dirs if confirm_dirs is not None else [run_dir])
+    if confirmation is None:
+        findings_section(doc, findings)
+    else:
+        ours = belongs_to_run(confirmation[1], manifest)
+        findings_section(doc, claims_findings(confirmation[1], manifest) + findings, CLAIMS_NOTE if ours else None)
     _header(doc, manifest, run_dir)
     if self_only:
         _balance_section(doc, figure, hstats, gstats, out, hfam, gfam, lead=True)

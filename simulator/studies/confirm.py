@@ -47,6 +47,9 @@ from typing import Any
 
 from scipy import stats as st
 
+from ..analysis.claims import format_estimate
+from ..analysis.claims import number as _number
+from ..analysis.claims import scale as _scale
 from ..run.experiment import NAME_PATTERN as NAME
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
@@ -629,37 +632,6 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
 
 
 # ----------------------------------------------------------------------------- formatting
-
-def _scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
-    """(multiplier, decimals, unit text, signed) for printing a metric."""
-    if metric == "win_share":
-        return 100.0, 1, f"share of {unit}s won", False
-    if metric == "first_mover_edge" and unit == "game":
-        return 100.0, 1, "percentage points of game-win probability to the first mover", True
-    if metric == "first_mover_edge":
-        return 1.0, 2, "points per hand to the first mover", True
-    if metric == "field_edge":
-        return (1.0, 3, "points per hand against the field", True) if unit == "hand" else \
-            (100.0, 2, "percentage points of game-win probability against the field", True)
-    if metric == "length":
-        return 1.0, 1, "cards drawn per hand" if unit == "hand" else "hands per game", False
-    return 1.0, 2 if unit == "hand" else 1, f"points per {unit}", True
-
-
-def _number(entry: dict[str, Any], value: float) -> str:
-    """One value of a claim's metric as the tables print it (``+3.76``, ``68.1%``)."""
-    mult, dec, _, signed = _scale(entry["metric"], entry["unit"])
-    text = f"{mult * value:{'+' if signed else ''}.{dec}f}".replace("-", "−")
-    return text + ("%" if entry["metric"] == "win_share" else "")
-
-
-def format_estimate(entry: dict[str, Any], which: str) -> str:
-    """``+3.76 [+3.67, +3.84]`` (or ``68.1% [67.0, 69.3]``) of the original or confirmation."""
-    e = entry[which]
-    values = [_number(entry, e[k]).rstrip("%") for k in ("estimate", "low", "high")]
-    pct = "%" if entry["metric"] == "win_share" else ""
-    return f"{values[0]}{pct} [{values[1]}, {values[2]}]"
-
 
 def _assertion_text(entry: dict[str, Any]) -> str:
     (kind, value), = entry["assertion"].items()

@@ -1,0 +1,128 @@
+"""How a study's claims and their confirmation are printed, and the report's claims findings.
+
+``ginsim confirm`` (``simulator.studies.confirm``) writes ``confirm.json`` and ``confirm.md``
+into a study's results directory (docs/experiments.md, "Claims and confirmation").  This
+module holds the pure formatting both it and the run's report use — a claim metric's
+scale and unit text (``scale``), one value (``number``) and an estimate with its 95%
+interval (``format_estimate``) — and ``claims_findings``: the lines the report's
+"Findings" section leads with when the run directory holds a ``confirm.json`` of this
+run's experiment and seeds.  It imports nothing from ``simulator.studies`` (the layering
+in pyproject.toml: analysis sits below studies).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..run.rundir import RunError, is_confirmation_file
+
+
+def scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
+    """(multiplier, decimals, unit text, signed) for printing a metric."""
+    if metric == "win_share":
+        return 100.0, 1, f"share of {unit}s won", False
+    if metric == "first_mover_edge" and unit == "game":
+        return 100.0, 1, "percentage points of game-win probability to the first mover", True
+    if metric == "first_mover_edge":
+        return 1.0, 2, "points per hand to the first mover", True
+    if metric == "field_edge":
+        return (1.0, 3, "points per hand against the field", True) if unit == "hand" else \
+            (100.0, 2, "percentage points of game-win probability against the field", True)
+    if metric == "length":
+        return 1.0, 1, "cards drawn per hand" if unit == "hand" else "hands per game", False
+    return 1.0, 2 if unit == "hand" else 1, f"points per {unit}", True
+
+
+def number(entry: dict[str, Any], value: float) -> str:
+    """One value of a claim's metric as the tables print it (``+3.76``, ``68.1%``)."""
+    mult, dec, _, signed = scale(entry["metric"], entry["unit"])
+    text = f"{mult * value:{'+' if signed else ''}.{dec}f}".replace("-", "−")
+    return text + ("%" if entry["metric"] == "win_share" else "")
+
+
+def format_estimate(entry: dict[str, Any], which: str) -> str:
+    """``+3.76 [+3.67, +3.84]`` (or ``68.1% [67.0, 69.3]``) of the original or confirmation."""
+    e = entry[which]
+    values = [number(entry, e[k]).rstrip("%") for k in ("estimate", "low", "high")]
+    pct = "%" if entry["metric"] == "win_share" else ""
+    return f"{values[0]}{pct} [{values[1]}, {values[2]}]"
+
+
+#: what the report reads of each claim of a confirm.json (its numbers: estimate, low, high, n)
+CLAIM_FIELDS = ("id", "statement", "metric", "unit", "a", "b", "rules", "status", "original", "confirmation")
+ESTIMATE_FIELDS = ("estimate", "low", "high", "n")
+WITHDRAWN_FIELDS = ("id", "statement", "reason")
+
+
+def _check(confirmation: Any, path: Path) -> dict[str, Any]:
+    """``confirmation`` when it has every field the report reads; else a RunError naming the field."""
+    def fail(field: str) -> RunError:
+        return RunError(f"{path}: {field} is missing or not as ginsim confirm writes it; re-run ginsim confirm "
+                        f"or move the file away")
+
+    if not isinstance(confirmation, dict) or not isinstance(confirmation.get("study"), str):
+        raise fail("study")
+    for key, fields in (("claims", CLAIM_FIELDS), ("withdrawn", WITHDRAWN_FIELDS)):
+        entries = confirmation.get(key, [])
+        if not isinstance(entries, list):
+            raise fail(key)
+        for i, e in enumerate(entries):
+            missing = [f for f in fields if not isinstance(e, dict) or f not in e]
+            if missing:
+                raise fail(f"{key}[{i}].{missing[0]}")
+            for which in ("original", "confirmation") if key == "claims" else ():
+                bad = [f for f in ESTIMATE_FIELDS if not isinstance(e[which], dict)
+                       or not isinstance(e[which].get(f), (int, float)) or isinstance(e[which].get(f), bool)]
+                if bad:
+                    raise fail(f"{key}[{i}].{which}.{bad[0]}")
+    return confirmation
+
+
+def confirmation_of(folders: list[Path]) -> tuple[Path, dict[str, Any]] | None:
+    """The first ``confirm.json`` written by ginsim confirm in ``folders`` (the run directory,
+    then the report's output directory), with its contents; None when there is none.  One
+    that is not valid JSON or lacks a field the report reads is a ``RunError`` naming it."""
+    for folder in folders:
+        path = Path(folder) / "confirm.json"
+        if path.is_file() and is_confirmation_file(path):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise RunError(f"{path}: not readable as JSON ({exc}); re-run ginsim confirm or move the file "
+                               f"away") from None
+            return path, _check(data, path)
+    return None
+
+
+def belongs_to_run(confirmation: dict[str, Any], manifest: dict[str, Any]) -> bool:
+    """True when ``confirmation`` confirms this run's study: the same study name as the
+    manifest's experiment, and every claim's cells carry the study seed the manifest gives
+    that cell (a study run again on another seed has other cell seeds)."""
+    if confirmation.get("study") != manifest.get("experiment", {}).get("name"):
+        return False
+    seeds = {c.get("cell"): c.get("seed") for c in manifest.get("cells", [])}
+    cells = [c for e in confirmation.get("claims", []) for c in e.get("cells", [])]
+    return all(isinstance(c, dict) and "cell" in c and seeds.get(c["cell"], object()) == c.get("study")
+               for c in cells)
+
+
+def claims_findings(confirmation: dict[str, Any], manifest: dict[str, Any]) -> list[str]:
+    """The report's findings from the study's declared claims: per claim its statement, the
+    study's estimate with its 95% interval, the confirmation's with its interval and n, and
+    its status; each withdrawn claim with its reason.  One sentence and nothing listed when
+    the confirmation belongs to other seeds of the study (or another study)."""
+    if not belongs_to_run(confirmation, manifest):
+        return [f"The directory's confirm.json (study {confirmation.get('study', '?')}) belongs to other seeds "
+                f"than this run's, so its claims are not shown as this run's."]
+    items = []
+    for e in confirmation.get("claims", []):
+        _, _, unit_text, _ = scale(e["metric"], e["unit"])
+        who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, {e['rules']}; "
+        items.append(f"Claim {e['id']} ({e['status']}): {e['statement']} ({who}{unit_text}): study "
+                     f"{format_estimate(e, 'original')} (n = {e['original']['n']:,}), confirmation "
+                     f"{format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,}).")
+    for w in confirmation.get("withdrawn", []):
+        items.append(f"Withdrawn claim {w['id']}: {w['statement']} — withdrawn: {w['reason']}")
+    return items

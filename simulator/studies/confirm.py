@@ -729,24 +729,35 @@ def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, P
 
 def headline_block(root: str | Path) -> str:
     """The README's headline block, made from ``results/STUDY/confirm.json`` of every study in
-    ``HEADLINE_STUDIES`` that has one: each claim with the study's and the confirmation's interval."""
+    ``HEADLINE_STUDIES`` that has one: each replicated claim with the study's and the
+    confirmation's interval.  A claim that is not replicated is no headline: it is named, with
+    its status and no figure, so a reader can look it up in the study's ``confirm.md``."""
     root = Path(root)
     lines = [HEADLINE_BEGIN, "",
              "Each finding is a claim in the study's claims file (`experiments/STUDY.claims.toml`), re-played by "
-             "`ginsim confirm STUDY` on seeds the study never used; the study's 95% interval comes first, the "
-             "confirmation's second (`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
+             "`ginsim confirm STUDY` on seeds the study never used and replicated there (Holm over the study's "
+             "claims); the study's 95% interval comes first, the confirmation's second "
+             "(`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
+    unconfirmed = []
     for study in HEADLINE_STUDIES:
         path = root / "results" / study / "confirm.json"
         if not path.is_file():
             continue
         result = json.loads(path.read_text(encoding="utf-8"))
+        claims = [e for e in result["claims"] if e["status"] == "replicated"]
+        unconfirmed += [f"`{e['id']}` ({study}, {e['status']})" for e in result["claims"] if e["status"] != "replicated"]
+        if not claims:
+            continue
         lines.append(f"* **{study}** ([report](results/{study}/report.md), "
                      f"[confirmation](results/{study}/confirm.md)):")
-        for e in result["claims"]:
+        for e in claims:
             _, _, unit_text, _ = _scale(e["metric"], e["unit"])
             who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, `{e['rules']}`; "
             lines.append(f"  * {e['statement']} ({who}{unit_text}): study {format_estimate(e, 'original')}, "
-                         f"confirmation **{format_estimate(e, 'confirmation')}**; *{e['status']}*.")
+                         f"confirmation **{format_estimate(e, 'confirmation')}**.")
+    if unconfirmed:
+        lines += ["", "Not headlines, because the confirmation did not replicate them (their figures are in each "
+                      "study's `confirm.md`): " + ", ".join(unconfirmed) + "."]
     lines += ["", HEADLINE_END]
     return "\n".join(lines)
 

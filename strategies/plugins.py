@@ -20,7 +20,10 @@ the user's file, never the copy.
 
 ``register`` checks a plug-in before accepting it (``load_plugin``, ``check_contract``):
 import errors and contract violations become one-line ``ValueError``s naming the file,
-the line or function, and the cause.
+the line or function, and the cause.  ``check_bounds`` then runs bounds-checked copies of
+the decision functions on real decision inputs from a few deals, so an index out of
+bounds is refused at registration instead of crashing the batch engine, which runs
+unchecked (it sees only the sampled states; docs/strategies.md says so).
 """
 
 from __future__ import annotations
@@ -534,7 +537,7 @@ def check_contract(name: str, module: ModuleType, path: str) -> None:
     passes and check what it returns; a problem raises a one-line ValueError naming the
     strategy, the file, the function and numba's error.  Compiled code goes to numba's
     cache (caching is turned on for functions without ``cache=True``), so checking a
-    plug-in a second time only loads it."""
+    plug-in a second time only loads it.  Then ``check_bounds``."""
     from numba.core.caching import NullCache
 
     signature = contract_types()
@@ -561,3 +564,176 @@ def check_contract(name: str, module: ModuleType, path: str) -> None:
         problem = _return_problem(decision, rtype)
         if problem:
             raise ValueError(f"{where} {problem}; {SEE_CONTRACT}")
+    check_bounds(name, module, path)
+
+
+# -------------------------------------------------------------------- out-of-bounds accesses
+
+#: sample deals for ``check_bounds``: (rules preset, seed, deals); a few presets so gin-only,
+#: single-hand and Oklahoma knock limits are among the states
+BOUNDS_DEALS = (("hoyle", 0, 4), ("oklahoma", 1, 2), ("gin_only", 2, 2))
+#: the decision each phase asks (``simulator.engine.kernels.decide_nb``)
+_PHASE_DECISION = {"first_upcard": "take_nb", "draw": "take_nb", "last_discard": "take_nb",
+                   "discard": "discard_nb", "knock": "knock_nb", "arrange": "arrange_nb", "defend": "defend_nb"}
+#: the length of the discard-pile copy the engine lends a strategy (``kernels.hand_decide_nb``)
+PILE_COPY_LEN = 64
+
+
+@dataclass(frozen=True)
+class _SampleHand:
+    """One hand played by ``_decision_samples``: the rules vector, each seat's stream key at
+    the deal, and every decision asked in order as (seat, decision, view, pile copy)."""
+
+    rules: object
+    rng_keys: tuple[int, int]
+    steps: tuple
+
+
+def _sample_action(state, legal, phase: str, chooser) -> int:
+    """A plausible move, so the sampled hands reach knocks, layouts and defences: discard
+    to least deadwood, knock when allowed, the first layout or defence, else a seeded
+    choice."""
+    import numpy as np
+
+    from simulator.core import state as S
+    from simulator.core.melds import discard_deadwoods_nb
+
+    if phase == "discard":
+        cards = int(state[S.S_HANDS + state[S.S_CURRENT]])
+        allowed = sum(1 << (a - S.A_DISCARD) for a in legal)
+        best = int(discard_deadwoods_nb(np.int64(cards), np.int64(allowed))[1])
+        return next(a for a in legal if best >> (a - S.A_DISCARD) & 1)
+    if phase == "knock" and S.A_KNOCK in legal:
+        return S.A_KNOCK
+    if phase in ("arrange", "defend"):
+        return legal[0]
+    return legal[int(chooser.integers(len(legal)))]
+
+
+@functools.lru_cache(maxsize=1)
+def _decision_samples() -> tuple[_SampleHand, ...]:
+    """Real decision inputs, as the engine lends them: the deals of ``BOUNDS_DEALS``, dealt
+    with the batch engine's decks, dealers and streams (``simulator.core.rng``, as
+    ``simulator.Hand`` deals them) and played by the hand state machine
+    (``simulator.core.state``) with ``_sample_action``'s moves; every state a seat is asked
+    in gives its view (``N_VIEW`` long), its pile copy (``PILE_COPY_LEN`` long, the pile
+    first) and the rules vector."""
+    import numpy as np
+
+    from simulator.core import state as S
+    from simulator.core.rng import deal_deck_nb, deal_seats_nb, hand_streams_nb
+    from simulator.core.rules import resolve_rules
+
+    hands = []
+    legal, trace = np.zeros(S.MAX_LEGAL, np.int64), np.zeros((64, 3), np.int64)
+    for preset, seed, deals in BOUNDS_DEALS:
+        rules = resolve_rules(preset).to_array()
+        chooser = np.random.default_rng(seed)
+        for deal in range(deals):
+            pair, deck, deck_rng = deal // 2, np.empty(52, np.int64), np.zeros(1, np.uint64)
+            deal_deck_nb(np.uint64(seed), np.int64(pair), np.int64(0), deck, deck_rng)
+            dealer, a_seat = deal_seats_nb(deck_rng[0], np.int64(deal), True)
+            streams = np.zeros((2, 1), np.uint64)
+            hand_streams_nb(np.uint64(seed), np.int64(pair), np.int64(0), np.int64(deal), np.int64(0),
+                            np.int64(a_seat), deck_rng, streams)
+            state = np.zeros(S.N_STATE, np.int64)
+            S.deal_nb(state, deck, np.int64(dealer), np.int64(0), np.int64(0), rules,
+                      deck_rng.view(np.int64)[0], trace)
+            steps = []
+            while state[S.S_PHASE] != S.PHASE_OVER:
+                seat, phase = int(state[S.S_CURRENT]), S.PHASE_NAMES[int(state[S.S_PHASE])]
+                pile = np.zeros(PILE_COPY_LEN, np.int64)
+                n = int(state[S.S_PILE_LEN])
+                pile[:n] = state[S.S_PILE:S.S_PILE + n]
+                steps.append((seat, _PHASE_DECISION[phase], S.view_of(state, seat), pile))
+                moves = legal[:S.legal_actions_nb(state, rules, legal)].tolist()
+                state[S.S_NTRACE] = 0
+                if S.apply_action_nb(state, rules, _sample_action(state, moves, phase, chooser), trace) != S.ERR_NONE:
+                    break  # cannot happen: the move is one of the legal ones
+            hands.append(_SampleHand(rules, (int(streams[0, 0]), int(streams[1, 0])), tuple(steps)))
+    return tuple(hands)
+
+
+def _user_code(func) -> bool:
+    """True for a function defined outside the standard library, installed packages and
+    ginsim (the user's plug-in or a module of its own)."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_filename.startswith("<"):
+        return False
+    return not str(Path(code.co_filename).resolve()).startswith(_library_dirs())
+
+
+def _names_used(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names_used(const)
+    return names
+
+
+def _bounds_checked(dispatcher, copies: dict):
+    """A copy of numba function ``dispatcher`` compiled with bounds checking and no cache
+    (the function's own cache files are left alone), with every numba function of the
+    user's own code it calls by a global name checked the same way; ginsim's and other
+    libraries' functions are called as they are."""
+    from numba import njit
+    from numba.core.registry import CPUDispatcher
+
+    key = id(dispatcher)
+    if key in copies:
+        return copies[key] or dispatcher  # None: being copied (recursion) -> the original
+    copies[key] = None
+    py_func = dispatcher.py_func
+    env = dict(py_func.__globals__)
+    for name in _names_used(py_func.__code__):
+        value = env.get(name)
+        if isinstance(value, CPUDispatcher) and _user_code(value.py_func):
+            env[name] = _bounds_checked(value, copies)
+    clone = type(py_func)(py_func.__code__, env, py_func.__name__, py_func.__defaults__, py_func.__closure__)
+    clone.__qualname__ = py_func.__qualname__
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k not in ("cache", "boundscheck", "nopython")}
+    copies[key] = checked = njit(boundscheck=True, cache=False, **options)(clone)
+    return checked
+
+
+def check_bounds(name: str, module: ModuleType, path: str) -> None:
+    """Run bounds-checked copies of a plug-in's decision functions (``_bounds_checked``) on
+    real decision inputs (``_decision_samples``: each seat's memory zeroed each hand and
+    kept across its calls, its own random stream), so an index outside an array raises
+    here, as a one-line ValueError naming the strategy, the file and the function, instead
+    of crashing or corrupting the batch engine, which runs without bounds checks.  Only
+    the sampled states are tried: an access that only a rare state reaches is not seen."""
+    import numpy as np
+
+    from strategies.view import N_MEMORY, N_PARAMS
+
+    params = np.zeros(N_PARAMS, np.float64)
+    values = list(getattr(module, "PARAMS", {}).values())
+    params[:len(values)] = values
+    decisions = [d for d in DECISIONS + tuple(OPTIONAL_DECISIONS) if hasattr(module, d)]
+    copies: dict = {}
+    checked = {d: _bounds_checked(getattr(module, d), copies) for d in decisions}
+    signature = contract_types()
+    for decision, func in checked.items():
+        try:
+            func.compile(signature)
+        except Exception as exc:  # compiled already without bounds checks: report as check_contract does
+            copy = str(getattr(module, "__file__", "") or "")
+            raise ValueError(f"strategy {name!r} ({path}): {decision} does not compile with bounds checking: "
+                             f"{_numba_summary(exc, copy, path)}") from None
+    for sample in _decision_samples():
+        memory = np.zeros((2, N_MEMORY), np.int64)
+        rng = np.array([[sample.rng_keys[0]], [sample.rng_keys[1]]], np.uint64)
+        for seat, decision, view, pile in sample.steps:
+            func = checked.get(decision)
+            if func is None:
+                continue  # an optional decision the plug-in leaves to the default
+            try:
+                func(params.copy(), view.copy(), pile.copy(), sample.rules.copy(), rng[seat], memory[seat])
+            except IndexError:
+                raise ValueError(
+                    f"strategy {name!r} ({path}): {decision}: index out of bounds on a real decision input "
+                    f"(view is {len(view)} long, pile {len(pile)}, rules {len(sample.rules)}, "
+                    f"params {N_PARAMS}, rng 1, memory {N_MEMORY}); {SEE_CONTRACT}") from None
+            except Exception:
+                break  # another error in this hand (e.g. a division by zero) is not checked here

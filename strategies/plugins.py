@@ -155,7 +155,9 @@ def _dependency_distributions() -> frozenset[str]:
     def norm(name: str) -> str:
         return re.sub(r"[-_.]+", "-", name).lower()
 
-    todo = _requirement_names("ginsim") + ["pettingzoo", "gymnasium"]
+    from simulator._version import DISTRIBUTION
+
+    todo = _requirement_names(DISTRIBUTION) + ["pettingzoo", "gymnasium"]
     seen: set[str] = set()
     while todo:
         name = norm(todo.pop())

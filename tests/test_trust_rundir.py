@@ -223,8 +223,8 @@ def test_resume_never_writes_through_a_symlinked_data_folder(tmp_path, run, caps
 @pytest.fixture(scope="module")
 def plugin_run(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("plug")
-    (folder / "steady.py").write_text(greedy_plugin("steady"))
-    text = TINY.replace('["simple", "random"]', '["steady", "random"]') + '[plugins]\nsteady = "steady.py"\n'
+    (folder / "trusted_steady.py").write_text(greedy_plugin("trusted_steady"))
+    text = TINY.replace('["simple", "random"]', '["trusted_steady", "random"]') + '[plugins]\ntrusted_steady = "trusted_steady.py"\n'
     run_experiment(load_experiment(write(folder, text)), folder / "run", progress=False)
     return folder / "run"
 
@@ -236,11 +236,11 @@ def test_replay_runs_a_runs_plugins_only_when_trusted(plugin_run, capsys, monkey
     register = strategies.register
     monkeypatch.setattr(strategies, "register", lambda name, path: calls.append(name) or register(name, path))
     manifest = read_manifest(plugin_run)
-    assert set(manifest["plugin_sha256"]) == {"steady"}
+    assert set(manifest["plugin_sha256"]) == {"trusted_steady"}
     error_line(capsys, ["replay", plugin_run, "--cell", 0, "--deal", 0], "plug-in code", "--trust-plugins")
     assert calls == []
     assert main(["replay", str(plugin_run), "--cell", "0", "--deal", "0", "--trust-plugins"]) == 0
-    assert calls == ["steady"] and "steady" in capsys.readouterr().out
+    assert calls == ["trusted_steady"] and "trusted_steady" in capsys.readouterr().out
 
 
 def test_a_crafted_plugin_is_never_imported(tmp_path, plugin_run, capsys, monkeypatch):

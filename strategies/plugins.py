@@ -693,8 +693,11 @@ def _bounds_checked(dispatcher, copies: dict):
             env[name] = _bounds_checked(value, copies)
     clone = type(py_func)(py_func.__code__, env, py_func.__name__, py_func.__defaults__, py_func.__closure__)
     clone.__qualname__ = py_func.__qualname__
-    options = {k: v for k, v in dispatcher.targetoptions.items() if k not in ("cache", "boundscheck", "nopython")}
-    copies[key] = checked = njit(boundscheck=True, cache=False, **options)(clone)
+    options = {k: v for k, v in dispatcher.targetoptions.items()
+               if k not in ("cache", "boundscheck", "nopython", "nogil")}
+    # nogil: the trial runs on a pool thread (``check_bounds``), and a copy that never
+    # returns must not hold the interpreter lock the interrupted caller needs
+    copies[key] = checked = njit(boundscheck=True, cache=False, nogil=True, **options)(clone)
     return checked
 
 
@@ -704,9 +707,14 @@ def check_bounds(name: str, module: ModuleType, path: str) -> None:
     kept across its calls, its own random stream), so an index outside an array raises
     here, as a one-line ValueError naming the strategy, the file and the function, instead
     of crashing or corrupting the batch engine, which runs without bounds checks.  Only
-    the sampled states are tried: an access that only a rare state reaches is not seen."""
+    the sampled states are tried: an access that only a rare state reaches is not seen.
+
+    The trial runs on a pool thread (``simulator.core.blocks.run_blocks``), as the batch
+    engine's blocks do, so a decision that never returns on a sampled state is stopped by
+    Ctrl-C like a stuck batch: the process ends with status 130 and one line."""
     import numpy as np
 
+    from simulator.core import blocks
     from strategies.view import N_MEMORY, N_PARAMS
 
     params = np.zeros(N_PARAMS, np.float64)
@@ -723,19 +731,24 @@ def check_bounds(name: str, module: ModuleType, path: str) -> None:
             copy = str(getattr(module, "__file__", "") or "")
             raise ValueError(f"strategy {name!r} ({path}): {decision} does not compile with bounds checking: "
                              f"{_numba_summary(exc, copy, path)}") from None
-    for sample in _decision_samples():
-        memory = np.zeros((2, N_MEMORY), np.int64)
-        rng = np.array([[sample.rng_keys[0]], [sample.rng_keys[1]]], np.uint64)
-        for seat, decision, view, pile in sample.steps:
-            func = checked.get(decision)
-            if func is None:
-                continue  # an optional decision the plug-in leaves to the default
-            try:
-                func(params.copy(), view.copy(), pile.copy(), sample.rules.copy(), rng[seat], memory[seat])
-            except IndexError:
-                raise ValueError(
-                    f"strategy {name!r} ({path}): {decision}: index out of bounds on a real decision input "
-                    f"(view is {len(view)} long, pile {len(pile)}, rules {len(sample.rules)}, "
-                    f"params {N_PARAMS}, rng 1, memory {N_MEMORY}); {SEE_CONTRACT}") from None
-            except Exception:
-                break  # another error in this hand (e.g. a division by zero) is not checked here
+    samples = _decision_samples()
+
+    def try_samples(start: int, stop: int) -> None:
+        for sample in samples:
+            memory = np.zeros((2, N_MEMORY), np.int64)
+            rng = np.array([[sample.rng_keys[0]], [sample.rng_keys[1]]], np.uint64)
+            for seat, decision, view, pile in sample.steps:
+                func = checked.get(decision)
+                if func is None:
+                    continue  # an optional decision the plug-in leaves to the default
+                try:
+                    func(params.copy(), view.copy(), pile.copy(), sample.rules.copy(), rng[seat], memory[seat])
+                except IndexError:
+                    raise ValueError(
+                        f"strategy {name!r} ({path}): {decision}: index out of bounds on a real decision input "
+                        f"(view is {len(view)} long, pile {len(pile)}, rules {len(sample.rules)}, "
+                        f"params {N_PARAMS}, rng 1, memory {N_MEMORY}); {SEE_CONTRACT}") from None
+                except Exception:
+                    break  # another error in this hand (e.g. a division by zero) is not checked here
+
+    blocks.run_blocks(try_samples, 1, threads=1)

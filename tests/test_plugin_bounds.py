@@ -78,3 +78,35 @@ def test_ginsim_simulate_refuses_an_out_of_bounds_plugin(tmp_path: Path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "strategy 'x'" in lines[0] and "discard_nb: index out of bounds" in lines[0], done.stderr
     assert done.stdout == ""
+
+
+STUCK = textwrap.dedent('''
+    import os, signal, sys, threading
+    from simulator.core import blocks
+    blocks.INTERRUPT_GRACE_S = 0.5
+    run_blocks = blocks.run_blocks
+    def interrupted_soon(*args, **kwargs):  # Ctrl-C 1 s after the trial starts
+        threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        return run_blocks(*args, **kwargs)
+    blocks.run_blocks = interrupted_soon
+    import strategies
+    strategies.register("bounds_endless", sys.argv[1])
+''')
+
+
+def test_ctrl_c_stops_a_plugin_that_never_returns_at_registration(tmp_path: Path):
+    """The bounds trial used to run in the registering thread, where a decision function
+    that loops forever made registration hang with Ctrl-C ignored; it runs on a pool thread
+    now, so the interrupt ends the process with status 130 and one line."""
+    text = greedy_plugin("bounds_endless")
+    path = tmp_path / "plugin_bounds_endless.py"
+    path.write_text(text.replace(DISCARD, f"    while view[0] >= -1:\n        memory[1] += 1\n{DISCARD}", 1))
+    try:
+        done = subprocess.run([sys.executable, "-c", STUCK, str(path)], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("Ctrl-C was ignored while a plug-in's trial did not return") from None
+    assert done.returncode == 130, done.stderr[-3000:]
+    assert done.stderr.strip().splitlines() == [
+        "ginsim: interrupted, but a kernel has not returned 0.5 s later (an endless loop in a strategy's compiled "
+        "code?); stopping the process"]

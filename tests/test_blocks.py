@@ -58,3 +58,39 @@ def test_default_thread_count_is_numbas():
         numba.set_num_threads(before)
     # one thread: every block on one pool thread, so the caller stays interruptible (Ctrl-C)
     assert len(names) == 1 and names != {threading.current_thread().name}
+
+
+def test_calls_reuse_the_pool_threads_and_a_forked_child_starts_its_own():
+    import os
+
+    names = set()
+
+    def kernel(start, stop):
+        names.add(threading.current_thread().ident)
+
+    run_blocks(kernel, 50, threads=2)
+    before = threading.active_count()
+    for _ in range(20):
+        run_blocks(kernel, 50, threads=2)
+    assert threading.active_count() == before  # no thread started per call
+    assert len(names) <= 2
+    pid = os.fork()
+    if pid == 0:  # the parent's pool threads do not exist here: a new pool must serve the call
+        seen = []
+        try:
+            run_blocks(lambda start, stop: seen.append(stop - start), 10, threads=2)
+            os._exit(0 if sum(seen) == 10 else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_block_calling_run_blocks_runs_the_inner_blocks_itself():
+    inner = []
+
+    def outer(start, stop):
+        run_blocks(lambda a, b: inner.append((a, b)), 4, threads=1)
+
+    run_blocks(outer, 3, threads=1)  # would wait forever on its own one-thread pool
+    assert sorted(inner) == sorted([(0, 1), (1, 2), (2, 3), (3, 4)] * 3)

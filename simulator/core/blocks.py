@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
@@ -30,6 +31,30 @@ def _stop_stuck_process() -> None:
     os._exit(130)
 
 
+#: the pools of kernel threads, one per thread count, started on first use and kept for the
+#: process (a call starts no threads); a forked child starts its own
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+_THREAD_PREFIX = "ginsim-kernel"
+
+
+def _forget_pools_after_fork() -> None:
+    global _POOLS_LOCK
+    _POOLS.clear()  # the parent's threads do not exist in the child
+    _POOLS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools_after_fork)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    with _POOLS_LOCK:
+        pool = _POOLS.get(threads)
+        if pool is None:
+            pool = _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=_THREAD_PREFIX)
+        return pool
+
+
 def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int | None = None,
                n_blocks: int = N_BLOCKS) -> None:
     """Call ``kernel(start, stop)`` over ``min(n_items, n_blocks)`` consecutive blocks of
@@ -37,8 +62,9 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
     ``numba.set_num_threads`` sets).  Blocks are taken in order as threads free up, so a
     thread slowed by other work leaves the rest to the others.  An exception in a block (or
     an interrupt) is raised here once the blocks already started have ended; the others
-    never start.  The blocks always run on pool threads (one thread for ``threads`` = 1),
-    so the calling thread stays interruptible: after Ctrl-C a block still running
+    never start.  The blocks always run on pool threads (one thread for ``threads`` = 1;
+    the pools live as long as the process, so a call starts no thread), and the calling
+    thread stays interruptible: after Ctrl-C a block still running
     ``INTERRUPT_GRACE_S`` later (compiled code that never returns) ends the process with
     status 130 instead of ignoring the interrupt."""
     n_blocks = min(n_items, n_blocks)
@@ -50,18 +76,18 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
 
         threads = numba.get_num_threads()
     threads = max(1, min(int(threads), n_blocks))
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ginsim-kernel")
-    futures = [pool.submit(kernel, start, stop) for start, stop in bounds]
+    if threading.current_thread().name.startswith(_THREAD_PREFIX):  # called from a block: no pool to wait on
+        for start, stop in bounds:
+            kernel(start, stop)
+        return
+    futures = [_pool(threads).submit(kernel, start, stop) for start, stop in bounds]
     try:
         for future in futures:
             future.result()
     except BaseException as exc:  # an error or Ctrl-C: blocks not yet started never start
         for future in futures:
             future.cancel()
-        if isinstance(exc, KeyboardInterrupt):
-            _, running = wait(futures, timeout=INTERRUPT_GRACE_S)
-            if running:
-                _stop_stuck_process()
-        pool.shutdown(wait=True)
+        _, running = wait(futures, timeout=INTERRUPT_GRACE_S if isinstance(exc, KeyboardInterrupt) else None)
+        if running:
+            _stop_stuck_process()
         raise
-    pool.shutdown(wait=True)

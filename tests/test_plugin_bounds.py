@@ -82,6 +82,7 @@ def test_ginsim_simulate_refuses_an_out_of_bounds_plugin(tmp_path: Path):
 
 STUCK = textwrap.dedent('''
     import os, signal, sys, threading
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if run in the background
     from simulator.core import blocks
     blocks.INTERRUPT_GRACE_S = 0.5
     run_blocks = blocks.run_blocks

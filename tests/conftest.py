@@ -6,7 +6,8 @@ slow"`` (as ``.ci/run`` does).  A test is slow when it compiles numba kernels co
 process (a fresh cache directory, an edited source tree, a new plug-in engine), waits on a
 child process through a long run, or plays a large sample (100,000 hands per preset, the
 brute-force oracle over 250,000 hands, OpenSpiel replays).  Listing them here, by test
-function (every parametrisation included), keeps the test modules as they are.  A slow test
+function (every parametrisation included), keeps the test modules as they are; ``FAST_ONLY``
+keeps some parametrisations of a few tests in the fast tier and makes the others slow.  A slow test
 named by its id (``pytest tests/test_runner.py::test_resume_after_kill_gives_the_uninterrupted_dataset``)
 runs without ``-m``.
 
@@ -53,6 +54,16 @@ SLOW = frozenset({
     "test_reproduce.py::test_reproduce_a_study_into_a_copy_of_its_committed_results",
     # a child compiling the kernels of an edited copy of a plug-in
     "test_trustworthy_runs.py::test_resume_and_replay_refuse_a_run_played_by_other_code",
+    # children compiling plug-in engines for the trust checks
+    "test_trust_rundir.py::test_replay_runs_a_runs_plugins_only_when_trusted",
+    "test_plugin_bounds.py::test_an_out_of_bounds_plugin_is_refused_in_one_line",
+    "test_plugin_bounds.py::test_ginsim_simulate_refuses_an_out_of_bounds_plugin",
+    "test_plugin_bounds.py::test_ctrl_c_stops_a_plugin_that_never_returns_at_registration",
+    "test_trust_inputs.py::test_an_edited_helper_module_is_played_and_changes_the_plugin_identity",
+    # many CLI children in one test (each starts an interpreter and imports numba and pandas)
+    "test_trustworthy_runs.py::test_bad_files_and_arguments_get_one_line",
+    "test_trustworthy_runs.py::test_report_never_overwrites_a_users_file_but_replaces_its_own",
+    "test_reproduce.py::test_force_replaces_a_run_and_its_report",
     # large samples
     "test_rules_oracle.py::test_layoff_random_deals",
     "test_rules_oracle.py::test_layoff_meld_dense_deals",
@@ -67,6 +78,23 @@ SLOW = frozenset({
     "test_openspiel_crosscheck.py::test_skips_only_in_documented_categories",
     "test_openspiel_crosscheck.py::test_skipped_deals_are_genuine",
 })
+
+#: parametrised tests whose other parametrisations are slow: the fast tier keeps the ones
+#: named here (the rule variants that exercise the most distinct code), the slow tier runs all
+FAST_ONLY = {
+    "test_engine_reference.py::test_deals_match_reference": {"hoyle", "oklahoma", "last_discard", "gin_only"},
+    "test_engine_reference.py::test_games_match_reference": {"hoyle", "next_dealer_loser"},
+    "test_reproduce.py::test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing": {"report.md"},
+}
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    key = _key(item)
+    if key in SLOW:
+        return True
+    keep = FAST_ONLY.get(key)
+    callspec = getattr(item, "callspec", None)
+    return keep is not None and callspec is not None and callspec.id not in keep
 
 
 def _key(item: pytest.Item) -> str:
@@ -88,6 +116,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark the slow tests; one named by its id on the command line runs even in the fast tier."""
     named = _named(config)
     for item in items:
-        if _key(item) in SLOW and _key(item) not in named:
+        if _is_slow(item) and _key(item) not in named:
             item.add_marker(pytest.mark.slow)
 

@@ -8,7 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from conftest import SLOW
+from conftest import FAST_ONLY, SLOW
 
 TESTS = Path(__file__).resolve().parent
 
@@ -19,6 +19,18 @@ def test_every_slow_entry_names_a_test_function():
         source = (TESTS / module).read_text()
         assert re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE), entry
 
+
+def test_every_fast_only_parametrisation_exists():
+    """The parametrisations FAST_ONLY keeps in the fast tier are real ids of their test's
+    ``parametrize`` values: a renamed one would otherwise move its whole test to the slow
+    tier unnoticed."""
+    import importlib
+
+    for key, keep in FAST_ONLY.items():
+        module, name = key.split("::")
+        func = getattr(importlib.import_module(module.removesuffix(".py")), name)
+        values = {str(v) for mark in func.pytestmark if mark.name == "parametrize" for v in mark.args[1]}
+        assert keep <= values, (key, keep - values)
 
 def test_every_test_has_a_timeout_and_the_default_run_is_the_fast_tier():
     options = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]

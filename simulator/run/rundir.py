@@ -57,16 +57,28 @@ MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
 #: the Parquet metadata key of a chunk's provenance
 META_KEY = b"ginsim"
-#: version of the run-directory layout this code writes: 3 adds ``manifest_hash`` (over
-#: the experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
-FORMAT = 3
+#: the first run-directory format whose manifest carries ``manifest_hash`` (over the
+#: experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
+HASHED_FORMAT = 3
+#: version of the run-directory layout this code writes
+FORMAT = HASHED_FORMAT
 #: the formats this code reads; a format-2 manifest (no ``manifest_hash``) is verified by
 #: deriving its cells and seeds from its experiment (``_check_cells``)
 READ_FORMATS = (2, 3)
 #: where each kind of row goes in a run directory
 SUBDIR = {"deals": "data", "games": "games"}
-#: the most deals (or games) one cell may ask for: deal numbers stay far inside int64
-MAX_PER_CELL = 2**40
+#: the most deals (or games) one cell, or one tuning candidate, may ask for: 2**PER_CELL_BITS,
+#: so deal numbers stay far inside int64
+PER_CELL_BITS = 40
+MAX_PER_CELL = 2**PER_CELL_BITS
+#: seeds of experiments, tunings and confirmations: 0 .. 2**SEED_BITS - 1 (``cell_seed`` and
+#: ``stream_seed`` keep 63 bits of a hash, and the engine takes a signed 64-bit seed)
+SEED_BITS = 63
+SEED_LIMIT = 2**SEED_BITS
+#: the allowed seeds in words, for one-line errors
+SEED_TEXT = f"an integer from 0 to 2**{SEED_BITS} - 1"
+#: the default parent of a run's, study's or tuning's output directory (under the current directory)
+RESULTS_DIR = "results"
 
 #: modules that only read or show rows; every other module of ``simulator`` and
 #: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
@@ -333,16 +345,17 @@ def _check_experiment(exp: dict[str, Any], fail) -> None:
     gets one line naming the field, never a traceback later)."""
     if not isinstance(exp.get("name"), str):
         raise fail("experiment.name", "a string expected")
-    if not _is_int(exp.get("seed")) or not 0 <= exp["seed"] < 2**63:
-        raise fail("experiment.seed", f"an integer from 0 to 2**63 - 1 expected, got {exp.get('seed')!r}")
+    if not _is_int(exp.get("seed")) or not 0 <= exp["seed"] < SEED_LIMIT:
+        raise fail("experiment.seed", f"{SEED_TEXT} expected, got {exp.get('seed')!r}")
     if not isinstance(exp.get("mirrored"), bool):
         raise fail("experiment.mirrored", f"true or false expected, got {exp.get('mirrored')!r}")
     for size_key, chunk_key in (("deals", "chunk"), ("games", "game_chunk")):
         size, chunk = exp.get(size_key), exp.get(chunk_key)
         if size is not None and (not _is_int(size) or not 0 < size <= MAX_PER_CELL):
-            raise fail(f"experiment.{size_key}", f"null or an integer from 1 to 2**40 expected, got {size!r}")
+            raise fail(f"experiment.{size_key}",
+                       f"null or an integer from 1 to 2**{PER_CELL_BITS} expected, got {size!r}")
         if not _is_int(chunk) or not 0 < chunk <= MAX_PER_CELL:
-            raise fail(f"experiment.{chunk_key}", f"an integer from 1 to 2**40 expected, got {chunk!r}")
+            raise fail(f"experiment.{chunk_key}", f"an integer from 1 to 2**{PER_CELL_BITS} expected, got {chunk!r}")
     if not exp.get("deals") and not exp.get("games"):
         raise fail("experiment.deals", "a run plays deals, games or both; both are null")
     matchups = exp.get("matchups")
@@ -373,9 +386,9 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
             raise fail(f"cells[{i}].seed", f"{cell['seed']} is not the seed the experiment gives cell {i}")
     derived = _derived_cells(exp)
     if derived is None:
-        if manifest["format"] < 3:  # nothing else vouches for the cells
-            raise fail("cells", "a format-2 run whose sweep needs its plug-ins to list its cells cannot be "
-                                "verified; run the experiment again")
+        if manifest["format"] < HASHED_FORMAT:  # nothing else vouches for the cells
+            raise fail("cells", f"a format-{manifest['format']} run whose sweep needs its plug-ins to list its cells "
+                                "cannot be verified; run the experiment again")
         return
     if len(derived) != len(manifest["cells"]):
         raise fail("cells", f"{len(manifest['cells'])} cells, the experiment has {len(derived)}")
@@ -440,7 +453,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     def fail(key: str, message: str) -> RunError:
         return RunError(f"{path}: {key}: {message} (the manifest was edited or damaged)")
 
-    if manifest["format"] >= 3:
+    if manifest["format"] >= HASHED_FORMAT:
         if manifest.get("manifest_hash") != manifest_hash(manifest):
             raise RunError(f"{path}: the manifest was edited after the run started (its manifest_hash differs)")
         sha = manifest.get("plugin_sha256")

@@ -526,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
                 "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
     _complete(p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                                     "(format: simulator/studies/tune.py)"), "file")
+                                                     "(format: simulator/studies/tune/__init__.py)"), "file")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the study in the output directory after an interruption (even kill -9), "

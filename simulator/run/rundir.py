@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core._cache import package_sources
+from ..core._cache import package_sources, playing_modules
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
@@ -79,15 +79,6 @@ SEED_LIMIT = 2**SEED_BITS
 SEED_TEXT = f"an integer from 0 to 2**{SEED_BITS} - 1"
 #: the default parent of a run's, study's or tuning's output directory (under the current directory)
 RESULTS_DIR = "results"
-
-#: modules that only read or show rows; every other module of ``simulator`` and
-#: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
-NOT_PLAYING_MODULES = frozenset({
-    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py", "simulator/tools/replay_html.py",
-    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
-    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
-    "simulator/studies/inference.py", "simulator/studies/strong_study.py",
-})
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")
 
@@ -138,8 +129,9 @@ _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 
 def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
-    """A hash of the code that plays rows: every module of ``simulator`` and ``strategies``
-    except those in ``NOT_PLAYING_MODULES``, and each plug-in by name with the code it
+    """A hash of the code that plays rows: the modules of ``simulator`` and ``strategies``
+    that play or label rows (``simulator.core._cache.playing_modules``, the same set the
+    kernel cache is keyed by), and each plug-in by name with the code it
     plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
     outside the standard library and ginsim's dependencies).  Two runs with equal
     fingerprints were played by the same code."""
@@ -152,7 +144,7 @@ def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
             plugin_digests[name] = plugin_digest(split_class_spec(path)[0])
         except OSError as exc:
             raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
-    files = package_sources(NOT_PLAYING_MODULES)
+    files = package_sources(playing_modules())
     key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugin_digests.items())
     if key in _FINGERPRINT_CACHE:
         return _FINGERPRINT_CACHE[key]

@@ -109,41 +109,79 @@ def _module_name(name: str) -> str:
     return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
 
 
-def _imported(name: str, source: bytes, files: dict[str, str], everywhere: bool) -> set[str]:
-    """The modules of ours that module ``name`` (its ``source``) imports: with ``everywhere``,
-    import statements anywhere in the file (a function's lazy imports too); else only those
-    run when the module loads (its top level, ``if`` and ``try`` blocks included), which are
-    all that a kernel can reach (numba reads a kernel's globals).  A package's
-    ``__init__.py`` counts when it is imported by name (``import strategies``, ``from . import
-    x``), not when one of its modules is (a package here only re-exports its modules).
-    ``files`` maps module names to paths."""
+def _scan(name: str, source: bytes) -> tuple[list[str], list[str]]:
+    """The modules (dotted names, ours or not) that module ``name`` imports, read from its
+    ``source``: (those run when the module loads — its top level, ``if`` and ``try`` blocks
+    included, all that a kernel can reach, since numba reads a kernel's globals — and those
+    imported anywhere in the file, a function's lazy imports too).  ``from pkg import x``
+    names ``pkg`` and ``pkg.x`` (x may be a submodule)."""
     import ast
 
     tree = ast.parse(source, name)
     package = _module_name(name) if name.endswith("__init__.py") else _module_name(name).rpartition(".")[0]
-    if everywhere:
-        nodes = list(ast.walk(tree))
-    else:
-        nodes, todo = [], list(tree.body)
-        while todo:
-            node = todo.pop()
-            nodes.append(node)
-            if isinstance(node, (ast.If, ast.Try)):
-                todo += [*node.body, *node.orelse, *getattr(node, "finalbody", []),
-                         *(n for handler in getattr(node, "handlers", []) for n in handler.body)]
-    wanted: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            wanted.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                anchor = ".".join(parts[: len(parts) - node.level + 1])
-                base = f"{anchor}.{base}" if base else anchor
-            wanted.add(base)
-            wanted.update(f"{base}.{alias.name}" for alias in node.names)  # ``from pkg import submodule``
-    return {files[module] for module in wanted if module in files}
+    at_load, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        at_load.append(node)
+        if isinstance(node, (ast.If, ast.Try)):
+            todo += [*node.body, *node.orelse, *getattr(node, "finalbody", []),
+                     *(n for handler in getattr(node, "handlers", []) for n in handler.body)]
+
+    def names(nodes) -> list[str]:
+        wanted: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                wanted.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    anchor = ".".join(parts[: len(parts) - node.level + 1])
+                    base = f"{anchor}.{base}" if base else anchor
+                wanted.add(base)
+                wanted.update(f"{base}.{alias.name}" for alias in node.names)
+        return sorted(wanted)
+
+    return names(at_load), names(ast.walk(tree))
+
+
+#: the per-file scans (``_scan``) kept between processes, keyed by the SHA-256 of the file:
+#: parsing every module costs about 0.3 s, reading this table a millisecond
+_SCAN_TABLE = "module-imports.json"
+_SCANS: dict[str, tuple[list[str], list[str]]] = {}
+
+
+def _scans(sources: list[tuple[str, Path]]) -> dict[str, tuple[list[str], list[str]]]:
+    """``_scan`` of every module, by path name: from this process's table, else from the table
+    in the generated-modules directory (a damaged or unreadable one is ignored), else parsed,
+    and the table rewritten with the current files' entries when that directory exists and
+    is writable (this creates no directory: ``ginsim cache where`` makes nothing)."""
+    import json
+
+    folder = _STATE["resolved"].get(cache_root() / GENERATED, cache_root() / GENERATED)
+
+    contents = {name: path.read_bytes() for name, path in sources}
+    digests = {name: hashlib.sha256(name.encode() + b"\0" + data).hexdigest() for name, data in contents.items()}
+    if not all(d in _SCANS for d in digests.values()):
+        try:
+            stored = json.loads((folder / _SCAN_TABLE).read_text(encoding="utf-8"))
+            _SCANS.update({d: (list(v[0]), list(v[1])) for d, v in stored.items()
+                           if isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)})
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass
+        missing = [name for name, d in digests.items() if d not in _SCANS]
+        for name in missing:
+            _SCANS[digests[name]] = _scan(name, contents[name])
+        if missing:
+            table = {d: _SCANS[d] for d in digests.values()}
+            try:
+                target = folder / _SCAN_TABLE
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+                tmp.write_text(json.dumps(table), encoding="utf-8")
+                os.replace(tmp, target)
+            except OSError:
+                pass
+    return {name: _SCANS[d] for name, d in digests.items()}
 
 
 _CLOSURES: dict[tuple, frozenset[str]] = {}
@@ -151,24 +189,27 @@ _CLOSURES: dict[tuple, frozenset[str]] = {}
 
 def import_closure(roots, everywhere: bool) -> frozenset[str]:
     """``roots`` (module paths such as ``simulator/api.py``) and every module of ours they
-    import, directly or through each other (``_imported``), read from the source text without
-    running it; computed once per state of the files."""
+    import, directly or through each other, read from the source text without running it
+    (``_scan``): with ``everywhere``, imports anywhere in a file; else only those run when a
+    module loads.  A package's ``__init__.py`` counts when it is imported by name (``import
+    strategies``, ``from . import x``), not when one of its modules is (a package here only
+    re-exports its modules).  Computed once per state of the files."""
     sources = package_sources()
     state = tuple((name, path.stat().st_mtime_ns, path.stat().st_size) for name, path in sources)
     key = (tuple(sorted(roots)), everywhere, state)
     if key not in _CLOSURES:
-        paths = dict(sources)
-        missing = sorted(set(roots) - set(paths))
+        missing = sorted(set(roots) - {name for name, _ in sources})
         if missing:
             raise RuntimeError(f"the roots of play name modules that do not exist: {', '.join(missing)}")
-        files = {_module_name(name): name for name in paths}
+        scans = _scans(sources)
+        files = {_module_name(name): name for name, _ in sources}
         seen: set[str] = set()
         todo = list(roots)
         while todo:
             name = todo.pop()
             if name not in seen:
                 seen.add(name)
-                todo.extend(_imported(name, paths[name].read_bytes(), files, everywhere))
+                todo.extend(files[m] for m in scans[name][1 if everywhere else 0] if m in files)
         if len(_CLOSURES) > 8:
             _CLOSURES.clear()
         _CLOSURES[key] = frozenset(seen)

@@ -35,6 +35,9 @@ class Field:
         self.played = 0  # deals or games played by this object
 
     def pair_values(self, strategy: str, opponent: int, phase: str, first_pair: int, n_pairs: int) -> np.ndarray:
+        """Per-pair values of ``strategy`` against opponent ``opponent`` on mirrored pairs
+        ``first_pair`` .. ``first_pair + n_pairs - 1`` of ``phase``'s stream: the mean of each
+        pair's two seatings."""
         from ... import api
 
         opp = self.spec.opponents[opponent][0]

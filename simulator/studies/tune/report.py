@@ -26,10 +26,12 @@ WORD_DRAWS = np.arange(1, 41)
 
 
 def _fmt_value(objective: str, v: float) -> str:
+    """A value as the report prints it: a percentage for game-win, signed points otherwise."""
     return f"{100 * v:.2f}%" if objective == "game_win" else f"{v:+.3f}"
 
 
 def _fmt_ci(objective: str, v: float, ci: list[float], edge: bool = False) -> str:
+    """A value with its 95% interval in brackets (percentage points for a game-win edge)."""
     if objective == "game_win":
         scale, unit, fmt = 100, " pp" if edge else "%", "+.2f" if edge else ".2f"
         return f"{scale * v:{fmt}}{unit} [{scale * ci[0]:{fmt}}, {scale * ci[1]:{fmt}}]"

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -76,6 +77,8 @@ def play_study(spec: TuneSpec, study, field_: Field, progress: bool, fingerprint
 
 
 def _sampler(spec: TuneSpec):
+    """Optuna's sampler for ``spec.sampler``, seeded by the spec's seed (TPE: multivariate,
+    with a quarter of the trials, 4 to 10, sampled at random first)."""
     optuna = _optuna()
     if spec.sampler == "random":
         return optuna.samplers.RandomSampler(seed=spec.seed % 2**32)
@@ -86,6 +89,7 @@ def _sampler(spec: TuneSpec):
 
 
 def _pruner(spec: TuneSpec, n_opponents: int):
+    """Optuna's pruner for ``spec.pruner`` over the budget's rungs (none with one rung)."""
     optuna = _optuna()
     rungs = spec.budget.rungs(n_opponents)
     first, last = 2 * n_opponents * rungs[0], 2 * n_opponents * rungs[-1]
@@ -98,9 +102,11 @@ def _pruner(spec: TuneSpec, n_opponents: int):
 
 
 def _suggest(trial, p: Param) -> float:
+    """The trial's value of parameter ``p`` in its range (int or float, step, log scale)."""
     if p.kind == "int":
         return float(trial.suggest_int(p.name, int(p.low), int(p.high), step=int(p.step or 1), log=p.log))
     return float(trial.suggest_float(p.name, p.low, p.high, step=p.step, log=p.log))
+
 
 def _needs_play(spec: TuneSpec, study) -> bool:
     """True unless the study is finished: every sweep value scored, every trial run, and
@@ -146,6 +152,7 @@ def _fixed_sweep(spec: TuneSpec, study, field_: Field, progress: bool) -> dict[s
 
 
 def _with_param(spec: str, param: str, value: float) -> str:
+    """The canonical spec of ``spec`` with ``param`` set to ``value``."""
     import strategies
 
     s = strategies.parse_strategy(spec)
@@ -157,6 +164,8 @@ def _with_param(spec: str, param: str, value: float) -> str:
 
 
 def _enqueue(spec: TuneSpec, study, sweep: dict[str, Any] | None) -> None:
+    """Queue the ``[[enqueue]]`` candidates once per study (each list a grid of
+    combinations; "best_fixed" is the sweep's best value), clamped to their ranges."""
     if study.user_attrs.get("ginsim_enqueued") or not spec.enqueue:
         return
     import itertools
@@ -259,6 +268,7 @@ def _neighbours(spec: TuneSpec, params: dict[str, float]) -> list[dict[str, floa
 
 
 def _waiting(study) -> int:
+    """How many enqueued trials are still to play."""
     optuna = _optuna()
     return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.WAITING,)))
 
@@ -290,6 +300,7 @@ def _polish(spec: TuneSpec, study, objective, callback, bar) -> None:
 
 
 def _postfix(study) -> str:
+    """The progress bar's note: the best complete value so far."""
     try:
         return f"best {study.best_value:+.4f}"
     except ValueError:

@@ -43,6 +43,7 @@ class TuneError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
+    """One tuned parameter: its range, int or float, step and log scale."""
     name: str
     kind: str  # "int" or "float"
     low: float
@@ -53,6 +54,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Budget:
+    """Deals (or games) per candidate: the last rung ``total``, the first ``first``, the
+    factor between rungs, and the fresh comparison's ``fresh``."""
     unit: str  # "deals" or "games"
     total: int  # per candidate at the last rung, over the whole field
     first: int  # the first rung
@@ -76,6 +79,7 @@ class Budget:
 
 @dataclass(frozen=True)
 class FixedSweep:
+    """The fixed-threshold baseline: ``strategy`` with ``param`` at each of ``values``."""
     strategy: str
     param: str
     values: tuple[float, ...]
@@ -83,6 +87,7 @@ class FixedSweep:
 
 @dataclass(frozen=True)
 class TuneSpec:
+    """A validated tuning spec (``parse_spec``)."""
     name: str
     path: str
     strategy: str
@@ -106,6 +111,7 @@ class TuneSpec:
     description: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec as plain JSON data."""
         return json.loads(json.dumps(asdict(self)))
 
     def identity(self) -> dict[str, Any]:
@@ -118,11 +124,13 @@ class TuneSpec:
 
     @property
     def weights(self) -> np.ndarray:
+        """The opponents' weights, normalised to sum to 1."""
         w = np.array([wt for _, wt in self.opponents], dtype=float)
         return w / w.sum()
 
 
 def _strategy_params(spec: str) -> dict[str, float]:
+    """The full parameter values of a strategy spec (one-line ``ValueError`` if it is bad)."""
     import strategies
 
     return dict(strategies.parse_strategy(spec).values)
@@ -450,7 +458,7 @@ def _fixed_threshold(data: dict[str, Any], limit: int, fail) -> FixedSweep | Non
     if fp not in fvals:
         raise fail("fixed_threshold.param", f"strategy {fs!r} has no parameter {fp!r}; parameters: "
                                             f"{', '.join(fvals) or 'none'}")
-    values = ft.get("values", list(range(0, limit + 1)))
+    values = ft.get("values", list(range(limit + 1)))
     if not isinstance(values, list) or not values or not all(_is_num(v) for v in values):
         raise fail("fixed_threshold.values", "must be a non-empty list of numbers")
     if len(set(map(float, values))) != len(values):

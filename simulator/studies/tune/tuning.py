@@ -10,8 +10,9 @@ writes the outputs (``simulator.studies.tune.outputs``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...run.rundir import RESULTS_DIR
 from .field import Field
@@ -125,6 +126,7 @@ _FINGERPRINTS: dict[tuple, str] = {}
 
 
 def _process_fingerprint(plugins: dict[str, str], code_fingerprint) -> str:
+    """The code fingerprint of ``plugins``' tunings in this process (``_FINGERPRINTS``)."""
     key = tuple(sorted(plugins.items()))
     if key not in _FINGERPRINTS:
         _FINGERPRINTS[key] = code_fingerprint(plugins)

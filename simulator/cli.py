@@ -178,7 +178,7 @@ def run_document(run_dir: str | Path) -> dict:
 def _out_dir(out: str | None, name: str) -> str | Path:
     """An ``--out`` as given, else ``results/NAME`` under the current directory; an empty
     ``--out`` is refused with one line."""
-    from .run.rundir import RESULTS_DIR
+    from .run.limits import RESULTS_DIR
 
     if out is not None and not out.strip():
         raise ValueError("--out must name a directory, got an empty string")
@@ -253,7 +253,7 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.rundir import SEED_LIMIT, SEED_TEXT
+    from .run.limits import SEED_LIMIT, SEED_TEXT
 
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise ValueError(f"--seed must be {SEED_TEXT}, got {args.seed}")

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.rules import Rules
-from .rundir import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
+from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
             "plugins", "description"}

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core._cache import package_sources, playing_modules
+from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
@@ -67,18 +68,6 @@ FORMAT = HASHED_FORMAT
 READ_FORMATS = (2, 3)
 #: where each kind of row goes in a run directory
 SUBDIR = {"deals": "data", "games": "games"}
-#: the most deals (or games) one cell, or one tuning candidate, may ask for: 2**PER_CELL_BITS,
-#: so deal numbers stay far inside int64
-PER_CELL_BITS = 40
-MAX_PER_CELL = 2**PER_CELL_BITS
-#: seeds of experiments, tunings and confirmations: 0 .. 2**SEED_BITS - 1 (``cell_seed`` and
-#: ``stream_seed`` keep 63 bits of a hash, and the engine takes a signed 64-bit seed)
-SEED_BITS = 63
-SEED_LIMIT = 2**SEED_BITS
-#: the allowed seeds in words, for one-line errors
-SEED_TEXT = f"an integer from 0 to 2**{SEED_BITS} - 1"
-#: the default parent of a run's, study's or tuning's output directory (under the current directory)
-RESULTS_DIR = "results"
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")
 

@@ -52,7 +52,8 @@ from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import NAME_PATTERN as NAME
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
-from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RESULTS_DIR, is_confirmation_file
+from ..run.limits import RESULTS_DIR
+from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
 from .seeds import development_seed_error
 
 #: the salt that makes a study's confirmation seed (recorded in confirm.json)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.rules import Rules
-from ..run.rundir import RESULTS_DIR
+from ..run.limits import RESULTS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: simulator/studies/ is two levels down
 RESULTS = ROOT / RESULTS_DIR

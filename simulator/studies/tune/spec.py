@@ -18,7 +18,7 @@ import numpy as np
 
 from ...core.rules_api import max_knock_limit
 from ...run.experiment import NAME_PATTERN, format_value, read_toml_file
-from ...run.rundir import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
+from ...run.limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}

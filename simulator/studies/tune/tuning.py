@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...run.rundir import RESULTS_DIR
+from ...run.limits import RESULTS_DIR
 from .field import Field
 from .outputs import FIGURES, TUNE_FILES, _mark_ours, write_outputs
 from .search import open_study, play_study

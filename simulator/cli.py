@@ -175,9 +175,17 @@ def run_document(run_dir: str | Path) -> dict:
     return doc
 
 
-def _cmd_run(args: argparse.Namespace) -> None:
-    from pathlib import Path
+def _out_dir(out: str | None, name: str) -> str | Path:
+    """An ``--out`` as given, else ``results/NAME`` under the current directory; an empty
+    ``--out`` is refused with one line."""
+    from .run.limits import RESULTS_DIR
 
+    if out is not None and not out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    return out if out is not None else Path(RESULTS_DIR) / name
+
+
+def _cmd_run(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
     from .analysis.summary import run_summaries
     from .run.runner import finished_run_of, run_experiment
@@ -189,9 +197,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .run.bundled import experiment_path
 
     exp = load_experiment(experiment_path(args.experiment), deals=args.deals, games=args.games)
-    if args.out is not None and not args.out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    out = args.out if args.out is not None else Path("results") / exp.name
+    out = _out_dir(args.out, exp.name)
     start = time.perf_counter()
     # the same command again on its finished, intact run (same experiment, same code) would
     # only reproduce the same rows: show that run rather than refuse it (--force re-plays it)
@@ -225,9 +231,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
     path = study_file(args.study)
     exp = load_experiment(path, deals=args.deals, games=args.games)
-    if args.out is not None and not args.out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    out = Path(args.out) if args.out is not None else Path("results") / args.study
+    out = Path(_out_dir(args.out, args.study))
     start = time.perf_counter()
     run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
     print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
@@ -249,8 +253,10 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    if args.seed is not None and not 0 <= args.seed < 2**63:
-        raise ValueError(f"--seed must be an integer from 0 to 2**63 - 1, got {args.seed}")
+    from .run.limits import SEED_LIMIT, SEED_TEXT
+
+    if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
+        raise ValueError(f"--seed must be {SEED_TEXT}, got {args.seed}")
     from .run.bundled import study_file, tuning_folder
 
     folder = tuning_folder(args.study)  # a folder of tuning specs (experiments/optimal_knock) ...
@@ -258,9 +264,7 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
     claims = Path(args.claims) if args.claims else tuning_claims_path(folder) if folder else claims_path(path)
     if not claims.is_file():
         raise ValueError(f"study {args.study} has no claims file {claims} (format: docs/experiments.md)")
-    if args.out is not None and not args.out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    out = Path(args.out) if args.out is not None else Path("results") / args.study  # under the current directory
+    out = Path(_out_dir(args.out, args.study))
     start, cpu = time.perf_counter(), time.process_time()
     log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
     if folder is not None:
@@ -522,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
                 "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
     _complete(p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                                     "(format: simulator/studies/tune.py)"), "file")
+                                                     "(format: simulator/studies/tune/__init__.py)"), "file")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the study in the output directory after an interruption (even kill -9), "

@@ -49,6 +49,7 @@ from simulator.core.melds import (
     rank_cards_nb,
 )
 from strategies.common import least_exposure_arrange_nb, default_defend_nb, knock_threshold_nb
+from strategies.thresholds import knock_at_threshold
 from strategies.view import (
     PHASE_LAST_DISCARD,
     V_DEADWOOD,
@@ -64,6 +65,8 @@ from strategies.view import (
 PARAMS = {"weight": 5.0, "knock_at": -1.0, "relief": 0.5}
 SUMMARY = "takes cards that meld; discards minimising deadwood + weight x danger to the opponent; knocks at knock_at"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
+#: its knock rule as a threshold by draw (``strategies.thresholds``): ``knock_at``, −1 the limit
+threshold = knock_at_threshold
 
 _RANKS = np.int64(RANK_MASK)
 

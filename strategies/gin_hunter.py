@@ -13,6 +13,7 @@ Parameters: ``knock_at`` (default 0), ``panic_stock`` (default 0 = never panic).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
@@ -23,6 +24,13 @@ PARAMS = {"knock_at": 0.0, "panic_stock": 0.0}
 PARAM_RANGES = {"panic_stock": (0, 52)}
 SUMMARY = "greedy, knocks only at deadwood <= knock_at (default gin); optional panic when the stock runs low"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
+
+
+def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
+    """Its knock threshold by draw (``strategies.thresholds``): ``knock_at`` whatever the
+    draw (a negative one never knocks with deadwood); the panic on a short stock depends on
+    the stock, not the draws, and is not part of it."""
+    return np.full(len(draws), float(params["knock_at"]))
 
 
 @njit(cache=True)

@@ -45,6 +45,7 @@ from simulator.core.melds import discard_deadwoods_nb, popcount_nb
 from simulator.core.rules import R_TARGET
 
 from . import simple
+from .thresholds import describe_curve, number_text, segments, whole_points
 from .threshold_schedule import threshold_nb as schedule_nb
 from .view import (
     PHASE_LAST_DISCARD,
@@ -73,6 +74,36 @@ SUMMARY = ("simple's play; knocks at deadwood <= a threshold from early to late 
            "minus pickup_penalty per opponent pile pickup, plus score_bonus near the opponent's target")
 #: how it defends (reports name it): simple's, the EAAI baseline's
 DEFENCE = simple.DEFENCE
+
+
+def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
+    """Its knock threshold after each number of ``draws`` (``threshold_nb``; see
+    ``strategies.thresholds``)."""
+    row = np.array([params[name] for name in PARAMS], dtype=np.float64)
+    return np.array([threshold_nb(row, np.int64(t), np.int64(pickups), np.int64(opp_score), np.int64(target))
+                     for t in draws], dtype=float)
+
+
+def describe(params, rules) -> str:
+    """Its knock rule in plain words under ``rules``: the threshold by draw (whole points,
+    capped at the largest knock limit), how far it drops per card the opponent took from the
+    pile, and what it does when the opponent is within ``near_target`` of the target."""
+    from simulator.core.rules_api import max_knock_limit
+
+    limit, target = max_knock_limit(rules), int(rules.target_score)
+    draws = np.arange(1, 41)
+    base = whole_points(threshold(params, draws, limit), limit)
+    text = describe_curve(base, limit).removesuffix(" (gin always)")
+    pen = params["pickup_penalty"]
+    if pen and (whole_points(threshold(params, draws, limit, pickups=1), limit) != base).any():
+        text += f"; {number_text(pen)} lower per card the opponent took from the pile"
+    if params["score_bonus"] and params["near_target"] > 0:
+        opp_score = max(1, target - int(params["near_target"]))
+        near = whole_points(threshold(params, draws, limit, opp_score=opp_score, target=target), limit)
+        if (near != base).any():
+            text += (f"; when the opponent is within {number_text(params['near_target'])} of the target: "
+                     + ("gin only" if not near.any() else "knock at deadwood " + segments(near)))
+    return text + ("" if text.startswith(("gin only", "knock as soon as legal")) else " (gin always)")
 
 
 @njit(cache=True)

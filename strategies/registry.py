@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +42,11 @@ class StrategyInfo:
     kind: str = "numba"  # "numba": decision functions in ``module``; "python": a Python player (``player``)
     player: object = None  # a Python strategy: its class (made with the parameters) or instance
     ranges: dict = field(default_factory=dict)  # name -> (low, high, integral): ``PARAM_RANGES`` checked
+    #: the module's optional ``threshold(params, draws, limit, ...)``: its knock threshold by
+    #: draw (``strategies.thresholds``), or None when its knock rule is not a threshold
+    threshold: Callable | None = None
+    #: the module's optional ``describe(params, rules)``: its knock rule in plain words
+    describe: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +175,12 @@ def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str
     for decision in DECISIONS + tuple(d for d in OPTIONAL_DECISIONS if hasattr(module, d)):
         if not hasattr(getattr(module, decision, None), "py_func"):
             raise ValueError(f"strategy {name!r} ({where}): {decision} must be a numba @njit function")
-    return StrategyInfo(name, sid, module, params, summary, path, digest, ranges=ranges)
+    shown = {}
+    for hook in ("threshold", "describe"):  # optional plain-Python views of the knock rule (strategies.thresholds)
+        shown[hook] = getattr(module, hook, None)
+        if shown[hook] is not None and not callable(shown[hook]):
+            raise ValueError(f"strategy {name!r} ({where}): {hook} must be a function (see strategies.thresholds)")
+    return StrategyInfo(name, sid, module, params, summary, path, digest, ranges=ranges, **shown)
 
 
 for _sid, (_name, _module) in enumerate(BUILTIN):

@@ -34,12 +34,15 @@ from simulator.core.melds import discard_deadwoods_nb, melds_with_card_nb
 from simulator.core.rng import random_card_of_nb
 
 from .common import arrange_as_eaai_nb
+from .thresholds import knock_at_threshold
 from .view import V_DEADWOOD, V_DRAWN, V_HAND, V_KNOCK_LIMIT, V_LEGAL_DISCARDS, V_TOP
 
 PARAMS = {"knock_at": -1.0}
 SUMMARY = "competition baseline: takes cards that meld, random least-deadwood discard, knocks at knock_at"
 #: how it defends (reports name it): the EAAI baseline's defence, not the best response
 DEFENCE = "eaai"
+#: its knock rule as a threshold by draw (``strategies.thresholds``): ``knock_at``, −1 the limit
+threshold = knock_at_threshold
 
 
 @njit(cache=True)

@@ -47,6 +47,13 @@ SUMMARY = "greedy; knocks at deadwood <= a threshold falling from early (10) to 
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
+def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
+    """Its knock threshold after each number of ``draws`` (``threshold_nb``; see
+    ``strategies.thresholds``)."""
+    row = np.array([params[name] for name in PARAMS], dtype=np.float64)
+    return np.array([threshold_nb(row, np.int64(t)) for t in draws], dtype=float)
+
+
 @njit(cache=True)
 def threshold_nb(params, draws):
     """The knock threshold after ``draws`` cards drawn by this player."""

@@ -1,29 +1,99 @@
 """The compiled-kernel cache is keyed by the sources kernels are built from."""
 
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
+import pytest
+
 from simulator.core import _cache
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_modules_left_out_of_the_cache_key_hold_no_kernels():
     root = Path(_cache.__file__).resolve().parents[2]
-    for name in _cache.PURE_PYTHON_MODULES:
-        text = (root / name).read_text()
-        assert not re.search(r"^\s*@(numba\.)?(njit|jit)\b", text, re.M), name
+    keyed = _cache.cache_key_modules()
+    for name, path in _cache.package_sources():
+        if name not in keyed:
+            assert not re.search(r"^\s*@(numba\.)?(njit|jit)\b", path.read_text(), re.M), name
+    assert (root / "simulator/engine/kernels.py").is_file()
 
 
-def test_the_cache_key_covers_the_subpackages():
-    from simulator.run.rundir import NOT_PLAYING_MODULES
-
+def test_the_cache_key_covers_every_playing_module_and_the_subpackages():
     names = [name for name, _ in _cache.package_sources()]
+    keyed = _cache.cache_key_modules()
+    playing = _cache.playing_modules()
     for kernel_module in ("simulator/engine/kernels.py", "simulator/core/melds.py", "simulator/env/encoding.py",
-                          "strategies/mc.py"):
-        assert kernel_module in names
-    keyed = {name for name, _ in _cache.package_sources(_cache.PURE_PYTHON_MODULES)}
-    assert "simulator/engine/kernels.py" in keyed and "simulator/cli.py" not in keyed
-    assert set(_cache.PURE_PYTHON_MODULES) <= set(names) and set(NOT_PLAYING_MODULES) <= set(names)
+                          "strategies/mc.py", "strategies/thresholds.py"):
+        assert kernel_module in names and kernel_module in keyed
+    assert playing <= keyed  # one definition: whatever plays is in both the key and the fingerprint
+    assert set(_cache.PLAY_ROOTS) <= playing
+    for module in ("simulator/api.py", "simulator/run/runner.py", "simulator/core/records.py",
+                   "simulator/studies/tune/search.py", "strategies/registry.py"):
+        assert module in playing, module
+    for reader in ("simulator/cli.py", "simulator/analysis/report.py", "simulator/analysis/rendering.py",
+                   "simulator/studies/tune/report.py", "simulator/studies/tune/outputs.py", "simulator/tools/play.py"):
+        assert reader not in keyed and reader not in playing, reader
 
+
+#: run in a copy of the packages: for each file, append a comment and report whether the
+#: kernel cache key and the run fingerprint changed (then restore the file)
+_EDITS = textwrap.dedent('''
+    import json, sys
+    from pathlib import Path
+    from simulator.core import _cache
+    from simulator.run.rundir import code_fingerprint
+
+    def now():
+        _cache._STATE["hash"] = None
+        return _cache.source_hash(), code_fingerprint()
+
+    base = now()
+    changed = {}
+    for name in sys.argv[1:]:
+        path = Path(name)
+        text = path.read_text()
+        path.write_text(text + "\\n# an edit\\n")
+        key, fingerprint = now()
+        path.write_text(text)
+        changed[name] = [key != base[0], fingerprint != base[1]]
+    assert now() == base
+    print(json.dumps(changed))
+''')
+
+
+def test_an_edit_to_a_playing_module_changes_both_the_cache_key_and_the_fingerprint(tmp_path):
+    tree = tmp_path / "tree"
+    for package in ("simulator", "strategies"):
+        shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    playing = ["simulator/engine/kernels.py", "simulator/core/melds.py", "strategies/simple.py",
+               "strategies/registry.py", "simulator/api.py", "simulator/run/runner.py",
+               "simulator/studies/tune/search.py", "simulator/studies/tune/fresh.py"]
+    kernels_only = ["simulator/studies/inference.py", "simulator/tools/bench.py"]
+    neither = ["simulator/analysis/report.py", "simulator/cli.py", "simulator/studies/tune/report.py",
+               "simulator/studies/tune/outputs.py", "simulator/tools/replay_html.py"]
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(tree), GINSIM_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", _EDITS, *playing, *kernels_only, *neither], capture_output=True,
+                          text=True, cwd=tree, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    changed = json.loads(done.stdout)
+    assert {name: changed[name] for name in playing} == {name: [True, True] for name in playing}
+    # modules that hold kernels but play no run's rows: a new cache directory, the same fingerprint
+    assert {name: changed[name] for name in kernels_only} == {name: [True, False] for name in kernels_only}
+    assert {name: changed[name] for name in neither} == {name: [False, False] for name in neither}
+
+
+def test_the_roots_of_play_must_exist(monkeypatch):
+    monkeypatch.setattr(_cache, "PLAY_ROOTS", (*_cache.PLAY_ROOTS, "simulator/no_such_module.py"))
+    with pytest.raises(RuntimeError, match="no_such_module"):
+        _cache.playing_modules()
 
 
 def test_kernels_go_to_a_marked_directory_keyed_by_the_source_hash():

@@ -176,7 +176,7 @@ def test_reshuffle_turns_the_pile_into_a_new_stock_and_is_bounded():
 
 # ---- invariants over many hands --------------------------------------------------------
 
-PRESETS = ["classic", "modern", "hoyle", "tournament", "oklahoma", "gin_only", "single_hand"]
+PRESETS = list(Rules.PRESETS)
 
 
 @pytest.mark.parametrize("preset", PRESETS)

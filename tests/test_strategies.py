@@ -607,7 +607,7 @@ def test_knock_policy_with_a_flat_threshold_plays_as_simple_knock_at():
 import simulator as _simulator  # noqa: E402
 from strategies import available as _available  # noqa: E402
 
-_PRESETS = ["classic", "modern", "hoyle", "tournament", "oklahoma", "gin_only", "single_hand"]
+_PRESETS = list(Rules.PRESETS)
 #: the strong players are too slow for 1.4 million hands in CI: their 100,000-hand check per
 #: preset is ``python -m simulator.studies.strong_study legality`` (results/strong_players_supplement/legality*.md),
 #: and tests/test_strong_players.py plays them on a few hands of several presets

@@ -224,3 +224,67 @@ def test_tune_errors_are_tune_errors():
     with pytest.raises(TuneError, match=r"<spec>: opponents: must be a non-empty list"):
         parse_spec({"name": "x", "strategy": "simple", "trials": 1, "params": {"knock_at": {"low": 0, "high": 3}},
                     "opponents": [], "budget": {"deals": 10}})
+
+
+def _fake_result() -> dict:
+    """A tuning result as ``fresh_result`` makes it, with awkward labels and values."""
+    row = {"per_opponent": [], "se": 0.01, "edge_se": 0.01}
+    return {
+        "name": "t", "spec_file": "experiments/t.toml", "strategy": "knock_policy:early=8,late=0.5",
+        "objective": "net_per_hand", "rules": {"preset": "hoyle", "target_score": 150},
+        "opponents": [{"strategy": "simple", "weight": 1.0}, {"strategy": "gin_hunter:knock_at=2", "weight": 2.5}],
+        "budget": {"unit": "deals"}, "tuning_value": 0.12345678, "tuned_params": {"early": 8, "late": 0.5},
+        "fresh": {"rows": [
+            {**row, "name": "tuned", "strategy": "knock_policy:early=8,late=0.5", "value": 0.1, "ci": [0.05, 0.15],
+             "edge": 0.0, "edge_ci": [0.0, 0.0]},
+            {**row, "name": 'gin "only"', "strategy": "simple:knock_at=0", "value": -0.2, "ci": [-0.3, -0.1],
+             "edge": 0.3000001, "edge_ci": [0.2, 0.4]},
+            {**row, "name": "best fixed knock_at (3)", "strategy": "simple:knock_at=3", "value": 0.0,
+             "ci": [-0.1, 0.1], "edge": 0.1, "edge_ci": [-0.01, 0.21]},
+        ]},
+    }
+
+
+def test_best_toml_is_written_by_a_toml_library_and_parses_back_to_the_same_values():
+    from simulator.studies.tune import MARK, best_document, best_toml
+
+    result = _fake_result()
+    text = best_toml(result)
+    assert text.startswith(f"# {MARK} from experiments/t.toml")
+    parsed = tomllib.loads(text)
+    assert parsed == best_document(result)
+    assert parsed["strategy"] == "knock_policy:early=8,late=0.5" and parsed["params"] == {"early": 8, "late": 0.5}
+    assert parsed["rules"] == {"preset": "hoyle", "target_score": 150}
+    assert parsed["edges"]['gin "only"'] == {"strategy": "simple:knock_at=0", "edge": 0.3, "ci95": [0.2, 0.4]}
+    assert set(parsed["edges"]) == {'gin "only"', "best fixed knock_at (3)"}
+    assert parsed["tuning_value"] == 0.123457 and parsed["weights"] == [1.0, 2.5]
+
+
+def test_policy_words_and_curves_come_from_the_strategy_modules():
+    import numpy as np
+
+    from simulator import Rules
+    from simulator.studies.tune import describe_policy, threshold_curve
+
+    hoyle = Rules.preset("hoyle")
+    draws = np.arange(1, 6)
+    # knock_policy provides describe and threshold
+    assert strategies.REGISTRY["knock_policy"].describe is not None
+    assert describe_policy("knock_policy:early=10,turn_a=2,late=0,turn_b=2", hoyle) == \
+        "knock at deadwood ≤ 10 on draws 1–2, then gin only from draw 3 (gin always)"
+    assert threshold_curve("knock_policy:early=12,turn_a=2,late=2.5,turn_b=2", draws, 0, 10).tolist() == \
+        [10, 10, 2, 2, 2]
+    # simple provides a threshold only: knock_at, -1 the knock limit
+    assert describe_policy("simple", hoyle) == "knock as soon as legal"
+    assert describe_policy("simple:knock_at=0", hoyle) == "gin only"
+    assert describe_policy("simple:knock_at=4", Rules.preset("gin_only")) == "gin only"
+    assert threshold_curve("simple:knock_at=3", draws, 0, 10).tolist() == [3] * 5
+    # gin_hunter's own convention: a negative knock_at never knocks with deadwood
+    assert threshold_curve("gin_hunter:knock_at=-1", draws, 0, 10).tolist() == [0] * 5
+    # threshold_schedule: a falling curve, described by its segments
+    assert describe_policy("threshold_schedule:early=10,early_draws=2,late=2,late_draws=4", hoyle) == \
+        "knock at deadwood ≤ 10 on draws 1–2, ≤ 6 on draw 3, then ≤ 2 from draw 4 (gin always)"
+    # a strategy that provides neither is named by its spec and has no curve
+    assert strategies.REGISTRY["mc"].threshold is None
+    assert describe_policy("random", hoyle) == "random"
+    assert threshold_curve("random", draws, 0, 10) is None

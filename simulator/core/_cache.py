@@ -2,11 +2,13 @@
 
 numba's on-disk cache is keyed by each function's own file, so a kernel that inlines code
 from another module keeps stale machine code after that module is edited.  ginsim keys the
-whole cache by a hash of the source files that kernels are built from — every module of
-``simulator`` and ``strategies`` except the pure-Python ones listed in
-``PURE_PYTHON_MODULES`` (façade, runner, CLI, analysis, reports) — so an edit to a kernel,
-a strategy or a constant a kernel reads starts a fresh cache directory, while editing a
-report does not recompile anything.  That holds whatever the configuration:
+whole cache by a hash of the source files that kernels are built from and that play rows
+(``cache_key_modules``): every module holding a kernel, the engine and the strategies, the
+modules that choose what is played (``PLAY_ROOTS``), and every module these import, found by
+reading their import statements (``import_closure``), never listed by hand.  So an edit to a
+kernel, a strategy or a constant a kernel reads starts a fresh cache directory, while editing
+a report, the CLI or the analysis (which import the engine, but are not imported by it) does
+not recompile anything.  That holds whatever the configuration:
 
 * the root is ``$GINSIM_CACHE_DIR``, else the user cache directory of the platform
   (``platformdirs``: ``$XDG_CACHE_HOME/ginsim`` or ``~/.cache/ginsim`` on Linux);
@@ -33,6 +35,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import shutil
 import stat
 import sys
@@ -64,22 +67,20 @@ def cache_root() -> Path:
     return platformdirs.user_cache_path("ginsim", appauthor=False)
 
 
-#: modules with no numba code and nothing a kernel reads (a module that gains a kernel, or
-#: constants a kernel uses, must leave this list)
-PURE_PYTHON_MODULES = frozenset({
-    "simulator/__init__.py", "simulator/_version.py", "simulator/api.py", "simulator/core/errors.py",
-    "simulator/engine/select.py", "simulator/analysis/summary.py", "simulator/studies/gamevalue.py",
-    "simulator/actions.py", "simulator/core/layouts.py",
-    "simulator/cli.py", "simulator/core/_cache.py",
-    "simulator/engine/hand.py", "simulator/core/rules_api.py",
-    "simulator/run/experiment.py", "simulator/run/runner.py", "simulator/run/replay.py", "simulator/run/bundled.py",
-    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
-    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
-    # the subpackages' docstrings
-    "simulator/core/__init__.py", "simulator/engine/__init__.py", "simulator/run/__init__.py",
-    "simulator/analysis/__init__.py", "simulator/studies/__init__.py", "simulator/tools/__init__.py",
-    "strategies/__init__.py", "strategies/registry.py",
-})
+#: where play starts besides the engine and the strategies (``ENGINE_PACKAGES``): the modules
+#: that choose what a run or a tuning plays and label its rows — the façade, the runner and
+#: the experiment's cells, the tuner's spec, search and fresh comparison.  Everything these and
+#: the engine import, directly or not, is found by ``playing_modules``.
+PLAY_ROOTS = (
+    "simulator/api.py", "simulator/run/runner.py", "simulator/run/experiment.py",
+    "simulator/studies/tune/spec.py", "simulator/studies/tune/field.py", "simulator/studies/tune/search.py",
+    "simulator/studies/tune/fresh.py",
+)
+#: packages every module of which plays: the registry imports the strategies by name, and the
+#: engine's light and plug-in copies are generated from ``kernels.py``'s text
+ENGINE_PACKAGES = ("strategies/", "simulator/engine/")
+#: a decorator that makes a numba kernel: a module holding one is a root of ``kernel_modules``
+_KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b", re.M)
 
 #: the data packages an installed wheel carries (simulator.run.bundled): experiment files and
 #: examples, not ginsim's code
@@ -88,25 +89,164 @@ DATA_PACKAGES = ("simulator/experiments/", "simulator/examples/")
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
 
 
-def package_sources(exclude: frozenset[str] = frozenset()) -> list[tuple[str, Path]]:
+def package_sources(only: frozenset[str] | None = None) -> list[tuple[str, Path]]:
     """Every module of the ``simulator`` and ``strategies`` packages, subpackages included,
     as (path from the repository root, e.g. ``simulator/engine/kernels.py``, file), sorted;
-    names in ``exclude`` are left out."""
+    with ``only``, just the modules named there."""
     root = next(p for p in Path(__file__).resolve().parents if p.name == "simulator").parent
     files = []
     for package in (root / "simulator", root / "strategies"):
         for path in sorted(package.rglob("*.py")):
             name = path.relative_to(package.parent).as_posix()
-            if "__pycache__" not in name and name not in exclude and not name.startswith(DATA_PACKAGES):
+            if "__pycache__" not in name and not name.startswith(DATA_PACKAGES) and (only is None or name in only):
                 files.append((name, path))
     return files
+
+
+def _module_name(name: str) -> str:
+    """``simulator/run/runner.py`` -> ``simulator.run.runner`` (a package's ``__init__.py``: the package)."""
+    dotted = name[:-3].replace("/", ".")
+    return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
+
+
+def _scan(name: str, source: bytes) -> tuple[list[str], list[str]]:
+    """The modules (dotted names, ours or not) that module ``name`` imports, read from its
+    ``source``: (those run when the module loads — its top level, ``if`` and ``try`` blocks
+    included, all that a kernel can reach, since numba reads a kernel's globals — and those
+    imported anywhere in the file, a function's lazy imports too).  ``from pkg import x``
+    names ``pkg`` and ``pkg.x`` (x may be a submodule)."""
+    import ast
+
+    tree = ast.parse(source, name)
+    package = _module_name(name) if name.endswith("__init__.py") else _module_name(name).rpartition(".")[0]
+    at_load, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        at_load.append(node)
+        if isinstance(node, (ast.If, ast.Try)):
+            todo += [*node.body, *node.orelse, *getattr(node, "finalbody", []),
+                     *(n for handler in getattr(node, "handlers", []) for n in handler.body)]
+
+    def names(nodes) -> list[str]:
+        wanted: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                wanted.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    anchor = ".".join(parts[: len(parts) - node.level + 1])
+                    base = f"{anchor}.{base}" if base else anchor
+                wanted.add(base)
+                wanted.update(f"{base}.{alias.name}" for alias in node.names)
+        return sorted(wanted)
+
+    return names(at_load), names(ast.walk(tree))
+
+
+#: the per-file scans (``_scan``) kept between processes, keyed by the SHA-256 of the file:
+#: parsing every module costs about 0.3 s, reading this table a millisecond
+_SCAN_TABLE = "module-imports.json"
+_SCANS: dict[str, tuple[list[str], list[str]]] = {}
+
+
+def _scans(sources: list[tuple[str, Path]]) -> dict[str, tuple[list[str], list[str]]]:
+    """``_scan`` of every module, by path name: from this process's table, else from the table
+    in the generated-modules directory (a damaged or unreadable one is ignored), else parsed,
+    and the table rewritten with the current files' entries when that directory exists and
+    is writable (this creates no directory: ``ginsim cache where`` makes nothing)."""
+    import json
+
+    folder = _STATE["resolved"].get(cache_root() / GENERATED, cache_root() / GENERATED)
+
+    contents = {name: path.read_bytes() for name, path in sources}
+    digests = {name: hashlib.sha256(name.encode() + b"\0" + data).hexdigest() for name, data in contents.items()}
+    if not all(d in _SCANS for d in digests.values()):
+        try:
+            stored = json.loads((folder / _SCAN_TABLE).read_text(encoding="utf-8"))
+            _SCANS.update({d: (list(v[0]), list(v[1])) for d, v in stored.items()
+                           if isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)})
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass
+        missing = [name for name, d in digests.items() if d not in _SCANS]
+        for name in missing:
+            _SCANS[digests[name]] = _scan(name, contents[name])
+        if missing:
+            table = {d: _SCANS[d] for d in digests.values()}
+            try:
+                target = folder / _SCAN_TABLE
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+                tmp.write_text(json.dumps(table), encoding="utf-8")
+                os.replace(tmp, target)
+            except OSError:
+                pass
+    return {name: _SCANS[d] for name, d in digests.items()}
+
+
+_CLOSURES: dict[tuple, frozenset[str]] = {}
+
+
+def import_closure(roots, everywhere: bool) -> frozenset[str]:
+    """``roots`` (module paths such as ``simulator/api.py``) and every module of ours they
+    import, directly or through each other, read from the source text without running it
+    (``_scan``): with ``everywhere``, imports anywhere in a file; else only those run when a
+    module loads.  A package's ``__init__.py`` counts when it is imported by name (``import
+    strategies``, ``from . import x``), not when one of its modules is (a package here only
+    re-exports its modules).  Computed once per state of the files."""
+    sources = package_sources()
+    state = tuple((name, path.stat().st_mtime_ns, path.stat().st_size) for name, path in sources)
+    key = (tuple(sorted(roots)), everywhere, state)
+    if key not in _CLOSURES:
+        missing = sorted(set(roots) - {name for name, _ in sources})
+        if missing:
+            raise RuntimeError(f"the roots of play name modules that do not exist: {', '.join(missing)}")
+        scans = _scans(sources)
+        files = {_module_name(name): name for name, _ in sources}
+        seen: set[str] = set()
+        todo = list(roots)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(files[m] for m in scans[name][1 if everywhere else 0] if m in files)
+        if len(_CLOSURES) > 8:
+            _CLOSURES.clear()
+        _CLOSURES[key] = frozenset(seen)
+    return _CLOSURES[key]
+
+
+def playing_modules() -> frozenset[str]:
+    """The modules whose code plays rows or labels them: the engine and the strategies
+    (``ENGINE_PACKAGES``), the roots of ``PLAY_ROOTS``, and everything they import anywhere
+    (lazy imports included).  The run fingerprint (``simulator.run.rundir.code_fingerprint``)
+    hashes exactly these; the compiled-kernel cache key (``source_hash``) hashes these and
+    ``kernel_modules``.  Analysis, reports, the CLI and the terminal tools import the engine
+    but are not imported by it, so editing them changes neither."""
+    names = [name for name, _ in package_sources()]
+    return import_closure([n for n in names if n.startswith(ENGINE_PACKAGES)] + list(PLAY_ROOTS), True)
+
+
+def kernel_modules() -> frozenset[str]:
+    """Every module that holds a numba kernel (``@njit`` and the like), the engine and the
+    strategies, and every module they import when they load: all the code a compiled
+    kernel can have inlined."""
+    roots = [name for name, path in package_sources()
+             if name.startswith(ENGINE_PACKAGES) or _KERNEL.search(path.read_text(encoding="utf-8"))]
+    return import_closure(roots, False)
+
+
+def cache_key_modules() -> frozenset[str]:
+    """The sources the kernel cache is keyed by: ``kernel_modules`` and ``playing_modules``,
+    so an edit to any module that plays changes both the cache key and the run fingerprint."""
+    return kernel_modules() | playing_modules()
 
 
 def source_hash() -> str:
     """Hash of the kernel sources as this process loaded them (computed once per process)."""
     if _STATE["hash"] is None:
         digest = hashlib.sha256()
-        for name, path in package_sources(PURE_PYTHON_MODULES):
+        for name, path in package_sources(cache_key_modules()):
             digest.update(name.encode())
             digest.update(path.read_bytes())
         digest.update(numba.__version__.encode())

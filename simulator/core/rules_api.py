@@ -259,3 +259,13 @@ def score_hand(knocker_deadwood: int, defender_deadwood: int, *, gin: bool, big_
                                              bool(gin), bool(big_gin), vector)
     name = {KNOCKER: "knocker", DEFENDER: "defender"}.get(int(winner))
     return HandScore(name, int(points), bool(undercut))
+
+
+def max_knock_limit(rules: Rules) -> int:
+    """The largest knock limit a deal of ``rules`` can have (docs/rules.md, "Knock limits"):
+    0 for gin only, 10 under Oklahoma (a ten or a face card turned up), else ``knock_limit``."""
+    if rules.gin_only:
+        return 0
+    if rules.oklahoma:
+        return 10
+    return int(rules.knock_limit)

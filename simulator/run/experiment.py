@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.rules import Rules
+from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
             "plugins", "description"}
@@ -51,7 +52,6 @@ TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk",
 #: the largest experiment file read (an experiment is a short text, never a stream)
 MAX_FILE_BYTES = 1 << 20
 #: deals or games per cell at most (deal numbers stay far inside the engine's int64)
-MAX_PER_CELL = 2**40
 #: names become directory names: letters, digits, ``_``, ``-`` and ``.``, not first
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -254,8 +254,8 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         raise fail("name", f"{len(name)} characters, at most {longest} (the longest file name this file system "
                            f"allows: the name is the run directory's); shorten it")
     seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise fail("seed", "must be an integer from 0 to 2**63 - 1")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise fail("seed", f"must be {SEED_TEXT}")
     if "deals" not in data and "games" not in data:
         raise fail("deals", "give deals (single hands per cell), games (whole games per cell), or both")
     mirrored = data.get("mirrored", True)
@@ -273,7 +273,7 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             raise fail(key, f"must be a positive integer, got {size!r}")
         if size > MAX_PER_CELL:
-            raise fail(key, f"at most 2**40 ({MAX_PER_CELL:,}) per cell, got {size:,}")
+            raise fail(key, f"at most 2**{PER_CELL_BITS} ({MAX_PER_CELL:,}) per cell, got {size:,}")
         if mirrored and size % 2:
             raise fail(key, "must be even with mirrored = true (they come in pairs)")
         sizes[key] = size

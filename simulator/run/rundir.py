@@ -51,31 +51,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core._cache import package_sources
+from ..core._cache import package_sources, playing_modules
+from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
 #: the Parquet metadata key of a chunk's provenance
 META_KEY = b"ginsim"
-#: version of the run-directory layout this code writes: 3 adds ``manifest_hash`` (over
-#: the experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
-FORMAT = 3
+#: the first run-directory format whose manifest carries ``manifest_hash`` (over the
+#: experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
+HASHED_FORMAT = 3
+#: version of the run-directory layout this code writes
+FORMAT = HASHED_FORMAT
 #: the formats this code reads; a format-2 manifest (no ``manifest_hash``) is verified by
 #: deriving its cells and seeds from its experiment (``_check_cells``)
 READ_FORMATS = (2, 3)
 #: where each kind of row goes in a run directory
 SUBDIR = {"deals": "data", "games": "games"}
-#: the most deals (or games) one cell may ask for: deal numbers stay far inside int64
-MAX_PER_CELL = 2**40
-
-#: modules that only read or show rows; every other module of ``simulator`` and
-#: ``strategies`` plays, labels or lays out rows and so belongs to the code fingerprint
-NOT_PLAYING_MODULES = frozenset({
-    "simulator/cli.py", "simulator/tools/bench.py", "simulator/run/replay.py", "simulator/tools/replay_html.py",
-    "simulator/analysis/stats.py", "simulator/analysis/report.py", "simulator/analysis/loading.py",
-    "simulator/analysis/figures.py", "simulator/analysis/tables.py", "simulator/analysis/rendering.py",
-    "simulator/studies/inference.py", "simulator/studies/strong_study.py",
-})
 
 _CHUNK_NAME = re.compile(r"^cell-(\d{4,})-chunk-(\d{5,})\.parquet$")
 
@@ -126,8 +118,9 @@ _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 
 def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
-    """A hash of the code that plays rows: every module of ``simulator`` and ``strategies``
-    except those in ``NOT_PLAYING_MODULES``, and each plug-in by name with the code it
+    """A hash of the code that plays rows: the modules of ``simulator`` and ``strategies``
+    that play or label rows (``simulator.core._cache.playing_modules``, the same set the
+    kernel cache is keyed by), and each plug-in by name with the code it
     plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
     outside the standard library and ginsim's dependencies).  Two runs with equal
     fingerprints were played by the same code."""
@@ -140,7 +133,7 @@ def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
             plugin_digests[name] = plugin_digest(split_class_spec(path)[0])
         except OSError as exc:
             raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
-    files = package_sources(NOT_PLAYING_MODULES)
+    files = package_sources(playing_modules())
     key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugin_digests.items())
     if key in _FINGERPRINT_CACHE:
         return _FINGERPRINT_CACHE[key]
@@ -333,16 +326,17 @@ def _check_experiment(exp: dict[str, Any], fail) -> None:
     gets one line naming the field, never a traceback later)."""
     if not isinstance(exp.get("name"), str):
         raise fail("experiment.name", "a string expected")
-    if not _is_int(exp.get("seed")) or not 0 <= exp["seed"] < 2**63:
-        raise fail("experiment.seed", f"an integer from 0 to 2**63 - 1 expected, got {exp.get('seed')!r}")
+    if not _is_int(exp.get("seed")) or not 0 <= exp["seed"] < SEED_LIMIT:
+        raise fail("experiment.seed", f"{SEED_TEXT} expected, got {exp.get('seed')!r}")
     if not isinstance(exp.get("mirrored"), bool):
         raise fail("experiment.mirrored", f"true or false expected, got {exp.get('mirrored')!r}")
     for size_key, chunk_key in (("deals", "chunk"), ("games", "game_chunk")):
         size, chunk = exp.get(size_key), exp.get(chunk_key)
         if size is not None and (not _is_int(size) or not 0 < size <= MAX_PER_CELL):
-            raise fail(f"experiment.{size_key}", f"null or an integer from 1 to 2**40 expected, got {size!r}")
+            raise fail(f"experiment.{size_key}",
+                       f"null or an integer from 1 to 2**{PER_CELL_BITS} expected, got {size!r}")
         if not _is_int(chunk) or not 0 < chunk <= MAX_PER_CELL:
-            raise fail(f"experiment.{chunk_key}", f"an integer from 1 to 2**40 expected, got {chunk!r}")
+            raise fail(f"experiment.{chunk_key}", f"an integer from 1 to 2**{PER_CELL_BITS} expected, got {chunk!r}")
     if not exp.get("deals") and not exp.get("games"):
         raise fail("experiment.deals", "a run plays deals, games or both; both are null")
     matchups = exp.get("matchups")
@@ -373,9 +367,9 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
             raise fail(f"cells[{i}].seed", f"{cell['seed']} is not the seed the experiment gives cell {i}")
     derived = _derived_cells(exp)
     if derived is None:
-        if manifest["format"] < 3:  # nothing else vouches for the cells
-            raise fail("cells", "a format-2 run whose sweep needs its plug-ins to list its cells cannot be "
-                                "verified; run the experiment again")
+        if manifest["format"] < HASHED_FORMAT:  # nothing else vouches for the cells
+            raise fail("cells", f"a format-{manifest['format']} run whose sweep needs its plug-ins to list its cells "
+                                "cannot be verified; run the experiment again")
         return
     if len(derived) != len(manifest["cells"]):
         raise fail("cells", f"{len(manifest['cells'])} cells, the experiment has {len(derived)}")
@@ -440,7 +434,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     def fail(key: str, message: str) -> RunError:
         return RunError(f"{path}: {key}: {message} (the manifest was edited or damaged)")
 
-    if manifest["format"] >= 3:
+    if manifest["format"] >= HASHED_FORMAT:
         if manifest.get("manifest_hash") != manifest_hash(manifest):
             raise RunError(f"{path}: the manifest was edited after the run started (its manifest_hash differs)")
         sha = manifest.get("plugin_sha256")

@@ -52,6 +52,7 @@ from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import NAME_PATTERN as NAME
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
+from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
 from .seeds import development_seed_error
 
@@ -548,7 +549,7 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
     seed (``confirmation_seed`` of the spec's seed) instead of the spec's."""
     import dataclasses
 
-    from .tune import Field, TuneError, load_spec, stream_seed
+    from .tune import Field, TuneError, load_spec, stream_seed, tune_out_dir
 
     folder = Path(folder)
     root = folder.resolve().parent.parent
@@ -571,7 +572,7 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
         mode = "deals" if tspec.objective == "net_per_hand" else "games"
         if claim.unit != ("hand" if mode == "deals" else "game"):
             raise fail("unit", f"tuning {claim.tuning} plays {mode}: unit = \"{'hand' if mode == 'deals' else 'game'}\"")
-        tune_json = root / (tspec.out or f"results/{tspec.name}") / "tune.json"
+        tune_json = root / tune_out_dir(tspec) / "tune.json"
         try:
             result = json.loads(tune_json.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -740,7 +741,7 @@ def headline_block(root: str | Path) -> str:
              "(`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
     unconfirmed = []
     for study in HEADLINE_STUDIES:
-        path = root / "results" / study / "confirm.json"
+        path = root / RESULTS_DIR / study / "confirm.json"
         if not path.is_file():
             continue
         result = json.loads(path.read_text(encoding="utf-8"))

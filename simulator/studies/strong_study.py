@@ -33,9 +33,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.rules import Rules
+from ..run.limits import RESULTS_DIR
+
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: simulator/studies/ is two levels down
-RESULTS = ROOT / "results"
-PRESETS = ["classic", "modern", "hoyle", "tournament", "oklahoma", "gin_only", "single_hand"]
+RESULTS = ROOT / RESULTS_DIR
+PRESETS = list(Rules.PRESETS)  # every rules preset, in its declared order
 NEW_PLAYERS = ["expert", "mc"]
 
 

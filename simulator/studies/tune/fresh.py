@@ -1,0 +1,96 @@
+"""The fresh-deal evaluation: the chosen policy and the baselines again, on deals the search
+never saw.
+
+Picking the best of many noisy candidates flatters it (selection bias), so the best
+complete trial and every baseline (and the best fixed threshold) play ``fresh_deals`` each
+on the same fresh streams (``stream_seed(seed, "fresh", i)``).  The edge of the chosen
+policy over a baseline is a paired mean: per mirrored pair index p, the weighted field mean
+of the chosen policy minus the baseline's; its 95% interval is the Student t interval over
+those pair units (``simulator.analysis.stats.t_interval``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from ...run.experiment import format_value
+from ...run.runner import bar_disabled
+from .field import Field
+from .spec import OBJECTIVE_TEXT, TuneSpec
+from .trials import _best_trial, _optuna
+
+
+def fresh_result(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | None, progress: bool,
+                 fingerprint: str) -> dict[str, Any]:
+    """The tuning's result (what ``tune.json`` holds): the best trial, the search's counts,
+    the sweep and the fresh comparison of the chosen policy with the baselines (played once
+    per best trial and trial count, then kept in the study)."""
+    best = _best_trial(study)
+    chosen = best.user_attrs["strategy"]
+    key = {"best_trial": best.number, "trials": spec.trials}
+    policies = {"tuned": chosen, **spec.baselines}
+    if sweep is not None:
+        policies[f"best fixed {sweep['param']} ({format_value(sweep['best_value'])})"] = sweep["best_spec"]
+    cached = study.user_attrs.get("ginsim_fresh")
+    if cached is None or cached.get("key") != key:
+        pairs = spec.budget.pairs(len(spec.opponents), spec.budget.fresh)
+        cached = {"key": key, "pairs_per_opponent": pairs, "units": pairs,
+                  "rows": _fresh_rows(spec, field_, chosen, policies, pairs, progress)}
+        study.set_user_attr("ginsim_fresh", cached)
+
+    optuna = _optuna()
+    trials = study.get_trials(deepcopy=False)
+    states = {s.name.lower(): sum(t.state == s for t in trials) for s in optuna.trial.TrialState}
+    played_search = sum(int(t.user_attrs.get(spec.budget.unit, 0)) for t in trials)
+    values = {p.name: best.params[p.name] for p in spec.params}
+    return {
+        "name": spec.name, "spec_file": spec.path, "strategy": chosen, "tuned_params": values,
+        "objective": spec.objective, "objective_text": OBJECTIVE_TEXT[spec.objective],
+        "rules": spec.rules, "rules_label": spec.rules_label,
+        "opponents": [{"strategy": s, "weight": w} for s, w in spec.opponents],
+        "budget": asdict(spec.budget),
+        "rungs": [2 * len(spec.opponents) * r for r in spec.budget.rungs(len(spec.opponents))],
+        "seed": spec.seed, "trials": spec.trials, "trial_states": states, "best_trial": best.number,
+        "tuning_value": float(best.value), "search_played": played_search,
+        "fixed_sweep": sweep, "fresh": cached, "code_fingerprint": fingerprint,
+        "sampler": spec.sampler, "pruner": spec.pruner, "description": spec.description,
+    }
+
+
+def _fresh_rows(spec: TuneSpec, field_: Field, chosen: str, policies: dict[str, str], pairs: int,
+                progress: bool) -> list[dict[str, Any]]:
+    """Play each distinct policy ``pairs`` mirrored pairs against every opponent on the
+    fresh deals; one row per policy: its value with a 95% interval, and the chosen policy's
+    paired edge over it, against the field and against each opponent."""
+    from tqdm.auto import tqdm
+
+    from ...analysis.stats import t_interval
+
+    played: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    with tqdm(total=len(set(policies.values())), disable=bar_disabled(progress), unit="policy",
+              desc=f"{spec.name}: fresh deals", leave=False) as bar:
+        for label in policies.values():
+            if label not in played:
+                played[label] = field_.field_units(label, "fresh", pairs)
+                bar.update(1)
+    rows = []
+    u0, per0 = played[chosen]
+    for name, label in policies.items():
+        u, per = played[label]
+        se, lo, hi = t_interval(u.mean(), u.std(ddof=1), len(u), 0.95)
+        diff = u0 - u
+        dse, dlo, dhi = t_interval(diff.mean(), diff.std(ddof=1), len(diff), 0.95)
+        opp = []
+        for i, (ospec, _) in enumerate(spec.opponents):
+            d = per0[i] - per[i]
+            _, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
+            _, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
+            opp.append({"opponent": ospec, "value": float(per[i].mean()), "ci": [float(vlo), float(vhi)],
+                        "edge": float(d.mean()), "edge_ci": [float(olo), float(ohi)]})
+        rows.append({"name": name, "strategy": label, "value": float(u.mean()), "ci": [float(lo), float(hi)],
+                     "se": float(se), "edge": float(diff.mean()), "edge_ci": [float(dlo), float(dhi)],
+                     "edge_se": float(dse), "per_opponent": opp})
+    return rows

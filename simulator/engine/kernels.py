@@ -7,7 +7,7 @@ is not over, fill the view of the seat to act, ask its strategy (``strategies.di
 for its answer, turn that into an action and apply it (``simulator.core.state.play_nb``; the
 knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
 check them).  ``play_game_nb`` chains hands
-into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
+into a game (``simulator.core.scoring.end_of_hand_nb`` chains them), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
 ``play_game_block_nb``) on a pool of threads (``simulator.core.blocks``).
 
@@ -119,8 +119,8 @@ from ..core.constants import (  # noqa: F401  (re-exported)
 )
 from ..core.melds import arrangement_index_nb
 from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
-from ..core.rules import R_TARGET
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from ..core.rules import MAX_HANDS_PER_GAME  # noqa: F401  (re-exported)
+from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..core.state import (  # noqa: F401  (re-exported)
     A_ARRANGE,
     A_DEFEND,
@@ -189,7 +189,6 @@ from ..core.state import (  # noqa: F401  (re-exported)
     reshuffle_next_nb,
 )
 
-MAX_HANDS_PER_GAME = 2000
 TRACE_CAPACITY = 8192
 
 # work scratch: one int64 block per worker, reused for every deal it plays (W_VIEW: the view
@@ -690,11 +689,10 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
-    strategies' copies, filled here.  Hands chain until a score reaches the target (the
-    totals: ``simulator.core.scoring.game_totals_nb``); a dead hand is dealt again by the same
-    dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
-    ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
-    reach)."""
+    strategies' copies, filled here.  Hands chain through
+    ``simulator.core.scoring.end_of_hand_nb`` (scores, boxes, the target, the next dealer,
+    the final totals) until the game is over, at the latest after ``MAX_HANDS_PER_GAME``
+    hands (a guard only pathological strategies reach)."""
     pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)  # (simulator.core.rng)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
@@ -704,17 +702,13 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
             seat_params[seat, k] = params_ab[who, k]
         for i in range(rules.shape[0]):
             seat_rules[seat, i] = rules[i]
-    scores = np.zeros(2, np.int64)
-    boxes = np.zeros(2, np.int64)
+    new_game_nb(game_out, game, pair, a_seat, first_dealer)
+    scores = game_out[G_POINTS0:G_POINTS0 + 2]  # each seat's points so far (G_POINTS0, G_POINTS1)
     row = np.zeros(N_HAND_COLS, np.int64)
     dealer = first_dealer
-    hands = 0
-    dead = 0
-    winner = -1
-    error = 0
-    error_seat = -1
-    error_value = 0
-    while hands < MAX_HANDS_PER_GAME:
+    max_hands = np.int64(MAX_HANDS_PER_GAME)
+    while dealer >= 0:
+        hands = game_out[G_HANDS]
         deal_deck_nb(seed, pair, np.int64(hands + 1), deck, deck_rng)
         hand_streams_nb(seed, pair, np.int64(hands + 1), game, np.int64(hands * 2), a_seat, deck_rng, player_rngs)
         row[H_DEAL] = hands
@@ -728,42 +722,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         if hands < hand_out.shape[0]:
             for k in range(N_HAND_COLS):
                 hand_out[hands, k] = row[k]
-        hands += 1
-        if row[H_ERROR] != ERR_NONE:
-            error = row[H_ERROR]
-            error_seat = row[H_ERROR_SEAT]
-            error_value = row[H_ERROR_VALUE]
-            break
-        hand_winner = row[H_WINNER]
-        is_dead = row[H_OUTCOME] == OUT_DEAD
-        if is_dead:
-            dead += 1
-        elif hand_winner >= 0:
-            scores[hand_winner] += row[H_POINTS]
-            boxes[hand_winner] += 1
-        if scores[0] >= rules[R_TARGET] or scores[1] >= rules[R_TARGET]:
-            winner = 0 if scores[0] >= rules[R_TARGET] else 1
-            break
-        dealer = next_dealer_nb(dealer, is_dead, hand_winner, rules)
-    total0, total1, shutout = game_totals_nb(scores[0], scores[1], boxes[0], boxes[1], winner, rules)
-    game_out[G_GAME] = game
-    game_out[G_PAIR] = pair
-    game_out[G_A_SEAT] = a_seat
-    game_out[G_FIRST_DEALER] = first_dealer
-    game_out[G_HANDS] = hands
-    game_out[G_POINTS0] = scores[0]
-    game_out[G_POINTS1] = scores[1]
-    game_out[G_BOXES0] = boxes[0]
-    game_out[G_BOXES1] = boxes[1]
-    game_out[G_DEAD_HANDS] = dead
-    game_out[G_ERROR] = error
-    game_out[G_ERROR_SEAT] = error_seat
-    game_out[G_ERROR_VALUE] = error_value
-    game_out[G_WINNER] = winner
-    game_out[G_SCORE0] = total0
-    game_out[G_SCORE1] = total1
-    game_out[G_SHUTOUT] = shutout
-    return hands
+        dealer = end_of_hand_nb(game_out, row, max_hands, rules)
+    return game_out[G_HANDS]
 
 
 @njit(cache=True, nogil=True)

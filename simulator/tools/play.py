@@ -40,10 +40,22 @@ from ..core import state as S
 from ..core.cards import DECK, format_card, mask_cards, parse_cards
 from ..engine.hand import Hand
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
-from ..core.records import OUT_DEAD, OUTCOMES
-from ..core.rules import R_TARGET, resolve_rules
+from ..core.records import (
+    G_BOXES0,
+    G_BOXES1,
+    G_HANDS,
+    G_POINTS0,
+    G_POINTS1,
+    G_SCORE0,
+    G_SCORE1,
+    G_SHUTOUT,
+    G_WINNER,
+    N_GAME_COLS,
+    OUTCOMES,
+)
+from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.rules_api import _arrangement, best_arrangement
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from ..core.scoring import end_of_hand_nb, new_game_nb
 
 HUMAN, BOT = 0, 1
 
@@ -107,6 +119,9 @@ class Table:
         self.out = out or sys.stdout
         self.scores = [0, 0]
         self.boxes = [0, 0]
+        self.record = np.zeros(N_GAME_COLS, np.int64)  # the game's record (``end_of_hand_nb``)
+        #: the game stops after this many hands without a winner, as ``simulate_games`` does
+        self.max_hands = MAX_HANDS_PER_GAME
         self.name = self.bot.label
 
     def say(self, text: str = "") -> None:
@@ -118,34 +133,38 @@ class Table:
                  f"(the same --seed deals the same cards). Keys: ? for help, q to quit.")
         try:
             dealer = int(self.rng.integers(2))
+            new_game_nb(self.record, np.int64(0), np.int64(0), np.int64(0), np.int64(dealer))
             number = 1
             while True:
                 hand = self.play_hand(dealer, number)
                 if not self.game:
                     return 0
-                dead = int(hand.state[S.S_OUTCOME]) == OUT_DEAD
-                winner = int(hand.state[S.S_WINNER])
-                if not dead and winner >= 0:
-                    self.scores[winner] += int(hand.state[S.S_POINTS])
-                    self.boxes[winner] += 1
+                # the game's hands chain as simulate_games chains them (scores, target, next
+                # dealer, the hand guard, the final totals)
+                g = self.record
+                dealer = int(end_of_hand_nb(g, hand.record(), np.int64(self.max_hands), self.vector))
+                self.scores = [int(g[G_POINTS0]), int(g[G_POINTS1])]
+                self.boxes = [int(g[G_BOXES0]), int(g[G_BOXES1])]
                 target = int(self.vector[R_TARGET])
                 self.say(f"Score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]} (game to {target})")
-                if max(self.scores) >= target:
-                    self.game_over(0 if self.scores[0] >= target else 1)
+                if dealer < 0:
+                    self.game_over()
                     return 0
-                dealer = int(next_dealer_nb(np.int64(dealer), dead, np.int64(winner), self.vector))
                 number += 1
         except (Quit, KeyboardInterrupt):
             self.say("\nbye")
             return 0
 
-    def game_over(self, winner: int) -> None:
-        t0, t1, shutout = game_totals_nb(np.int64(self.scores[0]), np.int64(self.scores[1]),
-                                         np.int64(self.boxes[0]), np.int64(self.boxes[1]), np.int64(winner),
-                                         self.vector)
+    def game_over(self) -> None:
+        g = self.record
+        t0, t1, winner = int(g[G_SCORE0]), int(g[G_SCORE1]), int(g[G_WINNER])
+        if winner < 0:
+            self.say(f"\n=== Game stopped after {int(g[G_HANDS])} hands without a winner (the hand guard). "
+                     f"Final score: you {t0}, {self.name} {t1} ===")
+            return
         who = "You win" if winner == HUMAN else f"{self.name} wins"
-        self.say(f"\n=== Game over: {who}{' (shutout)' if shutout else ''}. Final score with bonuses: "
-                 f"you {int(t0)}, {self.name} {int(t1)} ===")
+        self.say(f"\n=== Game over: {who}{' (shutout)' if g[G_SHUTOUT] else ''}. Final score with bonuses: "
+                 f"you {t0}, {self.name} {t1} ===")
 
     def play_hand(self, dealer: int, number: int) -> Hand:
         hand = Hand(self.rules, seed=int(self.rng.integers(2**63)), deck=self.rng.permutation(DECK),

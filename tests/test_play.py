@@ -91,24 +91,24 @@ def test_a_game_stops_at_the_hand_guard_as_simulate_games_does():
 
 
 def test_the_human_defends_against_the_bots_layout(tmp_path):
-    """Seed 66: simple knocks; you hold 5s 5d 5c and 3d 4d among your cards.  Your only
+    """Seed 172: simple knocks; you hold 5h 5d 5c and 3h 4h among your cards.  Your only
     least-deadwood arrangement melds the fives and keeps 37; the best defence melds
-    3d 4d 5d instead and lays off 5s on the knocker's melds, keeping 35."""
-    typed, best = _script(seed=66, defend="")  # Enter: the best defence
+    3h 4h 5h instead and lays off 5d on the knocker's melds, keeping 35."""
+    typed, best = _script(seed=172, defend="")  # Enter: the best defence
     assert "defend> " not in best and typed[-1] == ""
-    assert "simple lays out [" in best and "[b] (or Enter) best defence: [3d 4d 5d]" in best
-    assert "[1] lay out [5s 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
-    assert "You defend with the best response: lay out [3d 4d 5d], lay off 5s" in best
+    assert "simple lays out [" in best and "[b] (or Enter) best defence: [3h 4h 5h]" in best
+    assert "[1] lay out [5h 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
+    assert "You defend with the best response: lay out [3h 4h 5h], lay off 5d" in best
     assert "defender deadwood 35)" in best
-    _, first = _script(seed=66, defend="1")
-    assert "You defend with least-deadwood arrangement 1: lay out [5s 5d 5c], lay off nothing." in first
+    _, first = _script(seed=172, defend="1")
+    assert "You defend with least-deadwood arrangement 1: lay out [5h 5d 5c], lay off nothing." in first
     assert "defender deadwood 37)" in first
     # the same moves from a file, the defence an empty line
     moves = tmp_path / "moves.txt"
     moves.write_text("\n".join(typed) + "\n")
     with moves.open() as stdin:
         done = subprocess.run([sys.executable, "-m", "simulator.cli", "play", "--vs", "simple", "--rules", "hoyle",
-                               "--seed", "66"], stdin=stdin, capture_output=True, text=True, timeout=300)
+                               "--seed", "172"], stdin=stdin, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert "You defend with the best response" in done.stdout and "defender deadwood 35)" in done.stdout
 

@@ -118,7 +118,7 @@ from ..core.constants import (  # noqa: F401  (re-exported)
     W_VIEW,
 )
 from ..core.melds import arrangement_index_nb
-from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
+from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
 from ..core.rules import MAX_HANDS_PER_GAME  # noqa: F401  (re-exported)
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..core.state import (  # noqa: F401  (re-exported)
@@ -648,10 +648,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     nt = np.int64(0)
     for i in range(start, stop):
         deal = first_deal + i
-        pair = deal // 2 if mirrored else deal
-        deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)  # (the streams: simulator.core.rng)
-        dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
-        hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
+        pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs)  # (core.rng)
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
@@ -709,8 +706,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     max_hands = np.int64(MAX_HANDS_PER_GAME)
     while dealer >= 0:
         hands = game_out[G_HANDS]
-        deal_deck_nb(seed, pair, np.int64(hands + 1), deck, deck_rng)
-        hand_streams_nb(seed, pair, np.int64(hands + 1), game, np.int64(hands * 2), a_seat, deck_rng, player_rngs)
+        game_hand_streams_nb(seed, game, pair, hands, a_seat, deck, deck_rng, player_rngs)
         row[H_DEAL] = hands
         row[H_PAIR] = pair
         row[H_A_SEAT] = a_seat

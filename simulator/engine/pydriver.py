@@ -38,7 +38,7 @@ from strategies.registry import decider_for
 from ..core import records as RC
 from ..core import state as S
 from .kernels import _new_hand_nb, record_nb
-from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
+from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
 from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
 
@@ -47,10 +47,7 @@ from ..core.scoring import end_of_hand_nb, new_game_nb
 def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
     """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
-    pair = deal // 2 if mirrored else deal
-    deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
-    dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
-    hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
+    pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
     info[0] = pair
     info[1] = a_seat
@@ -70,8 +67,7 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
     """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
-    deal_deck_nb(seed, pair, np.int64(hand + 1), deck, deck_rng)
-    hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
+    game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
 
 

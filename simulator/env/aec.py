@@ -24,8 +24,10 @@ a 0-d integer array); anything else raises a one-line ``ValueError``, and so doe
 code the rules refuse now (the message lists the legal ones).  Once every agent is done,
 ``step`` and ``last`` raise a ``RuntimeError`` saying to call ``reset``.
 
-``reset(seed=s)`` makes the episodes that follow reproducible: every deck and dealer is
-drawn from a generator seeded with ``s``.  ``render()`` prints the acting player's view
+``reset(seed=s)`` makes the episodes that follow reproducible: each reset draws a seed from
+a generator seeded with ``s``, and the episode is deal 0 of ``simulate(seed=that,
+mirrored=False)`` (with ``game=True``, game 0 of ``simulate_games``): its decks, first dealer
+and streams keyed by ``simulator.core.rng`` as the batch engine keys them.  ``render()`` prints the acting player's view
 (``render_mode="human"``) or returns it (``"ansi"``).
 """
 
@@ -37,7 +39,6 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from ..core import state as S
-from ..core.cards import DECK
 from ..engine.hand import Hand
 from ..core.records import G_BOXES0, G_BOXES1, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER, N_GAME_COLS
 from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
@@ -104,15 +105,21 @@ class GinRummyEnv(AECEnv):
         self.boxes = [0, 0]
         self.hands_played = 0
         self.final_scores = None
-        dealer = int(self.np_random.integers(2))
-        self._game = np.zeros(N_GAME_COLS, np.int64)  # the game's record, kept by ``end_of_hand_nb``
-        new_game_nb(self._game, np.int64(0), np.int64(0), np.int64(0), np.int64(dealer))
-        self._deal(dealer)
+        # an episode is deal 0 (or game 0) of simulate (simulate_games) with a seed drawn from
+        # the episode generator, unmirrored: its decks and streams keyed as simulator.core.rng keys them
+        self._seed = int(self.np_random.integers(2**63))
+        self._deal(None)
 
-    def _deal(self, dealer: int) -> None:
-        deck = self.np_random.permutation(DECK)
-        self.hand = Hand(self.rules, seed=int(self.np_random.integers(2**63)), deck=deck, dealer=dealer,
-                         scores=tuple(self.scores) if self.game else (0, 0))
+    def _deal(self, dealer: int | None) -> None:
+        if self.game:
+            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False, hand_in_game=self.hands_played,
+                             dealer=dealer, scores=tuple(self.scores))
+            if dealer is None:  # the game's first hand: start its record
+                self._game = np.zeros(N_GAME_COLS, np.int64)  # kept by ``end_of_hand_nb``
+                new_game_nb(self._game, np.int64(0), np.int64(0), np.int64(self.hand.a_seat),
+                            np.int64(self.hand.dealer))
+        else:
+            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False)
         self._state = self.hand._state
         self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
 

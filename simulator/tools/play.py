@@ -37,7 +37,7 @@ import numpy as np
 from strategies import parse_strategy
 
 from ..core import state as S
-from ..core.cards import DECK, format_card, mask_cards, parse_cards
+from ..core.cards import format_card, mask_cards, parse_cards
 from ..engine.hand import Hand
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
 from ..core.records import (
@@ -113,7 +113,6 @@ class Table:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
         self.game = game
         self.read = read
         self.out = out or sys.stdout
@@ -132,11 +131,11 @@ class Table:
         self.say(f"ginsim play: you against {self.name}, rules {self.rules_name}, seed {self.seed} "
                  f"(the same --seed deals the same cards). Keys: ? for help, q to quit.")
         try:
-            dealer = int(self.rng.integers(2))
-            new_game_nb(self.record, np.int64(0), np.int64(0), np.int64(0), np.int64(dealer))
-            number = 1
+            dealer, number = None, 1
             while True:
                 hand = self.play_hand(dealer, number)
+                if number == 1:
+                    new_game_nb(self.record, np.int64(0), np.int64(0), np.int64(hand.a_seat), np.int64(hand.dealer))
                 if not self.game:
                     return 0
                 # the game's hands chain as simulate_games chains them (scores, target, next
@@ -166,10 +165,15 @@ class Table:
         self.say(f"\n=== Game over: {who}{' (shutout)' if g[G_SHUTOUT] else ''}. Final score with bonuses: "
                  f"you {t0}, {self.name} {t1} ===")
 
-    def play_hand(self, dealer: int, number: int) -> Hand:
-        hand = Hand(self.rules, seed=int(self.rng.integers(2**63)), deck=self.rng.permutation(DECK),
-                    dealer=dealer, scores=tuple(self.scores) if self.game else (0, 0))
-        who = "you deal" if dealer == HUMAN else f"{self.name} deals"
+    def play_hand(self, dealer: int | None, number: int) -> Hand:
+        # the session is game 0 (one hand: deal 0) of the seed, unmirrored, dealt as
+        # simulate_games (simulate) deals it: one keying of decks and streams, simulator.core.rng
+        if self.game:
+            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False, hand_in_game=number - 1, dealer=dealer,
+                        scores=tuple(self.scores))
+        else:
+            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False)
+        who = "you deal" if hand.dealer == HUMAN else f"{self.name} deals"
         limit = int(hand.state[S.S_LIMIT])
         self.say(f"\n=== Hand {number}: {who}; knock limit {limit}; upcard {format_card(int(hand.state[S.S_UPCARD]))} ===")
         seen = len(hand.events)

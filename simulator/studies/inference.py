@@ -26,7 +26,7 @@ from numba import njit
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
-from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, decide_nb
+from ..engine.kernels import decide_nb, play_answer_nb
 from ..core.rng import deal_streams_nb
 from ..core.state import (
     N_STATE,
@@ -35,12 +35,7 @@ from ..core.state import (
     S_HANDS,
     S_PHASE,
     S_PILE,
-    A_DEFEND_BEST,
-    DEFEND_BEST,
     deal_nb,
-    defend_nb,
-    lay_out_nb,
-    play_nb,
 )
 
 #: self-play of these strategies is what the belief was fitted on (seed 1) ...
@@ -103,16 +98,7 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
                 ks[n_dec] = k
                 opp_sid[n_dec] = sids[1 - seat]
                 n_dec += 1
-            if action == ANSWER_LAYOUT:
-                err = lay_out_nb(state, rules, x, y, trace)
-            elif action == ANSWER_DEFENCE:
-                err = defend_nb(state, rules, x, y, trace)
-            elif action == A_DEFEND_BEST:  # play_nb plays no defence
-                err = defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
-            elif action == ANSWER_NOT_A_CARD:
-                err = 1
-            else:
-                err = play_nb(state, rules, action, trace)
+            err, _ = play_answer_nb(state, rules, action, x, y, trace)
             if err != 0:
                 break
     return rows, n_dec

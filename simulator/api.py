@@ -276,11 +276,11 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
         raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
     _, _, sids, params = strategy_pair(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    from .core.rng import stream_key_nb
+    from .core.rng import scripted_streams_nb
 
-    rngs = np.array([[stream_key_nb(np.uint64(seed), 0, 0)], [stream_key_nb(np.uint64(seed), 0, 1)]],
-                    dtype=np.uint64)
-    deck_rng = np.array([stream_key_nb(np.uint64(seed), 1, 0)], dtype=np.uint64)
+    rngs = np.zeros((2, 1), np.uint64)
+    deck_rng = np.zeros(1, np.uint64)
+    scripted_streams_nb(np.uint64(seed), deck_rng, rngs)
     state = np.zeros(E.N_STATE, np.int64)
     scratch = np.zeros(E.SCRATCH_LEN, np.int64)
     memory = np.zeros((2, E.N_MEMORY), np.int64)

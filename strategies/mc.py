@@ -67,7 +67,7 @@ from simulator.core.melds import (
     popcount_nb,
     preferred_discard_nb,
 )
-from simulator.core.rng import next_u64_nb
+from simulator.core.rng import next_u64_nb, shuffle_span_nb
 from simulator.core.state import (
     A_DISCARD,
     A_DRAW_STOCK,
@@ -195,11 +195,7 @@ def determinize_nb(view, pile, rules, hidden, rng, state):
         state[S_STOCK + n] = lowest_card_nb(rest)
         rest &= rest - 1
         n += 1
-    for i in range(n - 1, 0, -1):
-        j = np.int64(((next_u64_nb(rng) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-        t = state[S_STOCK + i]
-        state[S_STOCK + i] = state[S_STOCK + j]
-        state[S_STOCK + j] = t
+    rng[0] = shuffle_span_nb(rng[0], state, np.int64(S_STOCK), np.int64(n))
     state[S_STOCK_N] = n
     state[S_STOCK_POS] = 0
     pile_len = view[V_PILE_LEN]

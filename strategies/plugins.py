@@ -623,7 +623,7 @@ def _decision_samples() -> tuple[_SampleHand, ...]:
     import numpy as np
 
     from simulator.core import state as S
-    from simulator.core.rng import deal_deck_nb, deal_seats_nb, hand_streams_nb
+    from simulator.core.rng import deal_streams_nb
     from simulator.core.rules import resolve_rules
 
     hands = []
@@ -632,12 +632,8 @@ def _decision_samples() -> tuple[_SampleHand, ...]:
         rules = resolve_rules(preset).to_array()
         chooser = np.random.default_rng(seed)
         for deal in range(deals):
-            pair, deck, deck_rng = deal // 2, np.empty(52, np.int64), np.zeros(1, np.uint64)
-            deal_deck_nb(np.uint64(seed), np.int64(pair), np.int64(0), deck, deck_rng)
-            dealer, a_seat = deal_seats_nb(deck_rng[0], np.int64(deal), True)
-            streams = np.zeros((2, 1), np.uint64)
-            hand_streams_nb(np.uint64(seed), np.int64(pair), np.int64(0), np.int64(deal), np.int64(0),
-                            np.int64(a_seat), deck_rng, streams)
+            deck, deck_rng, streams = np.empty(52, np.int64), np.zeros(1, np.uint64), np.zeros((2, 1), np.uint64)
+            _, dealer, _ = deal_streams_nb(np.uint64(seed), np.int64(deal), True, deck, deck_rng, streams)
             state = np.zeros(S.N_STATE, np.int64)
             S.deal_nb(state, deck, np.int64(dealer), np.int64(0), np.int64(0), rules,
                       deck_rng.view(np.int64)[0], trace)

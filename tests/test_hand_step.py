@@ -49,3 +49,37 @@ def test_bot_action_answers_as_strategy_action():
         assert h.clone().bot_action() == h.clone().strategy_action(spec)
         h.apply(h.bot_action())
     assert h.legal_actions() == []
+
+
+@pytest.mark.parametrize("mirrored", [True, False])
+def test_hands_of_a_game_chained_by_end_of_hand_reproduce_simulate_games(mirrored):
+    """``Hand(seed, deal=g, hand_in_game=k, dealer, scores)`` deals hand k of game g as the
+    batch game kernel does (one keying of streams: ``simulator.core.rng``), and chaining the
+    hands with ``end_of_hand_nb`` gives the kernel's game record and every hand record."""
+    from simulator.api import play_game_records
+    from simulator.core import records as RC
+    from simulator.core.rules import MAX_HANDS_PER_GAME, resolve_rules
+    from simulator.core.scoring import end_of_hand_nb, new_game_nb
+
+    seed, first = 11, 3
+    games, hands = play_game_records("gin_hunter", "knock_early", "oklahoma", first, 4, seed, mirrored, True)
+    vector = resolve_rules("oklahoma").to_array()
+    rows = []
+    for i in range(4):
+        game = first + i
+        g = np.zeros(RC.N_GAME_COLS, np.int64)
+        dealer = None
+        while True:
+            k = int(g[RC.G_HANDS])
+            h = Hand("oklahoma", seed=seed, deal=game, hand_in_game=k, mirrored=mirrored, dealer=dealer,
+                     scores=(int(g[RC.G_POINTS0]), int(g[RC.G_POINTS1])), a="gin_hunter", b="knock_early")
+            if k == 0:
+                new_game_nb(g, np.int64(game), np.int64(h.pair), np.int64(h.a_seat), np.int64(h.dealer))
+            while not h.is_over():
+                h.apply(h.bot_action())
+            rows.append(h.record())
+            dealer = int(end_of_hand_nb(g, rows[-1], np.int64(MAX_HANDS_PER_GAME), vector))
+            if dealer < 0:
+                break
+        assert np.array_equal(g, games[i]), (game, g, games[i])
+    assert np.array_equal(np.array(rows), hands)

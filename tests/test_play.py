@@ -68,25 +68,47 @@ def test_a_whole_game_keeps_the_running_score():
     assert out.count("=== Hand ") >= 2
 
 
+def test_a_game_stops_at_the_hand_guard_as_simulate_games_does():
+    """The game's hand guard (``MAX_HANDS_PER_GAME``, lowered here to 3): a game whose target
+    nobody can reach stops after that many hands, with no winner and no game bonus; the
+    running score and the final one agree with the game record."""
+    keys = dict(_MOVES)
+    out = io.StringIO()
+    table = Table("knock_early", {"preset": "hoyle", "target_score": 100_000}, 2, True,
+                  lambda prompt: keys[prompt], out)
+    table.max_hands = 3
+    assert table.run() == 0
+    text = out.getvalue()
+    assert text.count("=== Hand ") == 3
+    assert "=== Game stopped after 3 hands without a winner (the hand guard). Final score: " in text
+    assert "=== Game over:" not in text
+    g = table.record
+    from simulator.core.records import G_BOXES0, G_BOXES1, G_HANDS, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER
+    assert g[G_HANDS] == 3 and g[G_WINNER] == -1
+    box = table.rules.box_bonus
+    assert g[G_SCORE0] == g[G_POINTS0] + box * g[G_BOXES0] and g[G_SCORE1] == g[G_POINTS1] + box * g[G_BOXES1]
+    assert f"Final score: you {g[G_SCORE0]}, knock_early {g[G_SCORE1]} ===" in text
+
+
 def test_the_human_defends_against_the_bots_layout(tmp_path):
-    """Seed 66: simple knocks; you hold 5s 5d 5c and 3d 4d among your cards.  Your only
+    """Seed 172: simple knocks; you hold 5h 5d 5c and 3h 4h among your cards.  Your only
     least-deadwood arrangement melds the fives and keeps 37; the best defence melds
-    3d 4d 5d instead and lays off 5s on the knocker's melds, keeping 35."""
-    typed, best = _script(seed=66, defend="")  # Enter: the best defence
+    3h 4h 5h instead and lays off 5d on the knocker's melds, keeping 35."""
+    typed, best = _script(seed=172, defend="")  # Enter: the best defence
     assert "defend> " not in best and typed[-1] == ""
-    assert "simple lays out [" in best and "[b] (or Enter) best defence: [3d 4d 5d]" in best
-    assert "[1] lay out [5s 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
-    assert "You defend with the best response: lay out [3d 4d 5d], lay off 5s" in best
+    assert "simple lays out [" in best and "[b] (or Enter) best defence: [3h 4h 5h]" in best
+    assert "[1] lay out [5h 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
+    assert "You defend with the best response: lay out [3h 4h 5h], lay off 5d" in best
     assert "defender deadwood 35)" in best
-    _, first = _script(seed=66, defend="1")
-    assert "You defend with least-deadwood arrangement 1: lay out [5s 5d 5c], lay off nothing." in first
+    _, first = _script(seed=172, defend="1")
+    assert "You defend with least-deadwood arrangement 1: lay out [5h 5d 5c], lay off nothing." in first
     assert "defender deadwood 37)" in first
     # the same moves from a file, the defence an empty line
     moves = tmp_path / "moves.txt"
     moves.write_text("\n".join(typed) + "\n")
     with moves.open() as stdin:
         done = subprocess.run([sys.executable, "-m", "simulator.cli", "play", "--vs", "simple", "--rules", "hoyle",
-                               "--seed", "66"], stdin=stdin, capture_output=True, text=True, timeout=300)
+                               "--seed", "172"], stdin=stdin, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert "You defend with the best response" in done.stdout and "defender deadwood 35)" in done.stdout
 

@@ -5,10 +5,14 @@ golden-ratio increment and returns splitmix64's scramble of it.  Streams are key
 ``stream_key_nb(seed, a, b)`` so a deal's deck, its reshuffles and each player's decisions
 depend only on the root seed and the deal's indices — never on thread count or chunking.
 
-How a deal's streams are keyed is defined once, here (``deal_deck_nb``, ``deal_seats_nb``,
-``hand_streams_nb``, ``game_start_nb``), and used by the batch kernels
-(``simulator.engine.kernels``), the Python driver (``simulator.engine.pydriver``) and
-``simulator.Hand``, so the three deal the same cards and streams by construction:
+How a deal's streams are keyed is defined once, here, for every way a hand starts:
+``deal_streams_nb`` (deal ``d`` of ``simulate``), ``game_start_nb`` and
+``game_hand_streams_nb`` (hand ``k`` of game ``g`` of ``simulate_games``) and
+``scripted_streams_nb`` (an explicit deck: ``simulator.api.play_deck``,
+``simulator.Hand(deck=...)``).  The batch kernels (``simulator.engine.kernels``), the Python
+driver (``simulator.engine.pydriver``), ``simulator.Hand``, the RL environment (an episode
+is a game, or a deal, of a seed drawn from its generator) and the belief study call them, so
+they deal the same cards and streams by construction:
 
 * the deck of hand ``h`` of pair ``p`` (``h`` = 0 for a single deal, hand ``k`` of a game
   is ``h = k + 1``) is shuffled by the stream ``(seed ^ DECK_SALT, p, h)``; after the
@@ -17,7 +21,12 @@ How a deal's streams are keyed is defined once, here (``deal_deck_nb``, ``deal_s
 * each seat's decisions from ``(seed ^ PLAYER_SALT, d, i + who)`` (``who`` 0 for A, 1 for
   B): ``d`` the deal and ``i = 0`` for a single deal, ``d`` the game and ``i = 2k`` for
   hand ``k`` of a game;
-* a game's first dealer and A's seat come from ``(seed ^ DECK_SALT, p, 2**41)``.
+* a game's first dealer and A's seat come from ``(seed ^ DECK_SALT, p, 2**41)``;
+* an explicit deck (A in seat 0) has no shuffle: its reshuffles draw from
+  ``(seed, 1, 0)`` and seat ``s``'s decisions from ``(seed, 0, s)``.
+
+Every shuffle, of a deck, of the pile into a new stock (``simulator.core.state``) or of a
+search player's sampled stock (``strategies.mc``), is ``shuffle_span_nb``.
 """
 
 from __future__ import annotations
@@ -76,14 +85,28 @@ def random_card_of_nb(state, mask):
     return np.int64(card)
 
 
+@njit(cache=True, _nrt=False, forceinline=False)
+def shuffle_span_nb(counter, cards, start, n):
+    """Fisher-Yates shuffle of ``cards[start:start + n]`` in place, drawing from the stream
+    whose counter is ``counter`` (as ``below_nb`` draws: position ``i`` swaps with one of
+    ``0 .. i``, from the top down); returns the advanced counter.  (A counter, not a
+    stream array, so the hand state can keep its reshuffle stream in one int64 slot.)"""
+    c = np.uint64(counter)
+    for i in range(n - 1, 0, -1):
+        x = mix64_nb(c)
+        c += GOLDEN
+        j = np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        t = cards[start + i]
+        cards[start + i] = cards[start + j]
+        cards[start + j] = t
+    return c
+
+
 @njit(cache=True)
 def shuffle_nb(state, cards, n):
-    """Fisher-Yates shuffle of ``cards[:n]`` in place."""
-    for i in range(n - 1, 0, -1):
-        j = below_nb(state, i + 1)
-        t = cards[i]
-        cards[i] = cards[j]
-        cards[j] = t
+    """Fisher-Yates shuffle of ``cards[:n]`` in place with the stream ``state``
+    (``shuffle_span_nb``)."""
+    state[0] = shuffle_span_nb(state[0], cards, np.int64(0), np.int64(n))
 
 
 # ---- a deal's streams (see the module docstring) ---------------------------------------------
@@ -95,7 +118,7 @@ def deal_deck_nb(seed, pair, hand_index, deck, rng):
     rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, hand_index)
     for i in range(52):
         deck[i] = DECK[i]
-    shuffle_nb(rng, deck, np.int64(52))
+    rng[0] = shuffle_span_nb(rng[0], deck, np.int64(0), np.int64(52))
 
 
 @njit(cache=True)
@@ -125,3 +148,32 @@ def game_start_nb(seed, game, mirrored, rng):
     rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(GAME_START_STREAM))
     dealer, a_seat = deal_seats_nb(rng[0], game, mirrored)
     return np.int64(pair), dealer, a_seat
+
+
+@njit(cache=True)
+def deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs):
+    """Start deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)``: its shuffled deck
+    into ``deck``, its reshuffle stream into ``deck_rng`` and each seat's decision stream
+    into ``player_rngs`` (2 × 1).  Returns (pair, dealer, A's seat)."""
+    pair = deal // 2 if mirrored else deal
+    deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
+    dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
+    hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
+    return np.int64(pair), dealer, a_seat
+
+
+@njit(cache=True)
+def game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_rngs):
+    """Start hand ``hand`` of game ``game`` (pair ``pair``, A in ``a_seat``: from
+    ``game_start_nb``): its deck, reshuffle stream and the seats' decision streams."""
+    deal_deck_nb(seed, pair, np.int64(hand + 1), deck, deck_rng)
+    hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
+
+
+@njit(cache=True)
+def scripted_streams_nb(seed, deck_rng, player_rngs):
+    """The streams of a hand dealt from an explicit deck (A in seat 0): the reshuffle
+    stream into ``deck_rng``, seat ``s``'s decision stream into ``player_rngs[s]``."""
+    deck_rng[0] = stream_key_nb(seed, np.int64(1), np.int64(0))
+    for seat in range(2):
+        player_rngs[seat, 0] = stream_key_nb(seed, np.int64(0), np.int64(seat))

@@ -25,6 +25,9 @@ CANCEL_AT_STOCK = 2
 #: draws are bounded by the rules, pile draws are not: only a strategy that keeps taking
 #: from the pile without ever knocking can reach it (built-in play never comes close).
 MAX_TURNS_PER_HAND = 500
+#: the game's guard: a game still without a winner after this many hands stops there (no
+#: game bonus, no shutout); only pathological strategies reach it
+MAX_HANDS_PER_GAME = 2000
 
 
 @dataclass(frozen=True)

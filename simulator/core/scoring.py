@@ -1,5 +1,6 @@
 """Scoring one hand (docs/rules.md#scoring-a-hand), the knock limit of a deal, and the
-totals and next dealer of a game (docs/rules.md#the-game).
+totals and next dealer of a game (docs/rules.md#the-game), and the end of a hand within a
+game (``end_of_hand_nb``: the one place every game driver chains hands).
 
 K is the knocker's deadwood, D the defender's after layoffs (no layoffs against gin):
 
@@ -18,6 +19,34 @@ from __future__ import annotations
 from numba import njit
 
 from .cards import CARD_VALUE
+from .constants import (
+    G_A_SEAT,
+    G_BOXES0,
+    G_BOXES1,
+    G_DEAD_HANDS,
+    G_ERROR,
+    G_ERROR_SEAT,
+    G_ERROR_VALUE,
+    G_FIRST_DEALER,
+    G_GAME,
+    G_HANDS,
+    G_PAIR,
+    G_POINTS0,
+    G_POINTS1,
+    G_SCORE0,
+    G_SCORE1,
+    G_SHUTOUT,
+    G_WINNER,
+    H_DEALER,
+    H_ERROR,
+    H_ERROR_SEAT,
+    H_ERROR_VALUE,
+    H_OUTCOME,
+    H_POINTS,
+    H_WINNER,
+    N_GAME_COLS,
+    OUT_DEAD,
+)
 from .rules import (
     NEXT_ALTERNATE,
     NEXT_LOSER,
@@ -32,6 +61,7 @@ from .rules import (
     R_OKLAHOMA_ACE_LIMIT,
     R_SHUTOUT,
     R_SPADE_DOUBLE,
+    R_TARGET,
     R_UNDERCUT_BONUS,
     R_UNDERCUT_ON_TIE,
     SHUTOUT_DOUBLE,
@@ -122,3 +152,65 @@ def next_dealer_nb(dealer, dead, hand_winner, rules):
     if mode == NEXT_LOSER:
         return 1 - hand_winner
     return hand_winner
+
+
+@njit(cache=True, _nrt=False)
+def new_game_nb(game_row, game, pair, a_seat, first_dealer):
+    """Start the game record ``game_row`` (``G_*`` columns, ``simulator.core.records``) of a
+    game about to be played: its identity, no hands, no points, no winner, no error."""
+    for i in range(N_GAME_COLS):
+        game_row[i] = 0
+    game_row[G_GAME] = game
+    game_row[G_PAIR] = pair
+    game_row[G_A_SEAT] = a_seat
+    game_row[G_FIRST_DEALER] = first_dealer
+    game_row[G_WINNER] = -1
+    game_row[G_ERROR_SEAT] = -1
+
+
+@njit(cache=True, _nrt=False)
+def end_of_hand_nb(game_row, hand_row, max_hands, rules):
+    """Chain a finished hand into its game (docs/rules.md#the-game); every game driver
+    (the batch kernel, the Python driver, the RL environment, ``ginsim play``) calls this.
+
+    ``hand_row`` is the hand's record (``H_*``), ``game_row`` the game's (``G_*``, started
+    by ``new_game_nb``), updated here: one more hand; a dead hand counted; the hand's
+    points and box to its winner (a scoreless tie scores nothing).  The game ends when a
+    seat's points reach ``target_score`` (that seat wins), when the hand stopped on a
+    strategy's error (copied into the game's error columns), or after ``max_hands`` hands
+    (the guard: no winner); then the final totals, with the game, box and shutout bonuses
+    (``game_totals_nb``), are written.  Returns the dealer of the next hand
+    (``next_dealer_nb``: the same after a dead hand), or -1 when the game is over."""
+    game_row[G_HANDS] += 1
+    dealer = hand_row[H_DEALER]
+    hand_winner = hand_row[H_WINNER]
+    dead = hand_row[H_OUTCOME] == OUT_DEAD
+    over = False
+    if hand_row[H_ERROR] != 0:
+        game_row[G_ERROR] = hand_row[H_ERROR]
+        game_row[G_ERROR_SEAT] = hand_row[H_ERROR_SEAT]
+        game_row[G_ERROR_VALUE] = hand_row[H_ERROR_VALUE]
+        over = True
+    else:
+        if dead:
+            game_row[G_DEAD_HANDS] += 1
+        elif hand_winner >= 0:
+            game_row[G_POINTS0 + hand_winner] += hand_row[H_POINTS]  # (G_POINTS1, G_BOXES1 follow)
+            game_row[G_BOXES0 + hand_winner] += 1
+        target = rules[R_TARGET]
+        if game_row[G_POINTS0] >= target:
+            game_row[G_WINNER] = 0
+            over = True
+        elif game_row[G_POINTS1] >= target:
+            game_row[G_WINNER] = 1
+            over = True
+        elif game_row[G_HANDS] >= max_hands:
+            over = True
+    if not over:
+        return next_dealer_nb(dealer, dead, hand_winner, rules)
+    total0, total1, shutout = game_totals_nb(game_row[G_POINTS0], game_row[G_POINTS1], game_row[G_BOXES0],
+                                             game_row[G_BOXES1], game_row[G_WINNER], rules)
+    game_row[G_SCORE0] = total0
+    game_row[G_SCORE1] = total1
+    game_row[G_SHUTOUT] = shutout
+    return -1

@@ -150,11 +150,10 @@ from .melds import (
     layoff_after_melds_nb,
     layoff_solution_nb,
     min_deadwood_nb,
-    mix64_nb,
     valid_layout_nb,
 )
 from .layouts import ERRORS
-from .rng import GOLDEN
+from .rng import shuffle_span_nb
 from .rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
@@ -451,20 +450,13 @@ def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_
 @_cold
 def reshuffle_nb(state, trace):
     """The pile less its top card becomes the new stock, shuffled with the reshuffle
-    stream (Fisher-Yates as ``simulator.core.rng.shuffle_nb`` with ``below_nb``, on the
-    stream's counter)."""
+    stream (``simulator.core.rng.shuffle_span_nb`` on the stream's counter, kept in
+    ``S_DECK_RNG``)."""
     pile_len = state[S_PILE_LEN]
     n = pile_len - 1
     for i in range(n):
         state[S_STOCK + i] = state[S_PILE + i]
-    counter = np.uint64(state[S_DECK_RNG])
-    for i in range(n - 1, 0, -1):
-        x = mix64_nb(counter)
-        counter += GOLDEN
-        j = np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-        t = state[S_STOCK + i]
-        state[S_STOCK + i] = state[S_STOCK + j]
-        state[S_STOCK + j] = t
+    counter = shuffle_span_nb(np.uint64(state[S_DECK_RNG]), state, np.int64(S_STOCK), n)
     state[S_DECK_RNG] = np.int64(counter)
     state[S_STOCK_N] = n
     state[S_STOCK_POS] = 0

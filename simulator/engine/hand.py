@@ -56,18 +56,10 @@ from ..core.records import (
     N_HAND_COLS,
     OUTCOMES,
 )
-from ..core.rng import deal_deck_nb, deal_seats_nb, hand_streams_nb, stream_key_nb
+from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb, scripted_streams_nb
 from ..core.rules import Rules, resolve_rules
 
 _TRACE_ROWS = 64  # events one action can write (a deal writes 21)
-
-
-def _key(seed: int, a: int, b: int) -> int:
-    return int(stream_key_nb(np.uint64(seed), np.int64(a), np.int64(b)))
-
-
-def _as_int64(u64: int) -> np.int64:
-    return np.array([u64], dtype=np.uint64).view(np.int64)[0]
 
 
 def _cards(mask: int) -> list[str]:
@@ -82,6 +74,11 @@ class Hand:
     in ``a_seat``), and each seat's random stream as the batch engine keys it.  ``a`` and
     ``b`` (strategy specs, optional) are the strategies of A and B for ``bot_action``.
 
+    ``Hand(rules, seed, deal=g, hand_in_game=k, dealer=d, scores=(s0, s1))`` deals hand ``k``
+    of game ``g`` of ``simulate_games(..., seed=seed, mirrored=mirrored)``: its deck and
+    streams; the dealer and scores, which depend on the hands before, are given (hand 0's
+    dealer defaults to the game's first dealer).
+
     ``Hand(deck=..., dealer=0, ...)`` deals an explicit 52-card deck instead (cards 0..19
     alternately to the non-dealer and the dealer, card 20 the upcard, the rest the stock in
     drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``.
@@ -90,7 +87,7 @@ class Hand:
 
     def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, deal: int = 0, *,
                  a=None, b=None, mirrored: bool = True, deck=None, dealer: int | None = None,
-                 scores=(0, 0)):
+                 scores=(0, 0), hand_in_game: int | None = None):
         from strategies import parse_strategy
 
         self.rules = resolve_rules(rules)
@@ -106,23 +103,38 @@ class Hand:
         self._state = self._work[K_STATE:K_STATE + S.N_STATE]
         self._legal = np.zeros(S.MAX_LEGAL, np.int64)  # legal_actions' output (scratch)
         self._bots: list = [None, None]  # per seat: (engine, sid, params, lent params) once asked
+        self.game, self.hand_in_game = -1, -1
+        deck_rng = np.zeros(1, np.uint64)
         if deck is None:
             if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
                 raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
             deal = int(deal)
-            # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
-            pair = deal // 2 if mirrored else deal
-            rng = np.zeros(1, np.uint64)
             cards = np.empty(52, np.int64)
-            deal_deck_nb(np.uint64(seed), np.int64(pair), np.int64(0), cards, rng)
-            default_dealer, a_seat = (int(x) for x in deal_seats_nb(rng[0], np.int64(deal), bool(mirrored)))
+            # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
+            if hand_in_game is None:
+                pair, default_dealer, a_seat = (int(x) for x in deal_streams_nb(
+                    np.uint64(seed), np.int64(deal), bool(mirrored), cards, deck_rng, self._rngs))
+                if dealer is not None and dealer != default_dealer:
+                    raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
+            else:
+                if isinstance(hand_in_game, bool) or not isinstance(hand_in_game, (int, np.integer)) \
+                        or hand_in_game < 0:
+                    raise ValueError(f"hand_in_game must be a non-negative integer, got {hand_in_game!r}")
+                pair, default_dealer, a_seat = (int(x) for x in game_start_nb(
+                    np.uint64(seed), np.int64(deal), bool(mirrored), deck_rng))
+                game_hand_streams_nb(np.uint64(seed), np.int64(deal), np.int64(pair), np.int64(hand_in_game),
+                                     np.int64(a_seat), cards, deck_rng, self._rngs)
+                self.game, self.hand_in_game = deal, int(hand_in_game)
+                if dealer is None:
+                    if hand_in_game:
+                        raise ValueError("dealer is needed for a hand after a game's first: it depends on the "
+                                         "hands before")
+                    dealer = default_dealer
+                if dealer not in (0, 1):
+                    raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+                default_dealer = dealer
             self.a_seat = a_seat
-            hand_streams_nb(np.uint64(seed), np.int64(pair), np.int64(0), np.int64(deal), np.int64(0),
-                            np.int64(a_seat), rng, self._rngs)
-            deck_key = int(rng[0])
-            self.deal, self.pair = deal, pair
-            if dealer is not None and dealer != default_dealer:
-                raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
+            self.deal, self.pair = deal if hand_in_game is None else int(hand_in_game), pair
             dealer = default_dealer
         else:
             cards = np.array(as_codes(deck), dtype=np.int64)
@@ -132,15 +144,14 @@ class Hand:
             if dealer not in (0, 1):
                 raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
             self.a_seat, self.deal, self.pair = 0, 0, 0
-            self._rngs[0, 0] = _key(seed, 0, 0)
-            self._rngs[1, 0] = _key(seed, 0, 1)
-            deck_key = _key(seed, 1, 0)
+            scripted_streams_nb(np.uint64(seed), deck_rng, self._rngs)
+        deck_key = deck_rng.view(np.int64)[0]
         self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
         self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)  # written and read within one call
         self.events: list[tuple[int, str, int]] = []
         s0, s1 = (int(x) for x in scores)
         S.deal_nb(self._state, cards, np.int64(dealer), np.int64(s0), np.int64(s1), self._rules,
-                  _as_int64(deck_key), self._trace)
+                  deck_key, self._trace)
         self._collect_events()
 
     @property
@@ -386,7 +397,7 @@ class Hand:
         out = np.zeros(N_HAND_COLS, np.int64)
         record_nb(self._state, out)
         out[H_DEAL], out[H_PAIR], out[H_A_SEAT] = self.deal, self.pair, self.a_seat
-        out[H_GAME] = out[H_HAND_IN_GAME] = -1
+        out[H_GAME], out[H_HAND_IN_GAME] = self.game, self.hand_in_game
         out[H_ERROR_SEAT] = -1
         return out
 

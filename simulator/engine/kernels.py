@@ -4,10 +4,12 @@ The rules of play live in ``simulator.core.state`` (the state array and its phas
 ``simulator.core.melds`` and ``simulator.core.scoring``; this module only asks strategies for their
 moves and records what happens.  A hand is a short loop (``play_hand_nb``): while the hand
 is not over, fill the view of the seat to act, ask its strategy (``strategies.dispatch``)
-for its answer, turn that into an action and apply it (``simulator.core.state.play_nb``; the
-knocker's melds go to ``lay_out_nb`` and the defender's answer to ``defend_nb``, which
-check them).  ``play_game_nb`` chains hands
-into a game (game scoring: ``simulator.core.scoring.game_totals_nb``, ``next_dealer_nb``), and
+for its answer and decode it (``answer_nb``), and play it (``play_answer_nb``: through
+``simulator.core.state.play_nb``; the knocker's melds go to ``lay_out_nb`` and the defender's
+answer to ``defend_nb``, which check them).  Every loop that lets strategies play (the batch
+kernel, ``advance_nb`` for the Python driver, the belief study) decodes and plays answers
+with these two.  ``play_game_nb`` chains hands
+into a game (``simulator.core.scoring.end_of_hand_nb`` chains them), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
 ``play_game_block_nb``) on a pool of threads (``simulator.core.blocks``).
 
@@ -118,9 +120,9 @@ from ..core.constants import (  # noqa: F401  (re-exported)
     W_VIEW,
 )
 from ..core.melds import arrangement_index_nb
-from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
-from ..core.rules import R_TARGET
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
+from ..core.rules import MAX_HANDS_PER_GAME  # noqa: F401  (re-exported)
+from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..core.state import (  # noqa: F401  (re-exported)
     A_ARRANGE,
     A_DEFEND,
@@ -189,14 +191,13 @@ from ..core.state import (  # noqa: F401  (re-exported)
     reshuffle_next_nb,
 )
 
-MAX_HANDS_PER_GAME = 2000
 TRACE_CAPACITY = 8192
 
 # work scratch: one int64 block per worker, reused for every deal it plays (W_VIEW: the view
 # of the seat to act; W_SEAT_PILES: each seat's copy of the pile; SCRATCH_LEN) and the work
 # array of ``advance_nb`` (K_*) are declared in simulator.core.layouts
 
-# what ``decide_nb`` returns besides actions: a layout in (x, y), a defence (the
+# what ``answer_nb`` returns besides actions: a layout in (x, y), a defence (the
 # defender's melds) in (x, y), or a discard that is no card code at all (x)
 ANSWER_LAYOUT = -2
 ANSWER_DEFENCE = -3
@@ -204,13 +205,41 @@ ANSWER_NOT_A_CARD = -1
 
 
 @njit(cache=True, _nrt=False)
+def check_lent_nb(state, pile, rules, own_rules, params, own_params):
+    """Check the copies one strategy was lent for one decision: its pile copy (live part)
+    against the state's pile, its rule copy against ``rules`` and its parameter row against
+    ``params``.  Returns ``(ERR_NONE, 0)``, or the first ``ERR_WROTE_*`` found (pile, then
+    rules, then parameters) and the slot written; the rule and parameter copies are
+    restored either way.  (The batch kernels first check both seats at once, ``_guard_nb``,
+    and call this when something differs.)"""
+    err = ERR_NONE
+    slot = np.int64(0)
+    for i in range(state[S_PILE_LEN]):
+        if pile[i] != state[S_PILE + i] and err == ERR_NONE:
+            err, slot = ERR_WROTE_PILE, np.int64(i)
+    for i in range(rules.shape[0]):
+        if own_rules[i] != rules[i]:
+            if err == ERR_NONE:
+                err, slot = ERR_WROTE_RULES, np.int64(i)
+            own_rules[i] = rules[i]
+    for i in range(params.shape[0]):
+        a = own_params[i]
+        b = params[i]
+        if a != b and (a == a or b == b):  # a NaN parameter equals itself
+            if err == ERR_NONE:
+                err, slot = ERR_WROTE_PARAMS, np.int64(i)
+            own_params[i] = b
+    return err, slot
+
+
+@njit(cache=True, _nrt=False)
 def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
     """Check what the strategies were lent: each seat's pile copy (live part), rule copy
     and parameter row must still equal the engine's (one branch-free pass in the common
-    case).  A difference stops the hand with ``ERR_WROTE_*`` against the first seat found
-    (unless a write was reported already) and restores the rule and parameter copies, so
-    later hands of the block or game start clean.  (Plain loops only: slice assignment
-    and array views would cost seconds of compile time.)"""
+    case).  A difference is looked up seat by seat with ``check_lent_nb`` (the one check
+    of lent arrays), which restores the rule and parameter copies so later hands of the
+    block or game start clean; it stops the hand with ``ERR_WROTE_*`` against seat 0's
+    first write, else seat 1's (unless a write was reported already)."""
     pile_len = state[S_PILE_LEN]
     acc = np.int64(0)
     for i in range(pile_len):
@@ -226,74 +255,103 @@ def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
             differ |= a != b and (a == a or b == b)  # a NaN parameter equals itself
     if acc == 0 and not differ:
         return
-    # something was written: find the seat and slot (rare, so plain loops)
-    found = out[H_ERROR] >= ERR_WROTE_PILE
-    for seat in range(2):
-        copy = pile0 if seat == 0 else pile1
-        for i in range(pile_len):
-            if copy[i] != state[S_PILE + i] and not found:
-                found = True
-                out[H_ERROR] = ERR_WROTE_PILE
-                out[H_ERROR_SEAT] = seat
-                out[H_ERROR_VALUE] = i
-    for seat in range(2):
-        for i in range(rules.shape[0]):
-            if seat_rules[seat, i] != rules[i]:
-                if not found:
-                    found = True
-                    out[H_ERROR] = ERR_WROTE_RULES
-                    out[H_ERROR_SEAT] = seat
-                    out[H_ERROR_VALUE] = i
-                seat_rules[seat, i] = rules[i]
-    for seat in range(2):
-        for i in range(params.shape[1]):
-            a = seat_params[seat, i]
-            b = params[seat, i]
-            if a != b and (a == a or b == b):
-                if not found:
-                    found = True
-                    out[H_ERROR] = ERR_WROTE_PARAMS
-                    out[H_ERROR_SEAT] = seat
-                    out[H_ERROR_VALUE] = i
-                seat_params[seat, i] = b
+    # something was written: find the seat and slot, and restore the copies (rare)
+    err0, slot0 = check_lent_nb(state, pile0, rules, seat_rules[0], params[0], seat_params[0])
+    err1, slot1 = check_lent_nb(state, pile1, rules, seat_rules[1], params[1], seat_params[1])
+    if out[H_ERROR] >= ERR_WROTE_PILE:  # a write reported already
+        return
+    if err0 != ERR_NONE:
+        out[H_ERROR] = err0
+        out[H_ERROR_SEAT] = 0
+        out[H_ERROR_VALUE] = slot0
+    elif err1 != ERR_NONE:
+        out[H_ERROR] = err1
+        out[H_ERROR_SEAT] = 1
+        out[H_ERROR_VALUE] = slot1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def answer_nb(phase, r0, r1):
+    """Decode a strategy's raw answer in ``phase``: the one decoder of answers, which every
+    loop calls.  ``r0`` is what the phase's decision returned (``discard_nb``: the card;
+    ``knock_nb``, ``take_nb``: true or false; ``arrange_nb``, ``defend_nb``: the set mask,
+    ``r1`` the run mask).
+
+    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
+    a discard; the best defence, ``(DEFEND_BEST, _)``, is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT``
+    with the knocker's set and run masks in ``x``, ``y``; ``ANSWER_DEFENCE`` with the
+    defender's; or ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code
+    at all (a shift by 64 or more, or a negative one, is undefined).  ``play_answer_nb``
+    plays it."""
+    zero = np.int64(0)
+    if phase == PHASE_DISCARD:
+        if r0 < 0 or r0 > 63:
+            return np.int64(ANSWER_NOT_A_CARD), r0, zero
+        return A_DISCARD + r0, r0, zero
+    if phase == PHASE_KNOCK:
+        return (np.int64(A_KNOCK) if r0 != 0 else np.int64(A_NO_KNOCK)), zero, zero
+    if phase == PHASE_ARRANGE:
+        return np.int64(ANSWER_LAYOUT), r0, r1
+    if phase == PHASE_DEFEND:
+        if r0 == DEFEND_BEST:
+            return np.int64(A_DEFEND_BEST), zero, zero
+        return np.int64(ANSWER_DEFENCE), r0, r1
+    # the first upcard, a draw, the last discard
+    if r0 != 0:
+        return np.int64(A_TAKE_PILE), zero, zero
+    if phase == PHASE_DRAW:
+        return np.int64(A_DRAW_STOCK), zero, zero
+    return np.int64(A_PASS), zero, zero
+
+
+@njit(cache=True)
+def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
+    """Ask strategy ``sid`` the decision of ``phase`` (``strategies.dispatch``; the view
+    already filled) and return its raw answer ``(r0, r1)`` for ``answer_nb``.
+    (``play_hand_nb`` writes these calls out per seat, passing each seat's arrays as they
+    are: one more call between them would add reference-count updates to every decision
+    of the batch kernel.)"""
+    zero = np.int64(0)
+    if phase == PHASE_DISCARD:
+        return np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory)), zero
+    if phase == PHASE_KNOCK:
+        return np.int64(dispatch.knock_nb(sid, params, view, pile, rules, rng, memory)), zero
+    if phase == PHASE_ARRANGE:
+        sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
+        return np.int64(sets), np.int64(runs)
+    if phase == PHASE_DEFEND:
+        sets, runs = dispatch.defend_nb(sid, params, view, pile, rules, rng, memory)
+        return np.int64(sets), np.int64(runs)
+    return np.int64(dispatch.take_nb(sid, params, view, pile, rules, rng, memory)), zero
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def play_answer_nb(state, rules, action, x, y, trace):
+    """Play an answer decoded by ``answer_nb``: the one function that applies strategies'
+    answers, which every loop calls.  A layout goes to ``lay_out_nb`` and a defence to
+    ``defend_nb`` (both check the masks), the best defence to ``defend_nb``, a discard
+    that is no card is ``ERR_ILLEGAL_DISCARD``, any other action to ``play_nb``.  Returns
+    ``(error, value)``: the value an error records (the melds' card mask, the card)."""
+    if action == ANSWER_LAYOUT:
+        return lay_out_nb(state, rules, x, y, trace), x | y
+    if action == ANSWER_DEFENCE:
+        return defend_nb(state, rules, x, y, trace), x | y
+    if action == A_DEFEND_BEST:  # (``play_nb`` plays no defence)
+        return defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace), x
+    if action == ANSWER_NOT_A_CARD:
+        return np.int64(ERR_ILLEGAL_DISCARD), x
+    return play_nb(state, rules, action, trace), x
 
 
 @njit(cache=True)
 def decide_nb(state, sid, params, view, pile, rules, rng, memory):
-    """Ask the strategy ``sid`` of the seat to act for its answer in ``state``; the other
-    arguments are the arrays lent to it (``pile``: its copy of the discard pile).
-
-    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
-    a discard; the best defence is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT`` with the knocker's
-    set and run masks in ``x``, ``y`` (``simulator.core.state.lay_out_nb`` checks and plays
-    them); ``ANSWER_DEFENCE`` with the defender's set and run masks (``defend_nb``); or
-    ``ANSWER_NOT_A_CARD`` with the discard returned in ``x`` when it is no card code at
-    all."""
+    """Ask the strategy ``sid`` of the seat to act for its answer in ``state``, after
+    filling that seat's ``view``, decoded by ``answer_nb``; the other arguments are the
+    arrays lent to it (``pile``: its copy of the discard pile)."""
     fill_view_nb(state, state[S_CURRENT], view)
     phase = state[S_PHASE]
-    if phase == PHASE_DISCARD:
-        card = np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory))
-        if card < 0 or card > 63:  # a shift by 64 or more (or a negative one) is undefined
-            return np.int64(ANSWER_NOT_A_CARD), card, np.int64(0)
-        return A_DISCARD + card, card, np.int64(0)
-    if phase == PHASE_KNOCK:
-        if dispatch.knock_nb(sid, params, view, pile, rules, rng, memory):
-            return np.int64(A_KNOCK), np.int64(0), np.int64(0)
-        return np.int64(A_NO_KNOCK), np.int64(0), np.int64(0)
-    if phase == PHASE_ARRANGE:
-        sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
-        return np.int64(ANSWER_LAYOUT), np.int64(sets), np.int64(runs)
-    if phase == PHASE_DEFEND:
-        sets, runs = dispatch.defend_nb(sid, params, view, pile, rules, rng, memory)
-        if sets == DEFEND_BEST:
-            return np.int64(A_DEFEND_BEST), np.int64(0), np.int64(0)
-        return np.int64(ANSWER_DEFENCE), np.int64(sets), np.int64(runs)
-    # the first upcard, a draw, the last discard
-    if dispatch.take_nb(sid, params, view, pile, rules, rng, memory):
-        return np.int64(A_TAKE_PILE), np.int64(0), np.int64(0)
-    if phase == PHASE_DRAW:
-        return np.int64(A_DRAW_STOCK), np.int64(0), np.int64(0)
-    return np.int64(A_PASS), np.int64(0), np.int64(0)
+    r0, r1 = ask_nb(phase, sid, params, view, pile, rules, rng, memory)
+    return answer_nb(phase, r0, r1)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -364,95 +422,69 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
     out[H_ERROR_SEAT] = -1
     out[H_ERROR_VALUE] = 0
     while state[S_PHASE] != PHASE_OVER:
-        # ask the seat to act (the same answers as ``decide_nb``, written out per seat
-        # so that every call passes the arrays bound above as they are)
+        # ask the seat to act (``ask_nb``'s calls, written out per seat so that every call
+        # passes the arrays bound above as they are), and decode the answer
         seat = state[S_CURRENT]
         phase = state[S_PHASE]
         fill_view_nb(state, seat, view)
-        y = np.int64(0)
+        r1 = np.int64(0)
         if phase == PHASE_DISCARD:
             if seat == 0:
-                card = dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+                r0 = np.int64(dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
             else:
-                card = dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            x = np.int64(card)
-            action = A_DISCARD + x if 0 <= x <= 63 else np.int64(ANSWER_NOT_A_CARD)
+                r0 = np.int64(dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
         elif phase == PHASE_KNOCK:
             if seat == 0:
-                knock = dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
+                r0 = np.int64(dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
             else:
-                knock = dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            x = np.int64(0)
-            action = np.int64(A_KNOCK) if knock else np.int64(A_NO_KNOCK)
+                r0 = np.int64(dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
         elif phase == PHASE_ARRANGE:
             if seat == 0:
                 sets, runs = dispatch.arrange_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
             else:
                 sets, runs = dispatch.arrange_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            x = np.int64(sets)
-            y = np.int64(runs)
-            action = np.int64(ANSWER_LAYOUT)
+            r0, r1 = np.int64(sets), np.int64(runs)
         elif phase == PHASE_DEFEND:
             if seat == 0:
                 sets, runs = dispatch.defend_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
             else:
                 sets, runs = dispatch.defend_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            x = np.int64(sets)
-            y = np.int64(runs)
-            action = np.int64(ANSWER_DEFENCE)
-        else:  # the first upcard, a draw, the last discard
-            if seat == 0:
-                take = dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-            else:
-                take = dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            x = np.int64(0)
-            if take:
-                action = np.int64(A_TAKE_PILE)
-            elif phase == PHASE_DRAW:
-                action = np.int64(A_DRAW_STOCK)
-            else:
-                action = np.int64(A_PASS)
-        if action == ANSWER_LAYOUT:
-            err = lay_out_nb(state, rules, x, y, trace)  # the layout, checked
-            x |= y
-        elif action == ANSWER_DEFENCE:
-            err = defend_nb(state, rules, x, y, trace)  # the defence, checked
-            if x != DEFEND_BEST:
-                x |= y
-        elif action == ANSWER_NOT_A_CARD:
-            err = ERR_ILLEGAL_DISCARD
+            r0, r1 = np.int64(sets), np.int64(runs)
+        elif seat == 0:  # the first upcard, a draw, the last discard
+            r0 = np.int64(dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
         else:
-            if action == A_TAKE_PILE:
-                # a strategy may have written into this slot of its copy; once the slot
-                # leaves the live pile the end-of-hand check could no longer see it
-                top = state[S_PILE_LEN] - 1
-                card = state[S_PILE + top]
-                if pile0[top] != card or pile1[top] != card:
-                    out[H_ERROR] = ERR_WROTE_PILE
-                    out[H_ERROR_SEAT] = 0 if pile0[top] != card else 1
-                    out[H_ERROR_VALUE] = top
-                    break
-            elif state[S_STOCK_N] == state[S_STOCK_POS] and reshuffle_next_nb(state, rules, action):
-                # the pile copies are about to be rebuilt: check what was lent first
-                _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out)
-                if out[H_ERROR] != ERR_NONE:
-                    break
-            reshuffles = state[S_RESHUFFLES]
-            err = play_nb(state, rules, action, trace)
-            if err == ERR_NONE:
-                if state[S_RESHUFFLES] != reshuffles:  # the pile is now its old top card
-                    top_card = state[S_PILE]
-                    pile0[0] = top_card
-                    pile1[0] = top_card
-                elif action < A_DRAW_STOCK:  # a discard: push it onto the copies
-                    n = state[S_PILE_LEN] - 1
-                    pile0[n] = x
-                    pile1[n] = x
+            r0 = np.int64(dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
+        action, x, y = answer_nb(phase, r0, r1)
+        if action == A_TAKE_PILE:
+            # a strategy may have written into this slot of its copy; once the slot
+            # leaves the live pile the end-of-hand check could no longer see it
+            top = state[S_PILE_LEN] - 1
+            card = state[S_PILE + top]
+            if pile0[top] != card or pile1[top] != card:
+                out[H_ERROR] = ERR_WROTE_PILE
+                out[H_ERROR_SEAT] = 0 if pile0[top] != card else 1
+                out[H_ERROR_VALUE] = top
+                break
+        elif state[S_STOCK_N] == state[S_STOCK_POS] and reshuffle_next_nb(state, rules, action):
+            # the pile copies are about to be rebuilt: check what was lent first
+            _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out)
+            if out[H_ERROR] != ERR_NONE:
+                break
+        reshuffles = state[S_RESHUFFLES]
+        err, value = play_answer_nb(state, rules, action, x, y, trace)
         if err != ERR_NONE:
             out[H_ERROR] = err
             out[H_ERROR_SEAT] = seat
-            out[H_ERROR_VALUE] = x
+            out[H_ERROR_VALUE] = value
             break
+        if state[S_RESHUFFLES] != reshuffles:  # the pile is now its old top card
+            top_card = state[S_PILE]
+            pile0[0] = top_card
+            pile1[0] = top_card
+        elif 0 <= action < A_DRAW_STOCK:  # a discard: push it onto the copies
+            n = state[S_PILE_LEN] - 1
+            pile0[n] = x
+            pile1[n] = x
     _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out)
     if out[H_ERROR] != ERR_NONE and trace.shape[0] > 0:
         # an error found at the end takes the place of the dead hand's last event
@@ -480,33 +512,6 @@ def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs
 
 def work_len(n_rules: int) -> int:
     return K_SEAT_RULES + 2 * n_rules
-
-
-@njit(cache=True, _nrt=False)
-def check_lent_nb(state, pile, rules, own_rules, params, own_params):
-    """Check the copies one strategy was lent for one decision: its pile copy (live part)
-    against the state's pile, its rule copy against ``rules`` and its parameter row against
-    ``params``.  Returns ``(ERR_NONE, 0)``, or the first ``ERR_WROTE_*`` found (pile, then
-    rules, then parameters) and the slot written; the rule and parameter copies are
-    restored either way.  (The batch kernels check both seats at once, ``_guard_nb``.)"""
-    err = ERR_NONE
-    slot = np.int64(0)
-    for i in range(state[S_PILE_LEN]):
-        if pile[i] != state[S_PILE + i] and err == ERR_NONE:
-            err, slot = ERR_WROTE_PILE, np.int64(i)
-    for i in range(rules.shape[0]):
-        if own_rules[i] != rules[i]:
-            if err == ERR_NONE:
-                err, slot = ERR_WROTE_RULES, np.int64(i)
-            own_rules[i] = rules[i]
-    for i in range(params.shape[0]):
-        a = own_params[i]
-        b = params[i]
-        if a != b and (a == a or b == b):  # a NaN parameter equals itself
-            if err == ERR_NONE:
-                err, slot = ERR_WROTE_PARAMS, np.int64(i)
-            own_params[i] = b
-    return err, slot
 
 
 @njit(cache=True)
@@ -593,27 +598,13 @@ def advance_nb(work, fparams, rules, action, out):
         memory = work[K_MEMORY + seat * N_MEMORY:K_MEMORY + (seat + 1) * N_MEMORY]
         action, x, y = decide_nb(state, work[K_SIDS + seat], own_params, view, pile, own_rules,
                                  rngs[seat:seat + 1], memory)
-        err, slot = check_lent_nb(state, pile, rules, own_rules, fparams[seat], own_params)
-        if err != ERR_NONE:
-            x = slot
+        err, value = check_lent_nb(state, pile, rules, own_rules, fparams[seat], own_params)
         if err == ERR_NONE:
-            if action == ANSWER_LAYOUT:
-                err = lay_out_nb(state, rules, x, y, trace)  # the layout, checked
-                x |= y
-            elif action == ANSWER_DEFENCE:
-                err = defend_nb(state, rules, x, y, trace)  # the defence, checked
-                if x != DEFEND_BEST:
-                    x |= y
-            elif action == A_DEFEND_BEST:  # ``play_nb`` plays no defence
-                err = defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
-            elif action == ANSWER_NOT_A_CARD:
-                err = ERR_ILLEGAL_DISCARD
-            else:
-                err = play_nb(state, rules, action, trace)
+            err, value = play_answer_nb(state, rules, action, x, y, trace)
         if err != ERR_NONE:
             out[H_ERROR] = err
             out[H_ERROR_SEAT] = seat
-            out[H_ERROR_VALUE] = x
+            out[H_ERROR_VALUE] = value
             return np.int64(-1)
     return np.int64(PHASE_OVER * 2)
 
@@ -649,10 +640,7 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     nt = np.int64(0)
     for i in range(start, stop):
         deal = first_deal + i
-        pair = deal // 2 if mirrored else deal
-        deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)  # (the streams: simulator.core.rng)
-        dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
-        hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
+        pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs)  # (core.rng)
         for seat in range(2):
             who = 0 if seat == a_seat else 1
             sids[seat] = sids_ab[who]
@@ -690,11 +678,10 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
-    strategies' copies, filled here.  Hands chain until a score reaches the target (the
-    totals: ``simulator.core.scoring.game_totals_nb``); a dead hand is dealt again by the same
-    dealer, otherwise ``next_dealer_nb`` decides.  A game stops after
-    ``MAX_HANDS_PER_GAME`` hands without a winner (a guard only pathological strategies
-    reach)."""
+    strategies' copies, filled here.  Hands chain through
+    ``simulator.core.scoring.end_of_hand_nb`` (scores, boxes, the target, the next dealer,
+    the final totals) until the game is over, at the latest after ``MAX_HANDS_PER_GAME``
+    hands (a guard only pathological strategies reach)."""
     pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)  # (simulator.core.rng)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
@@ -704,19 +691,14 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
             seat_params[seat, k] = params_ab[who, k]
         for i in range(rules.shape[0]):
             seat_rules[seat, i] = rules[i]
-    scores = np.zeros(2, np.int64)
-    boxes = np.zeros(2, np.int64)
+    new_game_nb(game_out, game, pair, a_seat, first_dealer)
+    scores = game_out[G_POINTS0:G_POINTS0 + 2]  # each seat's points so far (G_POINTS0, G_POINTS1)
     row = np.zeros(N_HAND_COLS, np.int64)
     dealer = first_dealer
-    hands = 0
-    dead = 0
-    winner = -1
-    error = 0
-    error_seat = -1
-    error_value = 0
-    while hands < MAX_HANDS_PER_GAME:
-        deal_deck_nb(seed, pair, np.int64(hands + 1), deck, deck_rng)
-        hand_streams_nb(seed, pair, np.int64(hands + 1), game, np.int64(hands * 2), a_seat, deck_rng, player_rngs)
+    max_hands = np.int64(MAX_HANDS_PER_GAME)
+    while dealer >= 0:
+        hands = game_out[G_HANDS]
+        game_hand_streams_nb(seed, game, pair, hands, a_seat, deck, deck_rng, player_rngs)
         row[H_DEAL] = hands
         row[H_PAIR] = pair
         row[H_A_SEAT] = a_seat
@@ -728,42 +710,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         if hands < hand_out.shape[0]:
             for k in range(N_HAND_COLS):
                 hand_out[hands, k] = row[k]
-        hands += 1
-        if row[H_ERROR] != ERR_NONE:
-            error = row[H_ERROR]
-            error_seat = row[H_ERROR_SEAT]
-            error_value = row[H_ERROR_VALUE]
-            break
-        hand_winner = row[H_WINNER]
-        is_dead = row[H_OUTCOME] == OUT_DEAD
-        if is_dead:
-            dead += 1
-        elif hand_winner >= 0:
-            scores[hand_winner] += row[H_POINTS]
-            boxes[hand_winner] += 1
-        if scores[0] >= rules[R_TARGET] or scores[1] >= rules[R_TARGET]:
-            winner = 0 if scores[0] >= rules[R_TARGET] else 1
-            break
-        dealer = next_dealer_nb(dealer, is_dead, hand_winner, rules)
-    total0, total1, shutout = game_totals_nb(scores[0], scores[1], boxes[0], boxes[1], winner, rules)
-    game_out[G_GAME] = game
-    game_out[G_PAIR] = pair
-    game_out[G_A_SEAT] = a_seat
-    game_out[G_FIRST_DEALER] = first_dealer
-    game_out[G_HANDS] = hands
-    game_out[G_POINTS0] = scores[0]
-    game_out[G_POINTS1] = scores[1]
-    game_out[G_BOXES0] = boxes[0]
-    game_out[G_BOXES1] = boxes[1]
-    game_out[G_DEAD_HANDS] = dead
-    game_out[G_ERROR] = error
-    game_out[G_ERROR_SEAT] = error_seat
-    game_out[G_ERROR_VALUE] = error_value
-    game_out[G_WINNER] = winner
-    game_out[G_SCORE0] = total0
-    game_out[G_SCORE1] = total1
-    game_out[G_SHUTOUT] = shutout
-    return hands
+        dealer = end_of_hand_nb(game_out, row, max_hands, rules)
+    return game_out[G_HANDS]
 
 
 @njit(cache=True, nogil=True)

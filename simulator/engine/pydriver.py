@@ -18,8 +18,9 @@ chunks, reports) is unchanged.  For each hand:
    strategy, the decision, the cell and deal, and the user's own file and line;
 4. ``kernels.record_nb`` fills the hand record, as in the kernels.
 
-Games chain hands as ``kernels.play_game_nb`` does (same deck keys, dealer rule, scoring
-and guard).  Each Python seat gets a fresh memory dict and a ``numpy`` generator keyed by
+Games chain hands as ``kernels.play_game_nb`` does: the same deck keys, and the same
+end-of-hand function (``simulator.core.scoring.end_of_hand_nb``: scores, target, next
+dealer, guard, totals).  Each Python seat gets a fresh memory dict and a ``numpy`` generator keyed by
 the engine's player stream key of its seat (seed, deal or game and hand, A or B), so rows
 depend only on the seed, never on chunks, threads or processes.  Python strategies play in
 the calling thread; ``ginsim run`` spreads chunks over processes (joblib, Dask).
@@ -36,20 +37,17 @@ from strategies.registry import decider_for
 
 from ..core import records as RC
 from ..core import state as S
-from .kernels import MAX_HANDS_PER_GAME, _new_hand_nb, record_nb
-from ..core.rng import deal_deck_nb, deal_seats_nb, game_start_nb, hand_streams_nb
-from ..core.rules import R_TARGET, resolve_rules
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from .kernels import _new_hand_nb, record_nb
+from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
+from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
+from ..core.scoring import end_of_hand_nb, new_game_nb
 
 
 @njit(cache=True)
 def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
     """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
-    pair = deal // 2 if mirrored else deal
-    deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
-    dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
-    hand_streams_nb(seed, pair, np.int64(0), deal, np.int64(0), a_seat, deck_rng, player_rngs)
+    pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
     info[0] = pair
     info[1] = a_seat
@@ -69,8 +67,7 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
     """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
-    deal_deck_nb(seed, pair, np.int64(hand + 1), deck, deck_rng)
-    hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
+    game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_rngs)
     _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
 
 
@@ -168,7 +165,7 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
     ``api.play_game_records``."""
     table = _Table(strategy_a, strategy_b, rules, context, f"game {first_game}, hand 0")
     vector = table.vector
-    target = int(vector[R_TARGET])
+    max_hands = np.int64(MAX_HANDS_PER_GAME)
     games = np.zeros((n_games, RC.N_GAME_COLS), dtype=np.int64)
     hand_rows: list[np.ndarray] = []
     seed64 = np.uint64(seed)
@@ -177,48 +174,23 @@ def play_game_records(strategy_a, strategy_b, rules, first_game: int, n_games: i
         game = first_game + i
         _start_game_nb(seed64, game, bool(mirrored), table.deck_rng, table.info)
         pair, a_seat, first_dealer = (int(x) for x in table.info)
-        table.seat(a_seat)
-        scores, boxes = [0, 0], [0, 0]
-        dealer, hands, dead, winner = first_dealer, 0, 0, -1
-        error = error_seat = error_value = 0
-        error_seat = -1
-        while hands < MAX_HANDS_PER_GAME:
-            _start_game_hand_nb(seed64, game, pair, a_seat, hands, dealer, scores[0], scores[1], vector,
+        g = games[i]
+        new_game_nb(g, np.int64(game), np.int64(pair), np.int64(a_seat), np.int64(first_dealer))
+        dealer = first_dealer
+        while dealer >= 0:  # the game's hands, chained by ``end_of_hand_nb`` as in ``kernels.play_game_nb``
+            hands = int(g[RC.G_HANDS])
+            _start_game_hand_nb(seed64, game, pair, a_seat, hands, dealer, g[RC.G_POINTS0], g[RC.G_POINTS1], vector,
                                 table.state, table.deck, table.deck_rng, table.player_rngs, table.memory,
                                 table.trace)
             table.seat(a_seat)  # fresh copies of rules and parameters for the hand
             row[:] = 0
             row[RC.H_DEAL], row[RC.H_PAIR], row[RC.H_A_SEAT] = hands, pair, a_seat
             row[RC.H_GAME], row[RC.H_HAND_IN_GAME] = game, hands
-            ok = table.play(row, a_seat, f"game {game}, hand {hands}")
+            table.play(row, a_seat, f"game {game}, hand {hands}")
             if with_hands:
                 hand_rows.append(row.copy())
-            hands += 1
-            if not ok:
-                error, error_seat, error_value = (int(row[c]) for c in (RC.H_ERROR, RC.H_ERROR_SEAT, RC.H_ERROR_VALUE))
-                break
-            hand_winner = int(row[RC.H_WINNER])
-            is_dead = int(row[RC.H_OUTCOME]) == RC.OUT_DEAD
-            if is_dead:
-                dead += 1
-            elif hand_winner >= 0:
-                scores[hand_winner] += int(row[RC.H_POINTS])
-                boxes[hand_winner] += 1
-            if scores[0] >= target or scores[1] >= target:
-                winner = 0 if scores[0] >= target else 1
-                break
-            dealer = int(next_dealer_nb(np.int64(dealer), is_dead, np.int64(hand_winner), vector))
-        total0, total1, shutout = game_totals_nb(np.int64(scores[0]), np.int64(scores[1]), np.int64(boxes[0]),
-                                                 np.int64(boxes[1]), np.int64(winner), vector)
-        g = games[i]
-        values = {RC.G_GAME: game, RC.G_PAIR: pair, RC.G_A_SEAT: a_seat, RC.G_FIRST_DEALER: first_dealer,
-                  RC.G_HANDS: hands, RC.G_POINTS0: scores[0], RC.G_POINTS1: scores[1], RC.G_BOXES0: boxes[0],
-                  RC.G_BOXES1: boxes[1], RC.G_DEAD_HANDS: dead, RC.G_ERROR: error, RC.G_ERROR_SEAT: error_seat,
-                  RC.G_ERROR_VALUE: error_value, RC.G_WINNER: winner, RC.G_SCORE0: total0, RC.G_SCORE1: total1,
-                  RC.G_SHUTOUT: shutout}
-        for col, value in values.items():
-            g[col] = value
-        if error:
+            dealer = int(end_of_hand_nb(g, row, max_hands, vector))
+        if g[RC.G_ERROR]:
             games = games[:i + 1]
             break
     hands_out = np.array(hand_rows, dtype=np.int64).reshape(-1, RC.N_HAND_COLS)

@@ -16,16 +16,18 @@ inside the step, exactly as ``simulate`` plays them.  Observations are dicts
   (hands dealt by ``next_dealer``); each hand's points are paid when it ends, and at the
   end of the game the bonuses (game, boxes, shutout: docs/rules.md#the-game), so an
   agent's return is its final game score minus its opponent's (``final_scores`` holds
-  both).  A game still running after the engine's ``MAX_HANDS_PER_GAME`` hands is
-  truncated.
+  both).  Hands chain as in ``simulate_games`` (``simulator.core.scoring.end_of_hand_nb``);
+  a game still running after ``MAX_HANDS_PER_GAME`` hands is truncated.
 
 An action is a member of the action space ``Discrete(142)`` (a Python or NumPy integer, or
 a 0-d integer array); anything else raises a one-line ``ValueError``, and so does a legal
 code the rules refuse now (the message lists the legal ones).  Once every agent is done,
 ``step`` and ``last`` raise a ``RuntimeError`` saying to call ``reset``.
 
-``reset(seed=s)`` makes the episodes that follow reproducible: every deck and dealer is
-drawn from a generator seeded with ``s``.  ``render()`` prints the acting player's view
+``reset(seed=s)`` makes the episodes that follow reproducible: each reset draws a seed from
+a generator seeded with ``s``, and the episode is deal 0 of ``simulate(seed=that,
+mirrored=False)`` (with ``game=True``, game 0 of ``simulate_games``): its decks, first dealer
+and streams keyed by ``simulator.core.rng`` as the batch engine keys them.  ``render()`` prints the acting player's view
 (``render_mode="human"``) or returns it (``"ansi"``).
 """
 
@@ -37,12 +39,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from ..core import state as S
-from ..core.cards import DECK
-from ..engine.kernels import MAX_HANDS_PER_GAME
 from ..engine.hand import Hand
-from ..core.records import OUT_DEAD
-from ..core.rules import R_TARGET, resolve_rules
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from ..core.records import G_BOXES0, G_BOXES1, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER, N_GAME_COLS
+from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
+from ..core.scoring import end_of_hand_nb, new_game_nb
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
 
 AGENTS = ("player_0", "player_1")
@@ -105,12 +105,21 @@ class GinRummyEnv(AECEnv):
         self.boxes = [0, 0]
         self.hands_played = 0
         self.final_scores = None
-        self._deal(int(self.np_random.integers(2)))
+        # an episode is deal 0 (or game 0) of simulate (simulate_games) with a seed drawn from
+        # the episode generator, unmirrored: its decks and streams keyed as simulator.core.rng keys them
+        self._seed = int(self.np_random.integers(2**63))
+        self._deal(None)
 
-    def _deal(self, dealer: int) -> None:
-        deck = self.np_random.permutation(DECK)
-        self.hand = Hand(self.rules, seed=int(self.np_random.integers(2**63)), deck=deck, dealer=dealer,
-                         scores=tuple(self.scores) if self.game else (0, 0))
+    def _deal(self, dealer: int | None) -> None:
+        if self.game:
+            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False, hand_in_game=self.hands_played,
+                             dealer=dealer, scores=tuple(self.scores))
+            if dealer is None:  # the game's first hand: start its record
+                self._game = np.zeros(N_GAME_COLS, np.int64)  # kept by ``end_of_hand_nb``
+                new_game_nb(self._game, np.int64(0), np.int64(0), np.int64(self.hand.a_seat),
+                            np.int64(self.hand.dealer))
+        else:
+            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False)
         self._state = self.hand._state
         self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
 
@@ -161,26 +170,21 @@ class GinRummyEnv(AECEnv):
         if not self.game:
             self.terminations = dict.fromkeys(AGENTS, True)
             return
-        winner = int(self._state[S.S_WINNER])
-        dead = int(self._state[S.S_OUTCOME]) == OUT_DEAD
-        if not dead and winner >= 0:
-            self.scores[winner] += int(self._state[S.S_POINTS])
-            self.boxes[winner] += 1
-        if max(self.scores) >= self.target:
-            game_winner = 0 if self.scores[0] >= self.target else 1
-            t0, t1, _ = game_totals_nb(np.int64(self.scores[0]), np.int64(self.scores[1]), np.int64(self.boxes[0]),
-                                       np.int64(self.boxes[1]), np.int64(game_winner), self._rules)
-            bonus = (int(t0) - int(t1)) - (self.scores[0] - self.scores[1])
+        g = self._game
+        dealer = int(end_of_hand_nb(g, self.hand.record(), np.int64(MAX_HANDS_PER_GAME), self._rules))
+        self.scores = [int(g[G_POINTS0]), int(g[G_POINTS1])]
+        self.boxes = [int(g[G_BOXES0]), int(g[G_BOXES1])]
+        if dealer >= 0:
+            self._deal(dealer)
+        elif g[G_WINNER] >= 0:
+            t0, t1 = int(g[G_SCORE0]), int(g[G_SCORE1])
+            bonus = (t0 - t1) - (self.scores[0] - self.scores[1])
             self.rewards = {AGENTS[0]: p0 + bonus, AGENTS[1]: p1 - bonus}
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.final_scores = (int(t0), int(t1))
+            self.final_scores = (t0, t1)
             self.infos = {a: {"final_scores": self.final_scores} for a in AGENTS}
-            return
-        if self.hands_played >= MAX_HANDS_PER_GAME:  # the engine's guard against endless games
+        else:  # the engine's guard against endless games
             self.truncations = dict.fromkeys(AGENTS, True)
-            return
-        dealer = int(next_dealer_nb(np.int64(self._state[S.S_DEALER]), dead, np.int64(winner), self._rules))
-        self._deal(dealer)
 
     def render(self):
         if self.render_mode is None or self.hand is None:

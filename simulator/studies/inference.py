@@ -26,8 +26,8 @@ from numba import njit
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
-from ..engine.kernels import ANSWER_DEFENCE, ANSWER_LAYOUT, ANSWER_NOT_A_CARD, decide_nb
-from ..core.rng import deal_deck_nb, stream_key_nb
+from ..engine.kernels import decide_nb, play_answer_nb
+from ..core.rng import deal_streams_nb
 from ..core.state import (
     N_STATE,
     PHASE_OVER,
@@ -35,12 +35,7 @@ from ..core.state import (
     S_HANDS,
     S_PHASE,
     S_PILE,
-    A_DEFEND_BEST,
-    DEFEND_BEST,
     deal_nb,
-    defend_nb,
-    lay_out_nb,
-    play_nb,
 )
 
 #: self-play of these strategies is what the belief was fitted on (seed 1) ...
@@ -52,7 +47,8 @@ OPPONENTS = FIT_OPPONENTS + ("expert",)
 @njit(cache=True)
 def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, feats, truth, decision, ks,
                opp_sid):
-    """Play hands ``first_hand ..`` with ``sids`` (seat 0, seat 1) and record, at every
+    """Play hands ``first_hand ..`` (deal h of ``simulate(seed=seed, mirrored=False)``: its deck,
+    dealer and streams) with ``sids`` (seat 0, seat 1) and record, at every
     draw decision until ``max_decisions``, each candidate's features (``feats``), whether
     the opponent holds it (``truth``), the decision's index (``decision``) and k (``ks``,
     per decision), and the opponent's strategy id (``opp_sid``, per decision).  Returns
@@ -71,10 +67,8 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
     for h in range(first_hand, first_hand + n_hands):
         if n_dec >= max_decisions:
             break
-        deal_deck_nb(seed, h, np.int64(0), deck, deck_rng)
-        dealer = np.int64(deck_rng[0] >> np.uint64(13)) & 1
+        _, dealer, _ = deal_streams_nb(seed, h, False, deck, deck_rng, rngs)  # deal h, unmirrored
         for seat in range(2):
-            rngs[seat, 0] = stream_key_nb(seed ^ 0x55, h, seat)
             for i in range(N_MEMORY):
                 memory[seat, i] = 0
         deal_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, np.int64(deck_rng[0]), trace)
@@ -104,16 +98,7 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
                 ks[n_dec] = k
                 opp_sid[n_dec] = sids[1 - seat]
                 n_dec += 1
-            if action == ANSWER_LAYOUT:
-                err = lay_out_nb(state, rules, x, y, trace)
-            elif action == ANSWER_DEFENCE:
-                err = defend_nb(state, rules, x, y, trace)
-            elif action == A_DEFEND_BEST:  # play_nb plays no defence
-                err = defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
-            elif action == ANSWER_NOT_A_CARD:
-                err = 1
-            else:
-                err = play_nb(state, rules, action, trace)
+            err, _ = play_answer_nb(state, rules, action, x, y, trace)
             if err != 0:
                 break
     return rows, n_dec

@@ -37,13 +37,25 @@ import numpy as np
 from strategies import parse_strategy
 
 from ..core import state as S
-from ..core.cards import DECK, format_card, mask_cards, parse_cards
+from ..core.cards import format_card, mask_cards, parse_cards
 from ..engine.hand import Hand
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
-from ..core.records import OUT_DEAD, OUTCOMES
-from ..core.rules import R_TARGET, resolve_rules
+from ..core.records import (
+    G_BOXES0,
+    G_BOXES1,
+    G_HANDS,
+    G_POINTS0,
+    G_POINTS1,
+    G_SCORE0,
+    G_SCORE1,
+    G_SHUTOUT,
+    G_WINNER,
+    N_GAME_COLS,
+    OUTCOMES,
+)
+from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.rules_api import _arrangement, best_arrangement
-from ..core.scoring import game_totals_nb, next_dealer_nb
+from ..core.scoring import end_of_hand_nb, new_game_nb
 
 HUMAN, BOT = 0, 1
 
@@ -101,12 +113,14 @@ class Table:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**32)
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
         self.game = game
         self.read = read
         self.out = out or sys.stdout
         self.scores = [0, 0]
         self.boxes = [0, 0]
+        self.record = np.zeros(N_GAME_COLS, np.int64)  # the game's record (``end_of_hand_nb``)
+        #: the game stops after this many hands without a winner, as ``simulate_games`` does
+        self.max_hands = MAX_HANDS_PER_GAME
         self.name = self.bot.label
 
     def say(self, text: str = "") -> None:
@@ -117,40 +131,49 @@ class Table:
         self.say(f"ginsim play: you against {self.name}, rules {self.rules_name}, seed {self.seed} "
                  f"(the same --seed deals the same cards). Keys: ? for help, q to quit.")
         try:
-            dealer = int(self.rng.integers(2))
-            number = 1
+            dealer, number = None, 1
             while True:
                 hand = self.play_hand(dealer, number)
+                if number == 1:
+                    new_game_nb(self.record, np.int64(0), np.int64(0), np.int64(hand.a_seat), np.int64(hand.dealer))
                 if not self.game:
                     return 0
-                dead = int(hand.state[S.S_OUTCOME]) == OUT_DEAD
-                winner = int(hand.state[S.S_WINNER])
-                if not dead and winner >= 0:
-                    self.scores[winner] += int(hand.state[S.S_POINTS])
-                    self.boxes[winner] += 1
+                # the game's hands chain as simulate_games chains them (scores, target, next
+                # dealer, the hand guard, the final totals)
+                g = self.record
+                dealer = int(end_of_hand_nb(g, hand.record(), np.int64(self.max_hands), self.vector))
+                self.scores = [int(g[G_POINTS0]), int(g[G_POINTS1])]
+                self.boxes = [int(g[G_BOXES0]), int(g[G_BOXES1])]
                 target = int(self.vector[R_TARGET])
                 self.say(f"Score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]} (game to {target})")
-                if max(self.scores) >= target:
-                    self.game_over(0 if self.scores[0] >= target else 1)
+                if dealer < 0:
+                    self.game_over()
                     return 0
-                dealer = int(next_dealer_nb(np.int64(dealer), dead, np.int64(winner), self.vector))
                 number += 1
         except (Quit, KeyboardInterrupt):
             self.say("\nbye")
             return 0
 
-    def game_over(self, winner: int) -> None:
-        t0, t1, shutout = game_totals_nb(np.int64(self.scores[0]), np.int64(self.scores[1]),
-                                         np.int64(self.boxes[0]), np.int64(self.boxes[1]), np.int64(winner),
-                                         self.vector)
+    def game_over(self) -> None:
+        g = self.record
+        t0, t1, winner = int(g[G_SCORE0]), int(g[G_SCORE1]), int(g[G_WINNER])
+        if winner < 0:
+            self.say(f"\n=== Game stopped after {int(g[G_HANDS])} hands without a winner (the hand guard). "
+                     f"Final score: you {t0}, {self.name} {t1} ===")
+            return
         who = "You win" if winner == HUMAN else f"{self.name} wins"
-        self.say(f"\n=== Game over: {who}{' (shutout)' if shutout else ''}. Final score with bonuses: "
-                 f"you {int(t0)}, {self.name} {int(t1)} ===")
+        self.say(f"\n=== Game over: {who}{' (shutout)' if g[G_SHUTOUT] else ''}. Final score with bonuses: "
+                 f"you {t0}, {self.name} {t1} ===")
 
-    def play_hand(self, dealer: int, number: int) -> Hand:
-        hand = Hand(self.rules, seed=int(self.rng.integers(2**63)), deck=self.rng.permutation(DECK),
-                    dealer=dealer, scores=tuple(self.scores) if self.game else (0, 0))
-        who = "you deal" if dealer == HUMAN else f"{self.name} deals"
+    def play_hand(self, dealer: int | None, number: int) -> Hand:
+        # the session is game 0 (one hand: deal 0) of the seed, unmirrored, dealt as
+        # simulate_games (simulate) deals it: one keying of decks and streams, simulator.core.rng
+        if self.game:
+            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False, hand_in_game=number - 1, dealer=dealer,
+                        scores=tuple(self.scores))
+        else:
+            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False)
+        who = "you deal" if hand.dealer == HUMAN else f"{self.name} deals"
         limit = int(hand.state[S.S_LIMIT])
         self.say(f"\n=== Hand {number}: {who}; knock limit {limit}; upcard {format_card(int(hand.state[S.S_UPCARD]))} ===")
         seen = len(hand.events)

@@ -15,6 +15,7 @@ pyspiel = pytest.importorskip("pyspiel")
 import simulator  # noqa: E402
 from simulator.cli import main  # noqa: E402
 from simulator.interop import openspiel as O  # noqa: E402
+from test_cli_json import validate  # noqa: E402
 from strategies import Player  # noqa: E402
 from strategies.registry import register_player  # noqa: E402
 
@@ -180,6 +181,7 @@ def test_game_for_refuses_rules_openspiel_cannot_play():
 def test_ginsim_arena_cli(capsys):
     assert main(["arena", "simple", "openspiel_simple", "--decks", "4", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "ginsim.arena/1" and doc["hands"] == 8
+    validate(doc, "arena")  # against docs/cli.md's schema
+    assert doc["hands"] == 8
     assert doc["net_points_per_hand_to_a"]["unit"] == "deck"
     assert main(["arena", "simple", "openspiel_simple", "--decks", "0"]) == 2

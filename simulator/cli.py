@@ -478,11 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
-    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
-                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
-                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_simulate)
 
     p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
@@ -499,11 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
                    help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
                         "strategies")
-    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
-                   help="register a plug-in strategy file first, then use NAME as A or B; repeatable "
-                        "(default: built-in strategies only)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
 
     p = command("run", "run an experiment file to a Parquet run directory")
@@ -667,6 +659,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
     p.set_defaults(func=_cmd_completion)
     return parser
+
+
+def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:
+    """``--plugin`` and ``--json`` of the commands that play strategies A and B."""
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
 
 
 def _complete(action: argparse.Action, kind: str) -> argparse.Action:

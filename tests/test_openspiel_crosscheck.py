@@ -39,11 +39,6 @@ from simulator.core.cards import DECK, format_card
 from simulator.core.rules import Rules
 
 gr = pyspiel.gin_rummy
-UTILS = gr.GinRummyUtils(13, 4, 10)
-PASS, KNOCK = gr.PASS_ACTION, gr.KNOCK_ACTION
-DRAW_UPCARD, DRAW_STOCK = gr.DRAW_UPCARD_ACTION, gr.DRAW_STOCK_ACTION
-MELD_BASE = gr.MELD_ACTION_BASE
-Phase = gr.Phase
 
 RULES = Rules.preset("single_hand")
 
@@ -78,6 +73,13 @@ SKIP_CATEGORIES = {
 # The seat, card, meld and layoff translations live in simulator.interop.openspiel (one
 # definition, shared with GinsimBot and OpenSpielPlayer); this file proves them.
 from simulator.interop.openspiel import (  # noqa: E402
+    DRAW_STOCK,
+    DRAW_UPCARD,
+    KNOCK,
+    MELD_BASE,
+    PASS,
+    UTILS,
+    Phase,
     best_layoffs,
     best_meld_action,
     card_names,

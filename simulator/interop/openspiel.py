@@ -466,8 +466,8 @@ class _Shadow:
                 self._apply(p, A.KNOCK if self.pending_knock else A.PLAY_ON, allowed={(A.KNOCK, A.PLAY_ON)})
             elif self.pending_knock and (h.is_over() or h.phase_name not in ("arrange", "defend")):
                 raise _CannotFollow("OpenSpiel knocked where ginsim cannot")
-            if self.pending_knock and (h.is_over() or h.phase_name != "arrange"):
-                self.defending = True  # gin: ginsim lays the knocker's melds out by itself
+            if h.is_over() or h.phase_name == "defend":
+                self.defending = True  # a gin (ginsim lays its melds out by itself) or a dead hand
             self.pending_knock = False
         elif phase == "arrange":
             if a >= MELD_BASE:
@@ -639,12 +639,13 @@ class GinsimBot(pyspiel.Bot):
             return self._plan.pop(0)
         if phase == Phase.LAYOFF:
             return self._defend(state, legal)
+        if phase == Phase.KNOCK and len(state.hands()[me]) <= 10:
+            # the knocker's melds with no layout planned (a gin): a least-deadwood layout
+            meld = best_meld_action(state, me)
+            return PASS if meld is None else meld
         if self._broken or self._shadow is None:
             self.stats["fallback_moves"] += 1
             return self._fallback.step(state)
-        if phase == Phase.KNOCK:  # the knocker's melds of a gin: a least-deadwood layout
-            meld = best_meld_action(state, me)
-            return PASS if meld is None else meld
         h = self._shadow.hand
         if legal == [DRAW_STOCK]:
             return DRAW_STOCK  # both passed the upcard: ginsim draws for the non-dealer by itself

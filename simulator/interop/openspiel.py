@@ -70,14 +70,14 @@ from strategies import Player, parse_strategy
 from strategies.registry import register_player
 
 from .. import actions as A
-from ..core.cards import DECK, mask_cards
+from ..core.cards import DECK, as_codes, mask_cards
 from ..core.errors import StrategyError
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
 
-__all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple", "ArenaResult", "InteropError", "arena",
-           "game_for", "rules_for", "os_card", "our_card", "os_cards", "card_names", "split_run", "meld_ids",
-           "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS"]
+__all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple", "BestDefence", "openspiel_simple_best_defence",
+           "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
+           "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS"]
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)
@@ -408,12 +408,11 @@ class _Shadow:
                          a=strategy if me == 0 else None, b=strategy if me == 1 else None)
         self.pending_knock = False
         self.melds: list[list[int]] = []
-        self.n = 0  # history entries fed
         self.defending = False  # the knocker laid out: the rest is the defence
+        self._last_drew = -1  # the player of the last stock draw (whose card the next chance outcome is)
 
     def feed(self, entries: list) -> None:
         for p, a in entries:
-            self.n += 1
             if p == CHANCE:
                 if a is not None and self._last_drew == self.me:
                     drawn = self.hand.observation(self.me)["drawn"]
@@ -421,8 +420,6 @@ class _Shadow:
                         raise _CannotFollow("stock draw differs")
                 continue
             self._move(p, a)
-
-    _last_drew = -1
 
     def _apply(self, p: int, action: int, allowed=()) -> None:
         h = self.hand
@@ -491,8 +488,6 @@ class _Shadow:
 
 
 def _code(card) -> int:
-    from ..core.cards import as_codes
-
     return as_codes(card)[0] if isinstance(card, str) else int(card)
 
 

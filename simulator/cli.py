@@ -11,6 +11,8 @@
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
+    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim]  two players on the same decks
+                                                                  inside OpenSpiel (needs open_spiel)
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
@@ -18,7 +20,7 @@
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 
-``--json`` on simulate, run, show and tune prints one JSON document on stdout instead of
+``--json`` on simulate, arena, run, show and tune prints one JSON document on stdout instead of
 text (the schema: docs/cli.md); progress and notices go to stderr, and progress bars only
 to a terminal.  Bad input prints one line naming the problem and exits with status 2.
 """
@@ -38,11 +40,48 @@ def _register_plugins(specs: list[str] | None) -> None:
     Python player) before anything else runs."""
     import strategies
 
+    _register_openspiel()
     for spec in specs or []:
         name, eq, file = spec.partition("=")
         if not eq or not name.strip() or not file.strip():
             raise ValueError(f"--plugin must be NAME=FILE, got {spec!r}")
         strategies.register(name.strip(), file.strip())
+
+
+def _register_openspiel() -> None:
+    """Register OpenSpiel's simple bot as the strategy ``openspiel_simple`` when open_spiel is
+    installed (importing ``simulator.interop.openspiel`` registers it)."""
+    try:
+        import simulator.interop.openspiel  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _cmd_arena(args: argparse.Namespace) -> None:
+    try:
+        from .interop.openspiel import arena
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+
+    if args.decks <= 0:
+        raise ValueError(f"--decks must be a positive integer, got {args.decks}")
+    _register_plugins(args.plugin)
+    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine)
+    net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
+    if args.json:
+        _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
+                              "decks": result.n_decks, "hands": 2 * result.n_decks, "seed": args.seed,
+                              "net_points_per_hand_to_a": net, "won_by_a": result.won, "lost_by_a": result.lost,
+                              "translations": result.stats})
+        return
+    interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
+                else f"({net['no_interval']})")
+    print(f"{args.a} (A) vs {args.b} (B) inside {args.engine}, rules {args.rules}, {result.n_decks:,} decks "
+          f"in both seats ({2 * result.n_decks:,} hands), seed {args.seed}")
+    print(f"net points per hand to A: {result.net_mean:+.3f} {interval}")
+    print(f"hands won by A: {result.won:.1%}, lost: {result.lost:.1%}")
+    if result.stats:
+        print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -443,12 +482,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
-    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
-                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
-                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_simulate)
+
+    p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
+                "Play two players on the same decks, each deck once in each seat, inside OpenSpiel's gin_rummy "
+                "(ginsim strategies play through simulator.interop.openspiel.GinsimBot) or inside ginsim, and "
+                "print points per hand with a paired 95%% interval (docs/openspiel.md).")
+    p.add_argument("a", help="player A: a ginsim strategy spec (e.g. mc, 'simple:knock_at=0') or an OpenSpiel bot "
+                             "(openspiel_simple, openspiel_random)")
+    p.add_argument("b", help="player B, same form as A")
+    p.add_argument("--decks", type=int, default=1000, help="decks to play, each in both seats")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same decks")
+    p.add_argument("--rules", default="single_hand",
+                   help="rules preset OpenSpiel can play (its knock limit and bonuses go to OpenSpiel)")
+    p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
+                   help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
+                        "strategies")
+    _plugin_and_json_options(p)
+    p.set_defaults(func=_cmd_arena)
 
     p = command("run", "run an experiment file to a Parquet run directory")
     _complete(p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
@@ -611,6 +663,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
     p.set_defaults(func=_cmd_completion)
     return parser
+
+
+def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:
+    """``--plugin`` and ``--json`` of the commands that play strategies A and B."""
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
 
 
 def _complete(action: argparse.Action, kind: str) -> argparse.Action:

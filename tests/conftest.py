@@ -77,6 +77,7 @@ SLOW = frozenset({
     "test_openspiel_crosscheck.py::test_enough_deals_replayed",
     "test_openspiel_crosscheck.py::test_skips_only_in_documented_categories",
     "test_openspiel_crosscheck.py::test_skipped_deals_are_genuine",
+    "test_interop_openspiel.py::test_cross_engine_agreement_on_the_same_decks",
 })
 
 #: parametrised tests whose other parametrisations are slow: the fast tier keeps the ones

@@ -29,21 +29,16 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 try:
-    import simulator
+    import simulator  # noqa: F401  (the package, from this checkout or installed)
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import simulator
+    import simulator  # noqa: F401
 
 from simulator.api import trace_deal
-from simulator.core.cards import DECK, format_card, mask_cards
+from simulator.core.cards import DECK, format_card
 from simulator.core.rules import Rules
 
 gr = pyspiel.gin_rummy
-UTILS = gr.GinRummyUtils(13, 4, 10)
-PASS, KNOCK = gr.PASS_ACTION, gr.KNOCK_ACTION
-DRAW_UPCARD, DRAW_STOCK = gr.DRAW_UPCARD_ACTION, gr.DRAW_STOCK_ACTION
-MELD_BASE = gr.MELD_ACTION_BASE
-Phase = gr.Phase
 
 RULES = Rules.preset("single_hand")
 
@@ -74,23 +69,26 @@ SKIP_CATEGORIES = {
 }
 
 
-# --------------------------------------------------------------------------- card mapping
-# ours: code = suit * 16 + rank, suits s h d c.  OpenSpiel: index = suit * 13 + rank,
-# suits s c d h ("scdh").  Ranks are A..K = 0..12 in both.
-OUR_SUIT_TO_OS = (0, 3, 2, 1)
-
-
-def os_card(code: int) -> int:
-    return OUR_SUIT_TO_OS[code >> 4] * 13 + (code & 15)
-
-
-def os_cards(mask_or_codes) -> list[int]:
-    codes = mask_cards(mask_or_codes) if isinstance(mask_or_codes, int) else mask_or_codes
-    return [os_card(c) for c in codes]
-
-
-def card_names(os_list) -> str:
-    return " ".join(UTILS.card_string(c) for c in os_list)
+# --------------------------------------------------------------------------- translations
+# The seat, card, meld and layoff translations live in simulator.interop.openspiel (one
+# definition, shared with GinsimBot and OpenSpielPlayer); this file proves them.
+from simulator.interop.openspiel import (  # noqa: E402
+    DRAW_STOCK,
+    DRAW_UPCARD,
+    KNOCK,
+    MELD_BASE,
+    PASS,
+    UTILS,
+    Phase,
+    best_layoffs,
+    best_meld_action,
+    card_names,
+    game_for,
+    meld_ids,
+    os_card,
+    os_cards,
+    split_run,
+)
 
 
 def load_game():
@@ -98,72 +96,7 @@ def load_game():
     assert not RULES.oklahoma and not RULES.gin_only and RULES.big_gin_bonus == 0
     assert not RULES.last_discard_rule and not RULES.reshuffle_stock
     assert not RULES.undercut_on_tie  # OpenSpiel scores a tie D == K as 0 (docs/openspiel.md)
-    return pyspiel.load_game("gin_rummy", {
-        "knock_card": RULES.knock_limit, "gin_bonus": RULES.gin_bonus,
-        "undercut_bonus": RULES.undercut_bonus, "oklahoma": False,
-        "num_ranks": 13, "num_suits": 4, "hand_size": 10})
-
-
-# --------------------------------------------------------------------------- melds
-def split_run(cards: list[int]) -> list[list[int]]:
-    """A run (sorted, consecutive) as OpenSpiel melds: OpenSpiel's meld actions only
-    cover runs of length 3..5, so a longer run is laid as several consecutive pieces."""
-    pieces = []
-    while len(cards) > 5:
-        take = min(5, len(cards) - 3)
-        pieces.append(cards[:take])
-        cards = cards[take:]
-    pieces.append(cards)
-    return pieces
-
-
-def meld_ids(sets_mask: int, runs_mask: int) -> list[int]:
-    """OpenSpiel meld ids of a knocker's layout given as our ``sets``/``runs`` masks."""
-    ids = []
-    by_rank: dict[int, list[int]] = {}
-    for c in mask_cards(sets_mask):
-        by_rank.setdefault(c & 15, []).append(c)
-    for rank, cards in sorted(by_rank.items()):
-        assert len(cards) in (3, 4), f"bad set {cards}"
-        ids.append(UTILS.meld_to_int(sorted(os_cards(cards))))
-    for suit in range(4):
-        ranks = [r for r in range(13) if runs_mask >> (suit * 16 + r) & 1]
-        i = 0
-        while i < len(ranks):
-            j = i
-            while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-                j += 1
-            segment = [os_card(suit * 16 + r) for r in ranks[i:j + 1]]
-            assert len(segment) >= 3, f"bad run {segment}"
-            for piece in split_run(segment):
-                ids.append(UTILS.meld_to_int(piece))
-            i = j + 1
-    return ids
-
-
-def best_layoffs(knocker_melds: list[int], hand: list[int]) -> tuple[int, list[int]]:
-    """The defender's best response in OpenSpiel's action space: over every set of
-    layoffs OpenSpiel's ``AllLayoffs`` allows (one card at a time, each time among the
-    cards it offers), the least deadwood left after melding the rest.  OpenSpiel's
-    offered layoffs depend only on the *set* of cards laid so far, so a memo on that set
-    makes the search exact.  Returns (deadwood, layoff sequence)."""
-    memo: dict[frozenset, tuple[int, list[int]]] = {}
-
-    def search(laid: tuple[int, ...]) -> tuple[int, list[int]]:
-        key = frozenset(laid)
-        if key in memo:
-            return memo[key]
-        rest = [c for c in hand if c not in key]
-        best = (UTILS.min_deadwood(rest), [])
-        for card in UTILS.all_layoffs(knocker_melds, list(laid)):
-            if card in rest:
-                dw, seq = search(laid + (card,))
-                if dw < best[0]:
-                    best = (dw, [card] + seq)
-        memo[key] = best
-        return best
-
-    return search(())
+    return game_for(RULES)
 
 
 # --------------------------------------------------------------------------- the replay
@@ -210,21 +143,15 @@ def _chance(state, os_code: int, what: str):
 
 def _lay_best_melds(state, player: int, what: str) -> None:
     """Lay melds (OpenSpiel's legal meld actions) reaching the hand's least deadwood, then
-    pass.  Any meld that keeps the least deadwood unchanged belongs to an optimal layout."""
+    pass (``best_meld_action`` one meld at a time)."""
     while True:
-        hand = list(state.hands()[player])
-        target = UTILS.min_deadwood(hand)
-        if target == UTILS.total_card_value(hand):
+        try:
+            meld = best_meld_action(state, player)
+        except RuntimeError as exc:
+            raise Mismatch(f"{what}: {exc}") from None
+        if meld is None:
             break
-        for a in state.legal_actions():
-            if a >= MELD_BASE:
-                meld = set(UTILS.int_to_meld[a - MELD_BASE])
-                if UTILS.min_deadwood([c for c in hand if c not in meld]) == target:
-                    _apply(state, a, what)
-                    break
-        else:
-            raise Mismatch(f"{what}: no legal OpenSpiel meld keeps deadwood {target} "
-                           f"in {card_names(hand)}")
+        _apply(state, meld, what)
     _apply(state, PASS, what)
 
 

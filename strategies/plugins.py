@@ -236,27 +236,14 @@ def _imports(path: Path, package: str | None) -> list[tuple[str, tuple[str, ...]
     names imported from it); relative imports resolved against ``package``."""
     import ast
 
+    from simulator.core._cache import import_statements
+
     try:
         tree = ast.parse(path.read_bytes(), str(path))
     except (SyntaxError, ValueError):
         return []  # importing it fails, and says so
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.extend((alias.name, ()) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                if not package:
-                    continue  # a relative import outside a package fails when imported
-                parts = package.split(".")
-                if node.level - 1 >= len(parts):
-                    continue
-                anchor = ".".join(parts[:len(parts) - node.level + 1])
-                base = f"{anchor}.{base}" if base else anchor
-            out.append((base, tuple(alias.name for alias in node.names if alias.name != "*")))
-    return out
-
+    return [(module, tuple(name for name in names if name != "*"))
+            for module, names in import_statements(ast.walk(tree), package)]
 
 def import_closure(path: str | Path) -> ImportClosure:
     """Every module plug-in file ``path`` imports, directly or through the modules it

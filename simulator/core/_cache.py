@@ -129,20 +129,34 @@ def _scan(name: str, source: bytes) -> tuple[list[str], list[str]]:
 
     def names(nodes) -> list[str]:
         wanted: set[str] = set()
-        for node in nodes:
-            if isinstance(node, ast.Import):
-                wanted.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    anchor = ".".join(parts[: len(parts) - node.level + 1])
-                    base = f"{anchor}.{base}" if base else anchor
-                wanted.add(base)
-                wanted.update(f"{base}.{alias.name}" for alias in node.names)
+        for module, imported in import_statements(nodes, package):
+            wanted.add(module)
+            wanted.update(f"{module}.{name}" for name in imported)
         return sorted(wanted)
 
     return names(at_load), names(ast.walk(tree))
+
+
+def import_statements(nodes, package: str | None):
+    """``(module, names imported from it)`` for each ``import`` statement among the AST
+    ``nodes`` (``import a.b``: ``("a.b", ())``), relative imports resolved against ``package``;
+    one that reaches above the top package (or any, outside a package) is left out, as
+    importing it fails.  The one reader of import statements: the kernel cache's module scan
+    (``_scan``) and a plug-in's import closure (``strategies.plugins``) both use it."""
+    import ast
+
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, ()) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                if node.level > len(parts):
+                    continue
+                anchor = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{anchor}.{base}" if base else anchor
+            yield base, tuple(alias.name for alias in node.names)
 
 
 #: the per-file scans (``_scan``) kept between processes, keyed by the SHA-256 of the file:

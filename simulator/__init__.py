@@ -7,58 +7,66 @@ The public API re-exported here:
   ``best_arrangement``, ``is_big_gin``, ``layoff``, ``knocker_arrangement``, ``score_hand``;
 * rule variants: ``Rules`` and its presets;
 * play: ``simulate``, ``simulate_games``, and ``Hand`` (one hand to step through, with
-  ``action_name`` naming its actions, ``simulator.actions`` their codes by name), loaded on first use.
+  ``action_name`` naming its actions, ``simulator.actions`` their codes by name).
+
+Every name loads on first use, so ``import simulator`` (and a ``ginsim`` command that plays
+nothing, such as ``--version``, ``--help``, ``show`` or ``cache where``) imports neither numba
+nor the engine.
 """
+
+from typing import TYPE_CHECKING
 
 from ._version import __version__
 
 from .core._cache import configure_numba_cache
 
+# ginsim's kernels cache in ginsim's own directory; installed now, or when numba loads
 configure_numba_cache()
 
-from .core.cards import Card, cards_mask, format_cards, mask_cards, parse_cards
-from .core.rules import Rules
-from .core.rules_api import (
-    Arrangement,
-    Discard,
-    HandScore,
-    Layoff,
-    best_arrangement,
-    best_discard,
-    is_big_gin,
-    knocker_arrangement,
-    layoff,
-    min_deadwood,
-    optimal_discards,
-    score_hand,
-)
+if TYPE_CHECKING:  # what type checkers and the API reference see; ``_PUBLIC`` loads the same names
+    from . import actions
+    from .api import simulate, simulate_games
+    from .core.cards import Card, cards_mask, format_cards, mask_cards, parse_cards
+    from .core.rules import Rules
+    from .core.rules_api import (
+        Arrangement, Discard, HandScore, Layoff, best_arrangement, best_discard, is_big_gin,
+        knocker_arrangement, layoff, min_deadwood, optimal_discards, score_hand)
+    from .core.state import action_name
+    from .engine.hand import Hand
+
+#: where each public name lives (module relative to this package, attribute)
+_PUBLIC = {
+    **{name: (".core.cards", name) for name in ("Card", "cards_mask", "format_cards", "mask_cards", "parse_cards")},
+    "Rules": (".core.rules", "Rules"),
+    **{name: (".core.rules_api", name) for name in (
+        "Arrangement", "Discard", "HandScore", "Layoff", "best_arrangement", "best_discard", "is_big_gin",
+        "knocker_arrangement", "layoff", "min_deadwood", "optimal_discards", "score_hand")},
+    "simulate": (".api", "simulate"),
+    "simulate_games": (".api", "simulate_games"),
+    "Hand": (".engine.hand", "Hand"),
+    "action_name": (".core.state", "action_name"),
+    "actions": (".actions", None),
+}
 
 __all__ = [
-    "Arrangement", "Card", "Discard", "HandScore", "Layoff", "Rules", "best_arrangement",
-    "best_discard", "cards_mask", "format_cards", "is_big_gin", "knocker_arrangement", "layoff",
-    "mask_cards", "min_deadwood", "optimal_discards", "parse_cards", "score_hand",
+    "Arrangement", "Card", "Discard", "Hand", "HandScore", "Layoff", "Rules", "__version__", "action_name",
+    "actions", "best_arrangement", "best_discard", "cards_mask", "format_cards", "is_big_gin",
+    "knocker_arrangement", "layoff", "mask_cards", "min_deadwood", "optimal_discards", "parse_cards",
+    "score_hand", "simulate", "simulate_games",
 ]
-
-__all__ += ["__version__", "simulate", "simulate_games", "Hand", "action_name", "actions"]
 
 
 def __getattr__(name: str):
-    # the façade, the engine and the strategy library load on first use: ``import simulator``
-    # stays the rules core only
-    if name in ("simulate", "simulate_games"):
-        from . import api
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'simulator' has no attribute {name!r}")
+    import importlib
 
-        return getattr(api, name)
-    if name == "Hand":
-        from .engine.hand import Hand
+    module_name, attribute = _PUBLIC[name]
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
 
-        return Hand
-    if name == "actions":  # the action codes by name
-        import importlib
 
-        return importlib.import_module(".actions", __name__)
-    if name == "action_name":
-        from .core.state import action_name
-
-        return action_name
-    raise AttributeError(f"module 'simulator' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -376,7 +376,7 @@ def _cmd_show(args: argparse.Namespace) -> None:
 
 
 def _multiplicity_option(p: argparse.ArgumentParser) -> None:
-    from .analysis.stats import MULTIPLICITY_METHODS
+    from .analysis.multiplicity import MULTIPLICITY_METHODS
 
     p.add_argument("--multiplicity", choices=MULTIPLICITY_METHODS, default="holm",
                    help="how the report adjusts each family of comparisons it labels ('balanced', 'A ahead', ...): "

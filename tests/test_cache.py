@@ -97,6 +97,8 @@ def test_the_roots_of_play_must_exist(monkeypatch):
 
 
 def test_kernels_go_to_a_marked_directory_keyed_by_the_source_hash():
+    import numba  # noqa: F401  (once numba is loaded, configuring returns the directory)
+
     path = _cache.configure_numba_cache()
     assert path.name == f"ginsim-numba-{_cache.source_hash()}"
     assert (path / _cache.MARKER).is_file()
@@ -131,3 +133,20 @@ def test_a_users_cached_function_caches_where_numba_would_put_it(tmp_path, monke
     assert list(where.glob("user_kernels_x.twice-*.nbi"))
     assert not where.is_relative_to(_cache.numba_cache_dir().parent)
     assert not list(_cache.numba_cache_dir().glob("*/user_kernels_x.*"))
+
+
+def test_import_simulator_waits_for_numba_and_then_caches_ginsim_kernels_in_its_directory():
+    """``import simulator`` alone does not load numba; when numba loads later (here through
+    the first kernel module), ginsim's locator is in place before any kernel is defined."""
+    child = textwrap.dedent("""
+        import sys
+        import simulator
+        assert "numba" not in sys.modules
+        from simulator.core import _cache, melds
+        locator = melds.popcount_nb._cache._impl._locator
+        assert getattr(locator, "_ginsim", False), type(locator)
+        print(locator.get_cache_path() == str(_cache.numba_cache_dir() / locator.get_suitable_cache_subpath(melds.__file__)))
+    """)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

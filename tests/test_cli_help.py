@@ -4,6 +4,8 @@ default of every option that has one."""
 from __future__ import annotations
 
 import argparse
+import textwrap
+from pathlib import Path
 import subprocess
 import sys
 
@@ -43,3 +45,36 @@ def test_every_argument_has_help_and_every_default_is_shown():
     assert "(default: 100000)" in usage and "(default: 0)" in usage and "(default: hoyle)" in usage
     assert "(default: local)" in commands["run"].format_help()
     assert "about 20 s" not in commands["bench"].format_help()
+
+
+def test_commands_that_play_nothing_import_no_numba_pandas_or_scipy():
+    """``--version``, ``--help``, a command's ``--help``, ``variants`` and ``cache where`` load
+    neither numba nor pandas nor scipy (one child process runs them all in turn)."""
+    child = textwrap.dedent("""
+        import contextlib, io, sys
+        from simulator.cli import main
+        for argv in (["--version"], ["--help"], ["run", "--help"], ["report", "--help"], ["variants"],
+                     ["cache", "where"]):
+            with contextlib.redirect_stdout(io.StringIO()):
+                try:
+                    main(argv)
+                except SystemExit as stop:
+                    assert stop.code == 0, argv
+        print(sorted(m for m in ("numba", "pandas", "scipy") if m in sys.modules))
+    """)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_public_names_load_on_first_use_and_match_what_type_checkers_see():
+    """``simulator.__all__``, the lazy table and the ``TYPE_CHECKING`` imports (which the API
+    reference and type checkers read) name the same things, and every name resolves."""
+    import ast
+
+    tree = ast.parse(Path(simulator.__file__).read_text())
+    guarded = next(node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING")
+    declared = {alias.asname or alias.name for node in guarded.body for alias in node.names}
+    assert declared == set(simulator._PUBLIC) == set(simulator.__all__) - {"__version__"}
+    for name in simulator.__all__:
+        assert getattr(simulator, name) is not None, name

@@ -791,16 +791,7 @@ def balanced(stats: pd.DataFrame, column: str = "first_mover_edge") -> pd.Series
 
 # ----------------------------------------------------------------------------- many comparisons
 
-#: the ways a report can control a family of comparisons (``ginsim report --multiplicity``)
-MULTIPLICITY_METHODS = ("holm", "bh", "none")
-#: the level of every labelled comparison: family-wise (Holm), false discovery rate (BH),
-#: or per comparison (none)
-ALPHA = 0.05
-MULTIPLICITY_TEXT = {
-    "holm": "Holm's step-down method, family-wise error rate 5%",
-    "bh": "Benjamini–Hochberg, false discovery rate 5%",
-    "none": "no adjustment (each comparison at 5% on its own)",
-}
+from .multiplicity import ALPHA, MULTIPLICITY_METHODS, MULTIPLICITY_TEXT  # noqa: E402, F401  (re-exported)
 
 
 def _finite_pvalues(pvalues) -> tuple[np.ndarray, np.ndarray]:

@@ -41,9 +41,10 @@ import stat
 import sys
 import tempfile
 import uuid
+from importlib import metadata
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import PathFinder
 from pathlib import Path
-
-import numba
 
 #: prefix of every directory ginsim creates in a cache root
 PREFIX = "ginsim-"
@@ -263,7 +264,7 @@ def source_hash() -> str:
         for name, path in package_sources(cache_key_modules()):
             digest.update(name.encode())
             digest.update(path.read_bytes())
-        digest.update(numba.__version__.encode())
+        digest.update(metadata.version("numba").encode())
         digest.update(sys.version.split()[0].encode())
         _STATE["hash"] = digest.hexdigest()[:16]
     return _STATE["hash"]
@@ -369,15 +370,56 @@ def generated_dir() -> Path:
     return _resolve(cache_root() / GENERATED)
 
 
-def configure_numba_cache() -> Path:
+def configure_numba_cache() -> Path | None:
     """Cache ginsim's own kernels in this source version's directory, guarded against
     corrupted files; numba's settings and every other function's cache are left as they
-    were (``_install_locator``).  Idempotent; returns the directory."""
-    path = numba_cache_dir()
-    _STATE["configured"] = path
+    were (``_install_locator``).  Idempotent.
+
+    numba consults its cache locators when a ``@njit(cache=True)`` function is defined, so
+    the locator must be in place before the first ginsim kernel module runs.  When numba is
+    already imported that happens now; otherwise an import hook does it the moment numba
+    finishes loading its caching module, so ``import simulator`` (and a CLI command that plays
+    nothing) does not import numba at all.  Returns the kernel directory once numba is
+    loaded, None while the hook waits."""
+    if "numba.core.caching" in sys.modules:
+        return _configure_now()
+    if not any(isinstance(f, _AfterNumbaCaching) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterNumbaCaching())
+    return None
+
+
+def _configure_now() -> Path:
+    _STATE["configured"] = numba_cache_dir()
     _install_locator()
     _install_cache_guard()
-    return path
+    return _STATE["configured"]
+
+
+class _AfterNumbaCaching(MetaPathFinder):
+    """Finds ``numba.core.caching`` as the normal path finder does, and configures ginsim's
+    cache right after that module has run (before any kernel can be defined)."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "numba.core.caching":
+            return None
+        sys.meta_path.remove(self)
+        spec = PathFinder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ConfigureAfter(spec.loader)
+        return spec
+
+
+class _ConfigureAfter(Loader):
+    def __init__(self, inner: Loader) -> None:
+        self._inner = inner
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._inner.exec_module(module)
+        sys.modules[module.__name__] = module
+        _configure_now()
 
 
 def is_ginsim_source(py_file: str) -> bool:

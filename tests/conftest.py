@@ -60,10 +60,18 @@ SLOW = frozenset({
     "test_plugin_bounds.py::test_ginsim_simulate_refuses_an_out_of_bounds_plugin",
     "test_plugin_bounds.py::test_ctrl_c_stops_a_plugin_that_never_returns_at_registration",
     "test_trust_inputs.py::test_an_edited_helper_module_is_played_and_changes_the_plugin_identity",
-    # many CLI children in one test (each starts an interpreter and imports numba and pandas)
-    "test_trustworthy_runs.py::test_bad_files_and_arguments_get_one_line",
-    "test_trustworthy_runs.py::test_report_never_overwrites_a_users_file_but_replaces_its_own",
-    "test_reproduce.py::test_force_replaces_a_run_and_its_report",
+    "test_trust_rundir.py::test_a_crafted_plugin_is_never_imported",
+    # both engines compiled and compared; kernels compiled for a test's own rollout
+    "test_engine.py::test_light_and_full_engines_play_the_same_rows",
+    "test_state_phases.py::test_a_numba_rollout_from_a_copied_mid_hand_state",
+    # OpenSpiel's own game stepped hand by hand from Python
+    "test_interop_openspiel.py::test_the_bot_moves_the_same_whatever_the_opponents_hidden_cards",
+    "test_interop_openspiel.py::test_openspiel_simple_plays_inside_ginsim",
+    "test_interop_openspiel.py::test_the_filled_history_is_a_legal_openspiel_hand",
+    # whole games at Python speed
+    "test_python_players.py::test_python_driver_reproduces_numba_games",
+    # several runs started at once as children
+    "test_trustworthy_runs.py::test_two_runs_started_at_once_never_mix",
     # large samples
     "test_rules_oracle.py::test_layoff_random_deals",
     "test_rules_oracle.py::test_layoff_meld_dense_deals",
@@ -83,7 +91,7 @@ SLOW = frozenset({
 #: parametrised tests whose other parametrisations are slow: the fast tier keeps the ones
 #: named here (the rule variants that exercise the most distinct code), the slow tier runs all
 FAST_ONLY = {
-    "test_engine_reference.py::test_deals_match_reference": {"hoyle", "oklahoma", "last_discard", "gin_only"},
+    "test_engine_reference.py::test_deals_match_reference": {"hoyle", "last_discard"},
     "test_engine_reference.py::test_games_match_reference": {"hoyle", "next_dealer_loser"},
     "test_reproduce.py::test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing": {"report.md"},
 }

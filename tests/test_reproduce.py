@@ -6,12 +6,11 @@ results/STUDY and writes its report there, and a cold cache says it is compiling
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from cli_runner import ginsim as cli, one_line_error
 
 from simulator.analysis.rendering import REPORT_RECORD, written_by_ginsim
 from simulator.run.rundir import LOCK, read_manifest, verify_run
@@ -25,19 +24,6 @@ TINY = textwrap.dedent('''
     chunk = 100
     matchups = [["simple", "random"]]
 ''')
-
-
-def cli(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "simulator.cli", *map(str, args)], capture_output=True, text=True,
-                          **kwargs)
-
-
-def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
-    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ginsim: error: "), done.stderr[-2000:]
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 @pytest.fixture()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cli_runner import ginsim
 from paused_cli import start_paused, wait_until_paused
 
 from simulator.run.experiment import ExperimentError, load_experiment
@@ -111,8 +112,7 @@ def test_bad_experiments_give_one_line_errors_exit_2_and_write_nothing(tmp_path,
     path = write(tmp_path, text)
     with pytest.raises(ExperimentError, match=message):
         load_experiment(path)
-    done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True)
+    done = ginsim("run", path, "--out", tmp_path / "out")
     assert done.returncode == 2
     assert message.split("'")[0] in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
@@ -122,8 +122,7 @@ def test_unwritable_output_directory_is_refused(tmp_path):
     path = write(tmp_path, "name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]")
     blocker = tmp_path / "file"
     blocker.write_text("")
-    done = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(path), "--out", str(blocker / "run")],
-                          capture_output=True, text=True)
+    done = ginsim("run", path, "--out", blocker / "run")
     assert done.returncode == 2 and "not writable" in done.stderr
 
 
@@ -139,8 +138,7 @@ def test_replay_reproduces_a_stored_row(tmp_path):
         for col in ("outcome", "winner", "points", "net_a", "draws", "upcard", "knocker_deadwood"):
             assert (pd.isna(stored[col]) and pd.isna(row[col])) or stored[col] == row[col], col
         assert "holds" in story and "upcard" in story
-    done = subprocess.run([sys.executable, "-m", "simulator.cli", "replay", str(tmp_path / "run"), "--cell", "99",
-                           "--deal", "0"], capture_output=True, text=True)
+    done = ginsim("replay", tmp_path / "run", "--cell", 99, "--deal", 0)
     assert done.returncode == 2 and "--cell must be one of" in done.stderr
 
 

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_runner import ginsim as cli, one_line_error
 from paused_cli import start_paused, wait_until_paused
 from plugin_sources import greedy_plugin
 
 from simulator.run.experiment import ExperimentError, load_experiment
-from simulator.run.rundir import FORMAT, LOCK, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
+from simulator.run.rundir import FORMAT, Plan, RunError, RunLock, create_manifest, read_manifest, verify_run
 from simulator.analysis.summary import run_summaries
 from simulator.run.runner import run_experiment
 
@@ -39,19 +40,6 @@ def write(folder: Path, text: str, name: str = "exp.toml") -> Path:
     path = folder / name
     path.write_text(text)
     return path
-
-
-def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "simulator.cli", *map(str, args)], capture_output=True,
-                          text=True, **kwargs)
-
-
-def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
-    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ginsim: error: "), done.stderr[-2000:]
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 def read_rows(run: Path) -> pd.DataFrame:

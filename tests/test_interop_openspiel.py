@@ -90,6 +90,21 @@ def test_ginsim_strategies_play_inside_openspiel_without_an_illegal_action(strat
     assert result.stats["rebuilds"] > 0  # the shadow was dealt again as the opponent showed cards
 
 
+@pytest.mark.parametrize("deck, seat", [(83, 1), (89, 1), (362, 0)])
+def test_the_defender_follows_a_knock_with_the_knockers_cards_filled_from_its_layout(deck, seat):
+    """On these decks (seed 2026) OpenSpiel's simple bot knocks against ``simple``.  The
+    defender's shadow must fill the knocker's unseen cards from the layout it shows: filled
+    earlier, ginsim laid out cards the knocker never held (a gin where OpenSpiel scored a
+    knock) and the defence fell back to OpenSpiel's best response."""
+    specs = ("simple", "openspiel_simple") if seat == 0 else ("openspiel_simple", "simple")
+    bots = [O._os_player(specs[p], GAME, p, 2026) for p in (0, 1)]
+    O._play_openspiel(GAME, bots, O._deck(2026, deck))
+    ours = bots[seat]
+    assert ours.stats["fallback_moves"] == 0 and not ours._broken
+    result = ours._shadow.hand.observation(seat)["result"]
+    assert result["outcome"] in ("knock", "undercut") and result["knocker"] == 1 - seat
+
+
 class Greedy(Player):
     """The Python base class's greedy defaults."""
 

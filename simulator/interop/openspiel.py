@@ -280,6 +280,8 @@ def _masked_history(state, me: int) -> list[tuple[int, int | None]]:
 class _Filled:
     log: list  # the history with every chance outcome a card
     order: list  # the 52 OpenSpiel cards in dealing order: the deal, the upcard, the stock draws, then the rest
+    #: the opponent knocked and laid out before the fill: its unseen cards complete that layout
+    opponent_layout_known: bool = False
 
 
 def _fill(log: list, me: int, knock_limit: int) -> _Filled:
@@ -357,7 +359,7 @@ def _fill(log: list, me: int, knock_limit: int) -> _Filled:
         card_of[s] = unseen.pop(0)
     filled = [(p, card_of.get(i, a) if p == CHANCE else a) for i, (p, a) in enumerate(log)]
     dealt = [a for p, a in filled if p == CHANCE]
-    return _Filled(filled, dealt + unseen)
+    return _Filled(filled, dealt + unseen, knocker == opp and laid_out)
 
 
 def _safe_deadwood(melded: set, known_dw: list, unseen: list, k: int, limit: int, cap: int = 20000) -> list | None:
@@ -407,6 +409,7 @@ class _Shadow:
         self.hand = Hand(rules, seed=seed, deck=deck, dealer=1,
                          a=strategy if me == 0 else None, b=strategy if me == 1 else None)
         self.pending_knock = False
+        self.opponent_layout_known = filled.opponent_layout_known
         self.melds: list[list[int]] = []
         self.defending = False  # the knocker laid out: the rest is the defence
         self._last_drew = -1  # the player of the last stock draw (whose card the next chance outcome is)
@@ -450,6 +453,8 @@ class _Shadow:
             self._last_drew = p
             self._apply(p, A.TAKE_PILE if a == DRAW_UPCARD else A.DRAW_STOCK)
         elif phase == "last_discard":
+            if a == KNOCK and p != self.me and not self.opponent_layout_known:
+                raise _CannotFollow("the opponent knocked before its layout was known")
             self._apply(p, A.TAKE_PILE if a == KNOCK else A.PASS, allowed={(A.TAKE_PILE, A.PASS)})
         elif phase == "discard":
             if a == DRAW_STOCK:  # both passed the upcard: ginsim drew for the non-dealer already
@@ -458,6 +463,10 @@ class _Shadow:
             if a == KNOCK:
                 self.pending_knock = True
                 return
+            if self.pending_knock and p != self.me and not self.opponent_layout_known:
+                # the opponent's unseen cards were filled before its layout was shown: ginsim
+                # would lay out (even call gin on) cards it never held; fill again from the layout
+                raise _CannotFollow("the opponent knocked before its layout was known")
             self._apply(p, A.discard(our_card(a)))
             if not h.is_over() and h.phase_name == "knock":
                 self._apply(p, A.KNOCK if self.pending_knock else A.PLAY_ON, allowed={(A.KNOCK, A.PLAY_ON)})

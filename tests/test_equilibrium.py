@@ -7,6 +7,7 @@ import json
 import pytest
 
 from simulator.cli import main
+from test_cli_json import validate
 from simulator.studies.equilibrium import EquilibriumError, parse_equilibrium
 
 #: a small knock_policy family: the early threshold and how long it lasts (about 5 s a tuning)
@@ -36,7 +37,7 @@ def test_exploit_finds_an_edge_over_simple_under_tournament(tmp_path, capsys):
     assert main(["exploit", "simple", "--family", str(family), "--rules", "tournament", "--out", str(out),
                  "--quiet", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"].startswith("ginsim.exploit/")
+    validate(doc, "exploit")
     edge = doc["edge"]
     assert edge["estimate"] > 0 and edge["ci_low"] > 0  # the interval excludes zero
     assert doc["best_response"].startswith("knock_policy:")
@@ -73,6 +74,7 @@ def test_equilibrium_runs_resumes_and_reports(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
+    validate(first, "equilibrium")
     assert first["iterations"] == 1 and not first["converged"]
     # the best response to simple beats it clearly, so it joins the set on a resume with more iterations
     spec.write_text(_spec_text(2), encoding="utf-8")

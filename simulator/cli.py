@@ -395,18 +395,35 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
 
 
 def _cmd_equilibrium(args: argparse.Namespace) -> None:
-    from .studies.equilibrium import equilibrium, load_equilibrium, out_dir
+    from .studies.equilibrium import load_equilibrium, write_summary
 
-    if args.out is not None and not args.out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    spec = load_equilibrium(args.spec)
+    if args.out is not None and (len(args.spec) > 1 or not args.out.strip()):
+        raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
+    specs = [load_equilibrium(path) for path in args.spec]  # every spec is checked before any is run
+    results, documents = [], []
+    for spec in specs:
+        r, document = _one_equilibrium(spec, args)
+        results.append(r)
+        documents.append(document)
+    summary = write_summary(results, args.summary) if args.summary else None
+    if args.json:
+        _print_json("equilibrium", {"results": documents, "summary": None if summary is None else str(summary)})
+    elif summary is not None:
+        print(f"summary: {summary}")
+
+
+def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
+    """Run one equilibrium spec for ``ginsim equilibrium``; print its text unless --json;
+    returns (its result, its --json record)."""
+    from .studies.equilibrium import equilibrium, out_dir
+
     start = time.perf_counter()
     log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     r = equilibrium(spec, args.out, resume=args.resume, progress=not args.quiet, log=log)
     seconds = time.perf_counter() - start
     ex = r["exploitability"]
     if args.json:
-        _print_json("equilibrium", {
+        return r, {
             "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"],
             "objective": r["objective"], "converged": r["converged"], "iterations": r["iterations"],
             "mixture": [{"policy": m["policy"], "weight": m["weight"]} for m in r["mixture"]], "value": r["value"],
@@ -415,8 +432,7 @@ def _cmd_equilibrium(args: argparse.Namespace) -> None:
             "compare": [{"label": k, "policy": c["policy"],
                          "value": estimate(c["value"], c["low"], c["high"], c["pairs"], "pair")}
                         for k, c in r["compare"].items()],
-            "seconds": round(seconds, 3)})
-        return
+            "seconds": round(seconds, 3)}
     scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
     state = "converged" if r["converged"] else "not converged"
     print(f"{r['name']}: {state} after {r['iterations']} iteration(s); game value {r['value'] + 0.0:+.4f}")
@@ -428,6 +444,7 @@ def _cmd_equilibrium(args: argparse.Namespace) -> None:
         print(f"  {label} against the equilibrium: {scale * c['value']:+.4f}{unit} [{scale * c['low']:+.4f}, "
               f"{scale * c['high']:+.4f}]")
     print(f"  ({seconds:.1f} s; report: {out_dir(spec, args.out) / 'report.md'})")
+    return r, None
 
 
 def _add_equilibrium_commands(command) -> None:
@@ -459,9 +476,12 @@ def _add_equilibrium_commands(command) -> None:
                 "to its equilibrium mixture, add it and repeat until the best response gains no more than the noise. "
                 "Prints the mixture, the game value, the exploitability bound and the convergence; writes "
                 "OUT/equilibrium.json and OUT/report.md (docs/equilibrium.md).")
-    _complete(p.add_argument("spec", help="equilibrium spec TOML file, e.g. experiments/equilibrium_knock/tournament.toml "
-                                          "(format: simulator/studies/equilibrium.py)"), "file")
+    _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
+                                                     "experiments/equilibrium_knock/tournament.toml "
+                                                     "(format: simulator/studies/equilibrium.py)"), "file")
     p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
+    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
+                                     "(default: no summary file)")
     p.add_argument("--resume", action="store_true",
                    help="continue a run in the output directory after an interruption (even kill -9), or "
                         "rewrite a finished one's outputs (default: refuse a directory holding a run)")

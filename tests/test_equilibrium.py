@@ -73,15 +73,19 @@ def test_equilibrium_runs_resumes_and_reports(tmp_path, capsys):
     spec.write_text(_spec_text(1), encoding="utf-8")
     out = tmp_path / "out"
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--json"]) == 0
-    first = json.loads(capsys.readouterr().out)
-    validate(first, "equilibrium")
+    document = json.loads(capsys.readouterr().out)
+    validate(document, "equilibrium")
+    first = document["results"][0]
     assert first["iterations"] == 1 and not first["converged"]
     # the best response to simple beats it clearly, so it joins the set on a resume with more iterations
     spec.write_text(_spec_text(2), encoding="utf-8")
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--json"]) == 2  # needs --resume
     capsys.readouterr()
-    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--json", "--resume"]) == 0
-    second = json.loads(capsys.readouterr().out)
+    summary = tmp_path / "summary.md"
+    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--json", "--resume",
+                 "--summary", str(summary)]) == 0
+    second = json.loads(capsys.readouterr().out)["results"][0]
+    assert "| eq_small | `tournament` |" in summary.read_text()
     assert second["iterations"] == 2
     state = json.loads((out / "equilibrium.json").read_text())
     assert set(state["entries"]) == {"0,1"}  # one entry of the 2-policy matrix, played once

@@ -462,3 +462,38 @@ def write_report(spec: EquilibriumSpec, result: dict[str, Any], out: Path) -> Pa
     path = out / "report.md"
     atomic_write(path, "\n".join(lines) + "\n")
     return path
+
+
+def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
+    """One Markdown table over several equilibrium runs (e.g. one per rule variant): the
+    equilibrium mixture in words, the exploitability bound, the convergence, and every
+    compared policy's value against the equilibrium, each with its paired 95% interval."""
+    path = Path(path)
+    if path.exists() and MARK not in path.read_text(encoding="utf-8", errors="replace")[:400]:
+        raise EquilibriumError(f"{path} exists and was not written by ginsim; move it away or choose another "
+                               f"--summary")
+    labels: list[str] = []
+    for r in results:
+        labels += [k for k in r["compare"] if k not in labels]
+    lines = [f"<!-- {MARK}; rerun the equilibria to replace this file -->", f"# {title or 'Equilibrium summary'}", "",
+             "One row per run of `ginsim equilibrium`. 'equilibrium' is the mixture of the double oracle's last "
+             "restricted set (weight, then the policy in words); 'exploitability bound' is the last best "
+             "response's gain against it on fresh deals (a lower bound on the mixture's exploitability within the "
+             "family); each further column is that policy's value against the equilibrium on fresh deals "
+             "(negative: what it loses). Points per hand, or percentage points of game-win probability; paired "
+             "95% intervals over mirrored pairs. Each run's own report has the payoff matrix and the convergence.",
+             "", "| run | rules | objective | equilibrium | iterations | exploitability bound | "
+             + " | ".join(labels) + " |", "|---|---|---|---|---:|---:|" + "---:|" * len(labels)]
+    for r in results:
+        obj = r["objective"]
+        mix = "; ".join(f"{m['weight']:.2f} × {m['description']}" for m in r["mixture"])
+        ex = r["exploitability"]
+        cells = [r["name"], f"`{r['rules_label']}`", r["objective_text"], mix,
+                 f"{r['iterations']}{'' if r['converged'] else ' (not converged)'}",
+                 _fmt(obj, ex["gain"], ex["low"], ex["high"])]
+        for label in labels:
+            c = r["compare"].get(label)
+            cells.append("–" if c is None else _fmt(obj, c["value"], c["low"], c["high"]))
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    atomic_write(path, "\n".join(lines) + "\n")
+    return path

@@ -428,7 +428,10 @@ def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]
             "objective": r["objective"], "converged": r["converged"], "iterations": r["iterations"],
             "mixture": [{"policy": m["policy"], "weight": m["weight"]} for m in r["mixture"]], "value": r["value"],
             "exploitability": {"best_response": ex["policy"],
-                               "gain": estimate(ex["gain"], ex["low"], ex["high"], ex["pairs"], "pair")},
+                               "gain": estimate(ex["gain"], ex["low"], ex["high"], ex["pairs"], "pair"),
+                               "bound": r["exploitability_bound"]["gain"],
+                               "bound_ci": [r["exploitability_bound"]["low"], r["exploitability_bound"]["high"]],
+                               "bound_source": r["exploitability_bound"]["source"]},
             "compare": [{"label": k, "policy": c["policy"],
                          "value": estimate(c["value"], c["low"], c["high"], c["pairs"], "pair")}
                         for k, c in r["compare"].items()],
@@ -438,8 +441,11 @@ def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]
     print(f"{r['name']}: {state} after {r['iterations']} iteration(s); game value {r['value'] + 0.0:+.4f}")
     for m in r["mixture"]:
         print(f"  {m['weight']:.3f}  {m['policy']}  ({m['description']})")
-    print(f"  exploitability bound: {scale * ex['gain']:+.4f}{unit} [{scale * ex['low']:+.4f}, "
+    bound = r["exploitability_bound"]
+    print(f"  last best response: {scale * ex['gain']:+.4f}{unit} [{scale * ex['low']:+.4f}, "
           f"{scale * ex['high']:+.4f}] by {ex['policy']}")
+    print(f"  exploitability bound: {scale * bound['gain']:+.4f}{unit} [{scale * bound['low']:+.4f}, "
+          f"{scale * bound['high']:+.4f}] by {bound['source']}")
     for label, c in r["compare"].items():
         print(f"  {label} against the equilibrium: {scale * c['value']:+.4f}{unit} [{scale * c['low']:+.4f}, "
               f"{scale * c['high']:+.4f}]")

@@ -382,10 +382,21 @@ def _result(spec: EquilibriumSpec, state: dict[str, Any], result: dict[str, Any]
         "value": float(result["value"]), "policies": result["policies"], "matrix": last["matrix"],
         "matrix_entries": {k: entries[k] for k in sorted(entries, key=lambda s: tuple(map(int, s.split(","))))},
         "exploitability": {**result["exploitability"], "pairs": state["responses"][str(len(history) - 1)]["pairs"]},
+        "exploitability_bound": _bound(result["exploitability"], state["compare"]["rows"]),
         "history": history, "responses": state["responses"],
         "compare": state["compare"]["rows"], "matrix_units": spec.matrix_units, "compare_units": spec.compare_units,
         "seconds_total": state["seconds"],
     }
+
+
+def _bound(response: dict[str, Any], compare: dict[str, Any]) -> dict[str, Any]:
+    """The exploitability bound: of the last best response and the compared policies, the one
+    of the highest value against the mixture (any policy's value against it bounds its
+    exploitability from below), with its interval and where it comes from."""
+    candidates = [("best response", response["policy"], response["gain"], response["low"], response["high"])]
+    candidates += [(label, c["policy"], c["value"], c["low"], c["high"]) for label, c in compare.items()]
+    source, policy, gain, low, high = max(candidates, key=lambda c: c[2])
+    return {"source": source, "policy": policy, "gain": gain, "low": low, "high": high}
 
 
 def _fmt(objective: str, v: float, low: float, high: float) -> str:
@@ -424,10 +435,13 @@ def write_report(spec: EquilibriumSpec, result: dict[str, Any], out: Path) -> Pa
         curve = threshold_curve(m["policy"], draws, 0, limit)
         if curve is not None:
             lines.append(f"| {m['weight']:.3f} | " + " | ".join(str(int(c)) for c in curve) + " |")
+    bound = result["exploitability_bound"]
     lines += ["", "## Exploitability and comparisons", "",
-              f"Best response found to the mixture (the last iteration's; its gain is a lower bound on the "
-              f"mixture's exploitability within the family), on fresh deals, {unit}: "
-              f"**{_fmt(obj, ex['gain'], ex['low'], ex['high'])}** (`{ex['policy']}`).", "",
+              f"Best response found to the mixture (the last iteration's), on fresh deals, {unit}: "
+              f"{_fmt(obj, ex['gain'], ex['low'], ex['high'])} (`{ex['policy']}`). Exploitability bound (the "
+              f"highest value against the mixture of that best response and the compared policies below; a lower "
+              f"bound on the mixture's exploitability, which is at least 0): "
+              f"**{_fmt(obj, bound['gain'], bound['low'], bound['high'])}**, by {bound['source']}.", "",
               "Each compared policy's value against the equilibrium mixture on fresh deals "
               "(negative: what it loses to the equilibrium), paired 95% interval over mirrored pairs:", "",
               "| policy | spec | value against the equilibrium |", "|---|---|---:|"]
@@ -477,20 +491,23 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
         labels += [k for k in r["compare"] if k not in labels]
     lines = [f"<!-- {MARK}; rerun the equilibria to replace this file -->", f"# {title or 'Equilibrium summary'}", "",
              "One row per run of `ginsim equilibrium`. 'equilibrium' is the mixture of the double oracle's last "
-             "restricted set (weight, then the policy in words); 'exploitability bound' is the last best "
-             "response's gain against it on fresh deals (a lower bound on the mixture's exploitability within the "
-             "family); each further column is that policy's value against the equilibrium on fresh deals "
+             "restricted set (weight, then the policy in words); 'last best response's gain' is the last best "
+             "response's value against it on fresh deals; 'exploitability bound' is the highest value against it "
+             "of that best response and the compared policies (a lower bound on the mixture's exploitability, "
+             "which is at least 0); each further column is that policy's value against the equilibrium on fresh deals "
              "(negative: what it loses). Points per hand, or percentage points of game-win probability; paired "
              "95% intervals over mirrored pairs. Each run's own report has the payoff matrix and the convergence.",
-             "", "| run | rules | objective | equilibrium | iterations | exploitability bound | "
-             + " | ".join(labels) + " |", "|---|---|---|---|---:|---:|" + "---:|" * len(labels)]
+             "", "| run | rules | objective | equilibrium | iterations | last best response's gain | "
+             "exploitability bound | " + " | ".join(labels) + " |",
+             "|---|---|---|---|---:|---:|---:|" + "---:|" * len(labels)]
     for r in results:
         obj = r["objective"]
         mix = "; ".join(f"{m['weight']:.2f} × {m['description']}" for m in r["mixture"])
-        ex = r["exploitability"]
+        ex, bound = r["exploitability"], r["exploitability_bound"]
         cells = [r["name"], f"`{r['rules_label']}`", r["objective_text"], mix,
                  f"{r['iterations']}{'' if r['converged'] else ' (not converged)'}",
-                 _fmt(obj, ex["gain"], ex["low"], ex["high"])]
+                 _fmt(obj, ex["gain"], ex["low"], ex["high"]),
+                 _fmt(obj, bound["gain"], bound["low"], bound["high"]) + f" ({bound['source']})"]
         for label in labels:
             c = r["compare"].get(label)
             cells.append("–" if c is None else _fmt(obj, c["value"], c["low"], c["high"]))

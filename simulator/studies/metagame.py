@@ -3,10 +3,10 @@ equilibrium by linear programming, and the double-oracle loop that grows the set
 
 The game between two knock policies is zero-sum (what one seat wins the other loses,
 docs/rules.md, "Scoring") and, on mirrored deals (each deal played twice with the seats
-swapped), symmetric: a policy against itself is worth exactly nothing.  So the meta-game of
+swapped), symmetric: a policy against itself is worth nothing in expectation.  So the meta-game of
 a restricted set of policies is a symmetric zero-sum matrix game: entry ``M[i, j]`` is policy
 i's value against policy j (net points per hand, or game-win probability minus ½), and
-``M[j, i] = -M[i, j]``.
+``M[j, i] = -M[i, j]`` (only i < j is played; the diagonal is 0).
 
 * ``solve_zero_sum`` solves any zero-sum matrix game for the row player's maximin mixture
   and the game's value by linear programming (``scipy.optimize.linprog``, HiGHS):

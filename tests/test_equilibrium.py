@@ -124,3 +124,24 @@ def test_bad_specs_get_one_line_errors(change, key):
         parse_equilibrium({**BASE, **change}, "eq.toml")
     text = str(info.value)
     assert "\n" not in text and text.startswith("eq.toml: ") and key in text, text
+
+
+def test_a_run_interrupted_in_its_first_best_response_resumes(tmp_path, monkeypatch, capsys):
+    import simulator.studies.equilibrium as E
+
+    spec = tmp_path / "eq.toml"
+    spec.write_text(_spec_text(1), encoding="utf-8")
+    out = tmp_path / "out"
+    real = E.best_response
+
+    def interrupted(tspec, where, *args, **kwargs):
+        (where / "partial").mkdir(parents=True)  # as a tuning killed midway leaves its directory
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(E, "best_response", interrupted)
+    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet"]) == 130
+    assert json.loads((out / "equilibrium.json").read_text())["responses"] == {}
+    monkeypatch.setattr(E, "best_response", lambda tspec, where, *a, **k: real(tspec, tmp_path / "br", *a, **k))
+    capsys.readouterr()
+    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["iterations"] == 1

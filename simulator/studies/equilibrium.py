@@ -231,9 +231,11 @@ def out_dir(spec: EquilibriumSpec, out: str | Path | None = None) -> Path:
     return Path(out if out is not None else (spec.out or Path(RESULTS_DIR) / spec.name))
 
 
-def _check_out(out: Path, resume: bool) -> dict[str, Any] | None:
+def _check_out(out: Path, resume: bool, locked: bool = True) -> dict[str, Any] | None:
     """The kept state of a run in ``out`` (None for a new run); refuses a directory that holds
-    something else, or a run when --resume was not given."""
+    something else, or a run when --resume was not given.  Before the lock is taken
+    (``locked`` false) a directory with a lock file and no state yet is left to the lock: a
+    run that has just started there holds it."""
     from ..run.rundir import LOCK
 
     if out.exists() and not out.is_dir():
@@ -253,6 +255,8 @@ def _check_out(out: Path, resume: bool) -> dict[str, Any] | None:
             raise EquilibriumError(f"{state} was not written by ginsim; move it away or choose another out")
         return data
     entries = [p.name for p in out.iterdir() if p.name != LOCK]
+    if not locked and (out / LOCK).exists():
+        return None
     if entries:
         raise EquilibriumError(f"--out {out} is not empty and holds no equilibrium run (found {sorted(entries)[0]!r}); "
                                f"choose a new or empty directory")
@@ -270,7 +274,7 @@ def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bo
     if refusal:
         raise EquilibriumError(refusal)
     out = out_dir(spec, out)
-    _check_out(out, resume)
+    _check_out(out, resume, locked=False)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -295,6 +299,7 @@ def _run_locked(spec: EquilibriumSpec, out: Path, resume: bool, progress: bool, 
     if state["spec"] != spec.identity():
         raise EquilibriumError(f"{out} holds a run of a different spec; cannot --resume it with {spec.path}")
     started = time.perf_counter()
+    atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")  # a run killed from here on resumes
     base = spec.matrix_spec()
     will_play(tune_sids([base]) | {strategies.parse_strategy(s).sid for s in (*spec.start, *spec.compare.values())})
 

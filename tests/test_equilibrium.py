@@ -145,3 +145,15 @@ def test_a_run_interrupted_in_its_first_best_response_resumes(tmp_path, monkeypa
     capsys.readouterr()
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["results"][0]["iterations"] == 1
+
+
+def test_the_default_family_makes_a_tuning_spec_for_hands_and_games():
+    from simulator.studies.exploit import default_family, response_spec
+
+    for objective, unit in (("net_per_hand", "deals"), ("game_win", "games")):
+        for limit in (5, 10, 15):
+            spec = response_spec(default_family(limit, objective), "x", "hoyle", objective, 7,
+                                 [("simple", 0.25), ("gin_hunter", 0.75)], "family")
+            assert spec.budget.unit == unit and spec.budget.total % 4 == 0  # whole pairs against both
+            assert {p.name: p.high for p in spec.params}["early"] == limit
+            assert list(spec.weights) == [0.25, 0.75]

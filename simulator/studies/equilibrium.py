@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
-from ..run.experiment import NAME_PATTERN, read_toml_file
+from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT, SEED_TEXT
 from .exploit import best_response, check_family, default_family, response_spec
 from .metagame import Response, double_oracle, payoff_matrix
@@ -132,35 +132,18 @@ def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | 
     raised as a one-line ``EquilibriumError``."""
     import strategies
 
-    from ..core.rules import Rules
     from ..core.rules_api import max_knock_limit
+    from .tune.spec import spec_head, spec_objective, spec_rules
 
     def fail(key: str, message: str) -> EquilibriumError:
         return EquilibriumError(f"{where}: {key}: {message}")
 
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit, got {name!r}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise fail("description", "must be a string")
-    objective = data.get("objective", "net_per_hand")
-    if objective not in OBJECTIVES:
-        raise fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    name, description = spec_head(data, TOP_KEYS, fail)
+    objective = spec_objective(data, fail)
     unit = OBJECTIVES[objective]
+    table, _, resolved = spec_rules(data, fail)
     rules = data.get("rules", "hoyle")
-    table = {"preset": rules} if isinstance(rules, str) else rules
-    if not isinstance(table, dict):
-        raise fail("rules", "must be a preset name or a table (preset = ..., field = value)")
-    try:
-        resolved = Rules.from_dict(dict(table))
-    except (ValueError, TypeError) as exc:
-        raise fail("rules", str(exc)) from None
-    label = str(table.get("preset", "custom")) + "".join(
-        f", {k}={v}" for k, v in table.items() if k != "preset")
+    label = str(table.get("preset", "custom")) + "".join(f", {k}={v}" for k, v in table.items() if k != "preset")
     seed = data.get("seed", 0)
     if not _is_int(seed) or not 0 <= seed < SEED_LIMIT - MAX_ITERATIONS:
         raise fail("seed", f"must be {SEED_TEXT}")

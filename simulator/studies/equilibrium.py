@@ -286,7 +286,10 @@ def _run_locked(spec: EquilibriumSpec, out: Path, resume: bool, progress: bool, 
     base = spec.matrix_spec()
     will_play(tune_sids([base]) | {strategies.parse_strategy(s).sid for s in (*spec.start, *spec.compare.values())})
 
+    played = []  # a step played in this session (a resume that plays nothing adds no time)
+
     def save() -> None:
+        played.append(True)
         atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
 
     def solve(policies: list[str]) -> np.ndarray:
@@ -314,7 +317,8 @@ def _run_locked(spec: EquilibriumSpec, out: Path, resume: bool, progress: bool, 
                            state["history"], keep)
     support = [(p, float(w)) for p, w in zip(result["policies"], result["mixture"]) if w > 1e-9]
     _compare(spec, state, support, save, log)
-    state["seconds"] = float(state["seconds"]) + time.perf_counter() - started
+    if played:
+        state["seconds"] = float(state["seconds"]) + time.perf_counter() - started
     final = _result(spec, state, result, support)
     state["result"] = final
     save()

@@ -7,6 +7,8 @@
     ginsim init DIR                                               copy the experiments and examples to edit
     ginsim confirm STUDY [--deals N] [--games N] [--jobs N]       re-play the claims of experiments/STUDY.claims.toml
                                                                   on fresh seeds into results/STUDY/confirm.{md,json}
+    ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
+    ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture by double oracle
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
@@ -20,7 +22,7 @@
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 
-``--json`` on simulate, arena, run, show and tune prints one JSON document on stdout instead of
+``--json`` on simulate, arena, run, show, tune, exploit and equilibrium prints one JSON document on stdout instead of
 text (the schema: docs/cli.md); progress and notices go to stderr, and progress bars only
 to a terminal.  Bad input prints one line naming the problem and exits with status 2.
 """
@@ -366,6 +368,135 @@ def _cmd_tune(args: argparse.Namespace) -> None:
         print(f"summary: {summary}")
 
 
+# ----------------------------------------------------------------------------- exploit, equilibrium (issue 29)
+
+def _cmd_exploit(args: argparse.Namespace) -> None:
+    from .studies.exploit import exploit
+    from .studies.tune import OBJECTIVE_TEXT
+
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    start = time.perf_counter()
+    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    r = exploit(args.opponent, args.rules, args.family, args.objective, args.seed, args.out, args.resume,
+                progress=not args.quiet, log=log)
+    seconds = time.perf_counter() - start
+    if args.json:
+        _print_json("exploit", {
+            "opponent": r["opponent"], "rules": r["rules"], "objective": r["objective"], "family": r["family"],
+            "seed": r["seed"], "best_response": r["policy"], "tuned_params": r["tuned_params"], "out": r["out"],
+            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3)})
+        return
+    scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
+    print(f"best response to {r['opponent']} under {r['rules']} within {r['family']}: {r['policy']}")
+    print(f"  edge ({OBJECTIVE_TEXT[r['objective']]}, fresh {r['pairs']:,} mirrored pairs): "
+          f"{scale * r['edge']:+.4f}{unit} [{scale * r['low']:+.4f}, {scale * r['high']:+.4f}]  "
+          f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
+
+
+def _cmd_equilibrium(args: argparse.Namespace) -> None:
+    from .studies.equilibrium import load_equilibrium, write_summary
+
+    if args.out is not None and (len(args.spec) > 1 or not args.out.strip()):
+        raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
+    specs = [load_equilibrium(path) for path in args.spec]  # every spec is checked before any is run
+    results, documents = [], []
+    for spec in specs:
+        r, document = _one_equilibrium(spec, args)
+        results.append(r)
+        documents.append(document)
+    summary = write_summary(results, args.summary) if args.summary else None
+    if args.json:
+        _print_json("equilibrium", {"results": documents, "summary": None if summary is None else str(summary)})
+    elif summary is not None:
+        print(f"summary: {summary}")
+
+
+def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
+    """Run one equilibrium spec for ``ginsim equilibrium``; print its text unless --json;
+    returns (its result, its --json record)."""
+    from .studies.equilibrium import equilibrium, out_dir
+
+    start = time.perf_counter()
+    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    r = equilibrium(spec, args.out, resume=args.resume, progress=not args.quiet, log=log)
+    seconds = time.perf_counter() - start
+    ex = r["exploitability"]
+    if args.json:
+        return r, {
+            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"],
+            "objective": r["objective"], "converged": r["converged"], "iterations": r["iterations"],
+            "mixture": [{"policy": m["policy"], "weight": m["weight"]} for m in r["mixture"]], "value": r["value"],
+            "exploitability": {"best_response": ex["policy"],
+                               "gain": estimate(ex["gain"], ex["low"], ex["high"], ex["pairs"], "pair"),
+                               "bound": r["exploitability_bound"]["gain"],
+                               "bound_ci": [r["exploitability_bound"]["low"], r["exploitability_bound"]["high"]],
+                               "bound_source": r["exploitability_bound"]["source"]},
+            "compare": [{"label": k, "policy": c["policy"],
+                         "value": estimate(c["value"], c["low"], c["high"], c["pairs"], "pair")}
+                        for k, c in r["compare"].items()],
+            "seconds": round(seconds, 3)}
+    scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
+    state = "converged" if r["converged"] else "not converged"
+    print(f"{r['name']}: {state} after {r['iterations']} iteration(s); game value {r['value'] + 0.0:+.4f}")
+    for m in r["mixture"]:
+        print(f"  {m['weight']:.3f}  {m['policy']}  ({m['description']})")
+    bound = r["exploitability_bound"]
+    print(f"  last best response: {scale * ex['gain']:+.4f}{unit} [{scale * ex['low']:+.4f}, "
+          f"{scale * ex['high']:+.4f}] by {ex['policy']}")
+    print(f"  exploitability bound: {scale * bound['gain']:+.4f}{unit} [{scale * bound['low']:+.4f}, "
+          f"{scale * bound['high']:+.4f}] by {bound['source']}")
+    for label, c in r["compare"].items():
+        print(f"  {label} against the equilibrium: {scale * c['value']:+.4f}{unit} [{scale * c['low']:+.4f}, "
+              f"{scale * c['high']:+.4f}]")
+    print(f"  ({seconds:.1f} s; report: {out_dir(spec, args.out) / 'report.md'})")
+    return r, None
+
+
+def _add_equilibrium_commands(command) -> None:
+    """The parsers of ``ginsim exploit`` and ``ginsim equilibrium``."""
+    p = command("exploit", "find a best response to one fixed opponent within a policy family, and its edge",
+                "Tune a family of policies (default: knock_policy, which plays simple's draws and discards) against "
+                "one fixed opponent with the tuner's common random deals, then play the best candidate on fresh "
+                "mirrored deals: its edge over the opponent, with a paired 95% interval, is a lower bound on the "
+                "opponent's exploitability within the family (docs/equilibrium.md). Writes the tuning's outputs "
+                "into OUT (default results/exploit/<name>).")
+    p.add_argument("opponent", help="the fixed opponent, a strategy spec such as simple or 'simple:knock_at=0'")
+    _complete(p.add_argument("--family", metavar="SPEC",
+                             help="family TOML file: a tuning spec's keys without name, rules and opponents "
+                                  "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
+    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants'; default: tournament)")
+    p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
+                   help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
+    p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
+    p.add_argument("--out", help="output directory (default: results/exploit/<name>)")
+    p.add_argument("--resume", action="store_true", help="continue (or rewrite the outputs of) a tuning in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
+    p.set_defaults(func=_cmd_exploit)
+
+    p = command("equilibrium", "find an equilibrium mixture of policies by double oracle",
+                "Double oracle on a policy family: estimate the payoff matrix of a restricted set of policies on "
+                "mirrored deals, solve the symmetric zero-sum meta-game by linear programming, tune a best response "
+                "to its equilibrium mixture, add it and repeat until the best response gains no more than the noise. "
+                "Prints the mixture, the game value, the exploitability bound and the convergence; writes "
+                "OUT/equilibrium.json and OUT/report.md (docs/equilibrium.md).")
+    _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
+                                                     "experiments/equilibrium_knock/tournament.toml "
+                                                     "(format: simulator/studies/equilibrium.py)"), "file")
+    p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
+    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
+                                     "(default: no summary file)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a run in the output directory after an interruption (even kill -9), or "
+                        "rewrite a finished one's outputs (default: refuse a directory holding a run)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
+    p.set_defaults(func=_cmd_equilibrium)
+
+
 def _cmd_show(args: argparse.Namespace) -> None:
     from .analysis.summary import run_summaries
 
@@ -590,6 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
                                                         "(schema: docs/cli.md; default: text)")
     p.set_defaults(func=_cmd_tune)
+    _add_equilibrium_commands(command)
 
     p = command("show", "print a run's summary from its files")
     _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart"),

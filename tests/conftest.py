@@ -51,6 +51,10 @@ SLOW = frozenset({
     "test_runner.py::test_dask_local_cluster_matches_local_backend",
     "test_trustworthy_runs.py::test_local_workers_exit_when_the_main_process_is_killed",
     "test_tune.py::test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count",
+    # tunings on the engine: a best response, a two-iteration double oracle, a resume (about 20 s together)
+    "test_equilibrium.py::test_exploit_finds_an_edge_over_simple_under_tournament",
+    "test_equilibrium.py::test_equilibrium_runs_resumes_and_reports",
+    "test_equilibrium.py::test_a_run_interrupted_in_its_first_best_response_resumes",
     "test_reproduce.py::test_reproduce_a_study_into_a_copy_of_its_committed_results",
     # a child compiling the kernels of an edited copy of a plug-in
     "test_trustworthy_runs.py::test_resume_and_replay_refuse_a_run_played_by_other_code",

@@ -159,22 +159,12 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
     def fail(key: str, message: str) -> TuneError:
         return TuneError(f"{where}: {key}: {message}")
 
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit, got {name!r}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise fail("description", "must be a string")
+    name, description = spec_head(data, TOP_KEYS, fail)
     plugins = _plugins(data, base, fail)
     strategy, defaults = _strategy(data, fail)
-    objective = data.get("objective", "net_per_hand")
-    if objective not in OBJECTIVES:
-        raise fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    objective = spec_objective(data, fail)
     run = _run_options(data, fail)
-    table, rules_label, resolved_rules = _rules(data, fail)
+    table, rules_label, resolved_rules = spec_rules(data, fail)
     params = _params(data, strategy, defaults, fail)
     fixed = _fixed(data, strategy, defaults, fail)
     opponents = _opponents(data, fail)
@@ -186,6 +176,29 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = 
                     rules_label=rules_label, params=params, fixed=fixed, opponents=opponents, budget=budget,
                     baselines=baselines, fixed_threshold=fixed_threshold, enqueue=enqueue, plugins=plugins,
                     description=description, **run)
+
+
+def spec_head(data: dict[str, Any], top_keys: set[str], fail) -> tuple[str, str]:
+    """What a tuning spec and an equilibrium spec (``simulator.studies.equilibrium``) both
+    begin with: no key outside ``top_keys``, a ``name`` fit for a directory, a ``description``."""
+    unknown = sorted(set(data) - top_keys)
+    if unknown:
+        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(top_keys))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit, got {name!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise fail("description", "must be a string")
+    return name, description
+
+
+def spec_objective(data: dict[str, Any], fail) -> str:
+    """``objective``: one of ``OBJECTIVES`` (default net points per hand)."""
+    objective = data.get("objective", "net_per_hand")
+    if objective not in OBJECTIVES:
+        raise fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    return objective
 
 
 def _plugins(data: dict[str, Any], base: Path | None, fail) -> dict[str, str]:
@@ -253,7 +266,7 @@ def _run_options(data: dict[str, Any], fail) -> dict[str, Any]:
     return {"trials": trials, "seed": seed, "out": out, "sampler": sampler, "pruner": pruner, "polish": polish}
 
 
-def _rules(data: dict[str, Any], fail):
+def spec_rules(data: dict[str, Any], fail):
     """``rules``: a preset name or a table; (the table, its label, the resolved ``Rules``)."""
     from ...core.rules import Rules
 

@@ -1,0 +1,508 @@
+"""An equilibrium knock policy by double oracle: ``ginsim equilibrium SPEC.toml``.
+
+An equilibrium spec (TOML)::
+
+    name = "equilibrium_knock_tournament"   # names the study (and the default out directory)
+    description = "..."                      # optional, goes into the report
+    rules = "tournament"                     # a preset name, or a table: [rules] preset = ..., field = ...
+    objective = "net_per_hand"               # or "game_win" (whole games)
+    seed = 20261202                          # every stream of the study derives from it
+    out = "results/equilibrium_knock/tournament"   # optional; default results/<name>; --out overrides
+    start = ["simple"]                       # the restricted set to begin with (distinct strategy specs)
+    max_iterations = 6                       # best responses at most (raise it and --resume to go on)
+    tolerance = 0.0                          # converged when a best response's interval reaches this
+    matrix_deals = 100_000                   # per payoff-matrix entry (matrix_games for game_win)
+    compare_deals = 200_000                  # per compared policy against the equilibrium (compare_games)
+
+    [compare]                                # optional: policies measured against the equilibrium
+    "knock as soon as legal" = "simple"
+    "field-tuned" = "knock_policy:early=10,turn_a=4,late=0,turn_b=2"
+
+    [family]                                 # optional: the best responses' family (default: knock_policy)
+    strategy = "knock_policy"                # a tuning spec's keys without name, rules and the field
+    ...                                      # (simulator.studies.exploit)
+
+How it goes (``equilibrium``), iteration k = 0, 1, ...:
+
+1. **Payoff matrix** of the restricted set on mirrored deals (``metagame.payoff_matrix``):
+   each entry on ``matrix_deals`` deals of the column policy's stream, with its paired 95%
+   interval; entries already played are kept and never played again.
+2. **Nash equilibrium** of the symmetric zero-sum meta-game by linear programming
+   (``metagame.symmetric_nash``): the mixture and the game value (0 for a symmetric game).
+3. **Best response** to the mixture within the family: ``ginsim tune`` against the field of
+   the mixture's support weighted by the mixture (``exploit.best_response``, into
+   ``OUT/br_<k>``), with its fresh-deal edge against the mixture and the paired interval.
+4. Converged when that interval reaches down to ``tolerance`` (the best response gains no
+   more than the noise) or the best response is already in the set; else it joins the set.
+
+The last best response's edge is the **exploitability bound**: how much the best policy the
+search found wins against the equilibrium mixture (a lower bound on the mixture's
+exploitability within the family).  Then each ``[compare]`` policy plays the mixture on fresh
+deals: its value against the equilibrium (negative: what it loses), with the paired interval.
+
+``OUT`` is locked for the whole run (``simulator.run.rundir.RunLock``) and every step is kept
+in ``OUT/equilibrium.json`` as it finishes, each best response's tuning in its own resumable
+study, so a run killed in any way continues with ``--resume``, playing nothing twice.
+Resuming with another spec (``max_iterations`` and the words aside) is refused.  Every
+problem with a spec is a one-line ``EquilibriumError`` naming the file and the key, before
+anything is written.  Outputs: ``equilibrium.json`` (everything) and ``report.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..analysis.rendering import atomic_write
+from ..run.experiment import read_toml_file
+from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT, SEED_TEXT
+from .exploit import best_response, check_family, default_family, response_spec
+from .metagame import Response, double_oracle, payoff_matrix
+from .tune import OBJECTIVE_TEXT, OBJECTIVES, TuneError
+
+TOP_KEYS = {"name", "description", "rules", "objective", "seed", "out", "start", "max_iterations", "tolerance",
+            "matrix_deals", "matrix_games", "compare_deals", "compare_games", "compare", "family"}
+STATE = "equilibrium.json"
+MARK = "written by ginsim equilibrium"
+#: at most this many iterations (each one a tuning)
+MAX_ITERATIONS = 100
+
+
+class EquilibriumError(TuneError):
+    """A bad equilibrium spec or output directory: one line naming the file and the key."""
+
+
+@dataclass(frozen=True)
+class EquilibriumSpec:
+    """A validated equilibrium spec (``parse_equilibrium``)."""
+    name: str
+    path: str
+    rules: Any
+    rules_label: str
+    objective: str
+    seed: int
+    start: tuple[str, ...]
+    max_iterations: int
+    tolerance: float
+    matrix_units: int
+    compare_units: int
+    compare: dict[str, str]
+    family: dict[str, Any]
+    out: str | None = None
+    description: str = ""
+    base: str | None = field(default=None, compare=False)
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed run must agree on: everything but the iteration cap, the output
+        place and the words."""
+        d = json.loads(json.dumps(asdict(self)))
+        for key in ("max_iterations", "out", "path", "description", "base"):
+            d.pop(key)
+        return d
+
+    def response_spec(self, k: int, field_: list[tuple[str, float]]):
+        """The tuning spec of iteration ``k``'s best response to ``field_``."""
+        return response_spec(self.family, f"{self.name}_br{k}", self.rules, self.objective, self.seed + k, field_,
+                             f"{self.path}: family", None if self.base is None else Path(self.base))
+
+    def matrix_spec(self):
+        """A tuning spec that carries the rules, objective and seed for ``payoff_matrix``."""
+        return self.response_spec(0, [(self.start[0], 1.0)])
+
+
+def load_equilibrium(path: str | Path) -> EquilibriumSpec:
+    """Read and validate an equilibrium spec; every problem is a one-line ``EquilibriumError``."""
+    path = Path(path)
+    data = read_toml_file(path, "an equilibrium spec", EquilibriumError)
+    return parse_equilibrium(data, str(path), path.parent)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | None = None) -> EquilibriumSpec:
+    """Validate an equilibrium spec given as a dict (the parsed TOML); the first problem is
+    raised as a one-line ``EquilibriumError``."""
+    import strategies
+
+    from ..core.rules_api import max_knock_limit
+    from .tune.spec import spec_head, spec_objective, spec_rules
+
+    def fail(key: str, message: str) -> EquilibriumError:
+        return EquilibriumError(f"{where}: {key}: {message}")
+
+    name, description = spec_head(data, TOP_KEYS, fail)
+    objective = spec_objective(data, fail)
+    unit = OBJECTIVES[objective]
+    table, _, resolved = spec_rules(data, fail)
+    rules = data.get("rules", "hoyle")
+    label = str(table.get("preset", "custom")) + "".join(f", {k}={v}" for k, v in table.items() if k != "preset")
+    seed = data.get("seed", 0)
+    if not _is_int(seed) or not 0 <= seed < SEED_LIMIT - MAX_ITERATIONS:
+        raise fail("seed", f"must be {SEED_TEXT}")
+    out = data.get("out")
+    if out is not None and (not isinstance(out, str) or not out.strip() or Path(out).is_absolute()
+                            or Path(out).parts[0] == ".."):
+        raise fail("out", f"must be a directory inside the current directory, got {out!r}")
+    start = data.get("start", ["simple"])
+    if not isinstance(start, list) or not start or not all(isinstance(s, str) for s in start):
+        raise fail("start", "must be a non-empty list of strategy specs, e.g. [\"simple\"]")
+    canonical = []
+    for i, s in enumerate(start):
+        try:
+            c = strategies.parse_strategy(s).label
+        except ValueError as exc:
+            raise fail(f"start[{i}]", str(exc)) from None
+        if c in canonical:
+            raise fail(f"start[{i}]", f"{c!r} is already in the set")
+        canonical.append(c)
+    max_iterations = data.get("max_iterations", 6)
+    if not _is_int(max_iterations) or not 1 <= max_iterations <= MAX_ITERATIONS:
+        raise fail("max_iterations", f"must be an integer from 1 to {MAX_ITERATIONS}, got {max_iterations!r}")
+    tolerance = data.get("tolerance", 0.0)
+    if not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or not math.isfinite(tolerance) \
+            or tolerance < 0:
+        raise fail("tolerance", f"must be a number of at least 0, got {tolerance!r}")
+    other = "deals" if unit == "games" else "games"
+    for k in (f"matrix_{other}", f"compare_{other}"):
+        if k in data:
+            raise fail(k, f"objective {objective} plays {unit}: give {k.replace(other, unit)}")
+    units = {}
+    for k, default in ((f"matrix_{unit}", 100_000 if unit == "deals" else 10_000),
+                       (f"compare_{unit}", 200_000 if unit == "deals" else 20_000)):
+        v = data.get(k, default)
+        if not _is_int(v) or not 4 <= v <= MAX_PER_CELL or v % 2:
+            raise fail(k, f"must be an even integer from 4 to {MAX_PER_CELL:,} (mirrored pairs), got {v!r}")
+        units[k.split("_")[0]] = v
+    compare = data.get("compare", {})
+    if not isinstance(compare, dict):
+        raise fail("compare", "must be a table of label = \"strategy spec\"")
+    compared = {}
+    for lbl, s in compare.items():
+        if not isinstance(s, str):
+            raise fail(f"compare.{lbl}", "must be a strategy spec such as \"simple\"")
+        try:
+            compared[lbl] = strategies.parse_strategy(s).label
+        except ValueError as exc:
+            raise fail(f"compare.{lbl}", str(exc)) from None
+    family = data.get("family", default_family(max_knock_limit(resolved), objective))
+    try:
+        check_family(family, f"{where}: family")
+    except TuneError as exc:
+        raise EquilibriumError(str(exc)) from None
+    spec = EquilibriumSpec(name=name, path=where, rules=rules, rules_label=label, objective=objective, seed=seed,
+                           start=tuple(canonical), max_iterations=max_iterations, tolerance=float(tolerance),
+                           matrix_units=units["matrix"], compare_units=units["compare"], compare=compared,
+                           family=family, out=out, description=description,
+                           base=None if base is None else str(base))
+    try:
+        spec.matrix_spec()  # the family must make a valid tuning spec (its errors name the family's key)
+    except TuneError as exc:
+        raise EquilibriumError(str(exc)) from None
+    return spec
+
+
+def out_dir(spec: EquilibriumSpec, out: str | Path | None = None) -> Path:
+    """Where ``equilibrium`` writes: ``out``, else the spec's ``out``, else ``results/<name>``."""
+    return Path(out if out is not None else (spec.out or Path(RESULTS_DIR) / spec.name))
+
+
+def _check_out(out: Path, resume: bool, locked: bool = True) -> dict[str, Any] | None:
+    """The kept state of a run in ``out`` (None for a new run); refuses a directory that holds
+    something else, or a run when --resume was not given.  Before the lock is taken
+    (``locked`` false) a directory with a lock file and no state yet is left to the lock: a
+    run that has just started there holds it."""
+    from ..run.rundir import LOCK
+
+    if out.exists() and not out.is_dir():
+        raise EquilibriumError(f"--out {out} is a file, not a directory")
+    if not out.exists():
+        return None
+    state = out / STATE
+    if state.exists():
+        if not resume:
+            raise EquilibriumError(f"{out} already holds an equilibrium run; continue it with --resume or choose "
+                                   f"another out")
+        try:
+            data = json.loads(state.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise EquilibriumError(f"{state}: cannot read it ({exc}); move it away or choose another out") from None
+        if data.get("_") != MARK:
+            raise EquilibriumError(f"{state} was not written by ginsim; move it away or choose another out")
+        return data
+    entries = [p.name for p in out.iterdir() if p.name != LOCK]
+    if not locked and (out / LOCK).exists():
+        return None
+    if entries:
+        raise EquilibriumError(f"--out {out} is not empty and holds no equilibrium run (found {sorted(entries)[0]!r}); "
+                               f"choose a new or empty directory")
+    return None
+
+
+def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bool = False, progress: bool = False,
+                log=None) -> dict[str, Any]:
+    """Run (or resume) the double oracle of ``spec`` into ``out``; returns the result (what
+    ``equilibrium.json`` holds)."""
+    from ..run.rundir import RunError, RunLock
+    from .seeds import development_seed_error
+
+    refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
+    if refusal:
+        raise EquilibriumError(refusal)
+    out = out_dir(spec, out)
+    _check_out(out, resume, locked=False)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EquilibriumError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
+    try:
+        with RunLock(out, f"ginsim equilibrium {spec.path}"):
+            return _run_locked(spec, out, resume, progress, log or (lambda text: None))
+    except RunError as exc:
+        raise EquilibriumError(str(exc)) from None
+
+
+def _run_locked(spec: EquilibriumSpec, out: Path, resume: bool, progress: bool, log) -> dict[str, Any]:
+    """The double oracle once ``out`` is locked: the kept state read (and checked against
+    the spec), what is left played, each step kept as it finishes, the report written."""
+    import strategies
+
+    from ..engine.select import will_play
+    from .tune import tune_sids
+
+    state = _check_out(out, resume) or {"_": MARK, "spec": spec.identity(), "entries": {}, "history": [],
+                                        "responses": {}, "compare": {}, "seconds": 0.0}
+    if state["spec"] != spec.identity():
+        raise EquilibriumError(f"{out} holds a run of a different spec; cannot --resume it with {spec.path}")
+    started = time.perf_counter()
+    atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")  # a run killed from here on resumes
+    base = spec.matrix_spec()
+    will_play(tune_sids([base]) | {strategies.parse_strategy(s).sid for s in (*spec.start, *spec.compare.values())})
+
+    played = []  # a step played in this session (a resume that plays nothing adds no time)
+
+    def save() -> None:
+        played.append(True)
+        atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
+
+    def solve(policies: list[str]) -> np.ndarray:
+        log(f"{spec.name}: payoff matrix of {len(policies)} policies")
+        matrix, _ = payoff_matrix(base, policies, spec.matrix_units // 2, state["entries"], save)
+        return matrix
+
+    def respond(policies: list[str], mixture: np.ndarray, k: int) -> Response:
+        kept = state["responses"].get(str(k))
+        if kept is None:
+            support = [(p, float(w)) for p, w in zip(policies, mixture) if w > 1e-9]
+            log(f"{spec.name}: best response {k} to {', '.join(f'{w:.3f} {p}' for p, w in support)}")
+            br = best_response(spec.response_spec(k, support), out / f"br_{k}", resume=True, progress=progress,
+                               log=log)
+            kept = {**br, "out": f"br_{k}", "field": support}
+            state["responses"][str(k)] = kept
+            save()
+        return Response(kept["policy"], kept["edge"], kept["low"], kept["high"])
+
+    def keep(history: list[dict[str, Any]]) -> None:
+        state["history"] = history
+        save()
+
+    result = double_oracle(list(spec.start), solve, respond, spec.max_iterations, spec.tolerance,
+                           state["history"], keep)
+    support = [(p, float(w)) for p, w in zip(result["policies"], result["mixture"]) if w > 1e-9]
+    _compare(spec, state, support, save, log)
+    if played:
+        state["seconds"] = float(state["seconds"]) + time.perf_counter() - started
+    final = _result(spec, state, result, support)
+    state["result"] = final
+    save()
+    write_report(spec, final, out)
+    return final
+
+
+def _compare(spec: EquilibriumSpec, state: dict[str, Any], support: list[tuple[str, float]], save, log) -> None:
+    """Each ``[compare]`` policy against the equilibrium mixture on fresh deals ("compare"
+    streams of the support): its value (minus the null value) with the paired 95% interval;
+    kept per policy and mixture."""
+    from ..analysis.stats import t_interval
+    from .metagame import NULL_VALUE
+    from .tune import Field
+
+    key = json.dumps(support)
+    if state["compare"].get("key") != key:
+        state["compare"] = {"key": key, "rows": {}}
+    field_ = Field(spec.response_spec(0, support))  # the support weighted by the mixture
+    pairs = max(1, spec.compare_units // (2 * len(support)))
+    for label, policy in spec.compare.items():
+        if label in state["compare"]["rows"]:
+            continue
+        log(f"{spec.name}: {label} ({policy}) against the equilibrium, {pairs:,} pairs per policy of the support")
+        units, per = field_.field_units(policy, "compare", pairs)
+        units = units - NULL_VALUE[spec.objective]
+        se, low, high = t_interval(units.mean(), units.std(ddof=1), len(units), 0.95)
+        state["compare"]["rows"][label] = {"policy": policy, "value": float(units.mean()), "low": float(low),
+                                           "high": float(high), "se": float(se), "pairs": int(pairs),
+                                           "per_opponent": (per.mean(axis=1) - NULL_VALUE[spec.objective]).tolist()}
+        save()
+
+
+def _result(spec: EquilibriumSpec, state: dict[str, Any], result: dict[str, Any],
+            support: list[tuple[str, float]]) -> dict[str, Any]:
+    """What ``equilibrium.json``'s ``result`` holds: the mixture, the value, the
+    exploitability bound, the convergence, the comparisons and the best responses."""
+    from ..core.rules import resolve_rules
+    from .tune import describe_policy
+
+    rules = resolve_rules({"preset": spec.rules} if isinstance(spec.rules, str) else dict(spec.rules))
+    last = result["iterations"][-1]
+    history = [{"iteration": h["iteration"], "policies": h["policies"], "mixture": h["mixture"], "value": h["value"],
+                "response": h["response"], "converged": h["converged"], "response_in_set": h["response_in_set"]}
+               for h in result["iterations"]]
+    entries = state["entries"]
+    return {
+        "name": spec.name, "spec_file": spec.path, "rules": spec.rules, "rules_label": spec.rules_label,
+        "objective": spec.objective, "objective_text": OBJECTIVE_TEXT[spec.objective], "seed": spec.seed,
+        "converged": bool(result["converged"]), "iterations": len(result["iterations"]),
+        "max_iterations": spec.max_iterations, "tolerance": spec.tolerance,
+        "mixture": [{"policy": p, "weight": w, "description": describe_policy(p, rules)} for p, w in support],
+        "value": float(result["value"]), "policies": result["policies"], "matrix": last["matrix"],
+        "matrix_entries": {k: entries[k] for k in sorted(entries, key=lambda s: tuple(map(int, s.split(","))))},
+        "exploitability": {**result["exploitability"], "pairs": state["responses"][str(len(history) - 1)]["pairs"]},
+        "exploitability_bound": _bound(result["exploitability"], state["compare"]["rows"]),
+        "history": history, "responses": state["responses"],
+        "compare": state["compare"]["rows"], "matrix_units": spec.matrix_units, "compare_units": spec.compare_units,
+        "seconds_total": state["seconds"],
+    }
+
+
+def _bound(response: dict[str, Any], compare: dict[str, Any]) -> dict[str, Any]:
+    """The exploitability bound: of the last best response and the compared policies, the one
+    of the highest value against the mixture (any policy's value against it bounds its
+    exploitability from below), with its interval and where it comes from."""
+    candidates = [("best response", response["policy"], response["gain"], response["low"], response["high"])]
+    candidates += [(label, c["policy"], c["value"], c["low"], c["high"]) for label, c in compare.items()]
+    source, policy, gain, low, high = max(candidates, key=lambda c: c[2])
+    return {"source": source, "policy": policy, "gain": gain, "low": low, "high": high}
+
+
+def _fmt(objective: str, v: float, low: float, high: float) -> str:
+    """A value with its interval: points for net points, percentage points for games."""
+    if objective == "game_win":
+        return f"{100 * v:+.2f} pp [{100 * low:+.2f}, {100 * high:+.2f}]"
+    return f"{v:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def write_report(spec: EquilibriumSpec, result: dict[str, Any], out: Path) -> Path:
+    """``OUT/report.md``: the equilibrium in words and numbers, the matrix, the convergence."""
+    from ..core.rules import resolve_rules
+    from ..core.rules_api import max_knock_limit
+    from .tune import threshold_curve
+
+    obj = spec.objective
+    unit = "points per hand" if obj == "net_per_hand" else "game-win probability, percentage points"
+    ex = result["exploitability"]
+    lines = [f"<!-- {MARK} from {spec.path} -->", f"# Equilibrium: {spec.name}", "",
+             *([spec.description, ""] if spec.description else []),
+             f"Rules `{result['rules_label']}`; objective {result['objective_text']}; family "
+             f"`{spec.family.get('strategy', '?')}`; seed {spec.seed}. Double oracle "
+             f"{'converged' if result['converged'] else 'did not converge'} after {result['iterations']} "
+             f"iteration(s) (at most {spec.max_iterations}); game value {result['value'] + 0.0:+.4f} (0 for a "
+             f"symmetric game).", "",
+             "## The equilibrium mixture", "", "| weight | set index | knock rule | spec |", "|---:|---|---|---|"]
+    for m in result["mixture"]:
+        lines.append(f"| {m['weight']:.3f} | {result['policies'].index(m['policy'])} | {m['description']} | "
+                     f"`{m['policy']}` |")
+    rules = resolve_rules({"preset": spec.rules} if isinstance(spec.rules, str) else dict(spec.rules))
+    limit = max_knock_limit(rules)
+    draws = np.arange(0, 25, 2)
+    lines += ["", "Knock threshold (largest deadwood knocked with) by own draws, no pile pickups:", "",
+              "| policy | " + " | ".join(str(d) for d in draws) + " |", "|---|" + "---:|" * len(draws)]
+    for m in result["mixture"]:
+        curve = threshold_curve(m["policy"], draws, 0, limit)
+        if curve is not None:
+            lines.append(f"| {m['weight']:.3f} | " + " | ".join(str(int(c)) for c in curve) + " |")
+    bound = result["exploitability_bound"]
+    lines += ["", "## Exploitability and comparisons", "",
+              f"Best response found to the mixture (the last iteration's), on fresh deals, {unit}: "
+              f"{_fmt(obj, ex['gain'], ex['low'], ex['high'])} (`{ex['policy']}`). Exploitability bound (the "
+              f"highest value against the mixture of that best response and the compared policies below; a lower "
+              f"bound on the mixture's exploitability, which is at least 0): "
+              f"**{_fmt(obj, bound['gain'], bound['low'], bound['high'])}**, by {bound['source']}.", "",
+              "Each compared policy's value against the equilibrium mixture on fresh deals "
+              "(negative: what it loses to the equilibrium), paired 95% interval over mirrored pairs:", "",
+              "| policy | spec | value against the equilibrium |", "|---|---|---:|"]
+    for label, row in result["compare"].items():
+        lines.append(f"| {label} | `{row['policy']}` | {_fmt(obj, row['value'], row['low'], row['high'])} |")
+    lines += ["", "## Convergence", "", "| iteration | set size | support | best response's gain |",
+              "|---:|---:|---|---:|"]
+    for h in result["history"]:
+        support = ", ".join(f"{w:.2f}×{i}" for i, w in enumerate(h["mixture"]) if w > 1e-9)
+        r = h["response"]
+        lines.append(f"| {h['iteration']} | {len(h['policies'])} | {support} | "
+                     f"{_fmt(obj, r['gain'], r['low'], r['high'])}{' (in the set)' if h['response_in_set'] else ''} |")
+    lines += ["", "## The restricted set and its payoff matrix", "",
+              f"Row policy's value against the column policy on {spec.matrix_units:,} mirrored "
+              f"{OBJECTIVES[obj]} per entry ({unit}; 95% interval).", ""]
+    for i, p in enumerate(result["policies"]):
+        lines.append(f"- {i}: `{p}`")
+    k = len(result["policies"])
+    lines += ["", "| | " + " | ".join(str(j) for j in range(k)) + " |", "|---|" + "---:|" * k]
+    entries = result["matrix_entries"]
+    for i in range(k):
+        cells = []
+        for j in range(k):
+            if i == j:
+                cells.append("0")
+                continue
+            e = entries[f"{min(i, j)},{max(i, j)}"]
+            sign = 1 if i < j else -1
+            lo, hi = sorted((sign * e["low"], sign * e["high"]))
+            cells.append(_fmt(obj, sign * e["estimate"], lo, hi))
+        lines.append(f"| {i} | " + " | ".join(cells) + " |")
+    path = out / "report.md"
+    atomic_write(path, "\n".join(lines) + "\n")
+    return path
+
+
+def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
+    """One Markdown table over several equilibrium runs (e.g. one per rule variant): the
+    equilibrium mixture in words, the exploitability bound, the convergence, and every
+    compared policy's value against the equilibrium, each with its paired 95% interval."""
+    path = Path(path)
+    if path.exists() and MARK not in path.read_text(encoding="utf-8", errors="replace")[:400]:
+        raise EquilibriumError(f"{path} exists and was not written by ginsim; move it away or choose another "
+                               f"--summary")
+    labels: list[str] = []
+    for r in results:
+        labels += [k for k in r["compare"] if k not in labels]
+    lines = [f"<!-- {MARK}; rerun the equilibria to replace this file -->", f"# {title or 'Equilibrium summary'}", "",
+             "One row per run of `ginsim equilibrium`. 'equilibrium' is the mixture of the double oracle's last "
+             "restricted set (weight, then the policy in words); 'last best response's gain' is the last best "
+             "response's value against it on fresh deals; 'exploitability bound' is the highest value against it "
+             "of that best response and the compared policies (a lower bound on the mixture's exploitability, "
+             "which is at least 0); each further column is that policy's value against the equilibrium on fresh deals "
+             "(negative: what it loses). Points per hand, or percentage points of game-win probability; paired "
+             "95% intervals over mirrored pairs. Each run's own report has the payoff matrix and the convergence.",
+             "", "| run | rules | objective | equilibrium | iterations | last best response's gain | "
+             "exploitability bound | " + " | ".join(labels) + " |",
+             "|---|---|---|---|---:|---:|---:|" + "---:|" * len(labels)]
+    for r in results:
+        obj = r["objective"]
+        mix = "; ".join(f"{m['weight']:.2f} × {m['description']}" for m in r["mixture"])
+        ex, bound = r["exploitability"], r["exploitability_bound"]
+        cells = [r["name"], f"`{r['rules_label']}`", r["objective_text"], mix,
+                 f"{r['iterations']}{'' if r['converged'] else ' (not converged)'}",
+                 _fmt(obj, ex["gain"], ex["low"], ex["high"]),
+                 _fmt(obj, bound["gain"], bound["low"], bound["high"]) + f" ({bound['source']})"]
+        for label in labels:
+            c = r["compare"].get(label)
+            cells.append("–" if c is None else _fmt(obj, c["value"], c["low"], c["high"]))
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    atomic_write(path, "\n".join(lines) + "\n")
+    return path

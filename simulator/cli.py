@@ -470,7 +470,8 @@ def _add_equilibrium_commands(command) -> None:
                    help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
     p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
     p.add_argument("--out", help="output directory (default: results/exploit/<name>)")
-    p.add_argument("--resume", action="store_true", help="continue (or rewrite the outputs of) a tuning in --out")
+    p.add_argument("--resume", action="store_true",
+                   help="continue (or rewrite the outputs of) a tuning in --out (default: refuse a non-empty --out)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
                                                         "(schema: docs/cli.md; default: text)")

@@ -54,7 +54,7 @@ def test_each_choice_field_takes_exactly_its_choices(name):
 
 def test_every_preset_has_a_note_made_of_its_values():
     assert set(PRESET_NOTES) == set(Rules.PRESETS)
-    assert PRESET_NOTES["hoyle"] == "1st seed: gin 25, undercut 20, box 25, game 100, shutout doubles everything, to 100"
+    assert PRESET_NOTES["hoyle"] == "source 1: gin 25, undercut 20, box 25, game 100, shutout doubles everything, to 100"
     assert "to 150" in PRESET_NOTES["oklahoma"] and "tie scores 0" in PRESET_NOTES["single_hand"]
 
 

@@ -41,7 +41,9 @@ class Option(NamedTuple):
       ``simulator.core.constants``);
     * ``sections``: the sections of docs/rules.md whose options line lists the field;
     * ``note``: how a preset's value reads in ``PRESET_NOTES`` (``{}`` is the value; a dict
-      maps values to words, ``""`` says nothing, ``"*"`` is the fallback)."""
+      maps values to words, ``""`` says nothing, ``"*"`` is the fallback);
+    * ``ignored_by``: a boolean field under which this one has no effect (docs/rules.md's
+      presets table marks the value unused)."""
 
     doc: str
     slot: str
@@ -51,6 +53,7 @@ class Option(NamedTuple):
     high: int | None = None
     choices: tuple[str, ...] = ()
     note: str | dict[Any, str] = ""
+    ignored_by: str = ""
 
 
 def option(default: Any, doc: str, slot: str, slot_doc: str, sections: tuple[str, ...], **more: Any) -> Any:
@@ -74,7 +77,8 @@ class Rules:
     knock_limit: int = option(
         10, "deadwood at or below which a player may knock (0 = gin only); ignored under oklahoma, where the "
         "upcard sets it", "knock_limit", "deadwood at or below which a player may knock",
-        ("knocking-and-gin", "knock-limits"), low=0, high=98, note={10: "", 0: "", "*": "knock at {} or less"})
+        ("knocking-and-gin", "knock-limits"), low=0, high=98, note={10: "", 0: "", "*": "knock at {} or less"},
+        ignored_by="oklahoma")
     gin_only: bool = option(
         False, "straight gin: no knocking with deadwood at all, whatever the limit", "gin_only",
         "1: straight gin, no knocking with deadwood", ("gin-only",),
@@ -288,13 +292,13 @@ Rules.PRESETS.update(
 
 #: where each preset comes from (the sources of docs/rules.md#sources)
 PRESET_ORIGINS = {
-    "classic": "3rd/4th seed",
-    "modern": "4th seed",
-    "hoyle": "1st seed",
-    "tournament": "AI competition rules",
-    "oklahoma": "1st seed's variant",
-    "gin_only": "1st seed's variant",
-    "single_hand": "for parity checks with other engines (one hand scored as OpenSpiel does)",
+    "classic": "source 3; source 4 \"Classic\"",
+    "modern": "source 4 \"Modern\"",
+    "hoyle": "source 1",
+    "tournament": "AI competition scoring (not in the sources)",
+    "oklahoma": "source 1's variant",
+    "gin_only": "source 1's variant",
+    "single_hand": "one hand scored as OpenSpiel does, for parity checks with other engines",
 }
 
 

@@ -22,7 +22,9 @@
     patient = "patient.py"
 
 Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.
-Every problem raises ``ExperimentError`` with one line naming the file and the key.
+Every key is declared once, in ``SCHEMA`` (``simulator.run.config``: its type, default,
+allowed values and help, from which docs/experiments.md's table is generated), and every
+problem raises ``ExperimentError`` with one line naming the file and the key.
 
 Every size is bounded before anything is planned or written, by limits derived from this
 machine (``memory_budget``: half its physical memory; the file system's longest file name):

@@ -100,7 +100,7 @@ def _num(v: float) -> str:
 
 
 def _cmd_variants(args: argparse.Namespace) -> None:
-    from .core.rules import PRESET_NOTES, Rules
+    from .core.rules import OPTIONS, PRESET_NOTES, Rules, allowed_text
 
     names = [f.name for f in dataclasses.fields(Rules)]
     print("presets (every field; override any in an experiment file or with Rules.preset(name, field=value)):")
@@ -108,6 +108,9 @@ def _cmd_variants(args: argparse.Namespace) -> None:
         rules = Rules.preset(preset)
         print(f"\n{preset}: {PRESET_NOTES[preset]}")
         print("  " + ", ".join(f"{n}={getattr(rules, n)}" for n in names))
+    print("\nfields (docs/rules.md says where each rule applies):")
+    for f in dataclasses.fields(Rules):
+        print(f"  {f.name} (default {f.default}; {allowed_text(f.name).replace('`', '')}): {OPTIONS[f.name].doc}")
 
 
 #: the version of the JSON documents ``--json`` prints (docs/cli.md): a field is only ever
@@ -606,6 +609,13 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=text, description=description or text[0].upper() + text[1:] + ".",
                               formatter_class=_Help)
 
+    for add in (_play_commands, _run_commands, _tune_command, _read_commands, _info_commands):
+        add(command)
+    return parser
+
+
+def _play_commands(command) -> None:
+    """``simulate`` and ``arena``."""
     p = command("simulate", "play deals between two strategies and print a summary")
     p.add_argument("a", help="strategy A, e.g. simple or 'simple:knock_at=0' (see 'ginsim strategies')")
     p.add_argument("b", help="strategy B, same form as A")
@@ -634,15 +644,19 @@ def build_parser() -> argparse.ArgumentParser:
     _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
 
+
+def _run_commands(command) -> None:
+    """``run``, ``reproduce``, ``init`` and ``confirm``: experiment files and studies."""
+    from .run.config import option_help
+    from .run.experiment import SCHEMA
+
     p = command("run", "run an experiment file to a Parquet run directory")
     _complete(p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
                                                 "docs/experiments.md), or a study by name, e.g. quickstart: "
                                                 "./experiments/NAME.toml, else the one that comes with ginsim"), "file")
     p.add_argument("--out", help="run directory (default: results/<name> of the experiment)")
-    p.add_argument("--deals", type=int,
-                   help="deals per cell, overriding the file's deals (default: the file's)")
-    p.add_argument("--games", type=int,
-                   help="whole games per cell, overriding the file's games (default: the file's)")
+    p.add_argument("--deals", type=int, help=option_help(SCHEMA["deals"], "file"))
+    p.add_argument("--games", type=int, help=option_help(SCHEMA["games"], "file"))
     p.add_argument("--jobs", type=int, default=1,
                    help="worker processes; 1 runs in this process on all cores with numba threads")
     p.add_argument("--backend", choices=["local", "dask"], default="local",
@@ -668,8 +682,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "check of the pipeline, not the published numbers.")
     p.add_argument("study", help="study name: knock_vs_gin, variant_balance, strategy_tournament, or any "
                                  "experiments/<name>.toml (./experiments first, then the ones that come with ginsim)")
-    p.add_argument("--deals", type=int, help="deals per cell (default: the study's)")
-    p.add_argument("--games", type=int, help="whole games per cell (default: the study's)")
+    p.add_argument("--deals", type=int, help=option_help(SCHEMA["deals"], "study"))
+    p.add_argument("--games", type=int, help=option_help(SCHEMA["games"], "study"))
     p.add_argument("--jobs", type=int, default=1, help="worker processes, as for run")
     p.add_argument("--out", help="run and report directory (default: results/<study> under the current directory)")
     p.add_argument("--quiet", action="store_true",
@@ -704,6 +718,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
     p.set_defaults(func=_cmd_confirm)
 
+
+def _tune_command(command) -> None:
+    """``tune``."""
     p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
                 "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
                 "opponents with Optuna on common random deals, pruning candidates in rungs of growing deal counts; "
@@ -724,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_tune)
     _add_equilibrium_commands(command)
 
+
+def _read_commands(command) -> None:
+    """``show``, ``report`` and ``replay``: reading a run directory."""
     p = command("show", "print a run's summary from its files")
     _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart"),
               "directory")
@@ -752,6 +772,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: such a cell is refused)")
     p.set_defaults(func=_cmd_replay)
 
+
+def _info_commands(command) -> None:
+    """``strategies``, ``variants``, ``play``, ``bench``, ``cache`` and ``completion``."""
     p = command("strategies", "list strategies with their parameters")
     p.add_argument("--plugin", action="append", metavar="NAME=FILE",
                    help="register a plug-in strategy file first; repeatable (default: built-in strategies only)")
@@ -795,7 +818,6 @@ def build_parser() -> argparse.ArgumentParser:
                 "of $fpath.")
     p.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
     p.set_defaults(func=_cmd_completion)
-    return parser
 
 
 def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:

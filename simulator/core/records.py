@@ -13,7 +13,8 @@ in one entry below, and the rest is derived from these tables:
 * the column documentation (the table in ``simulator.api``'s docstring,
   ``frame_doc_table``);
 * the reference engine's record columns (``tests/reference_engine.py``);
-* the rule vector ``Rules.to_array`` builds (``RULE_VECTOR``).
+* the rule vector ``Rules.to_array`` builds (``RULE_VECTOR``, made from the ``Rules`` fields'
+  declarations in ``simulator.core.rules``).
 
 Adding an output column is one entry here plus the code that fills it (``out[H_NEW] = ...``
 in ``simulator.engine.kernels``); the frame, its documentation and the reference's column list
@@ -117,34 +118,9 @@ GAME_ROW: tuple[Column, ...] = (
 )
 
 
-class RuleSlot(NamedTuple):
-    slot: str  # name of the slot (``R_<SLOT>``)
-    field: str  # the ``Rules`` field it encodes
-    doc: str
-
-
 # ---- the rule vector (``Rules.to_array``) ---------------------------------------------------
-# Booleans are 0/1, integers as they are, a choice (a string field) is its index in the
-# field's allowed values (``simulator.core.rules``: OKLAHOMA_ACE_MODES, SHUTOUT_MODES, NEXT_DEALER_MODES).
-RULE_VECTOR: tuple[RuleSlot, ...] = (
-    RuleSlot("knock_limit", "knock_limit", "deadwood at or below which a player may knock"),
-    RuleSlot("gin_only", "gin_only", "1: straight gin, no knocking with deadwood"),
-    RuleSlot("oklahoma", "oklahoma", "1: the first upcard sets the knock limit"),
-    RuleSlot("oklahoma_ace_limit", "oklahoma_ace", "knock limit of an ace upcard: 0 (gin) or 1 (one)"),
-    RuleSlot("spade_double", "oklahoma_spade_double", "1: a spade upcard doubles the hand (Oklahoma)"),
-    RuleSlot("gin_bonus", "gin_bonus", "gin bonus"),
-    RuleSlot("big_gin_bonus", "big_gin_bonus", "big gin bonus (0: big gin not played)"),
-    RuleSlot("undercut_bonus", "undercut_bonus", "undercut bonus"),
-    RuleSlot("undercut_on_tie", "undercut_on_tie", "1: equal deadwood is an undercut"),
-    RuleSlot("last_discard", "last_discard_rule", "1: the last discard may be taken to knock"),
-    RuleSlot("reshuffle", "reshuffle_stock", "1: the pile is reshuffled into a new stock"),
-    RuleSlot("max_reshuffles", "max_reshuffles", "reshuffles allowed per hand"),
-    RuleSlot("target", "target_score", "game target score"),
-    RuleSlot("game_bonus", "game_bonus", "game bonus"),
-    RuleSlot("shutout", "shutout", "0 none, 1 double, 2 double_bonus"),
-    RuleSlot("box_bonus", "box_bonus", "box bonus per hand won"),
-    RuleSlot("next_dealer", "next_dealer", "0 alternate, 1 loser, 2 winner"),
-)
+# One slot per ``Rules`` field, declared with the field (``simulator.core.rules.Option``).
+from .rules import RULE_VECTOR, RuleSlot  # noqa: E402, F401  (layouts and the docs read them from here)
 
 
 # ---- derived ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -30,68 +30,129 @@ MAX_TURNS_PER_HAND = 500
 MAX_HANDS_PER_GAME = 2000
 
 
+class Option(NamedTuple):
+    """What a ``Rules`` field declares beside its default (``dataclasses.field`` metadata):
+
+    * ``doc``: one line saying what it does (``ginsim variants``, docs/rules.md);
+    * ``low``/``high`` (an integer field) or ``choices`` (a text field, whose kernel slot
+      holds the index of its value): the values ``__post_init__`` allows;
+    * ``slot``/``slot_doc``: the kernel's rule-vector slot ``R_<SLOT>`` and what it holds
+      (``RULE_VECTOR``: ``Rules.to_array``, and the ``R_*`` constants of
+      ``simulator.core.constants``);
+    * ``sections``: the sections of docs/rules.md whose options line lists the field;
+    * ``note``: how a preset's value reads in ``PRESET_NOTES`` (``{}`` is the value; a dict
+      maps values to words, ``""`` says nothing, ``"*"`` is the fallback);
+    * ``ignored_by``: a boolean field under which this one has no effect (docs/rules.md's
+      presets table marks the value unused)."""
+
+    doc: str
+    slot: str
+    slot_doc: str
+    sections: tuple[str, ...]
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+    note: str | dict[Any, str] = ""
+    ignored_by: str = ""
+
+
+def option(default: Any, doc: str, slot: str, slot_doc: str, sections: tuple[str, ...], **more: Any) -> Any:
+    """A ``Rules`` field: its default and its ``Option``."""
+    return dataclasses.field(default=default, metadata={"option": Option(doc, slot, slot_doc, sections, **more)})
+
+
+_BONUS = dict(low=0, high=10_000)
+
+
 @dataclass(frozen=True)
 class Rules:
     """One complete rule set.  Defaults are the common rules (close to ``hoyle``).
 
-    Hand rules
-        knock_limit: deadwood at or below which a player may knock (0 = gin only); ignored
-            under ``oklahoma``, where the upcard sets it.
-        gin_only: straight gin: no knocking with deadwood at all, whatever the limit.
-        oklahoma: the first upcard's value sets the deal's knock limit (face cards 10).
-        oklahoma_ace: an ace upcard means ``"gin"`` only or a limit of ``"one"``.
-        oklahoma_spade_double: a spade upcard doubles that hand's score.
-        gin_bonus, big_gin_bonus, undercut_bonus: bonuses in points; ``big_gin_bonus`` 0
-            means big gin is not played (such a hand discards to an ordinary gin).
-        undercut_on_tie: a defender deadwood equal to the knocker's is an undercut (the
-            seeds' rule); when false a tie scores 0 for both.
-        last_discard_rule: when the stock is down to two cards, the other player may still
-            take the last discard, but only to knock or go gin.
-        reshuffle_stock: instead of cancelling at two stock cards, the stock is played out;
-            when a discard leaves it empty the pile (less its top card) is shuffled into a
-            new stock, at most ``max_reshuffles`` times; after that the hand is cancelled
-            when the stock is empty.
-    Game rules
-        target_score, game_bonus, shutout (``none`` | ``double`` | ``double_bonus``),
-        box_bonus (per hand won, never counts toward the target), next_dealer
-        (``alternate`` | ``loser`` | ``winner``).
+    Each field is declared once below with its default, what it does, the values it allows
+    and its kernel slot (``Option``); ``ginsim variants`` lists them, and docs/rules.md says
+    in which section each rule lives (its options lines are generated from these
+    declarations: ``python -m simulator.core.rules_doc``).
     """
 
-    knock_limit: int = 10
-    gin_only: bool = False
-    oklahoma: bool = False
-    oklahoma_ace: str = "gin"
-    oklahoma_spade_double: bool = False
-    gin_bonus: int = 25
-    big_gin_bonus: int = 0
-    undercut_bonus: int = 25
-    undercut_on_tie: bool = True
-    last_discard_rule: bool = False
-    reshuffle_stock: bool = False
-    max_reshuffles: int = 1
-    target_score: int = 100
-    game_bonus: int = 100
-    shutout: str = "double"
-    box_bonus: int = 25
-    next_dealer: str = "alternate"
+    knock_limit: int = option(
+        10, "deadwood at or below which a player may knock (0 = gin only); ignored under oklahoma, where the "
+        "upcard sets it", "knock_limit", "deadwood at or below which a player may knock",
+        ("knocking-and-gin", "knock-limits"), low=0, high=98, note={10: "", 0: "", "*": "knock at {} or less"},
+        ignored_by="oklahoma")
+    gin_only: bool = option(
+        False, "straight gin: no knocking with deadwood at all, whatever the limit", "gin_only",
+        "1: straight gin, no knocking with deadwood", ("gin-only",),
+        note={True: "straight gin: no knocking with deadwood"})
+    oklahoma: bool = option(
+        False, "the first upcard's value sets the deal's knock limit (face cards 10)", "oklahoma",
+        "1: the first upcard sets the knock limit", ("oklahoma",), note={True: "upcard sets the knock limit"})
+    oklahoma_ace: str = option(
+        "gin", "under oklahoma, an ace upcard means gin only or a limit of one", "oklahoma_ace_limit",
+        "knock limit of an ace upcard: 0 (gin) or 1 (one)", ("oklahoma",), choices=OKLAHOMA_ACE_MODES,
+        note={"one": "an ace upcard allows 1"})
+    oklahoma_spade_double: bool = option(
+        False, "under oklahoma, a spade upcard doubles that hand's score", "spade_double",
+        "1: a spade upcard doubles the hand (Oklahoma)", ("scoring-a-hand", "oklahoma"),
+        note={True: "a spade upcard doubles the hand"})
+    gin_bonus: int = option(
+        25, "bonus of a gin, in points", "gin_bonus", "gin bonus", ("knocking-and-gin", "scoring-a-hand"),
+        note="gin {}", **_BONUS)
+    big_gin_bonus: int = option(
+        0, "bonus of a big gin on top of the gin bonus; 0 means big gin is not played (such a hand discards "
+        "to an ordinary gin)", "big_gin_bonus", "big gin bonus (0: big gin not played)",
+        ("big-gin", "scoring-a-hand"), note={0: "", "*": "big gin +{}"}, **_BONUS)
+    undercut_bonus: int = option(
+        25, "bonus of an undercut, in points", "undercut_bonus", "undercut bonus", ("scoring-a-hand",),
+        note="undercut {}", **_BONUS)
+    undercut_on_tie: bool = option(
+        True, "a defender deadwood equal to the knocker's is an undercut (the sources' rule); when false a tie "
+        "scores 0 for both", "undercut_on_tie", "1: equal deadwood is an undercut", ("scoring-a-hand",),
+        note={False: "tie scores 0"})
+    last_discard_rule: bool = option(
+        False, "when the stock is down to two cards, the other player may still take the last discard, but only "
+        "to knock or go gin", "last_discard", "1: the last discard may be taken to knock", ("end-of-the-stock",),
+        note={True: "the last discard may be taken to knock"})
+    reshuffle_stock: bool = option(
+        False, "instead of cancelling at two stock cards, the stock is played out and the pile (less its top "
+        "card) reshuffled into a new one, at most max_reshuffles times", "reshuffle",
+        "1: the pile is reshuffled into a new stock", ("end-of-the-stock",), note={True: "the pile is reshuffled"})
+    max_reshuffles: int = option(
+        1, "reshuffles allowed per hand under reshuffle_stock; after that the hand is cancelled when the stock is "
+        "empty", "max_reshuffles", "reshuffles allowed per hand", ("end-of-the-stock",), low=0, high=100)
+    target_score: int = option(
+        100, "hand points that win the game", "target", "game target score", ("the-game",), low=1, high=100_000,
+        note="to {}")
+    game_bonus: int = option(
+        100, "bonus of the game's winner", "game_bonus", "game bonus", ("the-game",),
+        note={0: "no game bonus", "*": "game {}"}, **_BONUS)
+    shutout: str = option(
+        "double", "when the loser scored no hand points: double the winner's whole total, only the game bonus, "
+        "or nothing", "shutout", "0 none, 1 double, 2 double_bonus", ("the-game",), choices=SHUTOUT_MODES,
+        note={"double": "shutout doubles everything", "double_bonus": "shutout doubles the game bonus",
+              "none": ""})
+    box_bonus: int = option(
+        25, "points per hand won, added at the end (never counts toward the target)", "box_bonus",
+        "box bonus per hand won", ("the-game",), note={0: "no box", "*": "box {}"}, **_BONUS)
+    next_dealer: str = option(
+        "alternate", "who deals the next hand: the players alternate, or the hand's loser, or its winner",
+        "next_dealer", "0 alternate, 1 loser, 2 winner", ("the-game",), choices=NEXT_DEALER_MODES,
+        note={"alternate": "", "*": "the {} deals next"})
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __post_init__(self) -> None:
+        """Each field's type and its declared range or choices; then the one rule between
+        fields (oklahoma and gin_only exclude each other)."""
         for f in fields(self):
-            value = getattr(self, f.name)
+            value, spec = getattr(self, f.name), f.metadata["option"]
             if f.type == "bool" and not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"rules.{f.name} must be true or false, got {value!r}")
             if f.type == "int" and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
                 raise ValueError(f"rules.{f.name} must be an integer, got {value!r}")
-        _check_range("knock_limit", self.knock_limit, 0, 98)
-        for name in ("gin_bonus", "big_gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
-            _check_range(name, getattr(self, name), 0, 10_000)
-        _check_range("target_score", self.target_score, 1, 100_000)
-        _check_range("max_reshuffles", self.max_reshuffles, 0, 100)
-        _check_choice("shutout", self.shutout, SHUTOUT_MODES)
-        _check_choice("oklahoma_ace", self.oklahoma_ace, OKLAHOMA_ACE_MODES)
-        _check_choice("next_dealer", self.next_dealer, NEXT_DEALER_MODES)
+            if f.type == "int" and not spec.low <= value <= spec.high:
+                raise ValueError(f"rules.{f.name} must be an integer from {spec.low} to {spec.high}, got {value!r}")
+            if spec.choices and value not in spec.choices:
+                raise ValueError(f"rules.{f.name} must be one of {', '.join(spec.choices)}; got {value!r}")
         if self.oklahoma and self.gin_only:
             raise ValueError("rules.oklahoma and rules.gin_only cannot both be true")
 
@@ -145,24 +206,14 @@ class Rules:
 
     # -- kernel form ----------------------------------------------------------------------
     def to_array(self) -> np.ndarray:
-        """The int64 vector the kernels read; slot names are the ``R_*`` constants, declared
-        once in ``simulator.core.records.RULE_VECTOR``: booleans 0/1, integers as they are, a
+        """The int64 vector the kernels read; its slots are the fields' (``RULE_VECTOR``,
+        whose ``R_*`` constants ``simulator.core.layouts`` writes): booleans 0/1, integers as they are, a
         choice as its index in the field's allowed values."""
         out = np.zeros(N_RULE_FIELDS, dtype=np.int64)
         for i, slot in enumerate(RULE_VECTOR):
-            value = getattr(self, slot.field)
-            out[i] = _CHOICES[slot.field].index(value) if slot.field in _CHOICES else int(value)
+            value, choices = getattr(self, slot.field), OPTIONS[slot.field].choices
+            out[i] = choices.index(value) if choices else int(value)
         return out
-
-def _check_range(name: str, value: int, low: int, high: int) -> None:
-    if not low <= value <= high:
-        raise ValueError(f"rules.{name} must be an integer from {low} to {high}, got {value!r}")
-
-
-def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"rules.{name} must be one of {', '.join(allowed)}; got {value!r}")
-
 
 def resolve_rules(rules: "Rules | str | dict[str, Any]") -> Rules:
     """A ``Rules`` from a Rules, a preset name, or a dict (see ``Rules.from_dict``)."""
@@ -175,8 +226,20 @@ def resolve_rules(rules: "Rules | str | dict[str, Any]") -> Rules:
     raise ValueError(f"rules must be a preset name, a dict or a Rules, got {type(rules).__name__}")
 
 
-# indices of the kernel rule vector: one per entry of ``simulator.core.records.RULE_VECTOR``
-from .records import (  # noqa: E402, F401  (the R_* names other modules import from here)
+class RuleSlot(NamedTuple):
+    slot: str  # name of the slot (``R_<SLOT>``)
+    field: str  # the ``Rules`` field it encodes
+    doc: str
+
+
+#: each field's declaration, by name
+OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Rules)}
+#: the kernel rule vector (``Rules.to_array``), one slot per field in declaration order:
+#: booleans 0/1, integers as they are, a choice its index in the field's choices
+RULE_VECTOR: tuple[RuleSlot, ...] = tuple(RuleSlot(o.slot, name, o.slot_doc) for name, o in OPTIONS.items())
+
+# indices of the kernel rule vector, generated from RULE_VECTOR into simulator/core/constants.py
+from .constants import (  # noqa: E402, F401  (the R_* names other modules import from here)
     N_RULE_FIELDS,
     R_BIG_GIN_BONUS,
     R_BOX_BONUS,
@@ -195,11 +258,7 @@ from .records import (  # noqa: E402, F401  (the R_* names other modules import 
     R_TARGET,
     R_UNDERCUT_BONUS,
     R_UNDERCUT_ON_TIE,
-    RULE_VECTOR,
 )
-
-#: the allowed values of each choice field; the vector holds the index
-_CHOICES = {"oklahoma_ace": OKLAHOMA_ACE_MODES, "shutout": SHUTOUT_MODES, "next_dealer": NEXT_DEALER_MODES}
 
 SHUTOUT_NONE, SHUTOUT_DOUBLE, SHUTOUT_DOUBLE_BONUS = range(3)
 NEXT_ALTERNATE, NEXT_LOSER, NEXT_WINNER = range(3)
@@ -231,12 +290,52 @@ Rules.PRESETS.update(
     }
 )
 
-PRESET_NOTES = {
-    "classic": "3rd/4th seed: gin 20, undercut 10, box 20, shutout doubles the game bonus",
-    "modern": "4th seed: gin 25, big gin +6, undercut 25, box 25, game 25",
-    "hoyle": "1st seed: gin 25, undercut 20, box 25, game 100, shutout doubles everything",
-    "tournament": "AI competition rules: gin 25, undercut 25, no box or game bonus",
-    "oklahoma": "upcard sets the knock limit (ace = gin only), to 150",
-    "gin_only": "straight gin: no knocking with deadwood",
-    "single_hand": "one hand, tie scores 0: for parity checks with other engines",
+#: where each preset comes from (the sources of docs/rules.md#sources)
+PRESET_ORIGINS = {
+    "classic": "source 3; source 4 \"Classic\"",
+    "modern": "source 4 \"Modern\"",
+    "hoyle": "source 1",
+    "tournament": "AI competition scoring (not in the sources)",
+    "oklahoma": "source 1's variant",
+    "gin_only": "source 1's variant",
+    "single_hand": "one hand scored as OpenSpiel does, for parity checks with other engines",
 }
+
+
+def option_note(name: str, value: Any) -> str:
+    """How ``value`` of field ``name`` reads in a preset's note (``Option.note``)."""
+    note = OPTIONS[name].note
+    if isinstance(note, dict):
+        note = note.get(value, note.get("*", ""))
+    return note.format(value)
+
+
+def preset_note(preset: str) -> str:
+    """The preset's origin, then the values it sets, in words (``Option.note``)."""
+    words = [option_note(n, v) for n, v in Rules.PRESETS[preset].items()]
+    return PRESET_ORIGINS[preset] + ": " + ", ".join(w for w in words if w)
+
+
+#: one line per preset for ``ginsim variants``, made from its fields' notes
+PRESET_NOTES = {preset: preset_note(preset) for preset in Rules.PRESETS}
+
+
+def allowed_text(name: str) -> str:
+    """The values field ``name`` allows, in words (docs/rules.md's options lines, ``ginsim variants``)."""
+    o, kind = OPTIONS[name], next(f.type for f in fields(Rules) if f.name == name)
+    if o.choices:
+        return ", ".join(f"`{c}`" for c in o.choices[:-1]) + f" or `{o.choices[-1]}`"
+    return "true or false" if kind == "bool" else f"{o.low}–{o.high}"
+
+
+def options_line(section: str) -> str:
+    """docs/rules.md's options line of ``section``: each field listed there, its default and
+    its allowed values."""
+    items = []
+    for f in fields(Rules):
+        if section in OPTIONS[f.name].sections:
+            default = f"`{f.default}`" if isinstance(f.default, str) else str(f.default).replace("True", "true") \
+                .replace("False", "false")
+            extra = "" if f.type == "bool" else f"; {allowed_text(f.name)}"
+            items.append(f"`{f.name}` (default {default}{extra})")
+    return "Option(s): " + ", ".join(items) + "\\"

@@ -10,8 +10,9 @@ K is the knocker's deadwood, D the defender's after layoffs (no layoffs against 
 * undercut, D < K, or D = K when ``undercut_on_tie``: the defender scores
   ``K - D + undercut_bonus``; a tie without ``undercut_on_tie`` scores 0 for both.
 
-Oklahoma's spade doubling is applied on top of these points when a hand is settled
-(``simulator.core.state.score_nb``).
+With Oklahoma's spade doubling a spade upcard doubles these points, whatever the outcome
+(``hand_multiplier_nb`` gives the deal's multiplier, ``settled_points_nb`` applies it; the
+state machine's ``simulator.core.state.score_nb`` settles a hand with it).
 """
 
 from __future__ import annotations
@@ -85,6 +86,15 @@ def score_hand_nb(knocker_deadwood, defender_deadwood, gin, big_gin, rules):
     if knocker_deadwood == defender_deadwood and not rules[R_UNDERCUT_ON_TIE]:
         return NOBODY, 0, False
     return DEFENDER, knocker_deadwood - defender_deadwood + rules[R_UNDERCUT_BONUS], True
+
+
+@njit(cache=True, forceinline=False)
+def settled_points_nb(knocker_deadwood, defender_deadwood, gin, big_gin, multiplier, rules):
+    """(winner, points, undercut) of a settled hand (docs/rules.md#scoring-a-hand): the points
+    of ``score_hand_nb`` times the deal's ``multiplier`` (``hand_multiplier_nb``: 2 under
+    Oklahoma spade doubling with a spade upcard, else 1)."""
+    winner, points, undercut = score_hand_nb(knocker_deadwood, defender_deadwood, gin, big_gin, rules)
+    return winner, points * multiplier, undercut
 
 
 @njit(cache=True, forceinline=False)

@@ -162,7 +162,7 @@ from .rules import (
     R_MAX_RESHUFFLES,
     R_RESHUFFLE,
 )
-from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, score_hand_nb
+from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, settled_points_nb
 
 # How the functions below are compiled (speed and cold compile time both matter):
 #
@@ -411,16 +411,16 @@ def settle_gin_nb(state, rules, big_gin_flag, trace):
 @_cold
 def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_flag, trace):
     """Score the hand (docs/rules.md#scoring-a-hand) from the knocker's deadwood
-    ``S_DEADWOOD`` and the defender's ``defender_dw`` after laying off ``laid``: Oklahoma
-    spade doubling applied, the result written and the hand over.  The flags are int64
+    ``S_DEADWOOD`` and the defender's ``defender_dw`` after laying off ``laid``, by
+    ``simulator.core.scoring.settled_points_nb`` (Oklahoma spade doubling included): the
+    result written and the hand over.  The flags are int64
     1/0 (never a literal ``True``/``False``, which numba would compile a second copy for)."""
     knocker = state[S_KNOCKER]
     defender = 1 - knocker
     deadwood = state[S_DEADWOOD]
     gin = gin_flag == 1
     big_gin = big_gin_flag == 1
-    winner, points, undercut = score_hand_nb(deadwood, defender_dw, gin, big_gin, rules)
-    points *= state[S_MULTIPLIER]
+    winner, points, undercut = settled_points_nb(deadwood, defender_dw, gin, big_gin, state[S_MULTIPLIER], rules)
     state[S_KNOCKER_DW] = deadwood
     state[S_DEFENDER_DW] = defender_dw
     state[S_LAYOFF] = hand_value_nb(laid)

@@ -22,7 +22,9 @@
     patient = "patient.py"
 
 Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.
-Every problem raises ``ExperimentError`` with one line naming the file and the key.
+Every key is declared once, in ``SCHEMA`` (``simulator.run.config``: its type, default,
+allowed values and help, from which docs/experiments.md's table is generated), and every
+problem raises ``ExperimentError`` with one line naming the file and the key.
 
 Every size is bounded before anything is planned or written, by limits derived from this
 machine (``memory_budget``: half its physical memory; the file system's longest file name):
@@ -35,7 +37,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import re
 import sys
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -43,17 +44,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core.rules import Rules
-from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
-
-TOP_KEYS = {"name", "seed", "deals", "games", "mirrored", "chunk", "game_chunk", "matchups", "variants", "sweep",
-            "plugins", "description"}
-
+from .config import NAME_PATTERN  # noqa: F401  (confirm and the tuner import it from here)
+from .config import NAME_TEXT, REQUIRED, Key, Schema, plugins_key, seed_key
+from .limits import MAX_PER_CELL, PER_CELL_BITS
 
 #: the largest experiment file read (an experiment is a short text, never a stream)
 MAX_FILE_BYTES = 1 << 20
-#: deals or games per cell at most (deal numbers stay far inside the engine's int64)
-#: names become directory names: letters, digits, ``_``, ``-`` and ``.``, not first
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 #: memory a cell takes while a run is planned (its ``Cell``, manifest entry and labels),
@@ -239,76 +235,87 @@ def identical_entries(exp: Experiment) -> list[str]:
 
 def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Path | None = None,
                      deals: int | None = None, games: int | None = None) -> Experiment:
+    """Validate an experiment given as a dict (the parsed TOML) by ``SCHEMA``; ``deals`` and
+    ``games`` override the file's sizes.  The first problem is a one-line ``ExperimentError``."""
     def fail(key: str, message: str) -> ExperimentError:
         return ExperimentError(f"{where}: {key}: {message}")
 
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit "
-                           f"(it names the run directory), got {name!r}")
-    longest = name_max(base)
+    SCHEMA.unknown(data, fail)
+    data = dict(data)
+    for key, override in (("deals", deals), ("games", games)):
+        if override is not None and key not in data:
+            raise fail(key, f"--{key} given, but this experiment plays no {key if key == 'games' else 'single deals'}"
+                            f" (add {key} = N to the file to play them)")
+        if override is not None:
+            data[key] = override
+    v = SCHEMA.read(data, fail, values={"_base": base})
+    experiment = Experiment(name=v["name"], seed=v["seed"], deals=v["deals"], games=v["games"],
+                            mirrored=v["mirrored"], chunk=v["chunk"], game_chunk=v["game_chunk"],
+                            matchups=v["matchups"], variants=v["variants"], sweep=v["sweep"],
+                            plugins=v["plugins"], description=v["description"])
+    budget = memory_budget()
+    n_cells, most = experiment.n_cells(), budget // BYTES_PER_CELL
+    if n_cells > most:
+        raise fail("sweep" if v["sweep"] else "matchups",
+                   f"{n_cells:,} cells (matchups × variants × sweep points), at most {most:,} (about "
+                   f"{human_bytes(BYTES_PER_CELL)} each within {human_bytes(budget)}, half this machine's memory); "
+                   f"sweep fewer values or split the experiment")
+    return experiment
+
+
+# ----------------------------------------------------------------------------- the keys
+# Each check below validates one key beyond its type (config.Key.check: value, the values
+# read so far, fail) and returns the value the experiment keeps.
+
+def _name(name: str, values: dict[str, Any], fail) -> str:
+    longest = name_max(values["_base"])
     if len(name) > longest:
         raise fail("name", f"{len(name)} characters, at most {longest} (the longest file name this file system "
                            f"allows: the name is the run directory's); shorten it")
-    seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
-        raise fail("seed", f"must be {SEED_TEXT}")
-    if "deals" not in data and "games" not in data:
-        raise fail("deals", "give deals (single hands per cell), games (whole games per cell), or both")
-    mirrored = data.get("mirrored", True)
-    if not isinstance(mirrored, bool):
-        raise fail("mirrored", "must be true or false")
-    sizes: dict[str, int | None] = {}
-    for key, override in (("deals", deals), ("games", games)):
-        if key not in data:
-            if override is not None:
-                raise fail(key, f"--{key} given, but this experiment plays no {key if key == 'games' else 'single deals'}"
-                                f" (add {key} = N to the file to play them)")
-            sizes[key] = None
-            continue
-        size = data[key] if override is None else override
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            raise fail(key, f"must be a positive integer, got {size!r}")
+    return name
+
+
+def _size(key: str):
+    def check(size: int | None, values: dict[str, Any], fail) -> int | None:
+        if key == "games" and size is None and values["deals"] is None:
+            raise fail("deals", "give deals (single hands per cell), games (whole games per cell), or both")
+        if size is None:
+            return None
         if size > MAX_PER_CELL:
             raise fail(key, f"at most 2**{PER_CELL_BITS} ({MAX_PER_CELL:,}) per cell, got {size:,}")
-        if mirrored and size % 2:
+        if values["mirrored"] and size % 2:
             raise fail(key, "must be even with mirrored = true (they come in pairs)")
-        sizes[key] = size
-    chunks = {}
-    for key, default in (("chunk", 100_000), ("game_chunk", 5_000)):
-        chunk = data.get(key, default)
-        if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0 or (mirrored and chunk % 2):
-            raise fail(key, "must be a positive (and, mirrored, even) integer")
-        chunks[key] = chunk
+        return size
+    return check
+
+
+def _chunk(key: str):
+    def check(chunk: int, values: dict[str, Any], fail) -> int:
+        if values["mirrored"] and chunk % 2:
+            raise fail(key, "must be " + SCHEMA[key].allowed)
+        if key == "game_chunk":
+            _chunk_memory({**values, key: chunk}, fail)
+        return chunk
+    return check
+
+
+def _chunk_memory(values: dict[str, Any], fail) -> None:
+    """The rows of one chunk of deals and of games, two chunks at once, within the memory budget."""
     budget = memory_budget()
     for mode, key in (("deals", "chunk"), ("games", "game_chunk")):
-        rows = min(chunks[key], sizes[mode] or 0)
+        rows = min(values[key], values[mode] or 0)
         need = rows * BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY
         if need > budget:
             most = budget // (BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY) // 2 * 2
             raise fail(key, f"{rows:,} {mode} per file need about {human_bytes(need)} of memory while played, more "
                             f"than {human_bytes(budget)} (half this machine's memory); give {key} = {most:,} or less")
 
+
+def _matchups(matchups: list, values: dict[str, Any], fail) -> list[tuple[str, str]]:
     import strategies
 
-    plugins = data.get("plugins", {})
-    if not isinstance(plugins, dict):
-        raise fail("plugins", "must be a table of name = \"path/to/file.py\"")
-    resolved_plugins = {}
-    for pname, ppath in plugins.items():
-        full = (base / ppath) if base is not None else Path(ppath)
-        try:
-            strategies.register(pname, full)
-        except (ValueError, OSError, SyntaxError, ImportError) as exc:
-            raise fail(f"plugins.{pname}", str(exc)) from None
-        resolved_plugins[pname] = str(full.resolve())
-
-    matchups = data.get("matchups")
-    if not isinstance(matchups, list) or not matchups:
-        raise fail("matchups", "must be a non-empty list of [strategy A, strategy B] pairs")
+    if not matchups:
+        raise fail("matchups", "must be " + SCHEMA["matchups"].allowed)
     for i, pair in enumerate(matchups):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
             raise fail(f"matchups[{i}]", "must be a pair of strategy specs, e.g. [\"simple\", \"random\"]")
@@ -317,10 +324,12 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
                 strategies.parse_strategy(s)
             except ValueError as exc:
                 raise fail(f"matchups[{i}]", str(exc)) from None
+    return [tuple(m) for m in matchups]
 
-    variants = data.get("variants", {"hoyle": {"preset": "hoyle"}})
-    if not isinstance(variants, dict) or not variants:
-        raise fail("variants", "must be a table of named rule variants")
+
+def _variants(variants: dict, values: dict[str, Any], fail) -> dict[str, dict[str, Any]]:
+    if not variants:
+        raise fail("variants", "must be " + SCHEMA["variants"].allowed)
     for vname, table in variants.items():
         if not isinstance(table, dict):
             raise fail(f"variants.{vname}", "must be a table (preset = ..., field = value)")
@@ -328,36 +337,65 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
             Rules.from_dict(table)
         except (ValueError, TypeError) as exc:
             raise fail(f"variants.{vname}", str(exc)) from None
+    return variants
 
-    sweep = data.get("sweep", {})
-    if not isinstance(sweep, dict):
-        raise fail("sweep", "must be a table of \"a.param\" = [values]")
-    for key, values in sweep.items():
+
+def _sweep(sweep: dict, values: dict[str, Any], fail) -> dict[str, list[int | float]]:
+    for key, points in sweep.items():
         side, _, param = key.partition(".")
         if side not in ("a", "b") or not param:
             raise fail(f"sweep.{key}", "keys are \"a.<parameter>\" or \"b.<parameter>\"")
-        if not isinstance(values, list) or not values or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if not isinstance(points, list) or not points or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in points):
             raise fail(f"sweep.{key}", "must be a non-empty list of numbers")
-        for v in values:
+        for v in points:
             if isinstance(v, float) and not math.isfinite(v):
                 raise fail(f"sweep.{key}", f"values must be finite numbers, got {v!r}")
             if isinstance(v, int) and abs(v) > 2**53:
                 raise fail(f"sweep.{key}", f"{v} is not exactly representable as a parameter (|value| <= 2**53)")
-        if len(set(map(float, values))) != len(values):
+        if len(set(map(float, points))) != len(points):
             raise fail(f"sweep.{key}", "values must be distinct")
-        if not any(_takes_param(a if side == "a" else b, param) for a, b in matchups):
+        if not any(_takes_param(a if side == "a" else b, param) for a, b in values["matchups"]):
             raise fail(f"sweep.{key}", f"no matchup's strategy {side.upper()} has a parameter {param!r}")
+    return {k: list(vs) for k, vs in sweep.items()}
 
-    experiment = Experiment(name=name, seed=seed, deals=sizes["deals"], games=sizes["games"], mirrored=mirrored,
-                            chunk=chunks["chunk"], game_chunk=chunks["game_chunk"],
-                            matchups=[tuple(m) for m in matchups], variants=variants,
-                            sweep={k: list(vs) for k, vs in sweep.items()},
-                            plugins=resolved_plugins, description=str(data.get("description", "")))
-    n_cells, most = experiment.n_cells(), budget // BYTES_PER_CELL
-    if n_cells > most:
-        raise fail("sweep" if sweep else "matchups",
-                   f"{n_cells:,} cells (matchups × variants × sweep points), at most {most:,} (about "
-                   f"{human_bytes(BYTES_PER_CELL)} each within {human_bytes(budget)}, half this machine's memory); "
-                   f"sweep fewer values or split the experiment")
-    return experiment
+
+#: every key of an experiment file, in the order they are checked (docs/experiments.md's
+#: table is generated from it: ``python -m simulator.run.docs_tables``)
+SCHEMA = Schema("experiment", (
+    Key("name", "name", REQUIRED, "names the run directory: `ginsim run` writes to `results/<name>` unless "
+        "`--out` says otherwise", text=NAME_TEXT + " (it names the run directory)", check=_name,
+        doc="At most the file system's longest file name."),
+    Key("description", "str", "", "free text; the report prints it under its title", got=False),
+    seed_key("Each cell plays with its own seed derived from (seed, cell number), so cells are independent "
+             "and a run is reproducible from the file alone."),
+    Key("mirrored", "bool", True, "deals (and games) `2p` and `2p+1` share one shuffled deck with the "
+        "strategies' seats swapped", got=False,
+        doc="The analysis then treats each pair as one unit (paired intervals)."),
+    Key("deals", "int", None, "single hands per cell (rows in `data/`)", gt=0, check=_size("deals"),
+        default_text="none", doc=f"At most 2**{PER_CELL_BITS}, even when `mirrored`. At least one of `deals` "
+        "and `games` is required. `--deals N` overrides it; `--deals` on a file without `deals` is refused."),
+    Key("games", "int", None, "whole games per cell (rows in `games/`)", gt=0, check=_size("games"),
+        default_text="none", doc="Bounded as `deals`; `--games N` overrides it."),
+    Key("chunk", "int", 100_000, "deals per output file", gt=0, text="a positive (and, mirrored, even) integer",
+        got=False, check=_chunk("chunk"), doc="Results do not depend on it."),
+    Key("game_chunk", "int", 5_000, "games per output file", gt=0, text="a positive (and, mirrored, even) integer",
+        got=False, check=_chunk("game_chunk"), doc="As `chunk`."),
+    plugins_key("experiment file"),
+    Key("matchups", "list", REQUIRED, "the pairs of strategies to play, A then B",
+        text="a non-empty list of [strategy A, strategy B] pairs", got=False, check=_matchups,
+        type_text="list of `[A, B]`",
+        doc="Each strategy is a spec: a name (`ginsim strategies` lists them) optionally with parameters, "
+            "`\"simple:knock_at=0\"`, `\"gin_hunter:knock_at=2,panic_stock=6\"`. Unknown strategies or "
+            "parameters are refused."),
+    Key("variants", "table", {"hoyle": {"preset": "hoyle"}}, "the rule sets to play, by name",
+        text="a table of named rule variants", got=False, check=_variants, type_text="table of tables",
+        doc="Each `[variants.NAME]` is `preset = \"<name>\"` and/or any field of `simulator.Rules` with its "
+            "value (`knock_limit = 5`, `target_score = 150` ...); `ginsim variants` prints every preset with "
+            "every field and [the rules](rules.md) say what each field does and which values it allows. The "
+            "variant's name labels its cells."),
+    Key("sweep", "table", {}, "strategy parameters to sweep: every value becomes its own cell",
+        text="a table of \"a.param\" = [values]", got=False, check=_sweep,
+        doc="`\"a.<param>\"` sweeps parameter `<param>` of strategy A, `\"b.<param>\"` of B; see below."),
+))
+TOP_KEYS = set(SCHEMA.names)

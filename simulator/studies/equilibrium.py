@@ -133,15 +133,15 @@ def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | 
     import strategies
 
     from ..core.rules_api import max_knock_limit
-    from .tune.spec import spec_head, spec_objective, spec_rules
+    from .tune.spec import read_shared_head
 
     def fail(key: str, message: str) -> EquilibriumError:
         return EquilibriumError(f"{where}: {key}: {message}")
 
-    name, description = spec_head(data, TOP_KEYS, fail)
-    objective = spec_objective(data, fail)
+    head = read_shared_head(data, TOP_KEYS, fail)
+    name, description, objective = head["name"], head["description"], head["objective"]
     unit = OBJECTIVES[objective]
-    table, _, resolved = spec_rules(data, fail)
+    table, _, resolved = head["rules"]
     rules = data.get("rules", "hoyle")
     label = str(table.get("preset", "custom")) + "".join(f", {k}={v}" for k, v in table.items() if k != "preset")
     seed = data.get("seed", 0)

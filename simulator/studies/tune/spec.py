@@ -1,8 +1,9 @@
 """The tuning spec: ``TuneSpec`` and its parts, read and validated from TOML.
 
-The format is in ``simulator.studies.tune`` (the package's docstring).  ``parse_spec``
-checks each section with its own function and raises ``TuneError`` with one line naming
-the file and the key, before anything is written or played.
+The format is in ``simulator.studies.tune`` (the package's docstring) and its keys are
+declared once, in ``SCHEMA`` and its sub-tables (``simulator.run.config``: docs/tuning.md's
+tables come from them: ``python -m simulator.studies.tune.docs_tables [--check]``).  ``parse_spec`` reads a spec by the declaration and raises
+``TuneError`` with one line naming the file and the key, before anything is written or played.
 """
 
 from __future__ import annotations
@@ -17,15 +18,14 @@ from typing import Any
 import numpy as np
 
 from ...core.rules_api import max_knock_limit
-from ...run.experiment import NAME_PATTERN, format_value, read_toml_file
-from ...run.limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
+from ...run.config import REQUIRED, Key, Schema, is_int, is_number, plugins_key, refuse_unknown, seed_key
+from ...run.experiment import format_value, read_toml_file
+from ...run.limits import MAX_PER_CELL, PER_CELL_BITS
 
 OBJECTIVES = {"net_per_hand": "deals", "game_win": "games"}
 OBJECTIVE_TEXT = {"net_per_hand": "net points per hand", "game_win": "game-win probability"}
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("successive_halving", "hyperband", "none")
-TOP_KEYS = {"name", "description", "strategy", "objective", "trials", "seed", "out", "rules", "sampler", "pruner",
-            "polish", "params", "fixed", "opponents", "budget", "baselines", "fixed_threshold", "enqueue", "plugins"}
 DEFAULT_BASELINES = {"knock as soon as legal": "simple", "gin only": "simple:knock_at=0"}
 #: the Optuna study (SQLite) in a tuning's output directory
 STUDY_DB = "study.db"
@@ -144,139 +144,65 @@ def load_spec(path: str | Path) -> TuneSpec:
     return parse_spec(data, where, path.parent)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-
 def parse_spec(data: dict[str, Any], where: str = "<spec>", base: Path | None = None) -> TuneSpec:
-    """Validate a tuning spec given as a dict (the parsed TOML): each section in the order
-    of the format, the first problem raised as a one-line ``TuneError``."""
+    """Validate a tuning spec given as a dict (the parsed TOML) by ``SCHEMA``, key by key in
+    the order of the format, the first problem raised as a one-line ``TuneError``."""
     def fail(key: str, message: str) -> TuneError:
         return TuneError(f"{where}: {key}: {message}")
 
-    name, description = spec_head(data, TOP_KEYS, fail)
-    plugins = _plugins(data, base, fail)
-    strategy, defaults = _strategy(data, fail)
-    objective = spec_objective(data, fail)
-    run = _run_options(data, fail)
-    table, rules_label, resolved_rules = spec_rules(data, fail)
-    params = _params(data, strategy, defaults, fail)
-    fixed = _fixed(data, strategy, defaults, fail)
-    opponents = _opponents(data, fail)
-    budget = _budget(data, OBJECTIVES[objective], objective, len(opponents), fail)
-    baselines = _baselines(data, fail)
-    fixed_threshold = _fixed_threshold(data, max_knock_limit(resolved_rules), fail)
-    enqueue = _enqueue_entries(data, params, fixed_threshold is not None, run["trials"], fail)
-    return TuneSpec(name=name, path=where, strategy=strategy, objective=objective, rules=table,
-                    rules_label=rules_label, params=params, fixed=fixed, opponents=opponents, budget=budget,
-                    baselines=baselines, fixed_threshold=fixed_threshold, enqueue=enqueue, plugins=plugins,
-                    description=description, **run)
+    v = SCHEMA.read(data, fail, values={"_base": base})
+    table, rules_label, _ = v.pop("rules")
+    return TuneSpec(path=where, rules=table, rules_label=rules_label, **v)
 
 
-def spec_head(data: dict[str, Any], top_keys: set[str], fail) -> tuple[str, str]:
-    """What a tuning spec and an equilibrium spec (``simulator.studies.equilibrium``) both
-    begin with: no key outside ``top_keys``, a ``name`` fit for a directory, a ``description``."""
-    unknown = sorted(set(data) - top_keys)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(top_keys))}")
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise fail("name", f"must be letters, digits, '_', '-' or '.', starting with a letter or digit, got {name!r}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise fail("description", "must be a string")
-    return name, description
+# ----------------------------------------------------------------------------- the keys
+# Each check validates one key beyond its type (``simulator.run.config.Key.check``: the
+# value, the values read so far, fail) and returns what the spec keeps; the checks between
+# keys (a parameter's range within its strategy's, the budget in whole pairs against the
+# field, enqueued candidates within the tuned ranges) are made here.
 
-
-def spec_objective(data: dict[str, Any], fail) -> str:
-    """``objective``: one of ``OBJECTIVES`` (default net points per hand)."""
-    objective = data.get("objective", "net_per_hand")
-    if objective not in OBJECTIVES:
-        raise fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-    return objective
-
-
-def _plugins(data: dict[str, Any], base: Path | None, fail) -> dict[str, str]:
-    """``[plugins]``: each file registered (relative to the spec's folder); name -> absolute path."""
-    import strategies
-
-    plugins = data.get("plugins", {})
-    if not isinstance(plugins, dict):
-        raise fail("plugins", "must be a table of name = \"path/to/file.py\"")
-    resolved = {}
-    for pname, ppath in plugins.items():
-        if not isinstance(ppath, str):
-            raise fail(f"plugins.{pname}", "must be a path to a Python file")
-        full = (base / ppath) if base is not None else Path(ppath)
-        try:
-            strategies.register(pname, full)
-        except (ValueError, OSError, SyntaxError, ImportError) as exc:
-            raise fail(f"plugins.{pname}", str(exc)) from None
-        resolved[pname] = str(full.resolve())
-    return resolved
-
-
-def _strategy(data: dict[str, Any], fail) -> tuple[str, dict[str, float]]:
-    """``strategy``: a bare registered name; (the name, its parameters' defaults)."""
-    strategy = data.get("strategy")
+def _strategy(strategy: Any, values: dict[str, Any], fail) -> str:
+    """``strategy``: a bare registered name."""
     if not isinstance(strategy, str) or not strategy.strip():
         raise fail("strategy", "must name the strategy to tune, e.g. \"knock_policy\"")
     if ":" in strategy:
         raise fail("strategy", "give the bare strategy name; set parameters under [params] and [fixed]")
     try:
-        defaults = _strategy_params(strategy)
+        _strategy_params(strategy)
     except ValueError as exc:
         raise fail("strategy", str(exc)) from None
-    return strategy.strip(), defaults
+    return strategy.strip()
 
 
-def _run_options(data: dict[str, Any], fail) -> dict[str, Any]:
-    """``trials``, ``seed``, ``out``, ``sampler``, ``pruner`` and ``polish``."""
-    trials = data.get("trials")
-    if not _is_int(trials) or not 1 <= trials <= MAX_TRIALS:
-        raise fail("trials", f"must be an integer from 1 to {MAX_TRIALS:,}, got {trials!r}")
-    seed = data.get("seed", 0)
-    if not _is_int(seed) or not 0 <= seed < SEED_LIMIT:
-        raise fail("seed", f"must be {SEED_TEXT}")
-    out = data.get("out")
+def _out(out: Any, values: dict[str, Any], fail) -> str | None:
+    """``out``: a directory inside the current one, or None for the default."""
     if out is not None and (not isinstance(out, str) or not out.strip()):
         raise fail("out", "must name a directory")
     if out is not None and (Path(out).is_absolute() or os.path.normpath(out).split(os.sep)[0] == ".."):
         raise fail("out", f"must be a directory inside the current directory (a relative path without a leading "
                           f"'..'), got {out!r}; give another place with ginsim tune --out")
-    sampler = data.get("sampler", "tpe")
-    if sampler not in SAMPLERS:
-        raise fail("sampler", f"must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    return out
+
+
+def _sampler(sampler: str, values: dict[str, Any], fail) -> str:
     if sampler == "cmaes":
         import importlib.util
 
         if importlib.util.find_spec("cmaes") is None:  # Optuna's CmaEsSampler needs it
             raise fail("sampler", "cmaes needs the 'cmaes' package: pip install cmaes")
-    pruner = data.get("pruner", "successive_halving")
-    if pruner not in PRUNERS:
-        raise fail("pruner", f"must be one of {', '.join(PRUNERS)}, got {pruner!r}")
-    polish = data.get("polish", 3)
-    if not _is_int(polish) or not 0 <= polish <= MAX_POLISH:
-        raise fail("polish", f"must be an integer from 0 (off) to {MAX_POLISH} rounds, got {polish!r}")
-    return {"trials": trials, "seed": seed, "out": out, "sampler": sampler, "pruner": pruner, "polish": polish}
+    return sampler
 
 
-def spec_rules(data: dict[str, Any], fail):
+def _rules(rules: Any, values: dict[str, Any], fail):
     """``rules``: a preset name or a table; (the table, its label, the resolved ``Rules``)."""
     from ...core.rules import Rules
 
-    rules = data.get("rules", "hoyle")
     if isinstance(rules, str):
         table = {"preset": rules}
     elif isinstance(rules, dict):
         table = dict(rules)
     else:
-        raise fail("rules", "must be a preset name or a table (preset = ..., field = value)")
+        raise fail("rules", "must be " + SCHEMA["rules"].allowed)
     try:
         resolved = Rules.from_dict(table)
     except (ValueError, TypeError) as exc:
@@ -286,11 +212,12 @@ def spec_rules(data: dict[str, Any], fail):
     return table, label + (" with " + ", ".join(extra) if extra else ""), resolved
 
 
-def _params(data: dict[str, Any], strategy: str, defaults: dict[str, float], fail) -> tuple[Param, ...]:
+def _params(params_data: dict[str, Any], values: dict[str, Any], fail) -> tuple[Param, ...]:
     """``[params]``: the search space, one ``Param`` per tuned parameter of the strategy."""
-    params_data = data.get("params")
-    if not isinstance(params_data, dict) or not params_data:
-        raise fail("params", "must be a table of parameter = { low = ..., high = ... } (at least one)")
+    if not params_data:
+        raise fail("params", "must be " + SCHEMA["params"].allowed)
+    strategy = values["strategy"]
+    defaults = _strategy_params(strategy)
     params = []
     for pname, pd_ in params_data.items():
         key = f"params.{pname}"
@@ -299,25 +226,18 @@ def _params(data: dict[str, Any], strategy: str, defaults: dict[str, float], fai
                             f"{', '.join(defaults) or 'none'}")
         if not isinstance(pd_, dict):
             raise fail(key, "must be a table { low = ..., high = ... }")
-        params.append(_param(pname, pd_, key, strategy, fail))
+        params.append(_param(pname, PARAM_SCHEMA.read(pd_, fail, prefix=key + "."), key, strategy, fail))
     return tuple(params)
 
 
 def _param(pname: str, pd_: dict[str, Any], key: str, strategy: str, fail) -> Param:
-    """One ``[params]`` entry: low and high inside the strategy's range, type, step, log."""
+    """One ``[params]`` entry, its keys read: low and high inside the strategy's range, an
+    int's bounds and step integers, a log scale above 0 without a step."""
     import strategies
     from strategies.registry import param_problem, range_text
 
-    bad = sorted(set(pd_) - {"low", "high", "type", "step", "log"})
-    if bad:
-        raise fail(f"{key}.{bad[0]}", "unknown key; keys: high, log, low, step, type")
-    low, high = pd_.get("low"), pd_.get("high")
-    for k, v in (("low", low), ("high", high)):
-        if not _is_num(v):
-            raise fail(f"{key}.{k}", f"must be a finite number, got {v!r}")
-    kind = pd_.get("type", "int" if _is_int(low) and _is_int(high) else "float")
-    if kind not in ("int", "float"):
-        raise fail(f"{key}.type", f"must be \"int\" or \"float\", got {kind!r}")
+    low, high, step = pd_["low"], pd_["high"], pd_["step"]
+    kind = pd_["type"] or ("int" if is_int(low) and is_int(high) else "float")
     if kind == "int" and not (float(low).is_integer() and float(high).is_integer()):
         raise fail(key, "an int parameter needs integer low and high")
     if not low < high:
@@ -329,32 +249,28 @@ def _param(pname: str, pd_: dict[str, Any], key: str, strategy: str, fail) -> Pa
         problem = param_problem(pname, float(v), ranges, f" of strategy {strategy!r}")
         if problem:
             raise fail(f"{key}.{k}", problem)
-    step = pd_.get("step")
-    if step is not None and (not _is_num(step) or step <= 0 or (kind == "int" and not float(step).is_integer())):
+    if step is not None and (not is_number(step) or step <= 0 or (kind == "int" and not float(step).is_integer())):
         raise fail(f"{key}.step", f"must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}")
-    log = pd_.get("log", False)
-    if not isinstance(log, bool):
-        raise fail(f"{key}.log", "must be true or false")
-    if log and (low <= 0 or step is not None):
+    if pd_["log"] and (low <= 0 or step is not None):
         raise fail(f"{key}.log", "a log scale needs low > 0 and no step")
-    return Param(pname, kind, float(low), float(high), None if step is None else float(step), log)
+    return Param(pname, kind, float(low), float(high), None if step is None else float(step), pd_["log"])
 
 
-def _fixed(data: dict[str, Any], strategy: str, defaults: dict[str, float], fail) -> dict[str, float]:
+def _fixed(fixed: dict[str, Any], values: dict[str, Any], fail) -> dict[str, float]:
     """``[fixed]``: parameters held at a value, neither tuned nor outside their range."""
     import strategies
     from strategies.registry import param_problem
 
-    fixed = data.get("fixed", {})
-    if not isinstance(fixed, dict):
-        raise fail("fixed", "must be a table of parameter = value")
+    strategy = values["strategy"]
+    defaults = _strategy_params(strategy)
+    tuned = {p.name for p in values["params"]}
     for pname, value in fixed.items():
         if pname not in defaults:
             raise fail(f"fixed.{pname}", f"strategy {strategy!r} has no parameter {pname!r}; parameters: "
                                          f"{', '.join(defaults)}")
-        if pname in data["params"]:
+        if pname in tuned:
             raise fail(f"fixed.{pname}", "is also under [params]: a parameter is either tuned or fixed")
-        if not _is_num(value):
+        if not is_number(value):
             raise fail(f"fixed.{pname}", f"must be a finite number, got {value!r}")
         problem = param_problem(pname, float(value), strategies.REGISTRY[strategy].ranges,
                                 f" of strategy {strategy!r}")
@@ -363,13 +279,10 @@ def _fixed(data: dict[str, Any], strategy: str, defaults: dict[str, float], fail
     return {k: float(v) for k, v in fixed.items()}
 
 
-def _opponents(data: dict[str, Any], fail) -> tuple[tuple[str, float], ...]:
+def _opponents(opponents_data: list, values: dict[str, Any], fail) -> tuple[tuple[str, float], ...]:
     """``[[opponents]]``: the field, each a distinct canonical spec with a positive weight."""
-    import strategies
-
-    opponents_data = data.get("opponents")
-    if not isinstance(opponents_data, list) or not opponents_data:
-        raise fail("opponents", "must be a non-empty list of { strategy = \"...\", weight = ... } ([[opponents]])")
+    if not opponents_data:
+        raise fail("opponents", "must be " + SCHEMA["opponents"].allowed)
     opponents: list[tuple[str, float]] = []
     for i, item in enumerate(opponents_data):
         key = f"opponents[{i}]"
@@ -377,116 +290,131 @@ def _opponents(data: dict[str, Any], fail) -> tuple[tuple[str, float], ...]:
             item = {"strategy": item}
         if not isinstance(item, dict):
             raise fail(key, "must be a table { strategy = \"...\", weight = ... } or a strategy spec")
-        bad = sorted(set(item) - {"strategy", "weight"})
-        if bad:
-            raise fail(f"{key}.{bad[0]}", "unknown key; keys: strategy, weight")
-        spec = item.get("strategy")
-        if not isinstance(spec, str):
-            raise fail(f"{key}.strategy", "must be a strategy spec such as \"simple\"")
-        try:
-            canonical = strategies.parse_strategy(spec).label
-        except ValueError as exc:
-            raise fail(f"{key}.strategy", str(exc)) from None
-        weight = item.get("weight", 1.0)
-        if not _is_num(weight) or weight <= 0:
-            raise fail(f"{key}.weight", f"must be a positive number, got {weight!r}")
-        if canonical in [o for o, _ in opponents]:
-            raise fail(f"{key}.strategy", f"{canonical!r} is already in the field (give it more weight instead)")
-        opponents.append((canonical, float(weight)))
+        entry = OPPONENT_SCHEMA.read(item, fail, prefix=key + ".")
+        if entry["strategy"] in [o for o, _ in opponents]:
+            raise fail(f"{key}.strategy", f"{entry['strategy']!r} is already in the field (give it more weight "
+                                          f"instead)")
+        opponents.append((entry["strategy"], float(entry["weight"])))
     return tuple(opponents)
 
 
-def _budget(data: dict[str, Any], unit: str, objective: str, n_opponents: int, fail) -> Budget:
-    """``[budget]``: deals (or games) per candidate, the rungs and the fresh comparison, in
-    whole mirrored pairs against every opponent."""
-    budget_data = data.get("budget")
+def _canonical(prefix: str):
+    """A check that a strategy spec parses; it keeps the canonical spec."""
+    def check(spec: str, values: dict[str, Any], fail) -> str:
+        import strategies
+
+        try:
+            return strategies.parse_strategy(spec).label
+        except ValueError as exc:
+            raise fail(prefix, str(exc)) from None
+    return check
+
+
+def _budget(budget_data: Any, values: dict[str, Any], fail) -> Budget:
+    """``[budget]``: deals (or games, by the objective) per candidate, the rungs and the fresh
+    comparison, in whole mirrored pairs against every opponent."""
+    objective = values["objective"]
+    unit = OBJECTIVES[objective]
     if not isinstance(budget_data, dict):
         raise fail("budget", f"must be a table with {unit} = N (and optionally min_{unit}, reduction, fresh_{unit})")
-    allowed = {unit, f"min_{unit}", f"fresh_{unit}", "reduction"}
+    schema = budget_schema(unit)
     for k in budget_data:
-        if k not in allowed:
+        if k not in schema.names:
             other = "deals" if unit == "games" else "games"
             hint = f" (objective {objective} plays {unit}, not {other})" if other in k else ""
-            raise fail(f"budget.{k}", f"unknown key{hint}; keys: {', '.join(sorted(allowed))}")
-    total = budget_data.get(unit)
-    if not _is_int(total) or total < 2:
-        raise fail(f"budget.{unit}", f"must be an integer of at least 2, got {total!r}")
-    reduction = budget_data.get("reduction", 3)
-    if not _is_int(reduction) or reduction < 2:
-        raise fail("budget.reduction", f"must be an integer of at least 2, got {reduction!r}")
-    first = budget_data.get(f"min_{unit}", max(2, total // reduction**2))
-    if not _is_int(first) or not 2 <= first <= total:
-        raise fail(f"budget.min_{unit}", f"must be an integer from 2 to {unit} ({total:,}), got {first!r}")
-    fresh = budget_data.get(f"fresh_{unit}", total)
-    if not _is_int(fresh) or fresh < 4:
-        raise fail(f"budget.fresh_{unit}", f"must be an integer of at least 4, got {fresh!r}")
+            raise fail(f"budget.{k}", f"unknown key{hint}; keys: {', '.join(sorted(schema.names))}")
+    b = schema.read(budget_data, fail, prefix="budget.")
+    total, fresh = b[unit], b[f"fresh_{unit}"]
     if max(total, fresh) > MAX_PER_CELL:
         raise fail("budget", f"at most 2**{PER_CELL_BITS} deals or games per candidate")
+    n_opponents = len(values["opponents"])
     per = 2 * n_opponents  # mirrored pairs, the same number against each opponent
     for k, v in ((unit, total), (f"fresh_{unit}", fresh)):
         if v % per:
             down, up = max(per, v - v % per), v - v % per + per
             raise fail(f"budget.{k}", f"{v:,} is not a multiple of {per} (mirrored pairs against each of "
                                       f"{n_opponents} opponent(s)); give {down:,} or {up:,}")
-    return Budget(unit, total, first, reduction, fresh)
+    return Budget(unit, total, b[f"min_{unit}"], b["reduction"], fresh)
 
 
-def _baselines(data: dict[str, Any], fail) -> dict[str, str]:
-    """``[baselines]``: label -> canonical strategy spec (default ``DEFAULT_BASELINES``)."""
-    import strategies
+def _first_rung(unit: str):
+    def check(first: Any, b: dict[str, Any], fail) -> int:
+        total = b[unit]
+        if first is None:
+            return max(2, total // b["reduction"]**2)
+        if not is_int(first) or not 2 <= first <= total:
+            raise fail(f"budget.min_{unit}", f"must be an integer from 2 to {unit} ({total:,}), got {first!r}")
+        return first
+    return check
 
-    baselines_data = data.get("baselines", DEFAULT_BASELINES)
-    if not isinstance(baselines_data, dict):
-        raise fail("baselines", "must be a table of label = \"strategy spec\"")
-    baselines = {}
-    for label, spec in baselines_data.items():
+
+def budget_schema(unit: str) -> Schema:
+    """The keys of ``[budget]`` for a tuning that plays ``unit`` (deals or games)."""
+    return Schema(f"budget_{unit}", (
+        Key(unit, "int", REQUIRED, f"{unit} per candidate at the last rung, over the whole field", low=2,
+            doc="A multiple of 2 × the number of opponents (mirrored pairs against each)."),
+        Key("reduction", "int", 3, f"each rung plays `reduction` times the {unit} of the one before", low=2),
+        Key(f"min_{unit}", "any", None, f"{unit} per candidate at the first rung", type_text="integer",
+            text=f"an integer from 2 to {unit}", check=_first_rung(unit),
+            default_text=f"{unit} / reduction², at least 2 (three rungs)"),
+        Key(f"fresh_{unit}", "int", None, f"{unit} per policy in the final comparison on fresh deals", low=4,
+            check=lambda v, b, fail: b[unit] if v is None else v, default_text=f"`{unit}`",
+            doc="A multiple of 2 × the number of opponents."),
+    ))
+
+
+def _baselines(baselines: dict[str, Any], values: dict[str, Any], fail) -> dict[str, str]:
+    """``[baselines]``: label -> canonical strategy spec."""
+    out = {}
+    for label, spec in baselines.items():
         if not isinstance(spec, str):
             raise fail(f"baselines.{label}", "must be a strategy spec such as \"simple:knock_at=0\"")
-        try:
-            baselines[label] = strategies.parse_strategy(spec).label
-        except ValueError as exc:
-            raise fail(f"baselines.{label}", str(exc)) from None
-    return baselines
+        out[label] = _canonical(f"baselines.{label}")(spec, values, fail)
+    return out
 
 
-def _fixed_threshold(data: dict[str, Any], limit: int, fail) -> FixedSweep | None:
-    """``[fixed_threshold]``: the fixed-threshold sweep (default ``simple``'s ``knock_at``
-    from 0 to the largest knock limit ``limit``), or None for ``false``."""
-    ft = data.get("fixed_threshold", {})
+def _fixed_threshold(ft: Any, values: dict[str, Any], fail) -> FixedSweep | None:
+    """``[fixed_threshold]``: the fixed-threshold sweep, or None for ``false``."""
     if ft is False:
         return None
     if not isinstance(ft, dict):
-        raise fail("fixed_threshold", "must be a table (strategy, param, values) or false")
-    bad = sorted(set(ft) - {"strategy", "param", "values"})
-    if bad:
-        raise fail(f"fixed_threshold.{bad[0]}", "unknown key; keys: param, strategy, values")
-    fs = ft.get("strategy", "simple")
-    fp = ft.get("param", "knock_at")
-    if not isinstance(fs, str):
-        raise fail("fixed_threshold.strategy", "must be a strategy spec")
+        raise fail("fixed_threshold", "must be " + SCHEMA["fixed_threshold"].allowed)
+    limit = max_knock_limit(values["rules"][2])
+    f = FIXED_THRESHOLD_SCHEMA.read(ft, fail, prefix="fixed_threshold.", values={"_limit": limit})
+    return FixedSweep(f["strategy"], f["param"], f["values"])
+
+
+def _sweep_param(param: str, f: dict[str, Any], fail) -> str:
+    fvals = _strategy_params(f["strategy"])
+    if param not in fvals:
+        raise fail("fixed_threshold.param", f"strategy {f['strategy']!r} has no parameter {param!r}; parameters: "
+                                            f"{', '.join(fvals) or 'none'}")
+    return param
+
+
+def _sweep_values(sweep: Any, f: dict[str, Any], fail) -> tuple[float, ...]:
+    sweep = list(range(f["_limit"] + 1)) if sweep is None else sweep
+    if not isinstance(sweep, list) or not sweep or not all(is_number(v) for v in sweep):
+        raise fail("fixed_threshold.values", "must be a non-empty list of numbers")
+    if len(set(map(float, sweep))) != len(sweep):
+        raise fail("fixed_threshold.values", "values must be distinct")
+    return tuple(float(v) for v in sweep)
+
+
+def _sweep_strategy(spec: str, f: dict[str, Any], fail) -> str:
     try:
-        fvals = _strategy_params(fs)
+        _strategy_params(spec)
     except ValueError as exc:
         raise fail("fixed_threshold.strategy", str(exc)) from None
-    if fp not in fvals:
-        raise fail("fixed_threshold.param", f"strategy {fs!r} has no parameter {fp!r}; parameters: "
-                                            f"{', '.join(fvals) or 'none'}")
-    values = ft.get("values", list(range(limit + 1)))
-    if not isinstance(values, list) or not values or not all(_is_num(v) for v in values):
-        raise fail("fixed_threshold.values", "must be a non-empty list of numbers")
-    if len(set(map(float, values))) != len(values):
-        raise fail("fixed_threshold.values", "values must be distinct")
-    return FixedSweep(fs, fp, tuple(float(v) for v in values))
+    return spec
 
 
-def _enqueue_entries(data: dict[str, Any], params: tuple[Param, ...], has_sweep: bool, trials: int,
-                     fail) -> tuple[dict[str, Any], ...]:
+def _enqueue(enqueue_data: Any, values: dict[str, Any], fail) -> tuple[dict[str, Any], ...]:
     """``[[enqueue]]``: candidates (or grids of them) of tuned parameters inside their
     ranges, ``"best_fixed"`` only with the sweep, at most ``trials`` in all."""
-    enqueue_data = data.get("enqueue", [])
     if not isinstance(enqueue_data, list) or not all(isinstance(e, dict) for e in enqueue_data):
-        raise fail("enqueue", "must be a list of tables of parameter = value ([[enqueue]])")
-    tuned = {p.name: p for p in params}
+        raise fail("enqueue", "must be " + SCHEMA["enqueue"].allowed)
+    tuned = {p.name: p for p in values["params"]}
     n_enqueued = 0
     for i, entry in enumerate(enqueue_data):
         combinations = 1
@@ -494,21 +422,120 @@ def _enqueue_entries(data: dict[str, Any], params: tuple[Param, ...], has_sweep:
             key = f"enqueue[{i}].{pname}"
             if pname not in tuned:
                 raise fail(key, f"is not a tuned parameter; tuned: {', '.join(tuned)}")
-            values = given if isinstance(given, list) else [given]
-            if not values:
+            points = given if isinstance(given, list) else [given]
+            if not points:
                 raise fail(key, "an empty list enqueues nothing")
-            combinations *= len(values)
-            for value in values:
+            combinations *= len(points)
+            for value in points:
                 if value == "best_fixed":
-                    if not has_sweep:
+                    if values["fixed_threshold"] is None:
                         raise fail(key, "\"best_fixed\" needs the fixed_threshold sweep")
                     continue
-                if not _is_num(value):
+                if not is_number(value):
                     raise fail(key, f"must be a number, \"best_fixed\" or a list of them, got {value!r}")
                 if not tuned[pname].low <= value <= tuned[pname].high:
                     raise fail(key, f"{value} is outside [{format_value(tuned[pname].low)}, "
                                     f"{format_value(tuned[pname].high)}]")
         n_enqueued += combinations
-    if n_enqueued > trials:
-        raise fail("enqueue", f"enqueues {n_enqueued} candidates, more than trials ({trials})")
+    if n_enqueued > values["trials"]:
+        raise fail("enqueue", f"enqueues {n_enqueued} candidates, more than trials ({values['trials']})")
     return tuple(enqueue_data)
+
+
+# ----------------------------------------------------------------------------- the declaration
+
+#: one ``[params]`` entry (``params.NAME = { ... }``)
+PARAM_SCHEMA = Schema("params", (
+    Key("low", "number", REQUIRED, "the lowest value tried", doc="Within the strategy's range of the parameter."),
+    Key("high", "number", REQUIRED, "the highest value tried", doc="Above `low`, within the strategy's range."),
+    Key("type", "choice", None, "whether the parameter takes integers or any number", choices=("int", "float"),
+        text='"int" or "float"', default_text="`int` when `low` and `high` are integers, else `float`",
+        doc="An integral parameter of the strategy is always `int`."),
+    Key("step", "any", None, "the grid of values tried: `low`, `low + step` and so on", type_text="number",
+        text="a positive number (an integer for an int parameter)", default_text="none: any value"),
+    Key("log", "bool", False, "sample on a log scale", got=False, doc="Needs `low` > 0 and no `step`."),
+))
+
+#: one ``[[opponents]]`` entry (or a bare strategy spec, standing for ``{ strategy = SPEC }``)
+OPPONENT_SCHEMA = Schema("opponents", (
+    Key("strategy", "str", REQUIRED, "the opponent, a strategy spec", text='a strategy spec such as "simple"',
+        got=False, check=lambda v, e, fail: _canonical(f"{e['_prefix']}strategy")(v, e, fail),
+        doc="Each opponent appears once (in canonical form: `simple:knock_at=-1` is `simple`)."),
+    Key("weight", "number", 1.0, "the opponent's share of the objective (normalised over the field)", gt=0),
+))
+
+#: ``[fixed_threshold]``: the best-fixed-threshold baseline
+FIXED_THRESHOLD_SCHEMA = Schema("fixed_threshold", (
+    Key("strategy", "str", "simple", "the strategy whose parameter is swept", text="a strategy spec", got=False,
+        check=_sweep_strategy),
+    Key("param", "str", "knock_at", "the parameter swept", text="a parameter of the strategy", got=False,
+        check=_sweep_param),
+    Key("values", "any", None, "the values tried, each at the full budget on the tuning deals",
+        text="a non-empty list of distinct numbers", type_text="list of numbers", check=_sweep_values,
+        default_text="0 to the largest knock limit of the rules"),
+))
+
+#: every top-level key of a tuning spec, in the order they are checked (docs/tuning.md's
+#: tables are generated from these: ``python -m simulator.run.docs_tables``)
+SCHEMA = Schema("tune", (
+    Key("name", "name", REQUIRED, "names the study and its default output directory `results/<name>`"),
+    Key("description", "str", "", "free text for the report", got=False),
+    plugins_key("spec file"),
+    Key("strategy", "any", REQUIRED, "the strategy whose parameters are tuned", type_text="string",
+        text='a bare strategy name, e.g. "knock_policy"', check=_strategy,
+        doc="Its parameters are set under `[params]` (tuned) and `[fixed]`; the others keep their defaults."),
+    Key("objective", "choice", "net_per_hand", "what a candidate maximises against the field",
+        choices=tuple(OBJECTIVES), doc="`net_per_hand`: net points per hand (plays deals); `game_win`: "
+        "game-win probability (plays games)."),
+    Key("trials", "int", REQUIRED, "candidates sampled or enqueued (raise it and `--resume` to go on)", low=1,
+        high=MAX_TRIALS),
+    seed_key("The tuning deals, the fresh deals and the sampler all derive from it; a development seed is "
+             "refused."),
+    Key("out", "any", None, "the output directory, relative to the current directory", type_text="string",
+        text="a relative directory without a leading '..'", check=_out,
+        default_text="`results/<name>`", doc="`ginsim tune --out` overrides it."),
+    Key("sampler", "choice", "tpe", "Optuna's sampler", choices=SAMPLERS, check=_sampler,
+        doc="`cmaes` needs the `cmaes` package."),
+    Key("pruner", "choice", "successive_halving", "Optuna's pruner of candidates between rungs", choices=PRUNERS),
+    Key("polish", "int", 3, "rounds of neighbour polish after the search", low=0, high=MAX_POLISH,
+        text=f"an integer from 0 (off) to {MAX_POLISH} rounds"),
+    Key("rules", "any", "hoyle", "the rules: a preset name, or a table `preset = ..., field = value`",
+        type_text="string or table", text="a preset name or a table (preset = ..., field = value)", got=False,
+        check=_rules),
+    Key("params", "table", REQUIRED, "the search space: `NAME = { low = ..., high = ... }` per tuned parameter",
+        text="a table of parameter = { low = ..., high = ... } (at least one)", got=False, check=_params,
+        doc="The keys of an entry are in the next table."),
+    Key("fixed", "table", {}, "parameters held at a value: `NAME = value`", text="a table of parameter = value",
+        got=False, check=_fixed, doc="Neither tuned nor outside the strategy's range."),
+    Key("opponents", "list", REQUIRED, "the field: `[[opponents]]` tables (or strategy specs)",
+        text='a non-empty list of { strategy = "...", weight = ... } ([[opponents]])', got=False,
+        check=_opponents, type_text="list of tables", doc="The objective is the weighted mean over it."),
+    Key("budget", "any", REQUIRED, "deals (or games) per candidate and per policy on fresh deals",
+        type_text="table", text="a table with deals = N (games = N for game_win)", check=_budget,
+        doc="The keys are in the table below."),
+    Key("baselines", "table", DEFAULT_BASELINES, "the policies the tuned one is compared with on fresh deals: "
+        "`label = \"spec\"`", text='a table of label = "strategy spec"', got=False, check=_baselines,
+        default_text="knock as soon as legal (`simple`), gin only (`simple:knock_at=0`)"),
+    Key("fixed_threshold", "any", {}, "the best-fixed-threshold baseline", type_text="table or false",
+        text="a table (strategy, param, values) or false", check=_fixed_threshold, default_text="`{}`",
+        doc="`false`: none. Its best value is what `\"best_fixed\"` stands for in `[[enqueue]]`."),
+    Key("enqueue", "any", [], "candidates to try first: `[[enqueue]]` tables of `NAME = value`",
+        type_text="list of tables", text="a list of tables of parameter = value ([[enqueue]])", check=_enqueue,
+        doc="A value is a number, `\"best_fixed\"` or a list of them (a grid of every combination); at most "
+            "`trials` candidates in all."),
+))
+TOP_KEYS = set(SCHEMA.names)
+
+
+
+#: the keys an equilibrium spec (``simulator.studies.equilibrium``) shares with a tuning spec
+SHARED_HEAD = ("name", "description", "objective", "rules")
+
+
+def read_shared_head(data: dict[str, Any], top_keys: set[str], fail) -> dict[str, Any]:
+    """The keys of ``SHARED_HEAD`` read by ``SCHEMA``'s own declarations, for a spec that also
+    has keys of its own: a key outside ``top_keys`` is refused first; ``rules`` comes back as
+    (the table, its label, the resolved ``Rules``)."""
+    refuse_unknown(data, top_keys, fail)
+    head = Schema("head", tuple(SCHEMA[k] for k in SHARED_HEAD))
+    return head.read({k: data[k] for k in SHARED_HEAD if k in data}, fail)

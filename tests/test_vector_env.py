@@ -243,3 +243,14 @@ def test_wrapped_pettingzoo_env_enforces_order_and_terminates_illegal_moves():
     e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     assert all(e.terminations.values()) and e.rewards[agent] == -25
     assert type(raw_env()).__name__ == "GinRummyEnv"
+
+
+def test_the_docs_observation_table_matches_the_one_declaration():
+    import re
+    from pathlib import Path
+
+    from simulator.env import OBSERVATION_LAYOUT
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rl.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", text, re.MULTILINE)
+    assert [(n, int(o), int(s)) for n, o, s in rows] == [tuple(b) for b in OBSERVATION_LAYOUT]

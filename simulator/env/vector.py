@@ -209,7 +209,9 @@ class GinRummyVectorEnv(VectorEnv):
         if same and final.any():
             rows = np.flatnonzero(final)
             if self.actions == "stable":
-                self._restrict(final_masks[rows])
+                from .rewards import stable_mask
+
+                final_masks[rows] &= stable_mask()
             boxed = np.full(n, None, dtype=object)
             for i in rows:
                 boxed[i] = {"observation": final_obs[i].copy(), "action_mask": final_masks[i].copy()}

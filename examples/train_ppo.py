@@ -34,6 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+# one core unless told otherwise: torch's and OpenMP's thread pools default to every core
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 try:
     import torch
     from sb3_contrib import MaskablePPO
@@ -141,6 +144,10 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.threads)
+    try:
+        torch.set_num_interop_threads(args.threads)
+    except RuntimeError:  # torch allows it once per process, before any parallel work
+        pass
     env = GinsimVecEnv(args.num_envs, seed=args.seed)
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(2048, args.num_envs * args.n_steps),
                         n_epochs=4, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,

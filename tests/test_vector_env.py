@@ -254,3 +254,25 @@ def test_the_docs_observation_table_matches_the_one_declaration():
     text = (Path(__file__).resolve().parents[1] / "docs" / "rl.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", text, re.MULTILINE)
     assert [(n, int(o), int(s)) for n, o, s in rows] == [tuple(b) for b in OBSERVATION_LAYOUT]
+
+
+def test_bench_rl_env_reports_steps_per_cpu_second_beside_the_others(capsys):
+    from simulator.tools.bench import bench_rl_env, print_rl_env
+
+    r = bench_rl_env(num_envs=16, seconds=0.2)
+    assert r["num_envs"] == 16 and r["ginsim_vector_steps_per_cpu_s"] > 0
+    for other in ("rlcard", "openspiel"):
+        if f"{other}_steps_per_cpu_s" in r:
+            assert r[f"ratio_to_{other}"] == pytest.approx(r["ginsim_vector_steps_per_cpu_s"]
+                                                          / r[f"{other}_steps_per_cpu_s"])
+    print_rl_env(r)
+    assert "GinRummyVectorEnv (16 hands vs simple)" in capsys.readouterr().out
+
+
+def test_ginsim_bench_rl_help_names_the_option():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "simulator.cli", "bench", "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    assert "--rl" in out and "RLCard" in out

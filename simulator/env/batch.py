@@ -200,18 +200,20 @@ def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
 
 
 @njit(cache=True)
+def _scratch_nb(params):
+    """A call's scratch: legal actions, a hand record, a deck and its stream, an empty trace,
+    a view, and the opponent's lent parameter row."""
+    return (np.zeros(S.MAX_LEGAL, np.int64), np.zeros(N_HAND_COLS, np.int64), np.empty(52, np.int64),
+            np.zeros(1, np.uint64), np.zeros((0, 3), np.int64), np.empty(N_VIEW, np.int64), params.copy())
+
+
+@njit(cache=True)
 def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, rules, target, reward_mode,
              max_hands, which, obs, masks):
     """Start a new episode in every sub-environment ``i`` with ``which[i]``, and write every
     sub-environment's observation and mask into ``obs`` and ``masks``."""
     n = works.shape[0]
-    legal = np.zeros(S.MAX_LEGAL, np.int64)
-    record = np.zeros(N_HAND_COLS, np.int64)
-    cards = np.empty(52, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    trace = np.zeros((0, 3), np.int64)
-    view = np.empty(N_VIEW, np.int64)
-    lent = params.copy()
+    legal, record, cards, deck_rng, trace, view, lent = _scratch_nb(params)
     for i in range(n):
         if which[i]:
             meta[i, M_ERROR] = 0
@@ -232,13 +234,7 @@ def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, 
     is not legal ends the episode with ``illegal_reward`` (``illegal[i]`` set).  Returns the
     index of a sub-environment whose opponent erred, or -1."""
     n = works.shape[0]
-    legal = np.zeros(S.MAX_LEGAL, np.int64)
-    record = np.zeros(N_HAND_COLS, np.int64)
-    cards = np.empty(52, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    trace = np.zeros((0, 3), np.int64)
-    view = np.empty(N_VIEW, np.int64)
-    lent = params.copy()
+    legal, record, cards, deck_rng, trace, view, lent = _scratch_nb(params)
     erred = -1
     for i in range(n):
         work = works[i]

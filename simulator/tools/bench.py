@@ -504,7 +504,8 @@ def bench_rl_env(num_envs: int = 1024, seconds: float = 3.0) -> dict:
     except ImportError:
         rl_environment = None
     if rl_environment is not None:
-        game = rl_environment.Environment("gin_rummy", seed=1)
+        game = rl_environment.Environment("gin_rummy")
+        game.seed(1)
         steps, t0 = 0, time.process_time()
         while time.process_time() - t0 < seconds:
             ts = game.reset()

@@ -32,7 +32,7 @@ from .core.constants import (
 from .core.melds import MAX_ARRANGEMENTS
 from .core.state import action_name as name
 
-__all__ = ["DISCARD", "DRAW_STOCK", "TAKE_PILE", "PASS", "KNOCK", "PLAY_ON", "DEFEND_BEST", "N_ACTIONS",
+__all__ = ["DISCARD", "DRAW_STOCK", "TAKE_PILE", "PASS", "KNOCK", "PLAY_ON", "LAY_OUT", "DEFEND_BEST", "N_ACTIONS",
            "discard", "lay_out", "defend", "name"]
 
 #: the discard actions are ``DISCARD + c`` for card code c (0 .. 63, suit * 16 + rank): ``discard(c)``
@@ -48,6 +48,10 @@ PASS = A_PASS
 KNOCK = A_KNOCK
 #: play on without knocking
 PLAY_ON = A_NO_KNOCK
+#: the knocker lays out its least-deadwood arrangement that comes first in
+#: ``simulator.core.melds.arrangement_nb``'s order (``lay_out(0)``): the same rule in every
+#: state, the layout of the RL environments' stable action set (``simulator.env.rewards``)
+LAY_OUT = A_ARRANGE
 #: the defender's best response to the knocker's layout (melds and layoffs chosen together)
 DEFEND_BEST = A_DEFEND_BEST
 

@@ -42,9 +42,10 @@ import numpy as np
 from strategies import view as V
 
 from ..core import state as S
-from ..core.constants import K_MEMORY, K_RNGS, K_SEAT_RULES, K_STATE
+from ..core.constants import K_MEMORY, K_RNGS, K_SEAT_RULES, K_STATE, N_OBS, N_VIEW, R_TARGET
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
+from ..core.observation import encode_state_nb
 from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.records import (
     H_A_SEAT,
@@ -304,6 +305,15 @@ class Hand:
                 "defender_melds": _cards(st[S.S_DEFENDER_MELDS]),
             }
         return obs
+
+    def observation_vector(self, player: int) -> np.ndarray:
+        """What ``player`` may know as the RL environments' float32 vector (``N_OBS`` values,
+        laid out as ``simulator.env.encoding`` documents): its view encoded by
+        ``simulator.core.observation.encode_state_nb``, the one encoder of observations."""
+        self._check_player(player)
+        out = np.empty(N_OBS, np.float32)
+        encode_state_nb(self._state, np.int64(player), self._rules[R_TARGET], np.empty(N_VIEW, np.int64), out)
+        return out
 
     def _check_player(self, player) -> None:
         if player not in (0, 1):

@@ -44,6 +44,7 @@ from ..core.records import G_BOXES0, G_BOXES1, G_POINTS0, G_POINTS1, G_SCORE0, G
 from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
+from .rewards import check_action_set, illegal_reward_for, reward_mode, scale, stable_mask
 
 AGENTS = ("player_0", "player_1")
 
@@ -65,7 +66,8 @@ def action_code(action, space) -> int:
 class GinRummyEnv(AECEnv):
     metadata = {"name": "ginsim_gin_rummy_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
 
-    def __init__(self, rules="hoyle", game: bool = False, render_mode: str | None = None):
+    def __init__(self, rules="hoyle", game: bool = False, render_mode: str | None = None, reward: str = "points",
+                 actions: str = "all"):
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -73,6 +75,9 @@ class GinRummyEnv(AECEnv):
         self._rules = self.rules.to_array()
         self.target = int(self._rules[R_TARGET])
         self.game = bool(game)
+        self.reward = reward
+        reward_mode(reward, self.game)  # checks the option
+        self.actions = check_action_set(actions)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         space = spaces.Dict({
@@ -130,6 +135,8 @@ class GinRummyEnv(AECEnv):
         mask = np.zeros(N_ACTIONS, np.int8)
         if self._state[S.S_PHASE] != S.PHASE_OVER and int(self._state[S.S_CURRENT]) == seat:
             mask_nb(self._state, self._rules, self._legal, mask)
+            if self.actions == "stable":
+                mask &= stable_mask()
         return {"observation": obs, "action_mask": mask}
 
     def _check_running(self, call: str) -> None:
@@ -150,9 +157,12 @@ class GinRummyEnv(AECEnv):
         self._clear_rewards()
         code = action_code(action, self.action_spaces[agent])
         self._state[S.S_NTRACE] = 0
-        err = S.apply_action_nb(self._state, self._rules, np.int64(code), self.hand._trace)
+        if self.actions == "stable" and not stable_mask()[code]:
+            err = S.ERR_ILLEGAL_ACTION  # outside the stable action set (simulator.env.rewards)
+        else:
+            err = S.apply_action_nb(self._state, self._rules, np.int64(code), self.hand._trace)
         if err != S.ERR_NONE:
-            legal = self.hand.legal_actions()
+            legal = [a for a in self.hand.legal_actions() if self.actions == "all" or stable_mask()[a]]
             raise ValueError(f"illegal action {action!r} for {agent} in phase {self.hand.phase_name}; legal: "
                              + ", ".join(f"{a} ({S.action_name(a)})" for a in legal))
         if self._state[S.S_PHASE] == S.PHASE_OVER:
@@ -165,7 +175,7 @@ class GinRummyEnv(AECEnv):
 
     def _hand_over(self) -> None:
         p0, p1 = self.hand.returns()
-        self.rewards = {AGENTS[0]: p0, AGENTS[1]: p1}
+        self.rewards = {AGENTS[0]: scale(p0, self.reward), AGENTS[1]: scale(p1, self.reward)}
         self.hands_played += 1
         if not self.game:
             self.terminations = dict.fromkeys(AGENTS, True)
@@ -179,7 +189,11 @@ class GinRummyEnv(AECEnv):
         elif g[G_WINNER] >= 0:
             t0, t1 = int(g[G_SCORE0]), int(g[G_SCORE1])
             bonus = (t0 - t1) - (self.scores[0] - self.scores[1])
-            self.rewards = {AGENTS[0]: p0 + bonus, AGENTS[1]: p1 - bonus}
+            if self.reward == "win":
+                won = 1.0 if int(g[G_WINNER]) == 0 else -1.0
+                self.rewards = {AGENTS[0]: won, AGENTS[1]: -won}
+            else:
+                self.rewards = {AGENTS[0]: scale(p0 + bonus, self.reward), AGENTS[1]: scale(p1 - bonus, self.reward)}
             self.terminations = dict.fromkeys(AGENTS, True)
             self.final_scores = (t0, t1)
             self.infos = {a: {"final_scores": self.final_scores} for a in AGENTS}
@@ -202,6 +216,23 @@ class GinRummyEnv(AECEnv):
         pass
 
 
-def env(**kwargs) -> GinRummyEnv:
-    """A ``GinRummyEnv`` (PettingZoo's usual constructor name)."""
+def raw_env(**kwargs) -> GinRummyEnv:
+    """The bare ``GinRummyEnv`` (an illegal action raises ``ValueError``)."""
     return GinRummyEnv(**kwargs)
+
+
+def env(illegal_reward: float | None = None, **kwargs):
+    """``GinRummyEnv`` wrapped as PettingZoo's classic environments are: an illegal action
+    ends the episode, the agent who played it getting ``illegal_reward`` (default: -25
+    points in the reward's units, ``simulator.env.rewards``) and the other 0
+    (``TerminateIllegalWrapper``); an action outside the action space fails an assertion
+    (``AssertOutOfBoundsWrapper``); ``step``, ``last`` or ``observe`` before ``reset``
+    raise PettingZoo's own error (``OrderEnforcingWrapper``).  ``raw_env()`` is the bare
+    environment."""
+    from pettingzoo.utils import wrappers
+
+    inner = GinRummyEnv(**kwargs)
+    penalty = illegal_reward_for(inner.reward) if illegal_reward is None else float(illegal_reward)
+    wrapped = wrappers.TerminateIllegalWrapper(inner, illegal_reward=penalty)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

@@ -1,7 +1,10 @@
 """The fixed-size observation of the RL environments, and a policy as a ginsim strategy.
 
 ``encode(state, seat, target)`` turns what ``seat`` may know in a hand state
-(``simulator.core.state``) into a float32 vector of ``N_OBS`` values in [0, 1]; the layout is
+(``simulator.core.state``) into a float32 vector of ``N_OBS`` values in [0, 1].  The vector is
+computed from the seat's view alone (``simulator.core.observation.encode_view_nb``, the one
+encoder every environment, ``PolicyStrategy`` and ``Hand.observation_vector`` call), so what
+a seat may see is decided in one place, ``fill_view_nb``.  The layout is
 ``OBSERVATION_LAYOUT`` (name, offset, size):
 
 =================  ======  ====  ==========================================================
@@ -58,6 +61,7 @@ from strategies.pyplayer import Player
 from ..core import state as S
 from ..core.constants import (  # noqa: F401  (the observation's blocks: simulator.core.layouts)
     N_OBS,
+    N_VIEW,
     O_DEADWOOD,
     O_DRAWN,
     O_FLAGS,
@@ -76,68 +80,21 @@ from ..core.constants import (  # noqa: F401  (the observation's blocks: simulat
     O_TOP,
     OBSERVATION_LAYOUT,
 )
-from ..core.melds import lowest_card_nb, min_deadwood_nb
+from ..core.observation import encode_state_nb, encode_view_nb  # noqa: F401  (the one encoder)
 from ..core.rules import R_TARGET
 
 #: the decision phases the phase block covers (``PHASE_FIRST_UPCARD`` .. ``PHASE_DEFEND``)
 N_PHASES = S.PHASE_OVER
-#: our suit (s h d c) -> OpenSpiel's suit index (s c d h)
-_SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
 #: every action code, the size of the action space
 N_ACTIONS = S.N_ACTIONS
 
 
 @njit(cache=True)
-def _index_nb(card):
-    return _SUIT_TO_OPENSPIEL[card >> 4] * 13 + (card & 15)
-
-
-@njit(cache=True)
-def _plane_nb(mask, out, offset):
-    while mask:
-        out[offset + _index_nb(lowest_card_nb(mask))] = 1.0
-        mask &= mask - 1
-
-
-@njit(cache=True)
 def encode_nb(state, seat, target, out):
-    """Fill ``out`` (``N_OBS`` float32, zeroed here) with ``seat``'s observation."""
-    for i in range(out.shape[0]):
-        out[i] = 0.0
-    opponent = 1 - seat
-    phase = state[S.S_PHASE]
-    hand = state[S.S_HANDS + seat]
-    _plane_nb(hand, out, O_HAND)
-    own_turn = phase != S.PHASE_OVER and state[S.S_CURRENT] == seat
-    if own_turn and phase == S.PHASE_DISCARD:
-        out[O_DRAWN + _index_nb(state[S.S_DRAWN])] = 1.0
-        out[O_FLAGS + 1] = state[S.S_FROM_PILE]
-    _plane_nb(state[S.S_TOOK + opponent], out, O_OPP_HELD)
-    _plane_nb(state[S.S_DISCARDS + opponent], out, O_OPP_DISCARDS)
-    _plane_nb(state[S.S_DECLINED + opponent], out, O_OPP_DECLINED)
-    n = state[S.S_PILE_LEN]
-    for i in range(n):
-        k = _index_nb(state[S.S_PILE + i])
-        out[O_PILE + k] = 1.0
-        out[O_PILE_ORDER + k] = (i + 1) / n
-        if i == n - 1:
-            out[O_TOP + k] = 1.0
-    stock = state[S.S_STOCK_N] - state[S.S_STOCK_POS]
-    out[O_STOCK + min(max(stock, 0), 31)] = 1.0
-    if phase < N_PHASES:
-        out[O_PHASE + phase] = 1.0
-    out[O_LIMIT + min(max(state[S.S_LIMIT], 0), 10)] = 1.0
-    out[O_FLAGS] = 1.0 if state[S.S_DEALER] == seat else 0.0
-    if own_turn and (phase == S.PHASE_KNOCK or phase == S.PHASE_ARRANGE):
-        deadwood = state[S.S_DEADWOOD]
-    else:
-        deadwood = min_deadwood_nb(hand)
-    out[O_DEADWOOD] = min(deadwood, 100) / 100.0
-    if target > 0:
-        out[O_SCORES] = min(state[S.S_SCORES + seat] / target, 1.0)
-        out[O_SCORES + 1] = min(state[S.S_SCORES + opponent] / target, 1.0)
-    _plane_nb(state[S.S_SETS], out, O_KNOCKER_SETS)
-    _plane_nb(state[S.S_RUNS], out, O_KNOCKER_RUNS)
+    """Fill ``out`` (``N_OBS`` float32) with ``seat``'s observation: its view
+    (``simulator.core.state.fill_view_nb``) encoded by ``simulator.core.observation``."""
+    view = np.empty(N_VIEW, np.int64)
+    encode_state_nb(state, seat, target, view, out)
 
 
 @njit(cache=True)

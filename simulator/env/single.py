@@ -12,7 +12,13 @@ Stable-Baselines3's ``model.predict`` returns); anything else (a float, an out-o
 code, a wrong shape) raises a one-line ``ValueError`` instead of counting as illegal play.
 ``step`` after the episode has ended raises a ``RuntimeError`` (call ``reset``), so an
 ended episode never pays the illegal reward again.  ``reset(seed=s)`` makes the episodes
-that follow reproducible, the opponent's play included.
+that follow reproducible, the opponent's play included.  What the agent earns before its
+first decision (a hand of a game the opponent ends) is paid with its first step, and an
+episode that ends before the agent's first decision (the opponent's big gin on the first
+upcard) is skipped: ``reset`` deals the next one.  ``reward=`` and ``actions=`` are
+described in ``simulator.env.rewards``; ``illegal_reward`` is in the reward's units
+(default -25 points).  A game cut by the engine's guard (``MAX_HANDS_PER_GAME`` hands) ends
+the episode as truncated.
 """
 
 from __future__ import annotations
@@ -23,17 +29,21 @@ import numpy as np
 from strategies import parse_strategy
 
 from .aec import AGENTS, GinRummyEnv, action_code
+from .rewards import illegal_reward_for
 
 
 class GinRummySingleEnv(gym.Env):
     metadata = {"render_modes": ["human", "ansi"]}
 
     def __init__(self, opponent="simple", rules="hoyle", game: bool = False, seat: int | None = None,
-                 illegal_reward: float = -25.0, render_mode: str | None = None):
+                 illegal_reward: float | None = None, render_mode: str | None = None, reward: str = "points",
+                 actions: str = "all"):
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None (drawn per episode), got {seat!r}")
         self.opponent = parse_strategy(opponent)
-        self.aec = GinRummyEnv(rules, game=game, render_mode=render_mode)
+        self.aec = GinRummyEnv(rules, game=game, render_mode=render_mode, reward=reward, actions=actions)
+        if illegal_reward is None:
+            illegal_reward = illegal_reward_for(reward)
         self.observation_space = self.aec.observation_space(AGENTS[0])
         self.action_space = self.aec.action_space(AGENTS[0])
         self.fixed_seat = seat
@@ -41,6 +51,7 @@ class GinRummySingleEnv(gym.Env):
         self.render_mode = render_mode
         self.seat = 0
         self._over = True  # no episode until reset()
+        self._pending = 0.0
 
     @property
     def agent(self) -> str:
@@ -48,19 +59,30 @@ class GinRummySingleEnv(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.aec.reset(seed=None if seed is None else int(self.np_random.integers(2**63)))
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(2))
-        reward, done = self._opponent_moves()
-        self._over = done
+        aec_seed = None if seed is None else int(self.np_random.integers(2**63))
+        while True:
+            self.aec.reset(seed=aec_seed)
+            aec_seed = None
+            self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(2))
+            # what the agent earns before its first decision (a game's hand the opponent ended)
+            # is paid with its first step; an episode over before that decision is skipped
+            self._pending, done = self._opponent_moves()
+            if not done:
+                break
+        self._over = False
         return self.aec.observe(self.agent), {"seat": self.seat}
 
+    def _ended(self) -> bool:
+        return bool(self.aec.terminations[self.agent] or self.aec.truncations[self.agent])
+
     def _opponent_moves(self) -> tuple[float, bool]:
-        """Let the opponent play until the agent must act or the episode ends."""
+        """Let the opponent play until the agent must act or the episode ends (terminated or
+        truncated)."""
         reward = 0.0
-        while not self.aec.terminations[self.agent] and self.aec.agent_selection != self.agent:
+        while not self._ended() and self.aec.agent_selection != self.agent:
             self.aec.step(self.aec.hand.strategy_action(self.opponent))
             reward += self.aec.rewards[self.agent]
-        return reward, self.aec.terminations[self.agent]
+        return reward, self._ended()
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask as booleans (for masked policies, e.g. sb3-contrib)."""
@@ -72,13 +94,15 @@ class GinRummySingleEnv(gym.Env):
         code = action_code(action, self.action_space)
         if not self.aec.observe(self.agent)["action_mask"][code]:
             self._over = True
+            self._pending = 0.0
             return self.aec.observe(self.agent), self.illegal_reward, True, False, {"illegal_action": True}
         self.aec.step(code)
-        reward = float(self.aec.rewards[self.agent])
-        more, done = self._opponent_moves()
-        self._over = done or bool(self.aec.truncations[self.agent])
+        reward = self._pending + float(self.aec.rewards[self.agent])
+        self._pending = 0.0
+        more, self._over = self._opponent_moves()
         info = dict(self.aec.infos[self.agent])
-        return self.aec.observe(self.agent), reward + more, done, False, info
+        truncated = bool(self.aec.truncations[self.agent])
+        return self.aec.observe(self.agent), reward + more, self._over and not truncated, truncated, info
 
     def render(self):
         return self.aec.render()

@@ -23,7 +23,10 @@ Prints, as tables or JSON:
   on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it;
 * the one-hand step path (``bench_step_path``, CPU time): ``Hand.bot_action`` per decision
   for ``simple``, ``Hand.clone``, and random-play ``Hand`` steps per CPU-second against
-  OpenSpiel's ``pyspiel`` state played at random in the same run (when installed).
+  OpenSpiel's ``pyspiel`` state played at random in the same run (when installed);
+* the RL environments (``bench_rl_env``, CPU time): agent steps per second of
+  ``GinRummyVectorEnv`` at 1024 hands against ``simple``, beside RLCard's ``gin-rummy`` env
+  and OpenSpiel's ``rl_environment`` in the same run (when installed).
 
 Every kernel is called once before timing, then timed as the best of ``repeats`` runs.
 Figures are wall-clock and noisy: compare ratios from one run.
@@ -440,6 +443,92 @@ def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     return rows
 
 
+@njit(cache=True)
+def _random_legal_nb(masks, u, out):
+    """A uniformly random legal action per row of ``masks`` (0 for an empty row), from ``u``."""
+    for i in range(masks.shape[0]):
+        n = 0
+        for j in range(masks.shape[1]):
+            n += masks[i, j]
+        out[i] = 0
+        k = int(u[i] * n)
+        for j in range(masks.shape[1]):
+            if masks[i, j]:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+
+
+def bench_rl_env(num_envs: int = 1024, seconds: float = 3.0) -> dict:
+    """RL environment throughput in agent steps per CPU-second, observations included, back
+    to back in this run: ``GinRummyVectorEnv`` (``num_envs`` hands against ``simple``,
+    random legal actions; a step counts the sub-environments that had a decision), RLCard's
+    ``gin-rummy`` env and OpenSpiel's ``rl_environment`` on ``gin_rummy`` (random legal play,
+    every step of either player counted), each for about ``seconds`` of CPU time; the
+    last two only when installed (``pip install rlcard``, ``open_spiel``)."""
+    import random
+
+    from ..env.vector import GinRummyVectorEnv
+
+    env = GinRummyVectorEnv(num_envs, opponent="simple", rules="hoyle")
+    obs, _ = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    actions = np.zeros(num_envs, np.int64)
+    _random_legal_nb(obs["action_mask"], rng.random(num_envs), actions)
+    env.step(actions)  # compiled and warm
+    steps, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        masks = obs["action_mask"]
+        _random_legal_nb(masks, rng.random(num_envs), actions)
+        steps += int(masks.any(axis=1).sum())
+        obs, *_ = env.step(actions)
+    result = {"num_envs": num_envs, "ginsim_vector_steps_per_cpu_s": steps / (time.process_time() - t0)}
+    choice = random.Random(1).choice
+    try:
+        import rlcard
+    except ImportError:
+        rlcard = None
+    if rlcard is not None:
+        game = rlcard.make("gin-rummy", config={"seed": 1})
+        steps, t0 = 0, time.process_time()
+        while time.process_time() - t0 < seconds:
+            state, _ = game.reset()
+            while not game.is_over():
+                state, _ = game.step(choice(list(state["legal_actions"])))
+                steps += 1
+        result["rlcard_steps_per_cpu_s"] = steps / (time.process_time() - t0)
+        result["ratio_to_rlcard"] = result["ginsim_vector_steps_per_cpu_s"] / result["rlcard_steps_per_cpu_s"]
+    try:
+        from open_spiel.python import rl_environment
+    except ImportError:
+        rl_environment = None
+    if rl_environment is not None:
+        game = rl_environment.Environment("gin_rummy")
+        game.seed(1)
+        steps, t0 = 0, time.process_time()
+        while time.process_time() - t0 < seconds:
+            ts = game.reset()
+            while not ts.last():
+                player = ts.observations["current_player"]
+                ts = game.step([choice(ts.observations["legal_actions"][player])])
+                steps += 1
+        result["openspiel_steps_per_cpu_s"] = steps / (time.process_time() - t0)
+        result["ratio_to_openspiel"] = result["ginsim_vector_steps_per_cpu_s"] / result["openspiel_steps_per_cpu_s"]
+    return result
+
+
+def print_rl_env(r: dict) -> None:
+    line = (f"\nRL environments, agent steps per CPU-second (observations included): GinRummyVectorEnv "
+            f"({r['num_envs']} hands vs simple) {r['ginsim_vector_steps_per_cpu_s']:,.0f}")
+    if "rlcard_steps_per_cpu_s" in r:
+        line += f"; RLCard gin-rummy {r['rlcard_steps_per_cpu_s']:,.0f} (ratio {r['ratio_to_rlcard']:.0f}x)"
+    if "openspiel_steps_per_cpu_s" in r:
+        line += (f"; OpenSpiel rl_environment {r['openspiel_steps_per_cpu_s']:,.0f} "
+                 f"(ratio {r['ratio_to_openspiel']:.0f}x)")
+    print(line)
+
+
 def run(quick: bool = False, as_json: bool = False) -> dict:
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 100_000 if quick else 1_000_000
@@ -456,6 +545,7 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "step_path": bench_step_path(100 if quick else 300),
         "python_players": bench_python_players(2000 if quick else 10_000),
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
+        "rl_env": bench_rl_env(seconds=1.0 if quick else 3.0),
     }
     if as_json:
         print(json.dumps(result, indent=2))
@@ -510,6 +600,8 @@ def print_tables(result: dict) -> None:
         print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
               f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
               f"ratio {osp['ratio']:.0f}x")
+    if result.get("rl_env"):
+        print_rl_env(result["rl_env"])
     sp = result.get("step_path")
     if sp:
         line = (f"\nsimulator.Hand step path (CPU time): bot_action (simple) {sp['bot_action_us']:.2f} us per "

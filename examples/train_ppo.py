@@ -1,0 +1,195 @@
+"""Train a Gin Rummy agent against ``simple`` with sb3-contrib's MaskablePPO on ginsim's
+vectorised environment, and evaluate it the way ginsim evaluates strategies: ``simulate``
+over mirrored deals, the agent played through ``PolicyStrategy``, with a 95% interval.
+
+Install (CPU build of torch; a bare ``torch`` requirement pulls a CUDA build of several GB):
+
+    pip install -e '.[train]'        # or: pip install torch==2.13.0 sb3-contrib gymnasium pettingzoo
+
+Run:
+
+    python examples/train_ppo.py --steps 2000000 --out ppo_run      # a real run
+    python examples/train_ppo.py --steps 4096 --eval-deals 20 --final-deals 20 --out /tmp/smoke   # smoke
+
+What it does: ``GinRummyVectorEnv`` (``num_envs`` hands against ``simple``, same-step
+autoreset, ``reward="points/100"``, ``actions="stable"``: every code means the same in every
+state) behind a small Stable-Baselines3 ``VecEnv`` adapter (``GinsimVecEnv``: the agent sees
+the observation vector; the masks come from ``action_masks()``); ``MaskablePPO`` with an MLP
+learns from it.  Every ``--eval-every`` steps the deterministic policy plays ``--eval-deals``
+mirrored deals against ``simple`` (``simulate``, hoyle rules), and the learning curve (steps,
+wall and CPU seconds, points per hand with its 95% interval) is written to
+``OUT/curve.csv``; at the end ``--final-deals`` deals give the final figure
+(``OUT/final.json``) and the model is saved as ``OUT/model.zip``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+# one core unless told otherwise: torch's and OpenMP's thread pools default to every core
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecEnv
+except ImportError as exc:  # the [train] extra is not installed
+    raise SystemExit(f"train_ppo needs the [train] extra (pip install -e '.[train]'): {exc}") from None
+
+import simulator
+import strategies
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from simulator.env import N_OBS, GinRummyVectorEnv, PolicyStrategy
+from simulator.env.rewards import stable_mask
+
+
+class GinsimVecEnv(VecEnv):
+    """``GinRummyVectorEnv`` as a Stable-Baselines3 ``VecEnv``: same-step autoreset (SB3's
+    convention: the terminal observation in ``info["terminal_observation"]``), the
+    observation vector as the observation, the legal-action masks through
+    ``env_method("action_masks")`` (what MaskablePPO asks)."""
+
+    def __init__(self, num_envs: int, opponent: str = "simple", rules: str = "hoyle", seed: int = 0):
+        self.venv = GinRummyVectorEnv(num_envs, opponent=opponent, rules=rules, reward="points/100",
+                                      actions="stable", autoreset_mode=AutoresetMode.SAME_STEP)
+        super().__init__(num_envs, spaces.Box(0.0, 1.0, (N_OBS,), np.float32), self.venv.single_action_space)
+        self._seed_value = seed
+        self._actions = None
+
+    def reset(self):
+        obs, _ = self.venv.reset(seed=self._seed_value)
+        self._seed_value = None
+        return obs["observation"]
+
+    def step_async(self, actions):
+        self._actions = np.asarray(actions, dtype=np.int64)
+
+    def step_wait(self):
+        obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
+        dones = terminated | truncated
+        infos = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(dones):
+            infos[i]["terminal_observation"] = info["final_obs"][i]["observation"]
+            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        return obs["observation"], rewards.astype(np.float32), dones, infos
+
+    def action_masks(self):
+        return self.venv.action_masks()
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        if method_name != "action_masks":
+            raise AttributeError(f"GinsimVecEnv has no per-env method {method_name!r}")
+        masks = self.venv.action_masks()
+        return list(masks if indices is None else masks[list(indices)])
+
+    def get_attr(self, attr_name, indices=None):
+        n = self.num_envs if indices is None else len(list(indices))
+        return [getattr(self.venv, attr_name)] * n
+
+    def set_attr(self, attr_name, value, indices=None):
+        setattr(self.venv, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        n = self.num_envs if indices is None else len(list(indices))
+        return [False] * n
+
+    def close(self):
+        self.venv.close()
+
+
+def evaluate(model, n_deals: int, seed: int, rules: str = "hoyle") -> dict:
+    """Points per hand of the deterministic policy against ``simple`` over ``n_deals``
+    mirrored deals (``simulate``), with the 95% interval over the deal pairs."""
+    allowed = stable_mask().astype(bool)
+
+    def policy(observation, action_mask):
+        action, _ = model.predict(observation, action_masks=action_mask.astype(bool) & allowed, deterministic=True)
+        return int(action)
+
+    name = "ppo_agent"
+    strategies.REGISTRY.pop(name, None)
+    strategies.register(name, PolicyStrategy(policy))
+    df = simulator.simulate(name, "simple", rules, n_deals=n_deals, seed=seed, mirrored=True)
+    pairs = df.groupby("pair")["net_a"].mean().to_numpy(dtype=float)
+    mean = float(pairs.mean())
+    half = float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs))) if len(pairs) > 1 else float("nan")
+    return {"deals": int(len(df)), "points_per_hand": mean, "ci95_low": mean - half, "ci95_high": mean + half,
+            "win_rate": float((df["winner"] == "a").mean())}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=2_000_000, help="agent steps to train (default: 2000000)")
+    p.add_argument("--num-envs", type=int, default=256, help="hands stepped together (default: 256)")
+    p.add_argument("--n-steps", type=int, default=64, help="PPO rollout length per env (default: 64)")
+    p.add_argument("--eval-every", type=int, default=250_000, help="steps between evaluations (default: 250000)")
+    p.add_argument("--eval-deals", type=int, default=2000, help="mirrored deals per evaluation (default: 2000)")
+    p.add_argument("--final-deals", type=int, default=20_000, help="mirrored deals of the final evaluation")
+    p.add_argument("--seed", type=int, default=0, help="seed of the environments and of PPO (default: 0)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    p.add_argument("--max-cpu-minutes", type=float, default=None, help="stop training after this much CPU time")
+    p.add_argument("--out", required=True, help="directory for curve.csv, final.json and model.zip")
+    args = p.parse_args(argv)
+    if args.steps < 1 or args.num_envs < 1 or args.eval_every < 1:
+        p.error("--steps, --num-envs and --eval-every must be positive")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    try:
+        torch.set_num_interop_threads(args.threads)
+    except RuntimeError:  # torch allows it once per process, before any parallel work
+        pass
+    env = GinsimVecEnv(args.num_envs, seed=args.seed)
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(2048, args.num_envs * args.n_steps),
+                        n_epochs=4, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
+                        policy_kwargs={"net_arch": [256, 256]}, seed=args.seed, verbose=0, device="cpu")
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    rows = []
+    fields = ["steps", "wall_s", "cpu_s", "points_per_hand", "ci95_low", "ci95_high", "win_rate", "deals"]
+
+    def log(steps):
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        r = evaluate(model, args.eval_deals, seed=10_000 + len(rows))
+        rows.append({"steps": steps, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), **r})
+        tmp = out / ".curve.csv.tmp"
+        with open(tmp, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(rows)
+        os.replace(tmp, out / "curve.csv")
+        print(f"steps {steps:>9,}  wall {wall:7.0f} s  cpu {cpu:7.0f} s  points/hand vs simple "
+              f"{r['points_per_hand']:+6.2f} [{r['ci95_low']:+.2f}, {r['ci95_high']:+.2f}]", flush=True)
+
+    log(0)
+    done = 0
+    while done < args.steps:
+        chunk = min(args.eval_every, args.steps - done)
+        model.learn(total_timesteps=chunk, reset_num_timesteps=False)
+        done = model.num_timesteps
+        log(done)
+        if args.max_cpu_minutes is not None and time.process_time() - cpu0 > 60 * args.max_cpu_minutes:
+            break
+    model.save(out / "model.zip")
+    final = evaluate(model, args.final_deals, seed=999_983)
+    final.update({"steps": int(model.num_timesteps), "train_wall_s": rows[-1]["wall_s"],
+                  "train_cpu_s": rows[-1]["cpu_s"], "num_envs": args.num_envs, "seed": args.seed,
+                  "ginsim": simulator.__version__})
+    tmp = out / ".final.json.tmp"
+    tmp.write_text(json.dumps(final, indent=2))
+    os.replace(tmp, out / "final.json")
+    print(f"final: {final['points_per_hand']:+.2f} points per hand vs simple over {final['deals']:,} mirrored deals "
+          f"[{final['ci95_low']:+.2f}, {final['ci95_high']:+.2f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

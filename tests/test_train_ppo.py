@@ -1,0 +1,30 @@
+"""examples/train_ppo.py trains for a few thousand steps and writes its learning curve and
+final evaluation (skipped without the [train] extra: torch and sb3-contrib)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_ppo.py"
+
+
+def test_a_short_training_run_writes_its_curve_and_final_evaluation(tmp_path):
+    spec = importlib.util.spec_from_file_location("train_ppo", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--steps", "2048", "--num-envs", "16", "--n-steps", "64", "--eval-every", "1024",
+                        "--eval-deals", "8", "--final-deals", "8", "--out", str(tmp_path)]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "curve.csv")))
+    assert [int(r["steps"]) for r in rows] == [0, 1024, 2048]
+    final = json.loads((tmp_path / "final.json").read_text())
+    assert final["deals"] == 8 and final["steps"] == 2048
+    assert final["ci95_low"] <= final["points_per_hand"] <= final["ci95_high"]
+    assert (tmp_path / "model.zip").exists()

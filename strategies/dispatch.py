@@ -28,7 +28,7 @@ from strategies import mc
 N_STRATEGIES = 10
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 0:
         return random_play.take_nb(params, view, pile, rules, rng, memory)
@@ -53,7 +53,7 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discard_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 0:
         return random_play.discard_nb(params, view, pile, rules, rng, memory)
@@ -78,7 +78,7 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def knock_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 0:
         return random_play.knock_nb(params, view, pile, rules, rng, memory)
@@ -103,7 +103,7 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 0:
         return random_play.arrange_nb(params, view, pile, rules, rng, memory)
@@ -128,7 +128,7 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 0:
         return random_play.defend_nb(params, view, pile, rules, rng, memory)

@@ -105,8 +105,12 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     if left_out:
         lines.append(f"#: ids this engine leaves out (refused like an unknown id)\nLEFT_OUT = {tuple(left_out)!r}\n")
     aliases = {i: m.rpartition(".")[2] if d is None else f"strategy_{i}" for i, (m, d) in present}
+    # built-in strategies only: no reference counting in the dispatch (each strategy states
+    # its own need); with plug-ins, NRT on, which their decisions inherit (numba passes a
+    # caller's NRT setting on to callees that do not state one)
+    nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
-        lines.append(f"\n\n@njit(cache=True)\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
+        lines.append(f"\n\n@njit(cache=True, _nrt={nrt})\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
         for sid, alias in aliases.items():
             call = f"{alias}.{decision}"
             if decision in OPTIONAL_DECISIONS and not _defines(entries[sid][0], decision):

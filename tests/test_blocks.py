@@ -94,3 +94,55 @@ def test_a_block_calling_run_blocks_runs_the_inner_blocks_itself():
 
     run_blocks(outer, 3, threads=1)  # would wait forever on its own one-thread pool
     assert sorted(inner) == sorted([(0, 1), (1, 2), (2, 3), (3, 4)] * 3)
+
+
+def test_small_calls_play_on_one_thread_in_blocks_of_at_least_min_block():
+    from simulator.core.blocks import MIN_BLOCK_ITEMS, SMALL_CALL_ITEMS, call_plan
+
+    assert call_plan(SMALL_CALL_ITEMS - 1, threads=2) == (1, max(1, (SMALL_CALL_ITEMS - 1) // MIN_BLOCK_ITEMS))
+    assert call_plan(10, threads=2) == (1, 1)
+    threads, n_blocks = call_plan(1_000_000, threads=2)
+    assert threads == 2 and n_blocks == N_BLOCKS
+    threads, n_blocks = call_plan(SMALL_CALL_ITEMS, threads=2)
+    assert threads == 2 and n_blocks == max(2, SMALL_CALL_ITEMS // MIN_BLOCK_ITEMS)
+
+
+def test_inline_runs_one_thread_calls_in_the_calling_thread_and_more_threads_on_the_pool():
+    names = set()
+
+    def kernel(start, stop):
+        names.add(threading.current_thread().name)
+
+    run_blocks(kernel, 64, threads=1, inline=True)
+    assert names == {threading.current_thread().name}
+    names.clear()
+    run_blocks(kernel, 64, threads=2, n_blocks=8, inline=True)
+    assert threading.current_thread().name not in names
+
+
+def test_a_built_in_batch_is_the_same_on_one_and_two_threads_small_or_large():
+    import numpy as np
+
+    from simulator.api import play_deal_records
+
+    before = numba_threads()
+    try:
+        rows = {}
+        for threads in (1, 2):
+            set_numba_threads(threads)
+            rows[threads] = [play_deal_records("simple", "gin_hunter", "hoyle", 0, n, 5) for n in (100, 3000)]
+    finally:
+        set_numba_threads(before)
+    assert all(np.array_equal(a, b) for a, b in zip(rows[1], rows[2]))
+
+
+def numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def set_numba_threads(n: int) -> None:
+    import numba
+
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))

@@ -55,8 +55,28 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         return pool
 
 
+#: a call of fewer items than this plays on one thread (``call_plan``): handing blocks to a
+#: second thread costs more than it saves on a call this small
+SMALL_CALL_ITEMS = 2048
+#: fewest items per block (``call_plan``): each block costs a Python call and a hand-over
+MIN_BLOCK_ITEMS = 256
+
+
+def call_plan(n_items: int, threads: int | None = None, min_block: int = MIN_BLOCK_ITEMS) -> tuple[int, int]:
+    """``(threads, n_blocks)`` for a batch of ``n_items`` items: one thread below
+    ``SMALL_CALL_ITEMS`` items, else ``threads`` (default numba's thread count); blocks of
+    at least ``min_block`` items, at most ``N_BLOCKS`` of them, and at least one per thread.
+    Neither changes a result (rows never depend on the blocks)."""
+    if threads is None:
+        import numba
+
+        threads = numba.get_num_threads()
+    threads = 1 if n_items < SMALL_CALL_ITEMS else max(1, int(threads))
+    return threads, max(threads, min(N_BLOCKS, n_items // max(1, min_block)))
+
+
 def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int | None = None,
-               n_blocks: int = N_BLOCKS) -> None:
+               n_blocks: int = N_BLOCKS, inline: bool = False) -> None:
     """Call ``kernel(start, stop)`` over ``min(n_items, n_blocks)`` consecutive blocks of
     ``0 .. n_items`` on ``threads`` threads (default ``numba.get_num_threads()``, which
     ``numba.set_num_threads`` sets).  Blocks are taken in order as threads free up, so a
@@ -66,7 +86,9 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
     the pools live as long as the process, so a call starts no thread), and the calling
     thread stays interruptible: after Ctrl-C a block still running
     ``INTERRUPT_GRACE_S`` later (compiled code that never returns) ends the process with
-    status 130 instead of ignoring the interrupt."""
+    status 130 instead of ignoring the interrupt.  ``inline`` (for kernels known to return:
+    the built-in strategies') runs the blocks of a one-thread call in the calling thread
+    instead, which saves a hand-over per block; Ctrl-C then stops the call between blocks."""
     n_blocks = min(n_items, n_blocks)
     if n_blocks <= 0:
         return
@@ -76,7 +98,8 @@ def run_blocks(kernel: Callable[[int, int], object], n_items: int, threads: int 
 
         threads = numba.get_num_threads()
     threads = max(1, min(int(threads), n_blocks))
-    if threading.current_thread().name.startswith(_THREAD_PREFIX):  # called from a block: no pool to wait on
+    if (inline and threads == 1) or threading.current_thread().name.startswith(_THREAD_PREFIX):
+        # one thread for kernels that return, or called from a block (no pool to wait on)
         for start, stop in bounds:
             kernel(start, stop)
         return

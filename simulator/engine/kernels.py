@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from strategies import dispatch
+from strategies.registry import BUILTIN
 from strategies.view import (
     DEFEND_BEST,
     N_MEMORY,
@@ -55,7 +56,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
-from ..core.blocks import run_blocks
+from ..core.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
 from ..core.cards import DECK  # noqa: F401  (re-exported)
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
@@ -385,7 +386,7 @@ def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, t
     deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
                  player_rngs, deck_rng, scratch, memory, out, trace):
     """Deal a hand into ``state`` from a shuffled 52-card ``deck`` and play it with the
@@ -661,14 +662,26 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
     return nt
 
 
+#: a game counts as this many items when a batch is cut into blocks (about its hands)
+GAME_ITEMS = 4
+
+
+def _builtin_only(sids_ab) -> bool:
+    """True when both strategies are built-ins (ids below ``len(BUILTIN)``): their kernels
+    always return, so a one-thread call may run in the calling thread."""
+    return bool(0 <= min(sids_ab) and max(sids_ab) < len(BUILTIN))
+
+
 def play_deals(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, out, threads=None):
     """The batch entry point for single deals: ``out`` (n_deals × N_HAND_COLS) gets deals
     ``first_deal ..``, blocks of deals (``play_deal_block_nb``) on ``threads`` threads
     (default: numba's thread count)."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
+    threads, n_blocks = call_plan(n_deals, threads)
     run_blocks(lambda start, stop: play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab,
-                                                       params_ab, out, no_trace), n_deals, threads)
+                                                       params_ab, out, no_trace), n_deals, threads, n_blocks,
+               inline=_builtin_only(sids_ab))
 
 
 @njit(cache=True)
@@ -740,6 +753,7 @@ def play_games(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, g
     """The batch entry point for whole games ``first_game ..``: blocks of games
     (``play_game_block_nb``) on ``threads`` threads (default: numba's thread count)."""
     seed = np.uint64(seed)
+    threads, n_blocks = call_plan(n_games * GAME_ITEMS, threads, MIN_BLOCK_ITEMS * GAME_ITEMS)
     run_blocks(lambda start, stop: play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab,
                                                        params_ab, game_out, hand_out, hand_offsets),
-                n_games, threads)
+                n_games, threads, min(n_blocks, n_games), inline=_builtin_only(sids_ab))

@@ -6,13 +6,15 @@ Prints, as tables or JSON:
   hands;
 * deals per second for several matchups and rule sets on one thread and on all cores, and
   the parallel efficiency (deals/s on n threads ÷ n × deals/s on one);
+* the floor model (``bench_floor``, CPU time): nanoseconds per deal of the kernel against a
+  stripped loop of the same rules functions with the kernel's mean number of draws;
 * the end-to-end paths against the kernel, back to back on the same deals: deals per
   second of the kernel alone, of ``simulate`` (DataFrame) and of ``ginsim run`` (Parquet
   files), and each one's ratio to the kernel (``bench_paths``);
 * end to end: wall time, deals per second and peak memory of ``ginsim run`` on a
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
-  cache (cold: compiles) and with the cache filled (warm);
+  cache (cold: compiles) and with the cache filled (warm), wall and CPU;
 * plain-Python strategies (``simulator.engine.pydriver``): deals per second of the greedy and the
   trivial Python player against numba ``simple`` on one core, and the ratio to numba
   ``simple`` vs ``simple`` on one thread;
@@ -20,7 +22,10 @@ Prints, as tables or JSON:
   next to ``simple`` and ``expert`` (``simulator.studies.strong_study.bench_mc``);
 * when ``open_spiel`` is installed: OpenSpiel's ``gin_rummy`` played by its own C++ simple
   bot (``evaluate_bots`` on clones of one initial state) in the same run, hands per second
-  on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it;
+  on one core, and our ``simple`` vs ``simple`` on one thread as a ratio of it, in wall and
+  in CPU time;
+* small calls (``bench_small_calls``): microseconds per deal, CPU and wall, of calls of 100
+  and 1,000 deals on one and on two threads;
 * the one-hand step path (``bench_step_path``, CPU time): ``Hand.bot_action`` per decision
   for ``simple``, ``Hand.clone``, and random-play ``Hand`` steps per CPU-second against
   OpenSpiel's ``pyspiel`` state played at random in the same run (when installed);
@@ -47,7 +52,8 @@ import numpy as np
 from numba import njit
 
 from ..core.cards import DECK
-from ..core.melds import best_discard_nb, min_deadwood_nb
+from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
+from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
 
 
@@ -157,6 +163,64 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
                                         str(Path(tmp) / "run"), "--quiet"])
         seconds = time.perf_counter() - start
     return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
+
+
+@njit(cache=True)
+def _floor_deals_nb(n_deals, seed, draws):
+    """The stripped loop of the floor model (``bench_floor``): per deal a shuffled deck and two
+    ten-card hands, then ``draws`` turns of drawing a stock card, the least-deadwood discards
+    (``discard_deadwoods_nb``), a random pick among them and the knock test on the ten kept
+    (``min_deadwood_nb``): the rules work a deal of that many draws cannot skip, without
+    views, strategies, records or checks."""
+    cards = np.empty(52, np.int64)
+    rng = np.zeros(1, np.uint64)
+    check = np.int64(0)
+    for d in range(n_deals):
+        for i in range(52):
+            cards[i] = DECK[i]
+        key = stream_key_nb(seed, d, 0)
+        rng[0] = key
+        shuffle_span_nb(key, cards, 0, 52)
+        h0 = np.int64(0)
+        h1 = np.int64(0)
+        for i in range(10):
+            h0 |= np.int64(1) << cards[i]
+            h1 |= np.int64(1) << cards[10 + i]
+        pos = 21
+        for t in range(draws):
+            hand = (h0 if t % 2 == 0 else h1) | (np.int64(1) << cards[pos])
+            pos = pos + 1 if pos < 51 else 21
+            _, optimal = discard_deadwoods_nb(hand, hand)
+            hand &= ~(np.int64(1) << random_card_of_nb(rng, optimal))
+            check += min_deadwood_nb(hand)
+            if t % 2 == 0:
+                h0 = hand
+            else:
+                h1 = hand
+    return check
+
+
+def bench_floor(n_deals: int = 200_000, repeats: int = 3, rules: str = "hoyle") -> dict:
+    """The floor model: CPU nanoseconds per deal of the batch kernel (simple vs simple, one
+    thread) against the stripped loop ``_floor_deals_nb`` played with the kernel's own mean
+    number of draws per deal on the same rules, so the difference is what the engine spends
+    besides the rules functions (views, dispatch, the state machine, records, checks)."""
+    from ..api import play_deal_records
+    from ..core.records import H_DRAWS
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        records = play_deal_records("simple", "simple", rules, 0, n_deals, seed=1)
+        kernel_s = _best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats,
+                              time.process_time)
+    finally:
+        numba.set_num_threads(before)
+    draws = int(round(float(records[:, H_DRAWS].mean())))
+    _floor_deals_nb(10, np.uint64(1), draws)
+    floor_s = _best_time(lambda: _floor_deals_nb(n_deals, np.uint64(1), draws), repeats, time.process_time)
+    return {"rules": rules, "deals": n_deals, "draws_per_deal": draws, "kernel_ns_per_deal": kernel_s / n_deals * 1e9,
+            "floor_ns_per_deal": floor_s / n_deals * 1e9, "kernel_over_floor": kernel_s / floor_s}
 
 
 def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2,
@@ -290,26 +354,60 @@ def _child(cmd: list[str], env: dict | None = None) -> str:
 
 
 _FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
-               "simulator.simulate({a!r}, 'simple', 'tournament', n_deals=2); print(time.perf_counter() - t)")
+               "simulator.simulate({a!r}, 'simple', 'tournament', n_deals=2); "
+               "print(time.perf_counter() - t, time.process_time())")
 
 
 def bench_startup(search_players: bool = False) -> dict:
     """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
     empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
-    which compiles the engine with the search players (``simulator.engine.select.engine_module``)."""
-    def first_deal(strategy: str, cache: str) -> float:
+    which compiles the engine with the search players (``simulator.engine.select.engine_module``).
+    Each figure is wall time; ``*_cpu_s`` is the child's CPU time over its whole life (the
+    compile is single-threaded, so on a shared machine this is the figure to compare)."""
+    def first_deal(strategy: str, cache: str) -> tuple[float, float]:
         env = {**os.environ, "GINSIM_CACHE_DIR": cache}
         env.pop("NUMBA_CACHE_DIR", None)
-        return float(_child([sys.executable, "-c", _FIRST_DEAL.format(a=strategy)], env).strip())
+        wall, cpu = _child([sys.executable, "-c", _FIRST_DEAL.format(a=strategy)], env).split()
+        return float(wall), float(cpu)
 
     result = {}
     with tempfile.TemporaryDirectory() as tmp:
-        result["cold_s"] = first_deal("simple", tmp)
-        result["warm_s"] = first_deal("simple", tmp)
+        result["cold_s"], result["cold_cpu_s"] = first_deal("simple", tmp)
+        result["warm_s"], result["warm_cpu_s"] = first_deal("simple", tmp)
     if search_players:
         with tempfile.TemporaryDirectory() as tmp:
-            result["cold_search_s"] = first_deal("mc", tmp)
+            result["cold_search_s"], result["cold_search_cpu_s"] = first_deal("mc", tmp)
     return result
+
+
+def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 5, calls: int = 20) -> list[dict]:
+    """Small batches: microseconds per deal (CPU and wall) of ``play_deal_records`` calls of
+    ``sizes`` deals (simple vs simple, hoyle) on each thread count, best of ``repeats`` runs
+    of ``calls`` calls.  Calls below ``simulator.core.blocks.SMALL_CALL_ITEMS`` deals play
+    on one thread whatever the thread count, so both columns should match."""
+    from ..api import play_deal_records
+
+    rows = []
+    before = numba.get_num_threads()
+    try:
+        for n in sizes:
+            for k in threads:
+                if k > numba.config.NUMBA_NUM_THREADS:
+                    continue
+                numba.set_num_threads(k)
+
+                def batch():
+                    for i in range(calls):
+                        play_deal_records("simple", "simple", "hoyle", i * n, n, seed=1)
+
+                batch()
+                cpu = _best_time(batch, repeats, time.process_time)
+                wall = _best_time(batch, repeats)
+                rows.append({"deals": n, "threads": k, "cpu_us_per_deal": cpu / (calls * n) * 1e6,
+                             "wall_us_per_deal": wall / (calls * n) * 1e6})
+    finally:
+        numba.set_num_threads(before)
+    return rows
 
 
 def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
@@ -330,15 +428,23 @@ def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
 
     openspiel_hands()
     theirs = n_hands / _best_time(openspiel_hands, repeats)
+    theirs_cpu = n_hands / _best_time(openspiel_hands, repeats, time.process_time)
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
         n = 400_000
+
+        def our_deals():
+            play_deal_records("simple", "simple", "single_hand", 0, n, seed=1)
+
         play_deal_records("simple", "simple", "single_hand", 0, 2, seed=1)
-        ours = n / _best_time(lambda: play_deal_records("simple", "simple", "single_hand", 0, n, seed=1), repeats)
+        ours = n / _best_time(our_deals, repeats)
+        ours_cpu = n / _best_time(our_deals, repeats, time.process_time)
     finally:
         numba.set_num_threads(before)
-    return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs}
+    return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs,
+            "openspiel_hands_per_cpu_s": theirs_cpu, "ginsim_deals_per_cpu_s": ours_cpu,
+            "ratio_cpu": ours_cpu / theirs_cpu}
 
 
 def bench_step_path(n_hands: int = 300, repeats: int = 3) -> dict:
@@ -538,10 +644,12 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "rules_core": bench_rules(n_calls),
         "engine": bench_engine(n_deals),
         "knock_limits": bench_knock_limits(n_deals),
+        "floor": bench_floor(50_000 if quick else 200_000),
         "paths": bench_paths(1_000_000 if quick else 2_000_000),
         "end_to_end": bench_end_to_end(200_000 if quick else 2_000_000),
         "startup": bench_startup(search_players=not quick),
         "openspiel": bench_openspiel(500 if quick else 2000),
+        "small_calls": bench_small_calls(),
         "step_path": bench_step_path(100 if quick else 300),
         "python_players": bench_python_players(2000 if quick else 10_000),
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
@@ -573,6 +681,10 @@ def print_tables(result: dict) -> None:
     print(f"\n{'knock limit':<14}{'deals/s':>12}{'draws/hand':>12}   (simple vs simple, all cores)")
     for r in result["knock_limits"]:
         print(f"{r['knock_limit']:<14}{r['deals_per_s']:>12,.0f}{r['draws_per_hand']:>12.1f}")
+    fl = result["floor"]
+    print(f"\nfloor model ({fl['rules']}, {fl['draws_per_deal']} draws per deal, CPU time, 1 thread): kernel "
+          f"{fl['kernel_ns_per_deal']:,.0f} ns per deal, stripped loop of the rules functions "
+          f"{fl['floor_ns_per_deal']:,.0f} ns: {fl['kernel_over_floor']:.2f}x the floor")
     paths = result["paths"]
     print(f"\n{'end to end':<28}{'deals/s':>14}{'of kernel':>12}   ({paths['matchup']}, {paths['rules']}, "
           f"{paths['deals']:,} deals, all threads)")
@@ -587,10 +699,15 @@ def print_tables(result: dict) -> None:
     print(f"\nginsim run, {e2e['deals']:,} deals: {e2e['seconds']:.1f} s, {e2e['deals_per_s']:,.0f} deals/s, "
           f"peak memory {e2e['peak_rss_mb']:.0f} MB")
     st = result["startup"]
-    print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s, warm {st['warm_s']:.2f} s")
+    print(f"time to first deal: cold (empty cache, compiling) {st['cold_s']:.1f} s wall, "
+          f"{st['cold_cpu_s']:.1f} s CPU; warm {st['warm_s']:.2f} s wall, {st['warm_cpu_s']:.2f} s CPU")
     if "cold_search_s" in st:
         print(f"time to first deal of mc (empty cache, compiling the engine with the search players): "
-              f"{st['cold_search_s']:.1f} s")
+              f"{st['cold_search_s']:.1f} s wall, {st['cold_search_cpu_s']:.1f} s CPU")
+    print(f"\n{'small calls (simple vs simple)':<32}{'threads':>8}{'CPU us/deal':>14}{'wall us/deal':>14}")
+    for r in result.get("small_calls", []):
+        print(f"{r['deals']:>8,} deals{'':<18}{r['threads']:>8}{r['cpu_us_per_deal']:>14.2f}"
+              f"{r['wall_us_per_deal']:>14.2f}")
     print("\nstrong players (hands/s on one thread; mc's default search is the knock decision, search=7 searches all):")
     print(format_speed(result["strong_players"]))
     osp = result["openspiel"]
@@ -599,7 +716,8 @@ def print_tables(result: dict) -> None:
     else:
         print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
               f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
-              f"ratio {osp['ratio']:.0f}x")
+              f"ratio {osp['ratio']:.0f}x wall; per CPU-second {osp['openspiel_hands_per_cpu_s']:,.0f} against "
+              f"{osp['ginsim_deals_per_cpu_s']:,.0f}: ratio {osp['ratio_cpu']:.0f}x")
     if result.get("rl_env"):
         print_rl_env(result["rl_env"])
     sp = result.get("step_path")

@@ -46,7 +46,7 @@ import socket
 import stat
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -532,6 +532,21 @@ class RunLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def locked_output(out: Path, what: str, error: type[Exception], work: Callable[[], Any]) -> Any:
+    """Make the output directory ``out`` and run ``work()`` holding its ``RunLock`` (for
+    ``ginsim tune`` and ``ginsim equilibrium``): a directory that cannot be made, or that
+    another process holds, is refused as ``error`` with one line."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise error(f"output directory {out} is not writable: {exc.strerror or exc}") from None
+    try:
+        with RunLock(out, what):
+            return work()
+    except RunError as exc:
+        raise error(str(exc)) from None
 
 
 def check_subdirs(run_dir: Path) -> None:

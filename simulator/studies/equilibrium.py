@@ -250,7 +250,7 @@ def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bo
                 log=None) -> dict[str, Any]:
     """Run (or resume) the double oracle of ``spec`` into ``out``; returns the result (what
     ``equilibrium.json`` holds)."""
-    from ..run.rundir import RunError, RunLock
+    from ..run.rundir import locked_output
     from .seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
@@ -258,15 +258,8 @@ def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bo
         raise EquilibriumError(refusal)
     out = out_dir(spec, out)
     _check_out(out, resume, locked=False)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise EquilibriumError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
-    try:
-        with RunLock(out, f"ginsim equilibrium {spec.path}"):
-            return _run_locked(spec, out, resume, progress, log or (lambda text: None))
-    except RunError as exc:
-        raise EquilibriumError(str(exc)) from None
+    return locked_output(out, f"ginsim equilibrium {spec.path}", EquilibriumError,
+                         lambda: _run_locked(spec, out, resume, progress, log or (lambda text: None)))
 
 
 def _run_locked(spec: EquilibriumSpec, out: Path, resume: bool, progress: bool, log) -> dict[str, Any]:

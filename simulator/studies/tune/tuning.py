@@ -67,7 +67,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
          log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a tuning into ``out`` and write its outputs; returns the result
     (what ``tune.json`` holds)."""
-    from ...run.rundir import RunError, RunLock
+    from ...run.rundir import locked_output
     from ..seeds import development_seed_error
 
     # the fresh-deal evaluation's seeds derive from spec.seed: no development seed (docs/experiments.md)
@@ -77,15 +77,8 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     log = log or (lambda text: None)
     out = tune_out_dir(spec, out)
     _check_out_dir(out, resume)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TuneError(f"output directory {out} is not writable: {exc.strerror or exc}") from None
-    try:
-        with RunLock(out, f"ginsim tune {spec.path}"):
-            return _tune_locked(spec, out, resume, progress, log)
-    except RunError as exc:
-        raise TuneError(str(exc)) from None
+    return locked_output(out, f"ginsim tune {spec.path}", TuneError,
+                         lambda: _tune_locked(spec, out, resume, progress, log))
 
 
 def _tune_locked(spec: TuneSpec, out: Path, resume: bool, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -18,7 +19,6 @@ import jsonschema
 import pytest
 
 from simulator.cli import main
-from simulator.run.rundir import read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,6 +104,32 @@ def test_run_and_show_json_validate_and_a_rerun_shows_the_finished_run(tmp_path,
     chunk.write_bytes(chunk.read_bytes()[:-40])
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 2
     assert "already holds a finished run" in capsys.readouterr().err
+
+
+def test_show_lists_a_swept_run_without_importing_numba(tmp_path, capsys):
+    """``ginsim show`` re-derives a run's cells (a sweep included) to verify its manifest,
+    and does so without numba: a child process prints the same text and JSON as this one."""
+    exp, out = tmp_path / "swept.toml", tmp_path / "run"
+    exp.write_text(TINY.format(deals=20, games="") + "[sweep]\n\"a.knock_at\" = [0, 5]\n")
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    here = {"text": (main(["show", str(out)]), capsys.readouterr().out),
+            "json": (main(["show", str(out), "--json"]), capsys.readouterr().out)}
+    assert here["text"][0] == 0 and here["text"][1].count(" simple:knock_at=") == 4  # two matchups × two points
+    child = textwrap.dedent(f"""
+        import contextlib, io, json, sys
+        from simulator.cli import main
+        shown = {{}}
+        for kind, extra in (("text", []), ("json", ["--json"])):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                shown[kind] = (main(["show", {str(out)!r}, *extra]), out.getvalue())
+        print(json.dumps({{"shown": shown, "numba": "numba" in sys.modules}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["numba"] is False
+    assert {kind: tuple(v) for kind, v in result["shown"].items()} == here
 
 
 def test_a_run_of_one_pair_says_why_it_has_no_interval(tmp_path, capsys):

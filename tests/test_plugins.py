@@ -82,11 +82,15 @@ def test_plugin_strategy_from_outside_the_package(tmp_path: Path):
     assert "plugin ok" in done.stdout
 
 
-def test_checked_in_dispatch_matches_its_generator():
-    from strategies.codegen import builtin_dispatch_source
+def test_checked_in_dispatch_and_parameter_table_match_their_generator():
+    from strategies.builtin_params import BUILTIN_PARAMS
+    from strategies.codegen import builtin_dispatch_source, builtin_params_source
+    from strategies.registry import REGISTRY
 
     text = (Path(__file__).parents[1] / "strategies" / "dispatch.py").read_text()
     assert text == builtin_dispatch_source()
+    assert (Path(__file__).parents[1] / "strategies" / "builtin_params.py").read_text() == builtin_params_source()
+    assert BUILTIN_PARAMS == {name: tuple(REGISTRY[name].params) for name, _ in BUILTIN}
     done = subprocess.run([sys.executable, "-m", "strategies.codegen", "--check"], capture_output=True, text=True)
     assert done.returncode == 0 and "up to date" in done.stdout, done.stderr
 

@@ -141,6 +141,14 @@ class Experiment:
 
 
 def _takes_param(spec: str, param: str) -> bool:
+    """Whether the strategy of ``spec`` has the parameter ``param``: for a built-in, read from
+    ``strategies.builtin_params`` (no numba needed, so ``ginsim show`` can list a run's
+    cells); otherwise from the registry."""
+    from strategies.builtin_params import BUILTIN_PARAMS
+
+    name = spec.partition(":")[0].strip()
+    if name in BUILTIN_PARAMS:
+        return param in BUILTIN_PARAMS[name]
     import strategies
 
     return param in strategies.parse_strategy(spec).values

@@ -476,8 +476,7 @@ def _add_equilibrium_commands(command) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue (or rewrite the outputs of) a tuning in --out (default: refuse a non-empty --out)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _json_option(p)
     p.set_defaults(func=_cmd_exploit)
 
     p = command("equilibrium", "find an equilibrium mixture of policies by double oracle",
@@ -496,8 +495,7 @@ def _add_equilibrium_commands(command) -> None:
                    help="continue a run in the output directory after an interruption (even kill -9), or "
                         "rewrite a finished one's outputs (default: refuse a directory holding a run)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _json_option(p)
     p.set_defaults(func=_cmd_equilibrium)
 
 
@@ -676,8 +674,7 @@ def _run_commands(command) -> None:
                            "holding a run is refused)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (default: a progress bar on stderr when it is a terminal)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _json_option(p)
     p.set_defaults(func=_cmd_run)
 
     p = command("reproduce", "re-run a study of experiments/ and write its report",
@@ -740,8 +737,7 @@ def _tune_command(command) -> None:
                         "(default: no summary file)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bars (default: progress bars on stderr when it is a terminal)")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _json_option(p)
     p.set_defaults(func=_cmd_tune)
     _add_equilibrium_commands(command)
 
@@ -751,8 +747,7 @@ def _read_commands(command) -> None:
     p = command("show", "print a run's summary from its files")
     _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart"),
               "directory")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
-                                                        "(schema: docs/cli.md; default: text)")
+    _json_option(p)
     p.set_defaults(func=_cmd_show)
 
     p = command("report", "write report.md, report.html and plots for a run")
@@ -832,6 +827,11 @@ def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plugin", action="append", metavar="NAME=FILE",
                    help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
                         "then use NAME as A or B; repeatable (default: built-in strategies only)")
+    _json_option(p)
+
+
+def _json_option(p: argparse.ArgumentParser) -> None:
+    """``--json``: one JSON document on stdout, in the schema docs/cli.md gives the command."""
     p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
                                                         "(schema: docs/cli.md; default: text)")
 

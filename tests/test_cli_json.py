@@ -132,6 +132,19 @@ def test_show_lists_a_swept_run_without_importing_numba(tmp_path, capsys):
     assert {kind: tuple(v) for kind, v in result["shown"].items()} == here
 
 
+def test_show_prints_dashes_not_nan_for_a_cell_with_no_rows_yet(tmp_path, capsys):
+    exp, out = write(tmp_path, deals=40), tmp_path / "run"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    for chunk in (out / "data").glob("cell-0001-*.parquet"):
+        chunk.unlink()  # as if the run had stopped before cell 1
+    assert main(["show", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "UNFINISHED RUN" in captured.err + captured.out and "nan" not in captured.out
+    last = captured.out.strip().splitlines()[-1].split()
+    assert last[0] == "1" and last[-6:] == ["—"] * 6 and "0" in last
+
+
 def test_a_run_of_one_pair_says_why_it_has_no_interval(tmp_path, capsys):
     exp, out = write(tmp_path, deals=2), tmp_path / "run"
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0

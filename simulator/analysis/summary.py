@@ -87,7 +87,8 @@ def _label(text: str) -> str:
 def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     """The summary as a text table; every label is shown whole (columns as wide as the
     longest), so distinct cells never print alike; a row without an interval (fewer than
-    two ``unit``s) says so instead of printing ``± nan``."""
+    two ``unit``s) says so instead of printing ``± nan``, and a cell with no rows yet (an
+    unfinished run) prints a dash for each figure."""
     value = "net_a" if "net_a" in summary else "margin_a"
     rows = [r._asdict() for r in summary.itertuples(index=False)]
     matchups = [_label(d["matchup"]) for d in rows]
@@ -99,7 +100,10 @@ def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     extra = [c for c in ("knock", "gin", "big_gin", "undercut", "dead", "a_wins") if c in summary]
     lines.append(head + "".join(f"{c:>9}" for c in extra))
     for d, matchup, variant in zip(rows, matchups, variants, strict=True):
+        start = f"{d['cell']:>4}  {matchup:<{wm}}{variant:<{wv}}{d['rows']:>10,}  "
+        if not d["rows"]:
+            lines.append(start + f"{'—':>9}{'':9}" + "".join(f"{'—':>9}" for _ in extra))
+            continue
         ci = f" ± {d['ci95']:<6.3f}" if np.isfinite(d["ci95"]) else f" ({no_interval(d['units'], unit)})"
-        lines.append(f"{d['cell']:>4}  {matchup:<{wm}}{variant:<{wv}}{d['rows']:>10,}  "
-                     f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
+        lines.append(start + f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
     return "\n".join(lines)

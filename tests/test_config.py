@@ -11,10 +11,12 @@ from simulator.studies.tune.spec import SCHEMA as TUNE
 
 def test_the_generated_key_tables_of_the_docs_are_current():
     from simulator.run import docs_tables as experiment_tables
+    from simulator.studies import docs_tables as claims_tables
     from simulator.studies.tune import docs_tables as tune_tables
 
     assert experiment_tables.main(["--check"]) == 0
     assert tune_tables.main(["--check"]) == 0
+    assert claims_tables.main(["--check"]) == 0
 
 
 def test_a_stale_table_is_found(tmp_path):

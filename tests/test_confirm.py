@@ -186,6 +186,8 @@ def test_a_study_whose_own_seed_is_a_development_seed_is_refused(study, capsys):
     (("b = \"random\"", "b = \"gin_hunter\""), "a, b"),
     (("max_deals = 2_000", "max_deals = 0"), "max_deals"),
     (("max_deals = 2_000", "colour = 1"), "colour"),
+    (("statement = ", "# statement = "), "claims[0].statement: required"),
+    (("sign = \"positive\"", "sign = \"positive\"\ndelta = 0"), "claims[0].delta: must be a positive number"),
 ])
 def test_a_bad_claims_file_is_one_line_naming_the_file_and_the_key(study, capsys, edit, key):
     path = study / "experiments" / "tiny.claims.toml"

@@ -218,7 +218,8 @@ class Schema:
              values: dict[str, Any] | None = None) -> dict[str, Any]:
         """Every key's value (the default when absent), checked in declaration order: the
         unknown keys first, then each key's type and range, then its ``check``, the first
-        problem raised as ``fail(PREFIX + KEY, message)``.  ``values`` are values known
+        problem raised as ``fail(PREFIX + KEY, message)`` (a required key left out:
+        ``required: ALLOWED``).  ``values`` are values known
         before (e.g. of the enclosing table) that checks may read, and ``_prefix`` is
         ``prefix``."""
         self.unknown(data, fail, prefix)
@@ -226,7 +227,7 @@ class Schema:
         for key in self.keys:
             value = data.get(key.name, key.default)
             if value is REQUIRED:
-                value = None
+                raise fail(prefix + key.name, f"required: {key.allowed}")
             problem = None if key.name not in data and key.default is None else key.problem(value)
             if problem is not None:
                 raise fail(prefix + key.name, problem)

@@ -50,8 +50,8 @@ from scipy import stats as st
 from ..analysis.claims import format_estimate
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
-from ..run.experiment import NAME_PATTERN as NAME
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
+from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
 from .seeds import development_seed_error
@@ -88,9 +88,6 @@ METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
     "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
 }
 ASSERTIONS = ("sign", "above", "below", "interval", "delta")
-CLAIM_KEYS = {"id", "statement", "metric", "unit", "a", "b", "rules", "note", "effect", "tuning", *ASSERTIONS}
-WITHDRAWN_KEYS = {"id", "statement", "reason"}
-TOP_KEYS = {"claims", "withdrawn", "max_deals", "max_games"}
 
 
 class ClaimError(ValueError):
@@ -123,107 +120,125 @@ class Claims:
     max_games: int | None = None
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _text_key(name: str, help: str) -> Key:
+    """A required string key that may not be blank."""
+    def check(value: str, values: dict[str, Any], fail) -> str:
+        if not value.strip():
+            raise fail(values["_prefix"] + name, "required, a non-empty string")
+        return value.strip()
+
+    return Key(name, "str", REQUIRED, help, text="a non-empty string", check=check)
 
 
-def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def _interval(value: list, values: dict[str, Any], fail) -> list:
+    if value is not None and not (len(value) == 2 and all(is_number(v) for v in value) and value[0] < value[1]):
+        raise fail(values["_prefix"] + "interval", f"must be [LOW, HIGH] with LOW < HIGH, got {value!r}")
+    return value
+
+
+#: the keys of one ``[[claims]]`` table; exactly one of ``ASSERTIONS`` is given
+CLAIM_SCHEMA = Schema("claim", (
+    Key("id", "name", REQUIRED, "the claim's name, unique in the file"),
+    _text_key("statement", "the finding in words, as confirm.md and the README print it"),
+    Key("metric", "choice", REQUIRED, "what is measured", choices=tuple(METRICS),
+        doc="`field_edge` only in a tuning study's claims (below)."),
+    Key("unit", "choice", REQUIRED, "single hands or whole games", choices=("hand", "game")),
+    _text_key("a", "strategy A, the cell's label as `ginsim show` prints it"),
+    _text_key("b", "strategy B, or `\"field\"`: every opponent of A under `rules`"),
+    _text_key("rules", "the study's variant the claim is about"),
+    Key("sign", "choice", None, "assertion: the estimand is above (positive) or below (negative) its null "
+        "(0, or ½ for a share)", choices=("positive", "negative"), default_text="none"),
+    Key("above", "number", None, "assertion: the estimand is above this bound", default_text="none"),
+    Key("below", "number", None, "assertion: the estimand is below this bound", default_text="none"),
+    Key("interval", "list", None, "assertion: the estimand lies in [LOW, HIGH]", text="[LOW, HIGH] with LOW < HIGH",
+        check=_interval, default_text="none"),
+    Key("delta", "number", None, "assertion: no difference from the null larger than this (equivalence)", gt=0,
+        default_text="none"),
+    Key("effect", "number", None, "the effect to power the confirmation for", default_text="the original estimate"),
+    Key("note", "str", "", "printed under the claim in confirm.md"),
+    Key("tuning", "name", None, "a tuning study's claim: its spec's file name without .toml",
+        doc="Given exactly when `metric = \"field_edge\"`.", default_text="none"),
+))
+#: the keys of one ``[[withdrawn]]`` table
+WITHDRAWN_SCHEMA = Schema("withdrawn", (
+    Key("id", "name", REQUIRED, "the withdrawn claim's name, unique in the file"),
+    _text_key("statement", "the claim as it was made"),
+    _text_key("reason", "why it was taken back"),
+))
+
+
+def _tables(name: str, read) -> Key:
+    """A list of ``[[name]]`` tables, each read by ``read(table, fail)`` (a list of values)."""
+    def check(value: list | None, values: dict[str, Any], fail) -> list:
+        if value is None:
+            return []
+        if not all(isinstance(t, dict) for t in value):
+            raise fail(name, f"must be [[{name}]] tables")
+        return [read(t, lambda k, m, i=i: fail(f"{name}[{i}].{k}", m)) for i, t in enumerate(value)]
+
+    what = "the claims, one table each" if name == "claims" else "claims taken back, listed in confirm.md with the reason"
+    return Key(name, "list", None, what + " (keys below)", text=f"`[[{name}]]` tables", got=False,
+               check=check, default_text="required" if name == "claims" else "none")
+
+
+#: the top-level keys of a claims file
+CLAIMS_FILE_SCHEMA = Schema("claims_file", (
+    Key("max_deals", "int", None, "cap on a claim's confirmation, in single hands (`--deals` overrides)", low=1,
+        default_text=f"{MAX_DEALS:,}"),
+    Key("max_games", "int", None, "cap on a claim's confirmation, in whole games (`--games` overrides)", low=1,
+        default_text=f"{MAX_GAMES:,}"),
+    _tables("claims", lambda t, fail: _parse_claim(t, fail)),
+    _tables("withdrawn", WITHDRAWN_SCHEMA.read),
+))
 
 
 def parse_claims(data: dict[str, Any], where: str) -> Claims:
-    """Validate a claims table (``experiments/STUDY.claims.toml`` read as TOML)."""
+    """Validate a claims table (``experiments/STUDY.claims.toml`` read as TOML) against
+    ``CLAIMS_FILE_SCHEMA``; ids are unique across claims and withdrawn claims."""
     def fail(key: str, message: str) -> ClaimError:
         return ClaimError(f"{where}: {key}: {message}")
 
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; allowed: {', '.join(sorted(TOP_KEYS))}")
-    caps = {}
-    for key in ("max_deals", "max_games"):
-        if key in data and not _is_count(data[key]):
-            raise fail(key, f"must be a positive integer, got {data[key]!r}")
-        caps[key] = data.get(key)
-    raw = data.get("claims")
-    if not isinstance(raw, list) or not raw or not all(isinstance(c, dict) for c in raw):
+    values = CLAIMS_FILE_SCHEMA.read(data, fail)
+    if not values["claims"]:
         raise fail("claims", "needs at least one [[claims]] table")
-    claims, ids = [], set()
-    for i, c in enumerate(raw):
-        key = f"claims[{i}]"
-        claim = _parse_claim(c, lambda k, m, key=key: fail(f"{key}.{k}", m))
-        if claim.id in ids:
-            raise fail(f"{key}.id", f"duplicate id {claim.id!r}")
-        ids.add(claim.id)
-        claims.append(claim)
-    withdrawn = []
-    raw_w = data.get("withdrawn", [])
-    if not isinstance(raw_w, list) or not all(isinstance(w, dict) for w in raw_w):
-        raise fail("withdrawn", "must be [[withdrawn]] tables")
-    for i, w in enumerate(raw_w):
-        key = f"withdrawn[{i}]"
-        extra = sorted(set(w) - WITHDRAWN_KEYS)
-        if extra:
-            raise fail(f"{key}.{extra[0]}", f"unknown key; allowed: {', '.join(sorted(WITHDRAWN_KEYS))}")
-        for k in sorted(WITHDRAWN_KEYS):
-            if not isinstance(w.get(k), str) or not w[k].strip():
-                raise fail(f"{key}.{k}", "required, a non-empty string")
-        if w["id"] in ids:
-            raise fail(f"{key}.id", f"duplicate id {w['id']!r}")
-        ids.add(w["id"])
-        withdrawn.append({k: w[k] for k in ("id", "statement", "reason")})
-    return Claims(Path(where), claims, withdrawn, caps["max_deals"], caps["max_games"])
+    ids: set[str] = set()
+    for kind in ("claims", "withdrawn"):
+        for i, item in enumerate(values[kind]):
+            name = item.id if kind == "claims" else item["id"]
+            if name in ids:
+                raise fail(f"{kind}[{i}].id", f"duplicate id {name!r}")
+            ids.add(name)
+    return Claims(Path(where), values["claims"], values["withdrawn"], values["max_deals"], values["max_games"])
 
 
 def _parse_claim(c: dict[str, Any], fail) -> Claim:
-    extra = sorted(set(c) - CLAIM_KEYS)
-    if extra:
-        raise fail(extra[0], f"unknown key; allowed: {', '.join(sorted(CLAIM_KEYS))}")
-    for k in ("id", "statement", "a", "b", "rules"):
-        if not isinstance(c.get(k), str) or not c[k].strip():
-            raise fail(k, "required, a non-empty string")
-    if not all(ch.isalnum() or ch in "_-." for ch in c["id"]):
-        raise fail("id", f"letters, digits, '_', '-' and '.' only, got {c['id']!r}")
-    if c.get("metric") not in METRICS:
-        raise fail("metric", f"must be one of {', '.join(METRICS)}, got {c.get('metric')!r}")
-    if c.get("unit") not in ("hand", "game"):
-        raise fail("unit", f"must be hand or game, got {c.get('unit')!r}")
-    if "note" in c and not isinstance(c["note"], str):
-        raise fail("note", "must be a string")
-    if "effect" in c and not _is_number(c["effect"]):
-        raise fail("effect", f"must be a finite number, got {c['effect']!r}")
-    if "tuning" in c and not (isinstance(c["tuning"], str) and NAME.match(c["tuning"])):
-        raise fail("tuning", f"must name a spec file of the folder (letters, digits, _ - .), got {c['tuning']!r}")
-    if ("tuning" in c) != (c["metric"] == "field_edge"):
-        raise fail("tuning" if "tuning" in c else "metric",
+    """One ``[[claims]]`` table: its keys (``CLAIM_SCHEMA``), then what no single key checks:
+    exactly one assertion, and ``tuning`` given exactly for ``field_edge``."""
+    v = CLAIM_SCHEMA.read(c, fail)
+    if (v["tuning"] is not None) != (v["metric"] == "field_edge"):
+        raise fail("tuning" if v["tuning"] is not None else "metric",
                    "a tuning's claims (with tuning = ...) have metric = \"field_edge\", and only they")
-    given = [k for k in ASSERTIONS if k in c]
+    given = [k for k in ASSERTIONS if v[k] is not None]
     if len(given) != 1:
         raise fail("sign" if not given else given[1],
                    "give exactly one assertion: sign = \"positive\"|\"negative\", above = X, below = X, "
                    "interval = [LOW, HIGH] or delta = D")
     kind = given[0]
-    value = c[kind]
-    null = METRICS[c["metric"]][c["unit"]][2]
+    value = v[kind]
+    null = METRICS[v["metric"]][v["unit"]][2]
     if kind == "sign":
-        if value not in ("positive", "negative"):
-            raise fail("sign", f"must be positive or negative, got {value!r}")
         low, high = (null, math.inf) if value == "positive" else (-math.inf, null)
-    elif kind in ("above", "below"):
-        if not _is_number(value):
-            raise fail(kind, f"must be a finite number, got {value!r}")
-        low, high = (float(value), math.inf) if kind == "above" else (-math.inf, float(value))
+    elif kind == "above":
+        low, high = float(value), math.inf
+    elif kind == "below":
+        low, high = -math.inf, float(value)
     elif kind == "interval":
-        if not (isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value)
-                and value[0] < value[1]):
-            raise fail("interval", f"must be [LOW, HIGH] with LOW < HIGH, got {value!r}")
         low, high = float(value[0]), float(value[1])
     else:
-        if not _is_number(value) or value <= 0:
-            raise fail("delta", f"must be a positive number, got {value!r}")
         low, high = null - float(value), null + float(value)
-    return Claim(c["id"], c["statement"].strip(), c["metric"], c["unit"], c["a"], c["b"], c["rules"],
-                 {kind: value}, low, high, c.get("note", "").strip(),
-                 float(c["effect"]) if "effect" in c else None, c.get("tuning"))
+    return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
+                 {kind: value}, low, high, v["note"].strip(),
+                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"])
 
 
 def claims_path(experiment: Path) -> Path:

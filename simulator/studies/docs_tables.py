@@ -1,0 +1,25 @@
+"""docs/experiments.md's tables of a claims file's keys, generated from their declaration
+(``simulator.studies.confirm.CLAIMS_FILE_SCHEMA``, ``CLAIM_SCHEMA`` and
+``WITHDRAWN_SCHEMA``) by ``simulator.run.config``::
+
+    python -m simulator.studies.docs_tables            # rewrite the tables
+    python -m simulator.studies.docs_tables --check    # exit 1 when they are stale
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..run import config
+from . import confirm
+
+PROG = "python -m simulator.studies.docs_tables"
+
+
+def main(argv: list[str] | None = None) -> int:
+    schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA, confirm.WITHDRAWN_SCHEMA]
+    return config.main(argv, {config.ROOT / "docs" / "experiments.md": schemas}, PROG)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

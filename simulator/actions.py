@@ -4,8 +4,8 @@
     >>> from simulator import actions
     >>> actions.DRAW_STOCK, actions.TAKE_PILE, actions.PASS, actions.KNOCK, actions.PLAY_ON
     (64, 65, 66, 67, 68)
-    >>> actions.discard("7h"), actions.lay_out(0), actions.DEFEND_BEST, actions.defend(1)
-    (22, 69, 105, 107)
+    >>> actions.discard("7h"), actions.lay_out(0), actions.DEFEND_BEST, actions.defend(1), actions.DEFEND_NO_LAYOFFS
+    (22, 69, 105, 107, 142)
     >>> actions.name(actions.discard("7h"))
     'discard 7h'
 
@@ -21,6 +21,7 @@ from .core.constants import (
     A_ARRANGE,
     A_DEFEND,
     A_DEFEND_BEST,
+    A_DEFEND_NO_LAYOFFS,
     A_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,
@@ -32,7 +33,8 @@ from .core.constants import (
 from .core.melds import MAX_ARRANGEMENTS
 from .core.state import action_name as name
 
-__all__ = ["DISCARD", "DRAW_STOCK", "TAKE_PILE", "PASS", "KNOCK", "PLAY_ON", "LAY_OUT", "DEFEND_BEST", "N_ACTIONS",
+__all__ = ["DISCARD", "DRAW_STOCK", "TAKE_PILE", "PASS", "KNOCK", "PLAY_ON", "LAY_OUT", "DEFEND_BEST", "DEFEND_NO_LAYOFFS",
+           "N_ACTIONS",
            "discard", "lay_out", "defend", "name"]
 
 #: the discard actions are ``DISCARD + c`` for card code c (0 .. 63, suit * 16 + rank): ``discard(c)``
@@ -54,6 +56,10 @@ PLAY_ON = A_NO_KNOCK
 LAY_OUT = A_ARRANGE
 #: the defender's best response to the knocker's layout (melds and layoffs chosen together)
 DEFEND_BEST = A_DEFEND_BEST
+#: the defender lays out its least-deadwood arrangement that comes first in
+#: ``simulator.core.melds.arrangement_nb``'s order and lays off nothing (laying off is the
+#: defender's option, docs/rules.md#laying-out-and-laying-off): it keeps its least deadwood
+DEFEND_NO_LAYOFFS = A_DEFEND_NO_LAYOFFS
 
 
 def discard(card: int | str | Card) -> int:

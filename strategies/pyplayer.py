@@ -41,16 +41,18 @@ method             when (``obs.phase``)            returns
                    out
 ``defend``         ``defend``: the defender, after ``"best"`` (the best response: melds
                    the knocker laid out            and layoffs chosen together to leave the
-                   (``obs.knocker_melds``)         least deadwood), or an index into
+                   (``obs.knocker_melds``)         least deadwood), an index into
                                                    ``obs.arrangements`` (its k-th
                                                    least-deadwood arrangement; every
-                                                   unmelded card that fits is laid off)
+                                                   unmelded card that fits is laid off), or
+                                                   ``"no_layoffs"`` (its first arrangement,
+                                                   nothing laid off)
 =================  ==============================  ========================================
 
 A class may instead override ``choose_action(obs)`` and return an action code of
 ``obs.legal_actions`` (named by ``simulator.actions``: ``discard(c)``, ``DRAW_STOCK``,
 ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
-``defend(k)``) for every decision; the RL
+``defend(k)``, ``DEFEND_NO_LAYOFFS``) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
 needs one row in ``DECISIONS`` and one default method here.
 
@@ -457,12 +459,14 @@ def _arrange(value, state):
 def _defend(value, state):
     if isinstance(value, str) and value == "best":
         return S.A_DEFEND_BEST
+    if isinstance(value, str) and value == "no_layoffs":
+        return S.A_DEFEND_NO_LAYOFFS
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         count = int(arrangement_nb(np.int64(state[S.S_HANDS + 1 - state[S.S_KNOCKER]]), np.int64(-1))[2])
         if 0 <= value < count:
             return S.A_DEFEND + int(value)
         raise _Answer(f"returned arrangement {value}; there are {count} (0 .. {count - 1})")
-    raise _Answer(f"returned {value!r}; expected \"best\" or an index into obs.arrangements")
+    raise _Answer(f"returned {value!r}; expected \"best\", \"no_layoffs\" or an index into obs.arrangements")
 
 
 #: phase -> (the ``Player`` method that decides it, its answer -> action code).  A new phase

@@ -192,6 +192,7 @@ DEFENCES = {
     "best": "best response (melds and layoffs chosen together to leave the least deadwood)",
     "eaai": "EAAI baseline (a random least-deadwood arrangement, ignoring the knocker's melds; "
             "then every unmelded card that fits is laid off)",
+    "no_layoffs": "no layoffs (its first least-deadwood arrangement, nothing laid off)",
 }
 
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import oracle as O
 import simulator
+from simulator import actions
 from simulator.core import records
 from simulator.core import state as S
 from simulator.core.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
-from strategies import common, knock_policy, simple
+from strategies import Player, common, knock_policy, simple
 from strategies import view as V
 from test_state_phases import NO_TRACE, assert_only_legal_accepted, assert_refused, c, changes, deal, legal, make_deck, mask, play, step
 
@@ -47,7 +49,8 @@ def test_the_defender_sees_the_layout_and_chooses_its_defence():
     view = S.view_of(defend, 0)
     assert (view[V.V_KNOCKER_SETS], view[V.V_KNOCKER_RUNS], view[V.V_KNOCKER_DEADWOOD]) == (
         0, mask("2s 3s 4s 5s 6s 4h 5h 6h"), 3)
-    assert legal(defend, rules) == [S.A_DEFEND_BEST, S.A_DEFEND]  # one least-deadwood arrangement
+    # one least-deadwood arrangement; the best response; no layoffs
+    assert legal(defend, rules) == [S.A_DEFEND_BEST, S.A_DEFEND, S.A_DEFEND_NO_LAYOFFS]
     assert_only_legal_accepted(defend, rules)
     assert_refused(defend, rules, S.A_DEFEND + 1, S.ERR_ILLEGAL_ACTION)
     assert_refused(defend, rules, S.A_ARRANGE, S.ERR_ILLEGAL_ACTION)
@@ -79,6 +82,110 @@ def test_the_best_response_keeps_2_and_undercuts():
         "S_WINNER": (-1, 0), "S_POINTS": (0, 26), "S_KNOCKER_DW": (-1, 3), "S_DEFENDER_DW": (-1, 2),
         "S_LAYOFF": (0, 15), "S_LAID": (0, mask("As 7s 7h")), "S_DEFENDER_MELDS": (0, mask("5c 6c 7c Ts Th Tc")),
     }
+
+
+def test_declining_the_layoffs_keeps_14_and_the_knocker_scores_11():
+    """``A_DEFEND_NO_LAYOFFS``: the defender spreads its one least-deadwood arrangement and
+    lays off nothing, though As fits the knocker's spades: it keeps As 2d 5c 6c = 14 and
+    the knocker scores 14 - 3 = 11 (one more than after the baseline's layoff)."""
+    _, defend, rules = _defend_phase()
+    trace = np.zeros((8, 3), np.int64)
+    over = defend.copy()
+    assert S.apply_action_nb(over, rules, np.int64(S.A_DEFEND_NO_LAYOFFS), trace) == S.ERR_NONE
+    assert changes(defend, over) == {
+        "S_PHASE": (S.PHASE_DEFEND, S.PHASE_OVER), "S_OUTCOME": (-1, records.OUT_KNOCK),
+        "S_WINNER": (-1, 1), "S_POINTS": (0, 11), "S_KNOCKER_DW": (-1, 3), "S_DEFENDER_DW": (-1, 14),
+        "S_DEFENDER_MELDS": (0, mask("7s 7h 7c Ts Th Tc")),
+    }
+    assert trace[:4].tolist() == [[0, S.EV_DEFEND, -2], [0, S.EV_LAYOFF, 0], [0, S.EV_DEFENDER_DEADWOOD, 14],
+                                  [1, S.EV_SCORE, 11]]
+    # a numba strategy's answer (DEFEND_NO_LAYOFFS, 0) is the same action, played the same way
+    from simulator.engine.kernels import answer_nb, play_answer_nb
+
+    action, x, y = answer_nb(np.int64(S.PHASE_DEFEND), np.int64(V.DEFEND_NO_LAYOFFS), np.int64(0))
+    assert action == S.A_DEFEND_NO_LAYOFFS
+    played = defend.copy()
+    assert play_answer_nb(played, rules, action, x, y, NO_TRACE)[0] == S.ERR_NONE
+    assert changes(defend, played) == changes(defend, over)
+
+
+def test_no_layoffs_through_the_hand_api_and_a_python_player():
+    deck, _, _ = _defend_phase()
+
+    class Declines(Player):
+        def defend(self, obs):
+            return "no_layoffs"
+
+    hand = simulator.Hand(rules="tournament", deck=deck, a=Declines, b="knock_early")
+    for a in (*ACTIONS, S.A_DISCARD + c("Qd"), S.A_KNOCK, S.A_ARRANGE):
+        hand.apply(a)
+    assert hand.legal_actions()[-1] == actions.DEFEND_NO_LAYOFFS == S.A_DEFEND_NO_LAYOFFS
+    assert actions.name(actions.DEFEND_NO_LAYOFFS) == "defend no layoffs"
+    assert hand.bot_action() == actions.DEFEND_NO_LAYOFFS
+    hand.apply(actions.DEFEND_NO_LAYOFFS)
+    result = hand.observation(0)["result"]
+    assert (result["outcome"], result["defender_deadwood"], result["laid_off"], result["points"]) == (
+        "knock", 14, [], 11)
+    assert [e for e in hand.events if e[1] == "defend"] == [(0, "defend", -2)]
+
+
+def test_no_layoffs_is_legal_only_in_the_defend_phase():
+    """Over 60 hands (``knock_early`` against ``random``): at every decision
+    ``A_DEFEND_NO_LAYOFFS`` is among the legal actions exactly in the defend phase, and
+    anywhere else (the hand over included) it is refused with the state unchanged."""
+    rules = simulator.Rules.preset("hoyle").to_array()
+    defends = 0
+    for d in range(60):
+        hand = simulator.Hand("hoyle", seed=5, deal=d, a="knock_early", b="random")
+        while True:
+            state = hand.state.copy()
+            is_defence = state[S.S_PHASE] == S.PHASE_DEFEND
+            assert (S.A_DEFEND_NO_LAYOFFS in legal(state, rules)) == is_defence
+            defends += is_defence
+            if not is_defence:
+                assert_refused(state, rules, S.A_DEFEND_NO_LAYOFFS, S.ERR_ILLEGAL_ACTION)
+            if hand.is_over():
+                break
+            hand.apply(hand.bot_action())
+    assert defends > 10
+
+
+def test_no_layoffs_against_the_plain_python_reference():
+    """Oracle check over 300 knocked hands (``knock_early`` against itself, tournament
+    rules): after ``A_DEFEND_NO_LAYOFFS`` the defender's deadwood is the brute-force least
+    deadwood of its hand (``tests/oracle.py``), its melds leave exactly that, nothing is laid
+    off, the score is the plain-Python reference's (``tests/reference_engine.score``), and
+    no other defence leaves more deadwood."""
+    import reference_engine as R
+
+    rules = simulator.Rules.preset("tournament")
+    checked = 0
+    for d in range(400):
+        hand = simulator.Hand(rules, seed=27, deal=d, a="knock_early", b="knock_early")
+        while not hand.is_over() and hand.phase_name != "defend":
+            hand.apply(hand.bot_action())
+        if hand.is_over():
+            continue
+        st = hand.state
+        defender = 1 - int(st[S.S_KNOCKER])
+        cards = R.cards_of(int(st[S.S_HANDS + defender]))
+        others = []
+        for a in hand.legal_actions()[:-1]:
+            g = hand.clone()
+            g.apply(a)
+            others.append(int(g.state[S.S_DEFENDER_DW]))
+        hand.apply(S.A_DEFEND_NO_LAYOFFS)
+        st = hand.state
+        dw, melded = int(st[S.S_DEFENDER_DW]), int(st[S.S_DEFENDER_MELDS])
+        assert dw == R.min_deadwood(R.mask_of(cards)) == O.total_value(R.cards_of(R.mask_of(cards) & ~melded))
+        assert O.oracle_min_deadwood(R.cards_of(melded)) == 0 and st[S.S_LAID] == 0 and st[S.S_LAYOFF] == 0
+        who, points, outcome = R.score(int(st[S.S_KNOCKER_DW]), dw, False, False, rules)
+        winner = {"knocker": int(st[S.S_KNOCKER]), "defender": defender, None: -1}[who]
+        assert (int(st[S.S_WINNER]), int(st[S.S_POINTS]), records.OUTCOMES[int(st[S.S_OUTCOME])]) == (
+            winner, points, outcome)
+        assert max(others) <= dw
+        checked += 1
+    assert checked >= 300
 
 
 def test_simple_defends_as_the_baseline_and_the_others_with_the_best_response():

@@ -121,16 +121,16 @@ def test_a_policy_plays_as_a_strategy_in_simulate():
 
 def test_the_defend_phase_is_observed_and_masked():
     """The issue-17 hand: the defender sees the defend phase and the knocker's layout, and
-    may play the best response or its one least-deadwood arrangement."""
+    may play the best response, its one least-deadwood arrangement or no layoffs."""
     from test_defence import _defend_phase
 
     from simulator.env.encoding import N_ACTIONS, O_KNOCKER_RUNS, O_KNOCKER_SETS, O_PHASE, mask_nb
 
     _, state, rules = _defend_phase()
-    assert N_ACTIONS == S.N_ACTIONS == 142
+    assert N_ACTIONS == S.N_ACTIONS == 143
     mask = np.zeros(N_ACTIONS, np.int8)
     mask_nb(state, rules, np.zeros(S.MAX_LEGAL, np.int64), mask)
-    assert np.flatnonzero(mask).tolist() == [S.A_DEFEND_BEST, S.A_DEFEND]
+    assert np.flatnonzero(mask).tolist() == [S.A_DEFEND_BEST, S.A_DEFEND, S.A_DEFEND_NO_LAYOFFS]
     for seat in (0, 1):
         obs = encode(state, seat)
         assert np.flatnonzero(obs[O_PHASE:O_PHASE + 7]).tolist() == [S.PHASE_DEFEND]

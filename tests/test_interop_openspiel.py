@@ -165,17 +165,72 @@ def test_the_filled_history_is_a_legal_openspiel_hand():
 def test_cross_engine_agreement_on_the_same_decks():
     """Issue 27's test: ginsim's simple against OpenSpiel's simple bot gives the same points
     per hand, within intervals, played inside OpenSpiel (GinsimBot) or inside ginsim
-    (OpenSpielPlayer), on the same decks.  The bot defends with the best response here
-    (``BestDefence``): OpenSpiel's simple bot never lays off, and ginsim's engine lays off for
-    every defender, so the plain bot is a different player in the two engines
-    (docs/openspiel.md measures the gap)."""
-    bot = O.openspiel_simple_best_defence
-    inside_os = O.arena("simple", bot, n_decks=300, seed=11)
-    inside_gs = O.arena("simple", bot, n_decks=300, seed=11, engine="ginsim")
+    (OpenSpielPlayer), on the same decks.  The bot never lays off; inside ginsim it defends
+    with ``DEFEND_NO_LAYOFFS``, so no move of it is replaced."""
+    O.OpenSpielPlayer.replaced.clear()
+    inside_os = O.arena("simple", "openspiel_simple", n_decks=300, seed=11)
+    inside_gs = O.arena("simple", "openspiel_simple", n_decks=300, seed=11, engine="ginsim")
     for r in (inside_os, inside_gs):
         assert math.isfinite(r.net_ci_low) and r.net_ci_low < r.net_mean < r.net_ci_high
     assert inside_os.net_ci_low <= inside_gs.net_mean <= inside_os.net_ci_high
     assert inside_gs.net_ci_low <= inside_os.net_mean <= inside_gs.net_ci_high
+    assert not O.OpenSpielPlayer.replaced  # no move of the bot replaced, its defences included
+
+
+def test_openspiel_simples_defence_is_the_defence_without_layoffs():
+    """The issue-17 hand (tests/test_defence.py): As fits the knocker's spades.  OpenSpiel's
+    simple bot, defending inside ginsim, passes at the layoffs: its move is
+    ``DEFEND_NO_LAYOFFS`` (14 kept, the knocker scores 11), not replaced."""
+    from test_defence import ACTIONS, _defend_phase
+    from test_state_phases import c
+
+    deck, _, _ = _defend_phase()
+    hand = simulator.Hand(rules="single_hand", deck=deck, a="openspiel_simple", b="simple")
+    for a in (*ACTIONS, simulator.actions.discard(c("Qd")), simulator.actions.KNOCK, simulator.actions.lay_out(0)):
+        if hand.current_player == 0:  # the bot's own move (it passes the upcard Ks), so it follows the hand
+            assert hand.bot_action() == a
+        hand.apply(a)
+    assert hand.phase_name == "defend" and hand.current_player == 0
+    O.OpenSpielPlayer.replaced.clear()
+    action = hand.bot_action()
+    assert action == simulator.actions.DEFEND_NO_LAYOFFS and not O.OpenSpielPlayer.replaced
+    hand.apply(action)
+    result = hand.observation(0)["result"]
+    assert (result["defender_deadwood"], result["laid_off"], result["points"], result["winner"]) == (14, [], 11, 1)
+
+
+def test_ginsim_bot_plays_the_defence_without_layoffs_as_openspiels_pass():
+    """A Python strategy defending with ``"no_layoffs"`` inside OpenSpiel (GinsimBot) passes
+    at OpenSpiel's layoff phase and melds the rest: at every knock it defends against, its
+    deadwood in OpenSpiel is the one of its shadow hand, where nothing was laid off: its
+    least deadwood."""
+
+    class Declines(Player):
+        def defend(self, obs):
+            return "no_layoffs"
+
+    register_player("interop_declines", Declines)
+    checked = 0
+    for i in range(30):
+        for seat in (0, 1):
+            specs = ("interop_declines", "openspiel_simple") if seat == 0 else ("openspiel_simple", "interop_declines")
+            bots = [O._os_player(specs[p], GAME, p, 7) for p in (0, 1)]
+            last = [None]
+
+            def keep(state):
+                last[0] = state.clone()  # the state before the hand's last move
+
+            O._play_openspiel(GAME, bots, O._deck(7, i), keep)
+            shadow = bots[seat]._shadow
+            if shadow is None or not shadow.hand.is_over():
+                continue
+            result = shadow.hand.observation(seat)["result"]
+            if result["outcome"] not in ("knock", "undercut") or result["knocker"] != 1 - seat:
+                continue
+            assert result["laid_off"] == [] and last[0].current_player() == seat  # its last Pass
+            assert last[0].deadwood()[seat] == result["defender_deadwood"] == O.UTILS.min_deadwood(list(last[0].hands()[seat]))
+            checked += 1
+    assert checked >= 5
 
 
 def test_wall_census_counts_genuine_cases():

@@ -258,10 +258,10 @@ def _settle(state, osp, knocker_seat, kind, k_dw, tail) -> Result:
     hand = list(state.hands()[defender])
     extra = {}
     defence = tail_by_name.get("defend", (None, -1))[1]
-    if not state.finished_layoffs() and defence >= 0:
+    if not state.finished_layoffs() and defence != -1:
         # our defender kept one of its least-deadwood arrangements (``simple``'s EAAI
-        # defence) and laid off what fits: lay off the same cards in an order OpenSpiel
-        # offers them, then meld the rest to its least deadwood (that arrangement's)
+        # defence) and laid off what fits, or none (-2, no layoffs): lay off the same cards
+        # in an order OpenSpiel offers them, then meld the rest to its least deadwood
         our_laid = os_cards(tail_by_name["layoff"][1])
         seq: list[int] = []
         knocker_melds = list(state.layed_melds()[knocker])

@@ -103,6 +103,10 @@ def test_the_human_defends_against_the_bots_layout(tmp_path):
     _, first = _script(seed=172, defend="1")
     assert "You defend with least-deadwood arrangement 1: lay out [5h 5d 5c], lay off nothing." in first
     assert "defender deadwood 37)" in first
+    _, none = _script(seed=172, defend="n")  # no layoffs: the first arrangement, nothing laid off
+    assert "[n] lay out [5h 5d 5c]  | deadwood 3s 7s 3h 4h Th 2c 8c (37), lay off nothing\n" in none
+    assert "You defend with no layoffs: lay out [5h 5d 5c], lay off nothing." in none
+    assert "defender deadwood 37)" in none
     # the same moves from a file, the defence an empty line
     moves = tmp_path / "moves.txt"
     moves.write_text("\n".join(typed) + "\n")

@@ -222,7 +222,7 @@ def test_a_python_defender_sees_the_layout_and_chooses_its_defence():
     assert Decider(FirstArrangementDefender()).decide(obs) == S.A_DEFEND
     with pytest.raises(_Answer, match="returned arrangement 1; there are 1"):
         Decider(type("Bad", (Player,), {"defend": lambda self, obs: 1})()).decide(obs)
-    with pytest.raises(_Answer, match='expected "best" or an index'):
+    with pytest.raises(_Answer, match='expected "best", "no_layoffs" or an index'):
         Decider(type("Worse", (Player,), {"defend": lambda self, obs: "worst"})()).decide(obs)
 
 

@@ -277,8 +277,8 @@ def test_knock_then_the_layout_then_the_defence_layoffs_and_the_score():
         "S_SETS": (0, mask("9d 9c 9h")),
         "S_RUNS": (0, mask("2s 3s 4s 5h 6h 7h")),
     }
-    # the dealer has no melds: one arrangement (nothing melded), or the best response
-    assert legal(defend, rules) == [S.A_DEFEND_BEST, S.A_DEFEND]
+    # the dealer has no melds: one arrangement (nothing melded), the best response, or no layoffs
+    assert legal(defend, rules) == [S.A_DEFEND_BEST, S.A_DEFEND, S.A_DEFEND_NO_LAYOFFS]
     assert_only_legal_accepted(defend, rules)
     over = step(defend, rules, S.A_DEFEND_BEST)
     assert changes(defend, over) == {
@@ -292,6 +292,12 @@ def test_knock_then_the_layout_then_the_defence_layoffs_and_the_score():
         "S_LAID": (0, mask("9s 4h")),
     }
     np.testing.assert_array_equal(step(defend, rules, S.A_DEFEND), over)  # the same, here
+    # declining the layoffs keeps all 57: the knocker scores 57 - 8
+    kept = step(defend, rules, S.A_DEFEND_NO_LAYOFFS)
+    assert changes(defend, kept) == {
+        "S_PHASE": (S.PHASE_DEFEND, S.PHASE_OVER), "S_OUTCOME": (-1, records.OUT_KNOCK), "S_WINNER": (-1, 1),
+        "S_POINTS": (0, 49), "S_KNOCKER_DW": (-1, 8), "S_DEFENDER_DW": (-1, 57),
+    }
     assert legal(over, rules) == []
     assert_only_legal_accepted(over, rules)
 
@@ -500,8 +506,8 @@ def test_every_action_has_a_name():
     assert simulator.action_name(c("7h")) == "discard 7h"
     assert [simulator.action_name(a) for a in range(64, 70)] == [
         "draw stock", "take pile", "pass", "knock", "no knock", "arrange 0"]
-    assert [simulator.action_name(a) for a in (104, 105, 106, 141)] == [
-        "arrange 35", "defend best", "defend 0", "defend 35"]
+    assert [simulator.action_name(a) for a in (104, 105, 106, 141, 142)] == [
+        "arrange 35", "defend best", "defend 0", "defend 35", "defend no layoffs"]
     assert simulator.action_name(S.N_ACTIONS) == f"action {S.N_ACTIONS} (no such action)"
     assert len({simulator.action_name(a) for a in range(S.N_ACTIONS)}) == S.N_ACTIONS
     assert S.PHASE_NAMES[S.PHASE_OVER] == "over" and len(S.PHASE_NAMES) == S.PHASE_OVER + 1

@@ -23,7 +23,7 @@ def _first_legal(obs) -> int:
 
 
 def test_single_env_takes_a_0d_array_action_as_the_action_it_holds():
-    """SB3's ``model.predict`` returns a 0-d array: it is a valid member of Discrete(142)
+    """SB3's ``model.predict`` returns a 0-d array: it is a valid member of Discrete(143)
     and must play the same as the int (it used to end the episode as illegal, -25)."""
     pytest.importorskip("gymnasium")
     from simulator.env import GinRummySingleEnv
@@ -38,7 +38,7 @@ def test_single_env_takes_a_0d_array_action_as_the_action_it_holds():
         obs_w, r_w, done_w, _, info_w = wrapped.step(np.array(action))
         assert (r_p, done) == (r_w, done_w) and not info_w.get("illegal_action")
         assert np.array_equal(obs_p["observation"], obs_w["observation"])
-    with pytest.raises(ValueError, match=r"not a member of the action space Discrete\(142\)"):
+    with pytest.raises(ValueError, match=r"not a member of the action space Discrete\(143\)"):
         wrapped.reset(seed=3)
         wrapped.step(3.0)
     with pytest.raises(ValueError, match="not a member"):

@@ -106,7 +106,7 @@ def test_shapes_spaces_and_masks():
     with pytest.raises(ValueError, match="actions must be 5 integers"):
         env.step(np.zeros(4, np.int64))
     with pytest.raises(ValueError, match="not a member of the action space"):
-        env.step(np.full(5, 142))
+        env.step(np.full(5, N_ACTIONS))
 
 
 def _single_trajectory(seed, n_steps, rng_seed, **kw):
@@ -208,7 +208,7 @@ def test_win_reward_pays_one_per_game_and_stable_actions_mask_the_kth_arrangemen
     rewards = []
     stable = np.ones(N_ACTIONS, bool)
     stable[70:105] = False
-    stable[106:] = False
+    stable[106:142] = False  # (142, no layoffs, is stable)
     for _ in range(400):
         assert not obs["action_mask"][:, ~stable].any()
         obs, r, te, tr, _ = env.step(_random_actions(obs["action_mask"], rng))

@@ -97,7 +97,8 @@ A_NO_KNOCK = 68  # play on without knocking
 A_ARRANGE = 69  # A_ARRANGE + k: lay out the k-th least-deadwood arrangement
 A_DEFEND_BEST = 105  # the defender's best response to the layout
 A_DEFEND = 106  # A_DEFEND + k: defend with its own k-th arrangement
-N_ACTIONS = 142  # action codes in all
+A_DEFEND_NO_LAYOFFS = 142  # the defender spreads its own first arrangement, lays off nothing
+N_ACTIONS = 143  # action codes in all
 
 # ---- trace events
 EV_DEAL = 0

@@ -157,6 +157,7 @@ ACTIONS: tuple[Block, ...] = (
     Block("A_ARRANGE", MAX_ARRANGEMENTS, "A_ARRANGE + k: lay out the k-th least-deadwood arrangement"),
     Block("A_DEFEND_BEST", 1, "the defender's best response to the layout"),
     Block("A_DEFEND", MAX_ARRANGEMENTS, "A_DEFEND + k: defend with its own k-th arrangement"),
+    Block("A_DEFEND_NO_LAYOFFS", 1, "the defender spreads its own first arrangement, lays off nothing"),
 )
 
 # ---- trace events (player, event, value) ---------------------------------------------------------

@@ -77,7 +77,7 @@ phase                      who                             legal actions
 ``PHASE_LAST_DISCARD``     the other player                ``A_TAKE_PILE`` (then must knock), ``A_PASS``
 ``PHASE_ARRANGE``          the knocker (not after gin)     ``A_ARRANGE + k``, k < number of arrangements
 ``PHASE_DEFEND``           the defender                    ``A_DEFEND_BEST``, ``A_DEFEND + k``, k < number
-                                                           of its arrangements
+                                                           of its arrangements, ``A_DEFEND_NO_LAYOFFS``
 ``PHASE_OVER``             nobody                          none
 =========================  ==============================  ===========================================
 
@@ -98,7 +98,14 @@ Action codes (``N_ACTIONS`` in all, ``action_name`` names each):
   arrangement (``arrangement_nb``'s order) whatever the knocker laid out, and every card
   it left unmelded that fits the knocker's melds is laid off, chains included
   (``simulator.core.melds.layoff_after_melds_nb``).  Numba strategies answer with (sets, runs)
-  masks or ``(DEFEND_BEST, 0)`` (``simulator.core.view``): ``defend_nb`` takes those, checked.
+  masks or ``(DEFEND_BEST, 0)`` (``simulator.core.view``): ``defend_nb`` takes those, checked;
+* ``142`` ``A_DEFEND_NO_LAYOFFS``: the defender lays out its first least-deadwood arrangement
+  (``arrangement_nb``'s order) and lays off nothing (laying off is its option,
+  docs/rules.md#laying-out-and-laying-off): its deadwood is its hand's least deadwood.
+  Numba strategies answer ``(DEFEND_NO_LAYOFFS, 0)``.
+
+The trace's ``EV_DEFEND`` event holds the defence chosen: -1 the best response, -2 no
+layoffs, k ≥ 0 the arrangement k; ``EV_LAYOFF`` the cards laid off (0 after no layoffs).
 
 How to defend is the defender's decision, not a rule: docs/rules.md fixes what may be laid
 off, a strategy chooses its melds (``defend_nb`` in each strategy module; the default is the
@@ -136,7 +143,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .view import DEFEND_BEST
+from .view import DEFEND_BEST, DEFEND_NO_LAYOFFS
 
 # the slots, phases, actions, trace events and error codes (declared in simulator.core.layouts)
 from .constants import *  # noqa: F403
@@ -185,8 +192,8 @@ _hot = njit(cache=True, _nrt=False, forceinline=True)
 _cold = njit(cache=True, _nrt=False, forceinline=False)
 
 #: room ``legal_actions_nb`` needs in its output (at most 11 discards, 36 arrangements, or
-#: the best defence and 36 arrangements)
-MAX_LEGAL = MAX_ARRANGEMENTS + 1
+#: the best defence, 36 arrangements and the defence without layoffs)
+MAX_LEGAL = MAX_ARRANGEMENTS + 2
 
 #: what each error code means (``simulator.core.layouts.ERRORS``; ``simulator.core.errors``
 #: words each one with the offending value)
@@ -196,7 +203,8 @@ ERROR_TEXT = {e.code: e.text for e in ERRORS if e.code}
 def action_name(action: int) -> str:
     """A readable name: ``"discard 7h"``, ``"draw stock"``, ``"take pile"``, ``"pass"``,
     ``"knock"``, ``"no knock"``, ``"arrange 2"`` (the knocker's third arrangement),
-    ``"defend best"``, ``"defend 1"`` (the defender's second arrangement)."""
+    ``"defend best"``, ``"defend 1"`` (the defender's second arrangement), ``"defend no
+    layoffs"``."""
     a = int(action)
     if A_DISCARD <= a < A_DISCARD + 64:
         card = a - A_DISCARD
@@ -209,8 +217,10 @@ def action_name(action: int) -> str:
         return f"arrange {a - A_ARRANGE}"
     if a == A_DEFEND_BEST:
         return "defend best"
-    if A_DEFEND <= a < N_ACTIONS:
+    if A_DEFEND <= a < A_DEFEND_NO_LAYOFFS:
         return f"defend {a - A_DEFEND}"
+    if a == A_DEFEND_NO_LAYOFFS:
+        return "defend no layoffs"
     return f"action {a} (no such action)"
 
 
@@ -681,7 +691,9 @@ def defend_nb(state, rules, sets, runs, trace):
     docs/rules.md#laying-out-and-laying-off), then the score.  ``sets`` = ``DEFEND_BEST``:
     the best response, its melds chosen together with the layoffs to leave the least
     deadwood (``simulator.core.melds.layoff_solution_nb``, breaking its own melds when that
-    pays).  Otherwise ``sets``/``runs`` must be one of the defender's least-deadwood
+    pays).  ``sets`` = ``DEFEND_NO_LAYOFFS``: its first least-deadwood arrangement, and no
+    layoff (laying off is the defender's option), so it keeps its hand's least deadwood.
+    Otherwise ``sets``/``runs`` must be one of the defender's least-deadwood
     arrangements (else ``ERR_BAD_MELDS``, the state unchanged), and every card it left
     unmelded that fits the knocker's melds is laid off, chains included
     (``layoff_after_melds_nb``).  Returns an error code."""
@@ -694,6 +706,12 @@ def defend_nb(state, rules, sets, runs, trace):
     if sets == DEFEND_BEST:
         choice = np.int64(-1)
         defender_dw, laid, melded = layoff_solution_nb(hand, knocker_sets, knocker_runs)
+    elif sets == DEFEND_NO_LAYOFFS:
+        choice = np.int64(-2)
+        own_sets, own_runs, _ = arrangement_nb(hand, np.int64(0))
+        melded = own_sets | own_runs
+        laid = np.int64(0)
+        defender_dw = hand_value_nb(hand & ~melded)
     else:
         choice = arrangement_index_nb(hand, sets, runs)
         if choice < 0:
@@ -709,12 +727,15 @@ def defend_nb(state, rules, sets, runs, trace):
 
 @_cold
 def defend_phase_nb(state, rules, action, trace):
-    """``A_DEFEND_BEST``, or ``A_DEFEND + k``: lay out the defender's k-th least-deadwood
-    arrangement in the order of ``simulator.core.melds.arrangement_nb`` and lay off."""
+    """``A_DEFEND_BEST``; ``A_DEFEND_NO_LAYOFFS``; or ``A_DEFEND + k``: lay out the defender's
+    k-th least-deadwood arrangement in the order of ``simulator.core.melds.arrangement_nb``
+    and lay off."""
     if state[S_PHASE] != PHASE_DEFEND:
         return ERR_ILLEGAL_ACTION
     if action == A_DEFEND_BEST:
         return defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace)
+    if action == A_DEFEND_NO_LAYOFFS:
+        return defend_nb(state, rules, np.int64(DEFEND_NO_LAYOFFS), np.int64(0), trace)
     k = action - A_DEFEND
     if k < 0 or k >= MAX_ARRANGEMENTS:
         return ERR_ILLEGAL_ACTION
@@ -771,7 +792,8 @@ def legal_actions_nb(state, rules, out):
         out[0] = A_DEFEND_BEST
         for k in range(n):
             out[k + 1] = A_DEFEND + k
-        return n + 1
+        out[n + 1] = A_DEFEND_NO_LAYOFFS
+        return n + 2
     return 0
 
 

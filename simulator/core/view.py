@@ -21,8 +21,10 @@ Decision points (``V_PHASE``):
   ``V_KNOCKER_RUNS``) and deadwood (``V_KNOCKER_DEADWOOD``), chooses its own melds; every
   unmelded card that fits the knocker's melds is then laid off (docs/rules.md#laying-out-
   and-laying-off).  ``defend_nb`` answers ``(DEFEND_BEST, 0)`` for the best response (the
-  melds and layoffs leaving the least deadwood, breaking its own melds when that pays) or
-  the (sets, runs) masks of one of its least-deadwood arrangements.
+  melds and layoffs leaving the least deadwood, breaking its own melds when that pays),
+  ``(DEFEND_NO_LAYOFFS, 0)`` to spread a least-deadwood arrangement and lay off nothing
+  (laying off is the defender's option), or the (sets, runs) masks of one of its
+  least-deadwood arrangements.
 
 ``V_LAST_CHANCE`` is 1 in the discard phase after taking the last discard
 (``last_discard_rule``, docs/rules.md): the player must discard so as to knock, and its
@@ -69,3 +71,7 @@ from .constants import (  # noqa: F401  (the view contract's slots and phases: s
 #: ``defend_nb``'s answer ``(DEFEND_BEST, 0)``: the best response, computed by the engine
 #: (``simulator.core.melds.layoff_solution_nb``), the default defence of every strategy
 DEFEND_BEST = -2
+#: ``defend_nb``'s answer ``(DEFEND_NO_LAYOFFS, 0)``: the defender spreads its first
+#: least-deadwood arrangement (``simulator.core.melds.arrangement_nb``'s order) and lays off
+#: nothing; its deadwood is its hand's least deadwood
+DEFEND_NO_LAYOFFS = -3

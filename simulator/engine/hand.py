@@ -22,7 +22,7 @@ call, ``bot_action()`` gives each seat's move from the same random streams, so p
 
 Actions are small integers, named by ``simulator.actions`` (``discard(c)``, ``DRAW_STOCK``,
 ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
-``defend(k)``); ``simulator.action_name`` names one.
+``defend(k)``, ``DEFEND_NO_LAYOFFS``); ``simulator.action_name`` names one.
 An illegal action raises ``ValueError`` with one line naming it and the legal ones.
 ``observation(player)`` is what that player may know, readable; it never shows the
 opponent's hand or the stock.

@@ -45,6 +45,7 @@ from strategies import dispatch
 from strategies.registry import BUILTIN
 from strategies.view import (
     DEFEND_BEST,
+    DEFEND_NO_LAYOFFS,
     N_MEMORY,
     N_VIEW,
     PHASE_ARRANGE,
@@ -128,6 +129,7 @@ from ..core.state import (  # noqa: F401  (re-exported)
     A_ARRANGE,
     A_DEFEND,
     A_DEFEND_BEST,
+    A_DEFEND_NO_LAYOFFS,
     A_DISCARD,
     A_DRAW_STOCK,
     A_KNOCK,
@@ -279,7 +281,8 @@ def answer_nb(phase, r0, r1):
     ``r1`` the run mask).
 
     Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
-    a discard; the best defence, ``(DEFEND_BEST, _)``, is ``A_DEFEND_BEST``); ``ANSWER_LAYOUT``
+    a discard; the best defence, ``(DEFEND_BEST, _)``, is ``A_DEFEND_BEST``, the defence without
+    layoffs, ``(DEFEND_NO_LAYOFFS, _)``, ``A_DEFEND_NO_LAYOFFS``); ``ANSWER_LAYOUT``
     with the knocker's set and run masks in ``x``, ``y``; ``ANSWER_DEFENCE`` with the
     defender's; or ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code
     at all (a shift by 64 or more, or a negative one, is undefined).  ``play_answer_nb``
@@ -296,6 +299,8 @@ def answer_nb(phase, r0, r1):
     if phase == PHASE_DEFEND:
         if r0 == DEFEND_BEST:
             return np.int64(A_DEFEND_BEST), zero, zero
+        if r0 == DEFEND_NO_LAYOFFS:
+            return np.int64(A_DEFEND_NO_LAYOFFS), zero, zero
         return np.int64(ANSWER_DEFENCE), r0, r1
     # the first upcard, a draw, the last discard
     if r0 != 0:
@@ -330,7 +335,8 @@ def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
 def play_answer_nb(state, rules, action, x, y, trace):
     """Play an answer decoded by ``answer_nb``: the one function that applies strategies'
     answers, which every loop calls.  A layout goes to ``lay_out_nb`` and a defence to
-    ``defend_nb`` (both check the masks), the best defence to ``defend_nb``, a discard
+    ``defend_nb`` (both check the masks), the best defence and the defence without layoffs to
+    ``defend_nb``, a discard
     that is no card is ``ERR_ILLEGAL_DISCARD``, any other action to ``play_nb``.  Returns
     ``(error, value)``: the value an error records (the melds' card mask, the card)."""
     if action == ANSWER_LAYOUT:
@@ -339,6 +345,8 @@ def play_answer_nb(state, rules, action, x, y, trace):
         return defend_nb(state, rules, x, y, trace), x | y
     if action == A_DEFEND_BEST:  # (``play_nb`` plays no defence)
         return defend_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace), x
+    if action == A_DEFEND_NO_LAYOFFS:
+        return defend_nb(state, rules, np.int64(DEFEND_NO_LAYOFFS), np.int64(0), trace), x
     if action == ANSWER_NOT_A_CARD:
         return np.int64(ERR_ILLEGAL_DISCARD), x
     return play_nb(state, rules, action, trace), x

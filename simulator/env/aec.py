@@ -3,7 +3,7 @@
 Agents ``player_0`` and ``player_1`` are the seats of ``simulator.core.state``.  Each step is
 one decision of the agent to act, an action code named by ``simulator.actions``
 (``discard(c)``, ``DRAW_STOCK``, ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``,
-``DEFEND_BEST``, ``defend(k)``: ``N_ACTIONS`` = 142 in all; ``simulator.action_name`` names
+``DEFEND_BEST``, ``defend(k)``, ``DEFEND_NO_LAYOFFS``: ``N_ACTIONS`` = 143 in all; ``simulator.action_name`` names
 each); the automatic steps in between (the
 stock draw after both pass the upcard, big gin, settling, the end of the stock) happen
 inside the step, exactly as ``simulate`` plays them.  Observations are dicts
@@ -19,7 +19,7 @@ inside the step, exactly as ``simulate`` plays them.  Observations are dicts
   both).  Hands chain as in ``simulate_games`` (``simulator.core.scoring.end_of_hand_nb``);
   a game still running after ``MAX_HANDS_PER_GAME`` hands is truncated.
 
-An action is a member of the action space ``Discrete(142)`` (a Python or NumPy integer, or
+An action is a member of the action space ``Discrete(143)`` (a Python or NumPy integer, or
 a 0-d integer array); anything else raises a one-line ``ValueError``, and so does a legal
 code the rules refuse now (the message lists the legal ones).  Once every agent is done,
 ``step`` and ``last`` raise a ``RuntimeError`` saying to call ``reset``.

@@ -20,8 +20,9 @@ with ``"win"``.
 this hand", a meaning that shifts from state to state; ``"stable"`` masks those out, so
 every legal code means the same thing in every state: the discards, ``DRAW_STOCK``,
 ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``LAY_OUT`` (lay out the least-deadwood
-arrangement that comes first in ``simulator.core.melds.arrangement_nb``'s order) and
-``DEFEND_BEST`` (the best response: melds and layoffs leaving the least deadwood).  The
+arrangement that comes first in ``simulator.core.melds.arrangement_nb``'s order),
+``DEFEND_BEST`` (the best response: melds and layoffs leaving the least deadwood) and
+``DEFEND_NO_LAYOFFS`` (that first arrangement, nothing laid off).  The
 codes keep their numbers, so a policy trained on either set reads the same codes.
 """
 

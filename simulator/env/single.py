@@ -7,7 +7,7 @@ own random stream (``simulator.Hand.strategy_action``).  The agent's seat is dra
 episode unless ``seat`` is given.  An action that is not legal ends the episode with
 reward ``illegal_reward`` and ``info["illegal_action"] = True`` (mask actions with
 ``observation["action_mask"]`` or ``action_masks()``).  An action is any member of the
-action space ``Discrete(142)``: a Python or NumPy integer, or a 0-d integer array (what
+action space ``Discrete(143)``: a Python or NumPy integer, or a 0-d integer array (what
 Stable-Baselines3's ``model.predict`` returns); anything else (a float, an out-of-range
 code, a wrong shape) raises a one-line ``ValueError`` instead of counting as illegal play.
 ``step`` after the episode has ended raises a ``RuntimeError`` (call ``reset``), so an

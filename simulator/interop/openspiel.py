@@ -75,7 +75,7 @@ from ..core.errors import StrategyError
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
 
-__all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple", "BestDefence", "openspiel_simple_best_defence",
+__all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
            "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS"]
 
@@ -689,7 +689,7 @@ class GinsimBot(pyspiel.Bot):
         on the shadow: the best response is OpenSpiel's best response (an exhaustive search of
         its layoffs, which the cross-check proved equals ginsim's); an arrangement lays off the
         cards ginsim laid off, in an order OpenSpiel offers them, then melds the rest to their
-        least deadwood."""
+        least deadwood; the defence without layoffs passes at once, then melds."""
         me = self.player_id
         if self._defence is None and not state.finished_layoffs():  # (none against gin)
             knocker_melds = list(state.layed_melds()[1 - me])
@@ -726,8 +726,9 @@ class OpenSpielPlayer(Player):
     it into an OpenSpiel state whose unknown chance outcomes are filled with cards the seat has
     never seen (``_fill``, as ``GinsimBot`` does), calls the bot's ``restart_at`` and ``step``
     on it, and translates the answer: OpenSpiel's knock before the discard becomes ginsim's
-    discard then knock, its melds the matching ``lay_out(k)``, its layoffs and melds the
-    ginsim defence that leaves the same deadwood.  The bot decides in OpenSpiel's game with
+    discard then knock, its melds the matching ``lay_out(k)``, its defence
+    ``DEFEND_NO_LAYOFFS`` when it laid nothing off (OpenSpiel's simple bot never lays off),
+    else the ginsim defence that leaves the same deadwood.  The bot decides in OpenSpiel's game with
     ginsim's knock limit and bonuses (``game_for(rules, strict=False)``).  A move docs/rules.md
     forbids (a discard of the card just taken from the pile; a layout that is not
     least-deadwood; a defence no ginsim defence matches) is replaced by the greedy default's
@@ -809,19 +810,28 @@ class OpenSpielPlayer(Player):
         if phase == "defend":
             if state.current_phase() != Phase.LAYOFF:
                 return self._replace(obs, "defence")
+            laid_off = False
             while not state.is_terminal() and state.current_player() == me:
-                state.apply_action(_ask(bot, state))
-            deadwood = state.deadwood()[me]
-            # the score depends on the defender's deadwood only: the ginsim defence leaving the
-            # bot's deadwood, else the nearest (a defence docs/rules.md has no move for, such as
-            # a layoff that breaks a meld of the defender's own)
-            options = [(obs.best_defence[2], A.DEFEND_BEST)] + [(dw, A.defend(k))
-                                                                for k, (_, _, dw) in enumerate(obs.defences)]
-            dw, action = min(options, key=lambda o: abs(o[0] - deadwood))
-            if dw != deadwood:
-                type(self).replaced["defence"] = type(self).replaced.get("defence", 0) + 1
-            return action
+                a = _ask(bot, state)
+                laid_off |= a < DRAW_UPCARD and not state.finished_layoffs()  # a card, before its Pass
+                state.apply_action(a)
+            return self._defence(obs, state.deadwood()[me], laid_off)
         return self._replace(obs, phase)
+
+    def _defence(self, obs, deadwood: int, laid_off: bool) -> int:
+        """The ginsim defence of a bot that left ``deadwood``: ``DEFEND_NO_LAYOFFS`` when it laid
+        nothing off and melded the rest to its least deadwood (what OpenSpiel's simple bot
+        does); else, as the score depends on the defender's deadwood only, the defence leaving
+        the bot's deadwood, or the nearest (a defence docs/rules.md has no move for, such as
+        melds that are not least-deadwood), counted in ``replaced["defence"]``."""
+        no_layoffs = [(obs.deadwood, A.DEFEND_NO_LAYOFFS)]
+        options = [(obs.best_defence[2], A.DEFEND_BEST)] + [(dw, A.defend(k))
+                                                            for k, (_, _, dw) in enumerate(obs.defences)]
+        options = options + no_layoffs if laid_off else no_layoffs + options
+        dw, action = min(options, key=lambda o: abs(o[0] - deadwood))
+        if dw != deadwood:
+            type(self).replaced["defence"] = type(self).replaced.get("defence", 0) + 1
+        return action
 
     def _replace(self, obs, reason: str) -> int:
         """The greedy default's move (``strategies.Player``), where the bot's has no ginsim match."""
@@ -999,6 +1009,7 @@ class OpenSpielSimple(OpenSpielPlayer):
     framework's ``SimpleGinRummyPlayer`` (ginsim's ``simple``): a different player."""
 
     NAME = "openspiel_simple"
+    DEFENCE = "no_layoffs"  # the bot passes at OpenSpiel's layoffs (reports name it)
     SUMMARY = "OpenSpiel's C++ simple gin_rummy bot, asked through OpenSpiel (not ginsim's 'simple')"
     make_bot = staticmethod(_make_simple)
 
@@ -1201,48 +1212,3 @@ def _ginsim_spec(spec):
         name = "openspiel_" + "".join(ch if ch.isalnum() else "_" for ch in getattr(spec, "__name__", "bot"))
         return parse_strategy(register_player(name, OpenSpielPlayer.for_bot(spec, name)).name)
     return spec
-
-
-class BestDefence(pyspiel.Bot):
-    """An OpenSpiel bot whose defence is replaced by the best response: as the defender it
-    lays off the cards of ``best_layoffs`` (OpenSpiel's best response, equal to ginsim's
-    ``defend best``), then melds the rest to its least deadwood.  OpenSpiel's simple bot never lays off, and
-    ginsim's engine has no defence without layoffs, so the simple bot with this defence is
-    the player that plays the same in both engines (``tests/test_interop_openspiel.py``)."""
-
-    def __init__(self, bot, player_id: int):
-        pyspiel.Bot.__init__(self)
-        self.bot, self.player_id, self._seq = bot, player_id, None
-
-    def restart(self):
-        self._seq = None
-        self.bot.restart()
-
-    def restart_at(self, state):
-        self._seq = None
-        self.bot.restart_at(state)
-
-    def inform_action(self, state, player_id, action):
-        self.bot.inform_action(state, player_id, action)
-
-    def provides_policy(self):
-        return False
-
-    def step(self, state):
-        me = self.player_id
-        if state.current_phase() != Phase.LAYOFF:
-            self._seq = None
-            return self.bot.step(state)
-        if not state.finished_layoffs():
-            if self._seq is None:
-                self._seq = best_layoffs(list(state.layed_melds()[1 - me]), list(state.hands()[me]))[1]
-            held, legal = set(state.hands()[me]), state.legal_actions()
-            card = next((c for c in self._seq if c in held and c in legal), None)
-            return PASS if card is None else card
-        meld = best_meld_action(state, me)  # then the rest to its least deadwood
-        return PASS if meld is None else meld
-
-
-def openspiel_simple_best_defence(game, player_id: int):
-    """OpenSpiel's simple bot with the best-response defence (``BestDefence``)."""
-    return BestDefence(_make_simple(game, player_id), player_id)

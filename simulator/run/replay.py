@@ -110,7 +110,8 @@ def describe_event(who: str, seat: int, kind: str, value: int) -> str:
     if kind in ("sets", "runs"):
         return f"  {kind}: {format_cards(mask_cards(value)) or '-'}"
     if kind == "defend":
-        how = "with the best response" if value < 0 else f"with its least-deadwood arrangement {value}"
+        how = {-1: "with the best response", -2: "laying off nothing"}.get(
+            value, f"with its least-deadwood arrangement {value}")
         return f"{who} defends {how}"
     if kind == "layoff":
         return f"{who} lays off {format_cards(mask_cards(value)) or 'nothing'}"

@@ -12,7 +12,8 @@ When the bot knocks, you defend: the screen shows its layout, and you choose the
 defence (``b``, or just Enter: your melds and layoffs chosen together to leave the least
 deadwood, breaking a meld of yours when laying off its cards pays) or one of your
 least-deadwood arrangements by number (then every unmelded card that fits the knocker's
-melds is laid off; docs/rules.md#laying-out-and-laying-off).  When you knock, the bot's
+melds is laid off; docs/rules.md#laying-out-and-laying-off), or ``n``: your first
+arrangement, laying off nothing.  When you knock, the bot's
 defence is printed: the melds it laid out and whether it was its best response or which
 of its arrangements.
 
@@ -20,7 +21,7 @@ Moves are read line by line from standard input, so a file of moves plays a whol
 (``ginsim play --seed 3 < moves.txt``).  Keys: ``t`` take the pile's top card, ``s`` draw
 from the stock, ``p`` pass, a card such as ``7h`` (or ``d``, the card just drawn) to
 discard it, ``k`` knock, ``n`` play on, a number to choose a layout, ``b`` the best
-defence, ``?`` the keys again,
+defence, ``n`` (defending) no layoffs, ``?`` the keys again,
 ``q`` (or Ctrl-D) to quit.  A key that is not a move here gets a one-line hint.
 
 Rules: docs/rules.md; the hand is played by ``simulator.Hand``, the engine ``simulate``
@@ -238,6 +239,9 @@ class Table:
                 deadwood, laid = layoff_after_melds_nb(mask, np.int64(own), knocker_sets, knocker_runs)
                 out.append((str(k + 1), S.A_DEFEND + k, f"lay out {_melds_text(_arrangement(int(mask), _mask(sets), _mask(runs)))}"
                                                         f", then lay off {_laid_text(laid)} ({int(deadwood)} left)"))
+            sets, runs = hand.arrangements()[0]
+            out.append(("n", S.A_DEFEND_NO_LAYOFFS,
+                        f"lay out {_melds_text(_arrangement(int(mask), _mask(sets), _mask(runs)))}, lay off nothing"))
             return out
         return []
 
@@ -299,7 +303,7 @@ class Table:
             melded = int(st[S.S_DEFENDER_MELDS])
             melds = " ".join("[" + " ".join(map(str, m)) + "]"
                              for m in best_arrangement([int(c) for c in mask_cards(melded)]).melds) if melded else "no melds"
-            how = "the best response" if value < 0 else f"least-deadwood arrangement {value + 1}"
+            how = {-1: "the best response", -2: "no layoffs"}.get(value, f"least-deadwood arrangement {value + 1}")
             self.say(f"{who} {'defend' if me else 'defends'} with {how}: {'lay' if me else 'lays'} out {melds}, "
                      f"{'lay' if me else 'lays'} off {_laid_text(int(st[S.S_LAID]))}.")
             return

@@ -270,8 +270,9 @@ def _exit_with_parent() -> None:
 
 
 def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provenance: dict[str, Any],
-                watch_parent: bool = False):
-    """Play one chunk in this process: its Arrow table, provenance in the metadata."""
+                watch_parent: bool = False, check_code: bool = True):
+    """Play one chunk in this process: its Arrow table, provenance in the metadata.
+    ``check_code`` first refuses a process whose code fingerprint is not the run's."""
     import numba
 
     from ..engine.select import will_play
@@ -280,7 +281,7 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
         _exit_with_parent()
 
     sids = experiment_sids(exp)  # (registers the experiment's plug-ins)
-    here = code_fingerprint(exp.plugins)
+    here = code_fingerprint(exp.plugins) if check_code else provenance["code_fingerprint"]
     if here != provenance["code_fingerprint"]:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
@@ -364,7 +365,10 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ginsim-writer") as writer:
         try:
             for chunk in chunks:
-                table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk))
+                # this process checked ginsim's code against the manifest in prepare_run_dir and
+                # imported it; a plug-in is registered again per chunk, so its file is checked again
+                table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk),
+                                    check_code=bool(exp.plugins))
                 if pending is not None:
                     done(pending.result()[1])
                     wrote += 1

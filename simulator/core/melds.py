@@ -228,7 +228,7 @@ def min_deadwood_nb(mask):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)
 def unmeldable_value_nb(mask):
     """The value of the cards of ``mask`` that no meld can hold: in no block of three or
     more consecutive cards of a suit and of a rank held fewer than three times.  Every

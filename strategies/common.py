@@ -12,7 +12,7 @@ from simulator.core.cards import FULL_DECK_MASK
 from simulator.core.melds import (
     KNOCKER_RANDOM,
     KNOCKER_VS_LIVE,
-    arrangement_nb,
+    arrangement_scan_nb,
     discard_deadwoods_nb,
     knocker_arrangement_nb,
     min_deadwood_nb,
@@ -130,14 +130,20 @@ def arrange_as_eaai_nb(hand, rng):
     """(sets, runs): a least-deadwood arrangement of ``hand`` drawn from the player's
     stream as the EAAI framework's ``SimpleGinRummyPlayer.getFinalMelds`` draws one: uniform
     over its list of least-deadwood meld lists, so each arrangement (``arrangement_nb``)
-    weighs as many lists as ``meld_lists_nb`` counts for it."""
-    count = arrangement_nb(hand, np.int64(-1))[2]
+    weighs as many lists as ``meld_lists_nb`` counts for it.  The draw is made even when
+    the hand has one arrangement (it then always picks that one)."""
+    dw_min = min_deadwood_nb(hand)
+    none = np.int64(-1)
+    sets, runs, count, _ = arrangement_scan_nb(hand, dw_min, np.int64(0), none, none)
+    if count == 1:
+        below_nb(rng, meld_lists_nb(runs))
+        return sets, runs
     total = np.int64(0)
     for k in range(count):
-        total += meld_lists_nb(arrangement_nb(hand, np.int64(k))[1])
+        total += meld_lists_nb(arrangement_scan_nb(hand, dw_min, np.int64(k), none, none)[1])
     pick = np.int64(below_nb(rng, total))
     for k in range(count):
-        sets, runs, _ = arrangement_nb(hand, np.int64(k))
+        sets, runs, _, _ = arrangement_scan_nb(hand, dw_min, np.int64(k), none, none)
         pick -= meld_lists_nb(runs)
         if pick < 0:
             return sets, runs

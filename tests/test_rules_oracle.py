@@ -106,6 +106,26 @@ def test_min_deadwood_every_hand_size():
     check(failures, "min_deadwood on 0..11 cards")
 
 
+def test_unmeldable_value_is_the_value_of_cards_in_no_meld():
+    """``unmeldable_value_nb`` (the engine's lower bound of the deadwood after a discard)
+    is the value of the cards the oracle finds in no meld, and never above the least
+    deadwood, on uniform and meld-dense hands of 10 and 11 cards."""
+    import numpy as np
+
+    from simulator.core.melds import unmeldable_value_nb
+
+    rng = random.Random(6)
+    failures = []
+    for size in (10, 11):
+        for hand in o.random_hands(rng, 3000, size) + o.dense_hands(rng, 3000, size):
+            melded = {c for meld in o.all_melds(hand) for c in meld}
+            want = sum(VALUE[c] for c in hand if c not in melded)
+            got = int(unmeldable_value_nb(np.int64(sum(1 << c for c in hand))))
+            if got != want or got > o.oracle_min_deadwood(hand):
+                failures.append(f"unmeldable_value({fmt(hand)}): fast {got}, oracle {want}")
+    check(failures, "unmeldable value of 10- and 11-card hands")
+
+
 def test_optimal_discards_with_forbidden_card():
     rng = random.Random(4)
     hands = o.random_hands(rng, 10_000, 11) + o.dense_hands(rng, 10_000, 11)

@@ -228,6 +228,17 @@ def min_deadwood_nb(mask):
     return best
 
 
+@njit(cache=True, _nrt=False, forceinline=False)
+def unmeldable_value_nb(mask):
+    """The value of the cards of ``mask`` that no meld can hold: in no block of three or
+    more consecutive cards of a suit and of a rank held fewer than three times.  Every
+    arrangement leaves them as deadwood, so this is a lower bound of ``min_deadwood_nb``
+    (a few bit operations against its search of set choices)."""
+    three, _ = set_ranks_nb(mask)
+    in_sets = mask & (three * np.int64(0x0001000100010001))  # each such rank in every suit
+    return hand_value_nb(mask & ~(run_cover_nb(mask) | in_sets))
+
+
 @njit(cache=True, _nrt=False)
 def discard_deadwoods_nb(mask, allowed):
     """Least deadwood after discarding, over the allowed discards of an 11-card hand.
@@ -579,31 +590,39 @@ def arrangement_nb(mask, k):
     told apart by their two masks (A23 + 456 of a suit is the run A-6).  These are exactly
     the layouts ``valid_layout_nb`` accepts at the least deadwood.  (No allocation: the
     engine's phase functions call this without numba's runtime.)"""
-    dw_min = min_deadwood_nb(mask)
+    sets, runs, n, _ = arrangement_scan_nb(mask, min_deadwood_nb(mask), k, np.int64(-1), np.int64(-1))
+    return sets, runs, n
+
+
+@njit(cache=True, _nrt=False, forceinline=False)
+def arrangement_scan_nb(mask, dw_min, k, sets, runs):
+    """One pass over the canonical order of ``arrangement_nb`` for a hand whose least
+    deadwood is ``dw_min``: ``(sets_k, runs_k, count, index)``, the ``k``-th arrangement
+    (zeros when out of range), how many there are, and the position of the arrangement
+    (``sets``, ``runs``) (-1 when it is not one of them)."""
     r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
     n = np.int64(0)
+    index = np.int64(-1)
     found_sets = np.int64(0)
     found_runs = np.int64(0)
     for i0 in range(n0):
         for i1 in range(n1):
             for i2 in range(n2):
-                sets = sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
-                left = mask & ~sets
+                melded = sets_melded_nb(mask, r0, r1, r2, i0, i1, i2)
+                left = mask & ~melded
                 if runs_deadwood_nb(left) == dw_min:
+                    cover = run_cover_nb(left)
                     if n == k:
-                        found_sets = sets
-                        found_runs = run_cover_nb(left)
+                        found_sets = melded
+                        found_runs = cover
+                    if melded == sets and cover == runs:
+                        index = n
                     n += 1
-    return found_sets, found_runs, n
+    return found_sets, found_runs, n, index
 
 
 @njit(cache=True, _nrt=False, forceinline=False)
 def arrangement_index_nb(mask, sets, runs):
     """The position of the arrangement (``sets``, ``runs``) in ``arrangement_nb``'s
     order, or -1 when it is not a least-deadwood arrangement of ``mask``."""
-    n = arrangement_nb(mask, np.int64(-1))[2]
-    for k in range(n):
-        s, r, _ = arrangement_nb(mask, np.int64(k))
-        if s == sets and r == runs:
-            return np.int64(k)
-    return np.int64(-1)
+    return arrangement_scan_nb(mask, min_deadwood_nb(mask), np.int64(-1), sets, runs)[3]

@@ -157,6 +157,7 @@ from .melds import (
     layoff_after_melds_nb,
     layoff_solution_nb,
     min_deadwood_nb,
+    unmeldable_value_nb,
     valid_layout_nb,
 )
 from .layouts import ERRORS
@@ -597,9 +598,11 @@ def discard_phase_nb(state, action, trace):
     state[S_LEGAL] = 0
     if trace.shape[0] > 0:
         trace_nb(state, trace, seat, np.int64(EV_DISCARD), card)
+    if unmeldable_value_nb(hand) > state[S_LIMIT]:  # (a lower bound of the deadwood)
+        return ERR_NONE, STEP_END_TURN  # (after taking the last discard this cannot be)
     deadwood = min_deadwood_nb(hand)
     if deadwood > state[S_LIMIT]:
-        return ERR_NONE, STEP_END_TURN  # (after taking the last discard this cannot be)
+        return ERR_NONE, STEP_END_TURN
     state[S_DEADWOOD] = deadwood
     if state[S_LAST_CHANCE]:
         return ERR_NONE, STEP_KNOCK  # taken only to knock: automatic

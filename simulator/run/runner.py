@@ -270,8 +270,9 @@ def _exit_with_parent() -> None:
 
 
 def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provenance: dict[str, Any],
-                watch_parent: bool = False):
-    """Play one chunk in this process: its Arrow table, provenance in the metadata."""
+                watch_parent: bool = False, check_code: bool = True):
+    """Play one chunk in this process: its Arrow table, provenance in the metadata.
+    ``check_code`` first refuses a process whose code fingerprint is not the run's."""
     import numba
 
     from ..engine.select import will_play
@@ -280,7 +281,7 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
         _exit_with_parent()
 
     sids = experiment_sids(exp)  # (registers the experiment's plug-ins)
-    here = code_fingerprint(exp.plugins)
+    here = code_fingerprint(exp.plugins) if check_code else provenance["code_fingerprint"]
     if here != provenance["code_fingerprint"]:
         raise RunError(f"worker pid {os.getpid()} runs other code than the run (fingerprint {here}, "
                        f"run {provenance['code_fingerprint']}); install the same ginsim and plug-ins everywhere")
@@ -292,9 +293,27 @@ def _play_chunk(exp: Experiment, cell: Cell, chunk: Chunk, threads: int, provena
     return table.replace_schema_metadata(metadata)
 
 
-#: Parquet options of chunk files: zstd pages (about 9 bytes per hand row on disk, and
-#: cheaper to read back than snappy's larger pages)
+#: Parquet options of every chunk file: zstd pages (smaller than snappy's and cheaper to
+#: read back); for the options that depend on the columns see ``parquet_options``
 PARQUET_OPTIONS = {"compression": "zstd"}
+#: the one column whose Parquet statistics (min and max per file) are written: a reader
+#: filtering a run's rows by cell skips the other cells' files; ginsim itself reads none
+STATISTICS_COLUMNS = ("cell",)
+
+
+def parquet_options(schema) -> dict[str, Any]:
+    """The ``pyarrow.parquet.write_table`` options of a chunk file of ``schema``:
+    ``PARQUET_OPTIONS``; the int64 columns (deal, game and pair numbers, which rise row by
+    row and are almost all distinct) delta-encoded instead of dictionary-encoded, which
+    makes them a few bits a row; dictionary encoding for the others; statistics only for
+    ``STATISTICS_COLUMNS``.  The rows read back are the same whatever the options."""
+    import pyarrow as pa
+
+    numbers = [field.name for field in schema if pa.types.is_int64(field.type)]
+    return {**PARQUET_OPTIONS,
+            "use_dictionary": [field.name for field in schema if field.name not in numbers],
+            "column_encoding": dict.fromkeys(numbers, "DELTA_BINARY_PACKED"),
+            "write_statistics": [name for name in STATISTICS_COLUMNS if name in schema.names]}
 
 
 def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, int]:
@@ -308,7 +327,7 @@ def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, i
         tmp.unlink(missing_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle, **PARQUET_OPTIONS)
+            pq.write_table(table, handle, **parquet_options(table.schema))
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
@@ -346,7 +365,10 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ginsim-writer") as writer:
         try:
             for chunk in chunks:
-                table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk))
+                # this process checked ginsim's code against the manifest in prepare_run_dir and
+                # imported it; a plug-in is registered again per chunk, so its file is checked again
+                table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk),
+                                    check_code=bool(exp.plugins))
                 if pending is not None:
                     done(pending.result()[1])
                     wrote += 1

@@ -8,9 +8,9 @@ Prints, as tables or JSON:
   the parallel efficiency (deals/s on n threads ÷ n × deals/s on one);
 * the floor model (``bench_floor``, CPU time): nanoseconds per deal of the kernel against a
   stripped loop of the same rules functions with the kernel's mean number of draws;
-* the end-to-end paths against the kernel, back to back on the same deals: deals per
-  second of the kernel alone, of ``simulate`` (DataFrame) and of ``ginsim run`` (Parquet
-  files), and each one's ratio to the kernel (``bench_paths``);
+* the end-to-end paths against the kernel, in turns on the same deals: deals per CPU-second
+  and per second of the kernel alone, of ``simulate`` (DataFrame) and of ``ginsim run``
+  (Parquet files), and each one's ratio to the kernel (``bench_paths``);
 * end to end: wall time, deals per second and peak memory of ``ginsim run`` on a
   2,000,000-deal experiment (a child process; its memory high-water mark from /proc);
 * start-up: time from a fresh Python process to the first dealt hand with an empty numba
@@ -223,16 +223,22 @@ def bench_floor(n_deals: int = 200_000, repeats: int = 3, rules: str = "hoyle") 
             "floor_ns_per_deal": floor_s / n_deals * 1e9, "kernel_over_floor": kernel_s / floor_s}
 
 
-def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2,
+def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3,
                 matchup=("simple", "simple"), rules: str = "tournament") -> dict:
     """Deals per second of the kernel alone, of ``simulate`` (kernel + DataFrame) and of a
     ``ginsim run`` (kernel + Arrow + Parquet files, ``run_experiment`` in this process with
-    one job and every thread, chunks of ``chunk``), back to back on the same deals, and
-    each path's ratio to the kernel.  The run's figure leaves out the interpreter's
-    start-up (about a second of imports and cache loading, reported as "time to first
-    deal"); it includes the manifest, the lock, verification and every chunk written."""
+    one job and every thread, chunks of ``chunk``), and each path's ratio to the kernel, in
+    CPU time (``*_ratio``: deals per CPU-second of the process, every thread counted) and in
+    wall time (``*_ratio_wall``).  The three play the same deals (the run's one cell: its
+    engine seed, deals 0 .. ``n_deals`` - 1) on the same threads, every kernel compiled
+    before timing; they are timed in turns, ``repeats`` rounds with the order rotated, and
+    each path's figure is its best round, so a burst of other work on a shared machine
+    does not fall on one path only.  The run's figure leaves out the interpreter's start-up
+    (about a second of imports and cache loading, reported as "time to first deal"); it
+    includes the manifest, the lock, verification and every chunk written."""
     from ..api import play_deal_records, simulate
     from ..run.experiment import load_experiment
+    from ..run.rundir import cell_seed
     from ..run.runner import run_experiment
 
     a, b = matchup
@@ -242,18 +248,26 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 2
                             f'matchups = [["{a}", "{b}"]]\n[variants.v]\npreset = "{rules}"\n')
         exp = load_experiment(exp_path)
         run_experiment(load_experiment(exp_path, deals=chunk), Path(tmp) / "warm", progress=False)
-        simulate(a, b, rules, n_deals=1000, seed=1)
+        seed = cell_seed(exp.seed, 0)  # the seed the run's cell plays with
+        simulate(a, b, rules, n_deals=1000, seed=seed)
         runs = iter(range(repeats))
-
-        def one_run():
-            run_experiment(exp, Path(tmp) / f"run{next(runs)}", progress=False)
-
-        kernel = _best_time(lambda: play_deal_records(a, b, rules, 0, n_deals, seed=1), repeats)
-        frame = _best_time(lambda: simulate(a, b, rules, n_deals=n_deals, seed=1), repeats)
-        run = _best_time(one_run, repeats)
+        paths = {"kernel": lambda: play_deal_records(a, b, rules, 0, n_deals, seed=seed),
+                 "simulate": lambda: simulate(a, b, rules, n_deals=n_deals, seed=seed),
+                 "run": lambda: run_experiment(exp, Path(tmp) / f"run{next(runs)}", progress=False)}
+        wall = dict.fromkeys(paths, float("inf"))
+        cpu = dict.fromkeys(paths, float("inf"))
+        names = list(paths)
+        for round_ in range(repeats):
+            for name in names[round_ % 3:] + names[:round_ % 3]:
+                w, c = time.perf_counter(), time.process_time()
+                paths[name]()
+                wall[name] = min(wall[name], time.perf_counter() - w)
+                cpu[name] = min(cpu[name], time.process_time() - c)
     return {"matchup": f"{a} vs {b}", "rules": rules, "deals": n_deals, "chunk": chunk,
-            "kernel_deals_per_s": n_deals / kernel, "simulate_deals_per_s": n_deals / frame,
-            "run_deals_per_s": n_deals / run, "simulate_ratio": kernel / frame, "run_ratio": kernel / run}
+            **{f"{name}_deals_per_s": n_deals / wall[name] for name in paths},
+            **{f"{name}_deals_per_cpu_s": n_deals / cpu[name] for name in paths},
+            "simulate_ratio": cpu["kernel"] / cpu["simulate"], "run_ratio": cpu["kernel"] / cpu["run"],
+            "simulate_ratio_wall": wall["kernel"] / wall["simulate"], "run_ratio_wall": wall["kernel"] / wall["run"]}
 
 
 SCALE_MATCHUPS = [("simple", "simple"), ("knock_early", "simple"), ("gin_hunter", "knock_early"),
@@ -686,13 +700,13 @@ def print_tables(result: dict) -> None:
           f"{fl['kernel_ns_per_deal']:,.0f} ns per deal, stripped loop of the rules functions "
           f"{fl['floor_ns_per_deal']:,.0f} ns: {fl['kernel_over_floor']:.2f}x the floor")
     paths = result["paths"]
-    print(f"\n{'end to end':<28}{'deals/s':>14}{'of kernel':>12}   ({paths['matchup']}, {paths['rules']}, "
-          f"{paths['deals']:,} deals, all threads)")
-    for name, key, ratio in (("kernel (play_deal_records)", "kernel_deals_per_s", None),
-                             ("simulate (DataFrame)", "simulate_deals_per_s", "simulate_ratio"),
-                             ("ginsim run (Parquet)", "run_deals_per_s", "run_ratio")):
-        share = f"{paths[ratio]:>12.0%}" if ratio else f"{1:>12.0%}"
-        print(f"{name:<28}{paths[key]:>14,.0f}{share}")
+    print(f"\n{'end to end':<28}{'deals/CPU-s':>14}{'of kernel':>12}{'deals/s':>14}{'of kernel':>12}   "
+          f"({paths['matchup']}, {paths['rules']}, {paths['deals']:,} deals, all threads)")
+    for name, key in (("kernel (play_deal_records)", "kernel"), ("simulate (DataFrame)", "simulate"),
+                      ("ginsim run (Parquet)", "run")):
+        cpu_share, wall_share = (1.0, 1.0) if key == "kernel" else (paths[f"{key}_ratio"], paths[f"{key}_ratio_wall"])
+        print(f"{name:<28}{paths[f'{key}_deals_per_cpu_s']:>14,.0f}{cpu_share:>12.0%}"
+              f"{paths[f'{key}_deals_per_s']:>14,.0f}{wall_share:>12.0%}")
     print(f"  (ginsim run in process, chunks of {paths['chunk']:,}, interpreter start-up excluded: see time to "
           f"first deal)")
     e2e = result["end_to_end"]

@@ -86,9 +86,13 @@ METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
     # a tuning's claims (claims.toml in a folder of tuning specs): the tuned policy's value
     # against the weighted field minus a baseline's, on the same deals (tune.json's "edge")
     "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
+    # a decision-values study's claims (simulator.studies.decision_values): the full player's
+    # result against ``opponent`` minus the hybrid's (a = the player, b = the hybrid), on the same deals
+    "decision_loss": {"hand": ("loss", "same", 0.0), "game": ("loss", "same", 0.0)},
 }
 ASSERTIONS = ("sign", "above", "below", "interval", "delta")
-CLAIM_KEYS = {"id", "statement", "metric", "unit", "a", "b", "rules", "note", "effect", "tuning", *ASSERTIONS}
+CLAIM_KEYS = {"id", "statement", "metric", "unit", "a", "b", "rules", "note", "effect", "tuning", "opponent",
+              *ASSERTIONS}
 WITHDRAWN_KEYS = {"id", "statement", "reason"}
 TOP_KEYS = {"claims", "withdrawn", "max_deals", "max_games"}
 
@@ -112,6 +116,7 @@ class Claim:
     note: str = ""
     effect: float | None = None  # the effect the confirmation is powered for (None: the study's estimate)
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
+    opponent: str | None = None  # a decision_loss claim: the opponent both players meet
 
 
 @dataclass(frozen=True)
@@ -196,6 +201,9 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
     if ("tuning" in c) != (c["metric"] == "field_edge"):
         raise fail("tuning" if "tuning" in c else "metric",
                    "a tuning's claims (with tuning = ...) have metric = \"field_edge\", and only they")
+    if "opponent" in c and (c["metric"] != "decision_loss" or not isinstance(c["opponent"], str)
+                            or not c["opponent"].strip()):
+        raise fail("opponent", "only a decision_loss claim names an opponent, a strategy spec")
     given = [k for k in ASSERTIONS if k in c]
     if len(given) != 1:
         raise fail("sign" if not given else given[1],
@@ -223,7 +231,7 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
         low, high = null - float(value), null + float(value)
     return Claim(c["id"], c["statement"].strip(), c["metric"], c["unit"], c["a"], c["b"], c["rules"],
                  {kind: value}, low, high, c.get("note", "").strip(),
-                 float(c["effect"]) if "effect" in c else None, c.get("tuning"))
+                 float(c["effect"]) if "effect" in c else None, c.get("tuning"), c.get("opponent"))
 
 
 def claims_path(experiment: Path) -> Path:
@@ -655,6 +663,9 @@ def _assertion_text(entry: dict[str, Any]) -> str:
 def render_markdown(result: dict[str, Any]) -> str:
     n_claims = result["family"]["size"]
     tuning = any(e["metric"] == "field_edge" for e in result["claims"])
+    decisions = ("; each claim plays the full player (a) and the hybrid (b) against the opponent on the same "
+                 "mirrored deals, with the engine seed derived from the confirmation seed as the study derives "
+                 "its own (`cells[].confirmation` in confirm.json).")
     streams = ("; each policy plays the tuning's field on the streams `ginsim tune` keys by (seed, \"fresh\", "
                "opponent), with the confirmation seed in place of the tuning's (`cells[].confirmation` in "
                "confirm.json), both policies on the same deals.")
@@ -668,7 +679,7 @@ def render_markdown(result: dict[str, Any]) -> str:
              f"Confirmation seed {result['seed']}" + (f", derived from the study seed and the salt "
                                                       f"`{result['salt']}`" if result["seed_from_salt"] else
                                                       " (given on the command line)")
-             + (streams if tuning else cells),
+             + (streams if tuning else decisions if result.get("kind") == "decision_values" else cells),
              f"The {n_claims} claim{'s' if n_claims != 1 else ''} are one family: Holm at "
              f"{result['family']['alpha']:.0%}. Sample sizes were fixed before playing, from the study's own "
              f"variance, for {result['power_target']:.0%} power at the study's estimate or the claim's "

@@ -310,7 +310,7 @@ def render_markdown(result: dict[str, Any], spec_path: str) -> str:
              "(common random numbers), with a paired 95% t interval over mirrored pairs. Per hand: net "
              "points per hand; per game: share of games won, in percentage points. Positive: the "
              "player's own way of making the decision is worth that much.", ""]
-    blocks = sorted({(r["rules"], r["unit"]) for r in result["rows"]}, key=lambda b: (b[1] != "hand", b[0]))
+    blocks = list(dict.fromkeys((r["rules"], r["unit"]) for r in result["rows"]))  # in the spec's order
     for player in result["players"]:
         for opponent in result["opponents"]:
             rows = [r for r in result["rows"] if r["player"] == player and r["opponent"] == opponent]
@@ -327,9 +327,10 @@ def render_markdown(result: dict[str, Any], spec_path: str) -> str:
                     full.append("—")
                     continue
                 f = r["full"]
-                scale, suffix = (100, " %") if unit == "game" else (1, "")
-                full.append(f"{scale * f['estimate']:+.3f}{suffix} [{scale * f['low']:+.3f}, {scale * f['high']:+.3f}]"
-                            .replace("+", "" if unit == "game" else "+"))
+                if unit == "game":
+                    full.append(f"{100 * f['estimate']:.1f}% [{100 * f['low']:.1f}, {100 * f['high']:.1f}]")
+                else:
+                    full.append(f"{f['estimate']:+.3f} [{f['low']:+.3f}, {f['high']:+.3f}]")
             lines.append(f"| *{player} itself* | " + " | ".join(full) + " |")
             for decision in result["decisions"]:
                 cells = []
@@ -343,9 +344,10 @@ def render_markdown(result: dict[str, Any], spec_path: str) -> str:
                 f"`{rules}` per {unit}: {size:,} {unit}s ({size // 2:,} mirrored pairs), seed {seed}"
                 for rules, unit, size, seed in sizes) + ".")
             lines.append("")
-    lines += ["The first row is the full player's own value against the opponent (net points per hand, or "
-              "the share of games won, with its interval); the share of pairs whose result the swap changed is in "
-              "`decision_values.json` (`pairs_changed`).", ""]
+    lines += ["The first row of each table is the full player's own result against the opponent (net points "
+              "per hand, or its share of games won, with its interval); a dash: the block does not play that "
+              "opponent. The share of pairs whose result the swap changed is in `decision_values.json` "
+              "(`pairs_changed`).", ""]
     return "\n".join(lines)
 
 

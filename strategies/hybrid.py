@@ -67,12 +67,6 @@ DECISION_FUNCTIONS = {"first_upcard": "take_nb", "draw": "take_nb", "last_discar
                       "discard": "discard_nb", "knock": "knock_nb", "layout": "arrange_nb", "defence": "defend_nb"}
 
 
-def _registry():
-    from . import registry
-
-    return registry
-
-
 @dataclass(frozen=True)
 class Hybrid:
     """A resolved hybrid spec: the host, the donor and the decisions the donor makes.
@@ -117,25 +111,25 @@ class Hybrid:
         return int(self.host.sid), int(self.donor.sid)
 
 
-def memory_decisions(name: str) -> frozenset[str]:
-    """The decision functions of strategy ``name`` that read or write the per-hand memory:
-    a built-in's ``MEMORY_DECISIONS`` (absent: none), every decision of a plug-in."""
-    info = _registry().REGISTRY[name]
+def memory_decisions(info) -> frozenset[str]:
+    """The decision functions of a registered strategy (its ``StrategyInfo``) that read or
+    write the per-hand memory: a built-in's ``MEMORY_DECISIONS`` (absent: none), every
+    decision of a plug-in."""
     if info.path is not None:
         return frozenset(DECISION_FUNCTIONS.values())
     return frozenset(getattr(info.module, "MEMORY_DECISIONS", ()))
 
 
-def parse_hybrid(spec: str) -> Hybrid:
-    """Resolve ``"HOST+DECISION=DONOR[+DECISION=DONOR ...]"`` (each part a strategy spec);
-    a bad part raises a one-line ValueError naming it and its allowed values."""
-    registry = _registry()
+def parse_hybrid(spec: str, parse, registry: dict) -> Hybrid:
+    """Resolve ``"HOST+DECISION=DONOR[+DECISION=DONOR ...]"``, each part a strategy spec
+    resolved by ``parse`` (``strategies.registry.parse_strategy``, whose ``REGISTRY`` is
+    ``registry``); a bad part raises a one-line ValueError naming it and its allowed values."""
     text = spec.strip()
     host_text, *parts = [p.strip() for p in text.split("+")]
     if not host_text:
         raise ValueError(f"hybrid spec {text!r}: the host strategy is missing before '+'; "
                          "write HOST+DECISION=DONOR, e.g. mc+draw=simple")
-    host = registry.parse_strategy(host_text)
+    host = parse(host_text)
     decisions: dict[str, object] = {}
     allowed = ", ".join(DECISION_PHASES)
     for part in parts:
@@ -147,7 +141,7 @@ def parse_hybrid(spec: str) -> Hybrid:
             raise ValueError(f"hybrid spec {text!r}: decision {decision!r} needs a donor strategy: {decision}=<strategy>")
         if decision in decisions:
             raise ValueError(f"hybrid spec {text!r}: decision {decision!r} is given twice; give it once")
-        decisions[decision] = registry.parse_strategy(donor_text.strip())
+        decisions[decision] = parse(donor_text.strip())
     if not decisions:
         raise ValueError(f"hybrid spec {text!r}: no decision after '+'; write HOST+DECISION=DONOR with "
                          f"DECISION one of {allowed}")
@@ -165,8 +159,8 @@ def parse_hybrid(spec: str) -> Hybrid:
     # take_nb answers three decisions: kept by the host when any of them is not donated
     if any(DECISION_FUNCTIONS[d] == "take_nb" for d in DECISION_PHASES if d not in decisions):
         kept.add("take_nb")
-    host_memory = sorted(memory_decisions(host.name) & kept)
-    donor_memory = sorted(memory_decisions(donor.name) & given)
+    host_memory = sorted(memory_decisions(registry[host.name]) & kept)
+    donor_memory = sorted(memory_decisions(registry[donor.name]) & given)
     if host_memory and donor_memory:
         raise ValueError(f"hybrid spec {text!r}: {host.label!r} keeps decisions that use the per-hand memory "
                          f"({', '.join(host_memory)}) and {donor.label!r} gives ones that use it too "

@@ -283,7 +283,7 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
     if "+" in spec:  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
-        return parse_hybrid(spec)
+        return parse_hybrid(spec, parse_strategy, REGISTRY)
     name, _, rest = spec.strip().partition(":")
     name = name.strip()
     if name not in REGISTRY:

@@ -97,7 +97,7 @@ def test_bad_specs(spec, words):
 
 
 def test_shared_memory_is_refused(monkeypatch):
-    monkeypatch.setattr(hybrid, "memory_decisions", lambda name: frozenset({"take_nb", "discard_nb"}))
+    monkeypatch.setattr(hybrid, "memory_decisions", lambda info: frozenset({"take_nb", "discard_nb"}))
     with pytest.raises(ValueError, match="use the per-hand memory"):
         parse_strategy("simple+draw=knock_policy")
 

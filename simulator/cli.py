@@ -311,8 +311,13 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
     out = Path(_out_dir(args.out, args.study))
     start, cpu = time.perf_counter(), time.process_time()
     log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
+    from .studies import decision_values
+
     if folder is not None:
         result = confirm_tuning(folder, claims, max_deals=args.deals, max_games=args.games, seed=args.seed, log=log)
+    elif decision_values.is_spec(path):  # a decision-values study (simulator.studies.decision_values)
+        result = decision_values.confirm(path, claims, max_deals=args.deals, max_games=args.games, seed=args.seed,
+                                         log=log)
     else:
         result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
                                seed=args.seed, log=log)

@@ -74,6 +74,8 @@ SUMMARY = ("simple's play; knocks at deadwood <= a threshold from early to late 
            "minus pickup_penalty per opponent pile pickup, plus score_bonus near the opponent's target")
 #: how it defends (reports name it): simple's, the EAAI baseline's
 DEFENCE = simple.DEFENCE
+#: the decisions that use the per-hand memory (``strategies.hybrid``): simple's discard
+MEMORY_DECISIONS = simple.MEMORY_DECISIONS
 
 
 def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):

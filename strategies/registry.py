@@ -25,6 +25,7 @@ from types import ModuleType
 
 import numpy as np
 
+from .hybrid import Hybrid, parse_hybrid
 from .pyplayer import Decider, Player, is_player, strategy_failure
 from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, load_plugin, plugin_digest
 from .view import N_PARAMS
@@ -273,14 +274,17 @@ def available() -> list[dict]:
 
 
 def parse_strategy(spec: "str | Strategy") -> Strategy:
-    """Resolve ``"name"`` or ``"name:param=value,..."``; unknown names or parameters raise
-    a ValueError listing the valid ones."""
-    if isinstance(spec, Strategy):
+    """Resolve ``"name"`` or ``"name:param=value,..."``, or a hybrid
+    ``"HOST+DECISION=DONOR"`` (``strategies.hybrid.Hybrid``); unknown names or parameters
+    raise a ValueError listing the valid ones."""
+    if isinstance(spec, Strategy) or isinstance(spec, Hybrid):
         return spec
     if not isinstance(spec, str) and spec is not None and _is_player_object(spec):
         return parse_strategy(register_player(None, spec).name)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
+    if "+" in spec:  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
+        return parse_hybrid(spec, parse_strategy, REGISTRY)
     name, _, rest = spec.strip().partition(":")
     name = name.strip()
     if name not in REGISTRY:

@@ -41,6 +41,8 @@ PARAMS = {"knock_at": -1.0}
 SUMMARY = "competition baseline: takes cards that meld, random least-deadwood discard, knocks at knock_at"
 #: how it defends (reports name it): the EAAI baseline's defence, not the best response
 DEFENCE = "eaai"
+#: the decisions that use the per-hand memory (``strategies.hybrid``): the discard's (drawn, discarded) pairs
+MEMORY_DECISIONS = ("discard_nb",)
 #: its knock rule as a threshold by draw (``strategies.thresholds``): ``knock_at``, −1 the limit
 threshold = knock_at_threshold
 

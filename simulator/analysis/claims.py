@@ -30,6 +30,9 @@ def scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
     if metric == "field_edge":
         return (1.0, 3, "points per hand against the field", True) if unit == "hand" else \
             (100.0, 2, "percentage points of game-win probability against the field", True)
+    if metric == "decision_loss":
+        return (1.0, 3, "points per hand lost by the swap", True) if unit == "hand" else \
+            (100.0, 2, "percentage points of games won lost by the swap", True)
     if metric == "length":
         return 1.0, 1, "cards drawn per hand" if unit == "hand" else "hands per game", False
     return 1.0, 2 if unit == "hand" else 1, f"points per {unit}", True

@@ -19,6 +19,7 @@ from types import ModuleType
 import numpy as np
 
 from strategies import parse_strategy
+from strategies.hybrid import HYBRID_SID
 from strategies.plugins import dispatch_source, generated_module_dir, write_module
 from strategies.registry import PLUGINS, REGISTRY, Strategy
 
@@ -30,7 +31,9 @@ def strategy_pair(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarra
     """Two specs resolved: the strategies, their ids (int64[2]) and parameter rows (2 × N_PARAMS)."""
     a, b = parse_strategy(strategy_a), parse_strategy(strategy_b)
     sids = np.array([a.sid, b.sid], dtype=np.int64)
-    params = np.vstack([a.row, b.row])
+    rows = [a.row, b.row]
+    width = max(len(r) for r in rows)  # a hybrid's row is longer (strategies.hybrid); the other is padded with 0
+    params = np.vstack([np.pad(r, (0, width - len(r))) for r in rows])
     return a, b, sids, params
 
 
@@ -63,7 +66,8 @@ def engine_module(sids=None) -> ModuleType:
     later call uses it too (it is compiled already).  Plug-ins are in both.
     Both run the same code for the strategies they route: rows never depend on which
     engine played them (tested)."""
-    on_demand = {REGISTRY[n].sid for n in COMPILED_ON_DEMAND}
+    # a hybrid (strategies.hybrid) may route to any strategy: it needs the full engine
+    on_demand = {REGISTRY[n].sid for n in COMPILED_ON_DEMAND} | {HYBRID_SID}
     full = sids is None or bool(on_demand & ({int(s) for s in sids} | _WILL_PLAY))
     if full and sids is not None:
         _WILL_PLAY.update(on_demand)  # compiled now: every later call of this process uses it too

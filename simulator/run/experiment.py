@@ -147,7 +147,7 @@ def _takes_param(spec: str, param: str) -> bool:
     from strategies.builtin_params import BUILTIN_PARAMS
 
     name = spec.partition(":")[0].strip()
-    if name in BUILTIN_PARAMS:
+    if name in BUILTIN_PARAMS and "+" not in spec:  # a hybrid (HOST+DECISION=DONOR) asks the registry
         return param in BUILTIN_PARAMS[name]
     import strategies
 

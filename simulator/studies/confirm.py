@@ -70,7 +70,8 @@ MIN_UNITS = 200
 PIECE = {"deals": 200_000, "games": 10_000}
 #: the studies whose confirm.json the README's headline block is made from, in its order
 HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
-                    "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock")
+                    "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock",
+                    "decision_values")
 HEADLINE_BEGIN = "<!-- headlines:begin (generated from results/*/confirm.json by " \
                  "python -m simulator.studies.confirm headlines --write; do not edit) -->"
 HEADLINE_END = "<!-- headlines:end -->"
@@ -86,6 +87,9 @@ METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
     # a tuning's claims (claims.toml in a folder of tuning specs): the tuned policy's value
     # against the weighted field minus a baseline's, on the same deals (tune.json's "edge")
     "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
+    # a decision-values study's claims (simulator.studies.decision_values): the full player's
+    # result against ``opponent`` minus the hybrid's (a = the player, b = the hybrid), on the same deals
+    "decision_loss": {"hand": ("loss", "same", 0.0), "game": ("loss", "same", 0.0)},
 }
 ASSERTIONS = ("sign", "above", "below", "interval", "delta")
 
@@ -109,6 +113,7 @@ class Claim:
     note: str = ""
     effect: float | None = None  # the effect the confirmation is powered for (None: the study's estimate)
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
+    opponent: str | None = None  # a decision_loss claim: the opponent both players meet
 
 
 @dataclass(frozen=True)
@@ -136,12 +141,18 @@ def _interval(value: list, values: dict[str, Any], fail) -> list:
     return value
 
 
+def _opponent(value: str | None, fail) -> str | None:
+    if value is not None and not value.strip():
+        raise fail("opponent", "must be a non-empty strategy spec, got ''")
+    return value
+
+
 #: the keys of one ``[[claims]]`` table; exactly one of ``ASSERTIONS`` is given
 CLAIM_SCHEMA = Schema("claim", (
     Key("id", "name", REQUIRED, "the claim's name, unique in the file"),
     _text_key("statement", "the finding in words, as confirm.md and the README print it"),
     Key("metric", "choice", REQUIRED, "what is measured", choices=tuple(METRICS),
-        doc="`field_edge` only in a tuning study's claims (below)."),
+        doc="`field_edge` only in a tuning study's claims (below), `decision_loss` only in a decision-values study's."),
     Key("unit", "choice", REQUIRED, "single hands or whole games", choices=("hand", "game")),
     _text_key("a", "strategy A, the cell's label as `ginsim show` prints it"),
     _text_key("b", "strategy B, or `\"field\"`: every opponent of A under `rules`"),
@@ -158,6 +169,9 @@ CLAIM_SCHEMA = Schema("claim", (
     Key("note", "str", "", "printed under the claim in confirm.md"),
     Key("tuning", "name", None, "a tuning study's claim: its spec's file name without .toml",
         doc="Given exactly when `metric = \"field_edge\"`.", default_text="none"),
+    Key("opponent", "str", None, "a decision-values claim: the opponent both players meet, a strategy spec",
+        text="a non-empty strategy spec", check=lambda value, values, fail: _opponent(value, fail),
+        doc="Only with `metric = \"decision_loss\"`.", default_text="none"),
 ))
 #: the keys of one ``[[withdrawn]]`` table
 WITHDRAWN_SCHEMA = Schema("withdrawn", (
@@ -218,6 +232,8 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
     if (v["tuning"] is not None) != (v["metric"] == "field_edge"):
         raise fail("tuning" if v["tuning"] is not None else "metric",
                    "a tuning's claims (with tuning = ...) have metric = \"field_edge\", and only they")
+    if v["opponent"] is not None and v["metric"] != "decision_loss":
+        raise fail("opponent", "only a decision_loss claim names an opponent")
     given = [k for k in ASSERTIONS if v[k] is not None]
     if len(given) != 1:
         raise fail("sign" if not given else given[1],
@@ -238,7 +254,7 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
         low, high = null - float(value), null + float(value)
     return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
                  {kind: value}, low, high, v["note"].strip(),
-                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"])
+                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"])
 
 
 def claims_path(experiment: Path) -> Path:
@@ -670,6 +686,9 @@ def _assertion_text(entry: dict[str, Any]) -> str:
 def render_markdown(result: dict[str, Any]) -> str:
     n_claims = result["family"]["size"]
     tuning = any(e["metric"] == "field_edge" for e in result["claims"])
+    decisions = ("; each claim plays the full player (a) and the hybrid (b) against the opponent on the same "
+                 "mirrored deals, with the engine seed derived from the confirmation seed as the study derives "
+                 "its own (`cells[].confirmation` in confirm.json).")
     streams = ("; each policy plays the tuning's field on the streams `ginsim tune` keys by (seed, \"fresh\", "
                "opponent), with the confirmation seed in place of the tuning's (`cells[].confirmation` in "
                "confirm.json), both policies on the same deals.")
@@ -683,7 +702,7 @@ def render_markdown(result: dict[str, Any]) -> str:
              f"Confirmation seed {result['seed']}" + (f", derived from the study seed and the salt "
                                                       f"`{result['salt']}`" if result["seed_from_salt"] else
                                                       " (given on the command line)")
-             + (streams if tuning else cells),
+             + (streams if tuning else decisions if result.get("kind") == "decision_values" else cells),
              f"The {n_claims} claim{'s' if n_claims != 1 else ''} are one family: Holm at "
              f"{result['family']['alpha']:.0%}. Sample sizes were fixed before playing, from the study's own "
              f"variance, for {result['power_target']:.0%} power at the study's estimate or the claim's "

@@ -240,7 +240,13 @@ def _cmd_run(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     from .run.bundled import experiment_path
 
-    exp = load_experiment(experiment_path(args.experiment), deals=args.deals, games=args.games)
+    path = experiment_path(args.experiment)
+    from .studies import decision_values
+
+    if decision_values.is_spec(path):
+        raise ValueError(f"{path} is a decision-values study, not an experiment file: "
+                         f"ginsim reproduce {Path(path).stem} plays it")
+    exp = load_experiment(path, deals=args.deals, games=args.games)
     out = _out_dir(args.out, exp.name)
     start = time.perf_counter()
     # the same command again on its finished, intact run (same experiment, same code) would
@@ -274,6 +280,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     from .run.bundled import study_file
 
     path = study_file(args.study)
+    from .studies import decision_values
+
+    if decision_values.is_spec(path):
+        _reproduce_decision_values(path, args)
+        return
     exp = load_experiment(path, deals=args.deals, games=args.games)
     out = Path(_out_dir(args.out, args.study))
     start = time.perf_counter()
@@ -282,6 +293,29 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     paths = write_report(out, multiplicity=args.multiplicity)
     pngs = [p for p in paths if p.suffix == ".png"]
     print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
+
+
+def _reproduce_decision_values(path: Path, args: argparse.Namespace) -> None:
+    """``ginsim reproduce`` of a decision-values study (``simulator.studies.decision_values``):
+    every block played again at the spec's sizes, then its ``decision_values.json`` and
+    report written (into ``--out`` when given, else where the spec says)."""
+    from .studies import decision_values as dv
+
+    for flag in ("deals", "games"):
+        if getattr(args, flag) is not None:
+            raise ValueError(f"--{flag}: {path} is a decision-values study, which plays the sizes of its blocks")
+    if args.jobs != 1:
+        raise ValueError(f"--jobs must be 1 for the decision-values study {path}, which plays in one process")
+    spec = dv.load_spec(path)
+    if args.out is not None:
+        out = Path(_out_dir(args.out, args.study))
+        spec = dataclasses.replace(spec, out=str(out), report=str(out / "report.md") if spec.report else None)
+    start = time.perf_counter()
+    result = dv.run(spec, log=(lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr,
+                                                                                          flush=True)))
+    paths = dv.write_outputs(spec, result, str(path))
+    print(f"{spec.name}: {len(result['rows'])} decision values from {path} into {spec.out} in "
+          f"{time.perf_counter() - start:.1f} s; wrote {', '.join(str(p) for p in paths)}")
 
 
 def _cmd_init(args: argparse.Namespace) -> None:
@@ -685,7 +719,9 @@ def _run_commands(command) -> None:
     p = command("reproduce", "re-run a study of experiments/ and write its report",
                 "Re-run experiments/STUDY.toml into results/STUDY, replacing an earlier run there (as run "
                 "--force), then write its report there (as report). Smaller --deals/--games give a quick "
-                "check of the pipeline, not the published numbers.")
+                "check of the pipeline, not the published numbers. A decision-values study "
+                "(experiments/decision_values.toml) plays every block again at its own sizes and writes "
+                "its decision_values.json and report.")
     p.add_argument("study", help="study name: knock_vs_gin, variant_balance, strategy_tournament, or any "
                                  "experiments/<name>.toml (./experiments first, then the ones that come with ginsim)")
     p.add_argument("--deals", type=int, help=option_help(SCHEMA["deals"], "study"))

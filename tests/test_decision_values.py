@@ -130,3 +130,19 @@ def test_the_module_and_ginsim_confirm(tmp_path, monkeypatch, capsys):
     assert "expert vs expert+knock=simple, tournament" in md
     assert dv.main(["experiments/nope.toml"]) == 2
     assert "no such" in capsys.readouterr().err
+
+
+def test_ginsim_reproduce_replays_a_decision_values_study_and_ginsim_run_points_to_it(tmp_path):
+    from cli_runner import ginsim, one_line_error
+
+    (tmp_path / "experiments").mkdir()
+    spec = _study(tmp_path)
+    spec.rename(tmp_path / "experiments" / spec.name)
+    direct = dv.run(dv.load_spec(tmp_path / "experiments" / spec.name), log=lambda text: None)
+    done = ginsim("reproduce", "tiny_values", "--out", "again", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = json.loads((tmp_path / "again" / "decision_values.json").read_text())
+    assert (tmp_path / "again" / "report.md").is_file() and not (tmp_path / "out").exists()
+    assert [r["loss"] for r in written["rows"]] == [r["loss"] for r in direct["rows"]]
+    one_line_error(ginsim("run", "tiny_values", cwd=tmp_path), "decision-values study", "ginsim reproduce tiny_values")
+    one_line_error(ginsim("reproduce", "tiny_values", "--deals", "10", cwd=tmp_path), "--deals", "sizes of its blocks")

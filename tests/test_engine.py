@@ -344,18 +344,22 @@ def test_switching_variant_does_not_recompile():
     assert len(kernel.signatures) == signatures
 
 
-def test_light_and_full_engines_play_the_same_rows():
+def test_light_and_full_engines_play_the_same_rows(monkeypatch):
     """The light engine (the search players left out, ``simulator.engine.select.engine_module``)
     and the full one run the same code: equal rows for the strategies both route, on 1 and
-    2 threads; the light one refuses a search player's id instead of playing it."""
+    2 threads; the light one refuses a search player's id instead of playing it.  (The test
+    starts from a process that has played no search player or hybrid yet: once one has,
+    every later call of the process uses the full engine.)"""
     import numba
 
     import simulator.engine.kernels as full
     from simulator.core import records as RC
+    from simulator.engine import select
     from simulator.engine.select import strategy_pair
     from strategies import parse_strategy
     from simulator.engine.select import COMPILED_ON_DEMAND, engine_module
 
+    monkeypatch.setattr(select, "_WILL_PLAY", set())
     _, _, sids, params = strategy_pair("simple", "gin_hunter")
     light = engine_module(sids)
     assert light is not full and set(light.dispatch.LEFT_OUT) == {parse_strategy(n).sid for n in COMPILED_ON_DEMAND}

@@ -31,7 +31,7 @@ from strategies import mc
 N_STRATEGIES = 10
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def take_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
         if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
@@ -63,7 +63,7 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def discard_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
         if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
@@ -95,7 +95,7 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def knock_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
         if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
@@ -127,7 +127,7 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
         if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
@@ -159,7 +159,7 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
         if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:

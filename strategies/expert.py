@@ -71,7 +71,7 @@ SUMMARY = "EAAI-winner style: takes melding cards that lower deadwood; discards 
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def may_knock_nb(params, view, deadwood):
     """Whether ``expert`` knocks with ``deadwood`` in this view (before score awareness)."""
     if deadwood == 0:
@@ -81,7 +81,7 @@ def may_knock_nb(params, view, deadwood):
     return view[V_MY_DRAWS] <= params[2] or view[V_STOCK_LEFT] <= params[3]
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     if top < 0:
@@ -93,7 +93,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return melds_with_card_nb(hand, top) and lowers_deadwood_nb(hand, top)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def lookahead_gain_nb(kept, deadwood, cand, probs):
     """Expected fall in deadwood of the ten cards ``kept`` from one stock draw (each
     candidate weighted by 1 − the chance the opponent holds it)."""
@@ -114,7 +114,7 @@ def lookahead_gain_nb(kept, deadwood, cand, probs):
     return gain / total_w if total_w > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def discard_scores_nb(params, view, scores):
     """Fill ``scores[c]`` for each legal discard c (``np.inf`` elsewhere); returns the best
     card.  The search player ``mc`` uses these scores to prune its candidates."""
@@ -150,18 +150,18 @@ def discard_scores_nb(params, view, scores):
     return best_card
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     return discard_scores_nb(params, view, scores)
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def knock_nb(params, view, pile, rules, rng, memory):
     return may_knock_nb(params, view, view[V_DEADWOOD])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def arrange_fewest_layoffs_nb(view):
     """The least-deadwood arrangement with the least expected layoff value (belief)."""
     weights = np.empty(64, np.float64)
@@ -187,7 +187,7 @@ def arrange_fewest_layoffs_nb(view):
     return best_sets, best_runs
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     if params[5] == 1:
         return arrange_random_nb(view, rng)

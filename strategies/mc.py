@@ -162,7 +162,7 @@ EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def determinize_nb(view, pile, rules, hidden, rng, state):
     """Build in ``state`` a full hand consistent with ``view``: we sit in seat 0, the
     opponent in seat 1 holding the cards it took plus ``hidden``; every other unknown card
@@ -218,7 +218,7 @@ def determinize_nb(view, pile, rules, hidden, rng, state):
     state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
     (see the module docstring); returns False if a move was refused (never expected)."""
@@ -267,7 +267,7 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def search_nb(params, view, pile, rules, rng, actions, n_actions):
     """The index (into ``actions[:n_actions]``) of the candidate with the best mean
     utility over ``params[0]`` determinizations."""
@@ -312,7 +312,7 @@ def search_nb(params, view, pile, rules, rng, actions, n_actions):
     return best
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def take_nb(params, view, pile, rules, rng, memory):
     phase = view[V_PHASE]
     top = view[V_TOP]
@@ -327,10 +327,10 @@ def take_nb(params, view, pile, rules, rng, memory):
     other = A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
     actions[0] = A_TAKE_PILE if first else other
     actions[1] = other if first else A_TAKE_PILE
-    return actions[search_nb(params, view, pile, rules, rng, actions, 2)] == A_TAKE_PILE
+    return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_TAKE_PILE
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     best = expert.discard_scores_nb(EXPERT_PARAMS, view, scores)
@@ -360,7 +360,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return actions[search_nb(params, view, pile, rules, rng, actions, n)] - A_DISCARD
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] == 0:
         return True
@@ -370,9 +370,9 @@ def knock_nb(params, view, pile, rules, rng, memory):
     first = expert.may_knock_nb(EXPERT_PARAMS, view, view[V_DEADWOOD])
     actions[0] = A_KNOCK if first else A_NO_KNOCK
     actions[1] = A_NO_KNOCK if first else A_KNOCK
-    return actions[search_nb(params, view, pile, rules, rng, actions, 2)] == A_KNOCK
+    return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_KNOCK
 
 
-@njit(cache=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return expert.arrange_fewest_layoffs_nb(view)

@@ -125,7 +125,7 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     # caller's NRT setting on to callees that do not state one)
     nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
-        lines.append(f"\n\n@njit(cache=True, _nrt={nrt})\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
+        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt})\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
         lines.append(_HYBRID_ROUTE)
         for sid, alias in aliases.items():
             call = f"{alias}.{decision}"

@@ -12,7 +12,9 @@ named by its id (``pytest tests/test_runner.py::test_resume_after_kill_gives_the
 runs without ``-m``.
 
 Child processes (``python -m simulator.cli ...``) import this checkout: its root is put
-first on ``PYTHONPATH``, whatever ginsim is installed in the interpreter.
+first on ``PYTHONPATH``, whatever ginsim is installed in the interpreter.  Every test plays
+on the engine routing all strategies (``GINSIM_ENGINE=all``), except where a test says
+otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+#: the session and its children play dozens of different strategy pairs: one engine routing
+#: every strategy, compiled once, instead of one per new pair (``GINSIM_ENGINE``,
+#: ``simulator.engine.select.engine_module``); children that compile into a fresh cache set
+#: ``call``, the default a user gets
+os.environ["GINSIM_ENGINE"] = "all"
 
 #: "module::test function" of every slow test (all its parametrisations)
 SLOW = frozenset({
@@ -66,7 +73,7 @@ SLOW = frozenset({
     "test_trust_inputs.py::test_an_edited_helper_module_is_played_and_changes_the_plugin_identity",
     "test_trust_rundir.py::test_a_crafted_plugin_is_never_imported",
     # both engines compiled and compared; kernels compiled for a test's own rollout
-    "test_engine.py::test_light_and_full_engines_play_the_same_rows",
+    "test_engine.py::test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all",
     "test_state_phases.py::test_a_numba_rollout_from_a_copied_mid_hand_state",
     # OpenSpiel's own game stepped hand by hand from Python
     "test_interop_openspiel.py::test_the_bot_moves_the_same_whatever_the_opponents_hidden_cards",

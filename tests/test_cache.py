@@ -79,7 +79,7 @@ def test_an_edit_to_a_playing_module_changes_both_the_cache_key_and_the_fingerpr
     neither = ["simulator/analysis/report.py", "simulator/cli.py", "simulator/studies/tune/report.py",
                "simulator/studies/tune/outputs.py", "simulator/tools/replay_html.py"]
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
-    env.update(PYTHONPATH=str(tree), GINSIM_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(PYTHONPATH=str(tree), GINSIM_CACHE_DIR=str(tmp_path / "cache"), GINSIM_ENGINE="call")
     done = subprocess.run([sys.executable, "-c", _EDITS, *playing, *kernels_only, *neither], capture_output=True,
                           text=True, cwd=tree, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -44,7 +44,7 @@ def _package_copy(tmp_path: Path) -> Path:
 
 def _env(tree: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "GINSIM_CACHE_DIR", "XDG_CACHE_HOME")}
-    env.update(PYTHONPATH=str(tree), **extra)
+    env.update(PYTHONPATH=str(tree), GINSIM_ENGINE="call", **extra)  # a fresh cache compiles only what it plays
     return env
 
 

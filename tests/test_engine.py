@@ -344,30 +344,40 @@ def test_switching_variant_does_not_recompile():
     assert len(kernel.signatures) == signatures
 
 
-def test_light_and_full_engines_play_the_same_rows(monkeypatch):
-    """The light engine (the search players left out, ``simulator.engine.select.engine_module``)
-    and the full one run the same code: equal rows for the strategies both route, on 1 and
-    2 threads; the light one refuses a search player's id instead of playing it.  (The test
-    starts from a process that has played no search player or hybrid yet: once one has,
-    every later call of the process uses the full engine.)"""
+def _fresh_engine_choice(monkeypatch, choice: str) -> None:
+    """``engine_module`` as in a process that has played nothing yet, with ``GINSIM_ENGINE``
+    set to ``choice`` (the test session sets ``all``; see conftest.py)."""
+    from simulator.engine import select
+
+    monkeypatch.setenv(select.ENGINE_ENV, choice)
+    monkeypatch.setattr(select, "_WILL_PLAY", set())
+    monkeypatch.setattr(select, "_BUILT", [])
+    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
+
+
+def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(monkeypatch):
+    """By default the first call compiles an engine routing only what it plays
+    (``simulator.engine.select.engine_module``); it runs the same code as the engine
+    routing every strategy: equal rows, on 1 and 2 threads; it refuses an id it does not
+    route instead of playing it."""
     import numba
 
     import simulator.engine.kernels as full
     from simulator.core import records as RC
-    from simulator.engine import select
-    from simulator.engine.select import strategy_pair
-    from strategies import parse_strategy
-    from simulator.engine.select import COMPILED_ON_DEMAND, engine_module
+    from simulator.engine.select import engine_module, strategy_pair
+    from strategies.registry import REGISTRY
 
-    monkeypatch.setattr(select, "_WILL_PLAY", set())
+    _fresh_engine_choice(monkeypatch, "call")
     _, _, sids, params = strategy_pair("simple", "gin_hunter")
-    light = engine_module(sids)
-    assert light is not full and set(light.dispatch.LEFT_OUT) == {parse_strategy(n).sid for n in COMPILED_ON_DEMAND}
+    small = engine_module(sids)
+    numba_sids = {i.sid for i in REGISTRY.values() if i.kind == "numba"}
+    assert small is not full and set(small.dispatch.LEFT_OUT) == numba_sids - set(sids.tolist())
+    assert engine_module(sids[:1]) is small  # a later call it routes reuses it
     vector = Rules.preset("hoyle").to_array()
     rows = []
     before = numba.get_num_threads()
     try:
-        for engine, threads in ((light, 1), (light, 2), (full, 1), (full, 2)):
+        for engine, threads in ((small, 1), (small, 2), (full, 1), (full, 2)):
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
             out = np.zeros((1001, RC.N_HAND_COLS), np.int64)
             engine.play_deals(np.uint64(5), 3, 1001, True, vector, sids, params, out)
@@ -375,7 +385,30 @@ def test_light_and_full_engines_play_the_same_rows(monkeypatch):
     finally:
         numba.set_num_threads(before)
     assert all(np.array_equal(rows[0], r) for r in rows[1:])
-    _, _, mc_sids, mc_params = strategy_pair("mc:samples=2", "simple")
+    _, _, other_sids, other_params = strategy_pair("knock_early", "simple")
     out = np.zeros((2, RC.N_HAND_COLS), np.int64)
-    light.play_deals(np.uint64(5), 0, 2, True, vector, mc_sids, mc_params, out)
+    small.play_deals(np.uint64(5), 0, 2, True, vector, other_sids, other_params, out)
     assert (out[:, RC.H_ERROR] != 0).all()  # refused, never played by another strategy
+
+
+def test_which_engine_a_call_gets(monkeypatch):
+    """``GINSIM_ENGINE``: ``call`` builds for what the process plays and grows with it,
+    ``all`` routes everything; a hybrid takes the engine routing all; a bad value is refused
+    in one line naming the variable and its values."""
+    import simulator.engine.kernels as full
+    from simulator.engine import select
+    from strategies import parse_strategy
+
+    sid = {n: parse_strategy(n).sid for n in ("simple", "gin_hunter", "knock_early")}
+    _fresh_engine_choice(monkeypatch, "call")
+    select.will_play([sid["simple"], sid["gin_hunter"]])
+    first = select.engine_module([sid["simple"]])
+    assert sid["gin_hunter"] not in first.dispatch.LEFT_OUT and sid["knock_early"] in first.dispatch.LEFT_OUT
+    grown = select.engine_module([sid["knock_early"]])  # everything played so far, and the new one
+    assert not {sid["simple"], sid["gin_hunter"], sid["knock_early"]} & set(grown.dispatch.LEFT_OUT)
+    assert select.engine_module([parse_strategy("mc+knock=simple").sid]) is full
+    _fresh_engine_choice(monkeypatch, "all")
+    assert select.engine_module([sid["simple"]]) is full
+    monkeypatch.setenv(select.ENGINE_ENV, "light")
+    with pytest.raises(ValueError, match=r"^GINSIM_ENGINE: must be one of call, all, got 'light'$"):
+        select.engine_module([sid["simple"]])

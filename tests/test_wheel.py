@@ -42,8 +42,9 @@ def _tracked_copy(dest: Path) -> None:
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
-    """This environment without PYTHONPATH (which would import the checkout instead)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """This environment without PYTHONPATH (which would import the checkout instead) and
+    with the engine choice a user gets by default."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GINSIM_ENGINE")}
     env.update(extra)
     return env
 

@@ -78,7 +78,7 @@ PLAY_ROOTS = (
     "simulator/studies/tune/fresh.py",
 )
 #: packages every module of which plays: the registry imports the strategies by name, and the
-#: engine's light and plug-in copies are generated from ``kernels.py``'s text
+#: engine's generated copies are made from ``kernels.py``'s text
 ENGINE_PACKAGES = ("strategies/", "simulator/engine/")
 #: a decorator that makes a numba kernel: a module holding one is a root of ``kernel_modules``
 _KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b", re.M)

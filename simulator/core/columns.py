@@ -27,7 +27,7 @@ from .records import GAME_ROW, HAND_ROW
 DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def gather_nb(records, start, stop, index64, out64, index32, out32, index16, out16):
     """``outXX[j, i] = records[i, indexXX[j]]`` for rows ``start <= i < stop`` (cast to the
     block's dtype): each row is read once."""

@@ -188,9 +188,9 @@ from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb,
 #   set them, so every rules-core function called from here sets ``forceinline=False``;
 #   the runtime flag is harmless to them (they take integers or read arrays, never
 #   allocate).  ``tests/test_state_phases.py`` checks this.
-_inline = njit(cache=True, _nrt=False, inline="always")
-_hot = njit(cache=True, _nrt=False, forceinline=True)
-_cold = njit(cache=True, _nrt=False, forceinline=False)
+_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+_hot = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+_cold = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 
 #: room ``legal_actions_nb`` needs in its output (at most 11 discards, 36 arrangements, or
 #: the best defence, 36 arrangements and the defence without layoffs)

@@ -207,7 +207,7 @@ ANSWER_DEFENCE = -3
 ANSWER_NOT_A_CARD = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def check_lent_nb(state, pile, rules, own_rules, params, own_params):
     """Check the copies one strategy was lent for one decision: its pile copy (live part)
     against the state's pile, its rule copy against ``rules`` and its parameter row against
@@ -235,7 +235,7 @@ def check_lent_nb(state, pile, rules, own_rules, params, own_params):
     return err, slot
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
     """Check what the strategies were lent: each seat's pile copy (live part), rule copy
     and parameter row must still equal the engine's (one branch-free pass in the common
@@ -273,7 +273,7 @@ def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
         out[H_ERROR_VALUE] = slot1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def answer_nb(phase, r0, r1):
     """Decode a strategy's raw answer in ``phase``: the one decoder of answers, which every
     loop calls.  ``r0`` is what the phase's decision returned (``discard_nb``: the card;
@@ -310,7 +310,7 @@ def answer_nb(phase, r0, r1):
     return np.int64(A_PASS), zero, zero
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` the decision of ``phase`` (``strategies.dispatch``; the view
     already filled) and return its raw answer ``(r0, r1)`` for ``answer_nb``.
@@ -331,7 +331,7 @@ def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     return np.int64(dispatch.take_nb(sid, params, view, pile, rules, rng, memory)), zero
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def play_answer_nb(state, rules, action, x, y, trace):
     """Play an answer decoded by ``answer_nb``: the one function that applies strategies'
     answers, which every loop calls.  A layout goes to ``lay_out_nb`` and a defence to
@@ -352,7 +352,7 @@ def play_answer_nb(state, rules, action, x, y, trace):
     return play_nb(state, rules, action, trace), x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``, after
     filling that seat's ``view``, decoded by ``answer_nb``; the other arguments are the
@@ -363,7 +363,7 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     return answer_nb(phase, r0, r1)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def record_nb(state, out):
     """Fill the play columns of the hand record ``out`` from ``state`` (a hand stopped by
     an error before its end records a dead outcome and no knocker)."""
@@ -384,7 +384,7 @@ def record_nb(state, out):
     out[H_RESHUFFLES] = state[S_RESHUFFLES]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
     """Deal a hand into ``state`` (``simulator.core.state.deal_nb``) and zero the strategies'
     memories."""
@@ -394,7 +394,7 @@ def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, t
     deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
                  player_rngs, deck_rng, scratch, memory, out, trace):
     """Deal a hand into ``state`` from a shuffled 52-card ``deck`` and play it with the
@@ -505,7 +505,7 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
     return state[S_NTRACE]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs, memory, scratch,
                 out, trace):
     """Play ``state`` to the end of its hand, from wherever it stands (a fresh deal or a
@@ -523,7 +523,7 @@ def work_len(n_rules: int) -> int:
     return K_SEAT_RULES + 2 * n_rules
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def hand_decide_nb(work, sid, params, own_params, rules, legal):
     """The action strategy ``sid`` (parameters ``params``; ``own_params`` is the copy it is
     lent) chooses for the seat to act in the hand kept in ``work`` (``K_*`` slots:
@@ -567,7 +567,7 @@ def hand_decide_nb(work, sid, params, own_params, rules, legal):
     return action, np.int64(ERR_ILLEGAL_ACTION), action
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def advance_nb(work, fparams, rules, action, out):
     """Move a hand on for a driver written in Python (``simulator.engine.pydriver``).
 
@@ -618,7 +618,7 @@ def advance_nb(work, fparams, rules, action, out):
     return np.int64(PHASE_OVER * 2)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _block_work_nb(rules, params_ab):
     """The work arrays of one block of deals or games, allocated once per block: the state,
     scratch, the two seats' memory, the deck and its stream, the players' streams, and per
@@ -629,7 +629,7 @@ def _block_work_nb(rules, params_ab):
             np.empty((2, rules.shape[0]), np.int64))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
                        trace):
     """Play deals ``first_deal + start .. first_deal + stop - 1`` as independent hands into
@@ -692,7 +692,7 @@ def play_deals(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, o
                inline=_builtin_only(sids_ab))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
                  state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
                  seat_rules, trace):
@@ -735,7 +735,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     return game_out[G_HANDS]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab, params_ab, game_out,
                        hand_out, hand_offsets):
     """Play games ``first_game + start .. first_game + stop - 1`` into ``game_out[start:stop]``

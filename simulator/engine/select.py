@@ -1,10 +1,12 @@
 """Which engine plays a call, and the engines built for plug-ins.
 
 The engine module is ``simulator.engine.kernels``, routing every built-in strategy through
-``strategies.dispatch``.  ``engine_module`` picks the engine for a set of strategy ids: the
-built-in one, a *light* copy that leaves out the search players (``COMPILED_ON_DEMAND``), or
-a copy bound to a generated dispatch module that routes the registered plug-ins
-(``engine_with``, built from the kernels' own source by ``plugin_engine_source``).
+``strategies.dispatch``.  ``engine_module`` picks the engine for a set of strategy ids: by
+default a copy bound to a generated dispatch module that routes only the strategies this
+process plays (so the first call compiles no more than it plays), or the engine routing
+every strategy (``GINSIM_ENGINE=all``, or when its machine code is cached already); with
+plug-ins registered, the copies route them too (``engine_with``, built from the kernels' own
+source by ``plugin_engine_source``).
 ``strategy_pair`` resolves two specs into the ids and parameter rows the kernels take, and
 ``kernels_compiled`` tells whether an engine's machine code is in the cache already.
 """
@@ -12,6 +14,7 @@ a copy bound to a generated dispatch module that routes the registered plug-ins
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from pathlib import Path
 from types import ModuleType
@@ -37,45 +40,78 @@ def strategy_pair(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarra
     return a, b, sids, params
 
 
-#: built-in strategies compiled into the engine only when a call plays them: the search
-#: players (a belief, rollouts through the state machine) double the engine's cold compile
-#: (on 2 idle cores about 29 s without them, 46 s with them)
-COMPILED_ON_DEMAND = frozenset({"expert", "mc"})
-#: strategy ids the engines of this process must route beyond each call's own (``will_play``;
-#: ``engine_module`` adds the search players once a call has needed them)
+#: the environment variable that chooses which strategies an engine routes, and its values:
+#: ``call`` (the default) compiles, for the first call that needs one, an engine routing only
+#: the strategies this process plays (that call's, and those given to ``will_play``);
+#: ``all`` compiles one engine routing every registered strategy, which a session that
+#: will play many different pairs compiles once instead of once per new pair
+ENGINE_ENV = "GINSIM_ENGINE"
+ENGINE_CHOICES = ("call", "all")
+#: strategy ids this process plays (``will_play``, and every call's own once it has played)
 _WILL_PLAY: set[int] = set()
+#: the engines this process built, with the strategy ids each routes (``engine_module``)
+_BUILT: list[tuple[frozenset[int], ModuleType]] = []
 
 
 def will_play(sids) -> None:
     """Say up front which strategy ids (ints or ``Strategy``) this process will play, so that
-    every call uses one engine: a run whose cells mix light and search players compiles
-    the full engine once, not the light one first.  The runner calls it with every
-    strategy of the experiment."""
+    every call uses one engine: a run whose cells mix strategies compiles one engine routing
+    all of them once, not a smaller one first.  The runner calls it with every strategy of
+    the experiment."""
     _WILL_PLAY.update(int(getattr(s, "sid", s)) for s in sids)
+
+
+def engine_choice() -> str:
+    """``$GINSIM_ENGINE`` (``ENGINE_CHOICES``), default ``call``; any other value is refused
+    in one line."""
+    choice = os.environ.get(ENGINE_ENV, "call").strip() or "call"
+    if choice not in ENGINE_CHOICES:
+        raise ValueError(f"{ENGINE_ENV}: must be one of {', '.join(ENGINE_CHOICES)}, got {choice!r}")
+    return choice
+
+
+def _numba_strategies() -> list[Strategy]:
+    return [i for i in REGISTRY.values() if i.kind == "numba"]
+
+
+def _engine_routing(routed: set[int] | None) -> ModuleType:
+    """The engine whose dispatch routes the numba strategy ids ``routed`` (None: all)."""
+    strategies = _numba_strategies()
+    if routed is None or {i.sid for i in strategies} <= routed:
+        return engine if not PLUGINS else engine_with([(i.module.__name__, i.digest) for i in strategies])
+    return engine_with([(i.module.__name__, i.digest) if i.sid in routed else None for i in strategies])
 
 
 def engine_module(sids=None) -> ModuleType:
     """The engine that plays strategy ids ``sids`` (default: every registered strategy).
 
-    When neither ``sids`` nor the ids given to ``will_play`` name a strategy of
-    ``COMPILED_ON_DEMAND``, this is a *light* engine: a generated copy of
-    ``simulator.engine.kernels`` whose dispatch leaves those strategies out (their ids are
-    refused like an unknown id), so a first run compiles in about half the time.
-    Otherwise it is the engine routing every registered strategy (``simulator.engine.kernels``
-    itself without plug-ins), and once a call of this process has needed that one, every
-    later call uses it too (it is compiled already).  Plug-ins are in both.
-    Both run the same code for the strategies they route: rows never depend on which
-    engine played them (tested)."""
-    # a hybrid (strategies.hybrid) may route to any strategy: it needs the full engine
-    on_demand = {REGISTRY[n].sid for n in COMPILED_ON_DEMAND} | {HYBRID_SID}
-    full = sids is None or bool(on_demand & ({int(s) for s in sids} | _WILL_PLAY))
-    if full and sids is not None:
-        _WILL_PLAY.update(on_demand)  # compiled now: every later call of this process uses it too
-    if full and not PLUGINS:
-        return engine
-    numba_strategies = [i for i in REGISTRY.values() if i.kind == "numba"]
-    return engine_with([None if not full and i.name in COMPILED_ON_DEMAND else (i.module.__name__, i.digest)
-                        for i in numba_strategies])
+    Compiling an engine costs as much as the strategies it routes, so by default
+    (``engine_choice``) the engine routes only what this process plays: the first call
+    builds a generated copy of ``simulator.engine.kernels`` whose dispatch routes ``sids``
+    and the ids given to ``will_play`` (the others are refused like an unknown id); a later
+    call uses an engine this process built already when that one routes its ids, and
+    otherwise builds one routing everything played so far.  Before compiling a smaller
+    engine, it takes the engine routing every strategy when that one's deal kernel is in the
+    cache already (loading machine code costs a second or two, compiling the smallest
+    engine a quarter of a minute).  A hybrid (``strategies.hybrid``) may route to any
+    strategy and takes the engine routing all.  Every engine runs the same code for the
+    strategies it routes: rows never depend on which engine played them (tested)."""
+    if sids is None or engine_choice() == "all":
+        return _engine_routing(None)
+    numba_sids = {i.sid for i in _numba_strategies()}
+    own = {int(s) for s in sids} & (numba_sids | {HYBRID_SID})  # a Python player's id routes nowhere
+    for routed, module in _BUILT:
+        if own <= routed:
+            return module
+    wanted = own | _WILL_PLAY
+    if HYBRID_SID in wanted or numba_sids <= wanted or kernels_compiled(module=_engine_routing(None).__name__):
+        routed = None
+    else:
+        routed = wanted & numba_sids
+    module = _engine_routing(routed)
+    _WILL_PLAY.update(wanted)
+    _BUILT.append((frozenset(numba_sids | {HYBRID_SID} if routed is None else routed), module))
+    return module
 
 
 #: the lines of the engine's source that a plug-in engine rewrites, and how often each
@@ -143,7 +179,7 @@ def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module:
     engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
     first call loads machine code instead of compiling it (about 30 s on 2 idle cores, a
     minute for the engine with the search players).  ``module`` is the engine module's name
-    (``simulator.engine.kernels``, or a generated engine: the light one, or one with plug-ins);
+    (``simulator.engine.kernels``, or a generated one: routing some strategies, or with plug-ins);
     default the engine ``engine_module(sids)`` plays strategy ids
     ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
     if module is None:

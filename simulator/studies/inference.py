@@ -44,7 +44,7 @@ FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_a
 OPPONENTS = FIT_OPPONENTS + ("expert",)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, feats, truth, decision, ks,
                opp_sid):
     """Play hands ``first_hand ..`` (deal h of ``simulate(seed=seed, mirrored=False)``: its deck,

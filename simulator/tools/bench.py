@@ -57,7 +57,7 @@ from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _time_min_deadwood_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -65,7 +65,7 @@ def _time_min_deadwood_nb(hands):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _time_best_discard_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -165,7 +165,7 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
     return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _floor_deals_nb(n_deals, seed, draws):
     """The stripped loop of the floor model (``bench_floor``): per deal a shuffled deck and two
     ten-card hands, then ``draws`` turns of drawing a stock card, the least-deadwood discards
@@ -374,13 +374,15 @@ _FIRST_DEAL = ("import time; t = time.perf_counter(); import simulator; "
 
 def bench_startup(search_players: bool = False) -> dict:
     """Seconds from a new process to the first dealt hand (``simple`` vs ``simple``), with an
-    empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``,
-    which compiles the engine with the search players (``simulator.engine.select.engine_module``).
+    empty and a filled cache; with ``search_players`` also cold for ``mc`` vs ``simple``.
+    Each compiles the engine a user gets by default, routing what the call plays
+    (``simulator.engine.select.engine_module``).
     Each figure is wall time; ``*_cpu_s`` is the child's CPU time over its whole life (the
     compile is single-threaded, so on a shared machine this is the figure to compare)."""
     def first_deal(strategy: str, cache: str) -> tuple[float, float]:
         env = {**os.environ, "GINSIM_CACHE_DIR": cache}
         env.pop("NUMBA_CACHE_DIR", None)
+        env.pop("GINSIM_ENGINE", None)  # the engine a user gets by default: what the call plays
         wall, cpu = _child([sys.executable, "-c", _FIRST_DEAL.format(a=strategy)], env).split()
         return float(wall), float(cpu)
 
@@ -563,7 +565,7 @@ def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     return rows
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _random_legal_nb(masks, u, out):
     """A uniformly random legal action per row of ``masks`` (0 for an empty row), from ``u``."""
     for i in range(masks.shape[0]):

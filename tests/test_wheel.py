@@ -12,6 +12,7 @@ from __future__ import annotations
 import email
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tomllib
@@ -47,6 +48,20 @@ def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GINSIM_ENGINE")}
     env.update(extra)
     return env
+
+
+def _see_this_interpreters_packages(python: Path) -> None:
+    """Let the new environment import the dependencies this test runs with.  Its "system"
+    site-packages are the base interpreter's; when the tests run in a virtual environment
+    (``python -m venv``, then ``bash .ci/run``), the dependencies are in that environment's
+    site-packages instead, so they are listed in a ``.pth`` file.  Python does not read the
+    ``.pth`` files of directories listed that way, so this checkout's editable install stays
+    out and the wheel's copy is the one imported (asserted below)."""
+    if sys.prefix == sys.base_prefix:
+        return
+    site_dir = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                   capture_output=True, text=True, check=True).stdout.strip())
+    (site_dir / "test-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +113,7 @@ def test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory(wheel,
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    _see_this_interpreters_packages(python)
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
                            "--no-index", str(wheel)], capture_output=True, text=True, env=_clean_env(), timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -31,15 +31,19 @@ from strategies import mc
 N_STRATEGIES = 10
 
 
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+def hybrid_route_nb(params, view):
+    """The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
+    the donor's for the phases of its mask, the host's for the others."""
+    if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
+        return np.int64(params[H_DONOR_SID]), params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
+    return np.int64(params[H_HOST_SID]), params[:N_PARAMS]
+
+
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def take_nb(sid, params, view, pile, rules, rng, memory):
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
     if sid == 0:
         return random_play.take_nb(params, view, pile, rules, rng, memory)
     if sid == 1:
@@ -65,13 +69,8 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def discard_nb(sid, params, view, pile, rules, rng, memory):
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
     if sid == 0:
         return random_play.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 1:
@@ -97,13 +96,8 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def knock_nb(sid, params, view, pile, rules, rng, memory):
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
     if sid == 0:
         return random_play.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 1:
@@ -129,13 +123,8 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
     if sid == 0:
         return random_play.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 1:
@@ -161,13 +150,8 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def defend_nb(sid, params, view, pile, rules, rng, memory):
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
     if sid == 0:
         return random_play.defend_nb(params, view, pile, rules, rng, memory)
     if sid == 1:

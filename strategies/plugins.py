@@ -68,16 +68,22 @@ from numba import njit
 
 '''
 
-#: the first lines of every dispatch function: a hybrid (``strategies.hybrid``) becomes its
+#: the one function of a dispatch module that routes a hybrid (``strategies.hybrid``): its
 #: host or its donor, by the phase of the view, with that strategy's own parameter row
+_HYBRID_ROUTE_FUNCTION = """
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline=True)
+def hybrid_route_nb(params, view):
+    \"\"\"The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
+    the donor's for the phases of its mask, the host's for the others.\"\"\"
+    if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
+        return np.int64(params[H_DONOR_SID]), params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
+    return np.int64(params[H_HOST_SID]), params[:N_PARAMS]
+"""
+#: the first lines of every dispatch function
 _HYBRID_ROUTE = """\
-    if sid == HYBRID_SID:  # a hybrid: the donor answers the phases of its mask, the host the others
-        if np.int64(params[H_MASK]) >> view[V_PHASE] & 1:
-            sid = np.int64(params[H_DONOR_SID])
-            params = params[H_DONOR_ROW:H_DONOR_ROW + N_PARAMS]
-        else:
-            sid = np.int64(params[H_HOST_SID])
-            params = params[:N_PARAMS]
+    if sid == HYBRID_SID:
+        sid, params = hybrid_route_nb(params, view)
 """
 
 #: what each decision answers for an unknown strategy id: something the engine rejects
@@ -124,6 +130,7 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     # its own need); with plug-ins, NRT on, which their decisions inherit (numba passes a
     # caller's NRT setting on to callees that do not state one)
     nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
+    lines.append(_HYBRID_ROUTE_FUNCTION.format(nrt=nrt))
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
         lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt})\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
         lines.append(_HYBRID_ROUTE)

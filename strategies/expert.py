@@ -81,7 +81,7 @@ def may_knock_nb(params, view, deadwood):
     return view[V_MY_DRAWS] <= params[2] or view[V_STOCK_LEFT] <= params[3]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     if top < 0:
@@ -150,13 +150,13 @@ def discard_scores_nb(params, view, scores):
     return best_card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     return discard_scores_nb(params, view, scores)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def knock_nb(params, view, pile, rules, rng, memory):
     return may_knock_nb(params, view, view[V_DEADWOOD])
 
@@ -187,7 +187,7 @@ def arrange_fewest_layoffs_nb(view):
     return best_sets, best_runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     if params[5] == 1:
         return arrange_random_nb(view, rng)

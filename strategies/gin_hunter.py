@@ -33,17 +33,17 @@ def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
     return np.full(len(draws), float(params["knock_at"]))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] <= params[0]:
         return True

@@ -22,17 +22,17 @@ SUMMARY = "greedy draws and discards, knocks as soon as legal"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def knock_nb(params, view, pile, rules, rng, memory):
     return True
 

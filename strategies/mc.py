@@ -312,7 +312,7 @@ def search_nb(params, view, pile, rules, rng, actions, n_actions):
     return best
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def take_nb(params, view, pile, rules, rng, memory):
     phase = view[V_PHASE]
     top = view[V_TOP]
@@ -330,7 +330,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_TAKE_PILE
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     best = expert.discard_scores_nb(EXPERT_PARAMS, view, scores)
@@ -360,7 +360,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return actions[search_nb(params, view, pile, rules, rng, actions, n)] - A_DISCARD
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] == 0:
         return True
@@ -373,6 +373,6 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_KNOCK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True)  # (stated: the dispatch, compiled without NRT, would pass that on)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return expert.arrange_fewest_layoffs_nb(view)

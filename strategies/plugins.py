@@ -47,6 +47,10 @@ DECISIONS = ("take_nb", "discard_nb", "knock_nb", "arrange_nb")
 #: decision functions a module may leave out, and the ready-made function that then
 #: answers for it: the defence defaults to the best response
 OPTIONAL_DECISIONS = {"defend_nb": "default_defend_nb"}
+#: the decisions asked every turn: the dispatch's are compiled into the engine's loop
+#: (``forceinline``), as are the light built-ins' own (docs/architecture.md); the layout
+#: and the defence, once a hand, stay calls
+HOT_DECISIONS = ("take_nb", "discard_nb", "knock_nb")
 #: the arguments the engine passes every decision function, as numba types
 CONTRACT = ("params float64[::1], view int64[::1], pile int64[::1], rules int64[::1], "
             "rng uint64[::1], memory int64[::1]")
@@ -132,7 +136,9 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
     lines.append(_HYBRID_ROUTE_FUNCTION.format(nrt=nrt))
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
-        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt})\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
+        inline = decision in HOT_DECISIONS
+        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline={inline})\n"
+                     f"def {decision}(sid, params, view, pile, rules, rng, memory):\n")
         lines.append(_HYBRID_ROUTE)
         for sid, alias in aliases.items():
             call = f"{alias}.{decision}"

@@ -24,22 +24,22 @@ SUMMARY = "uniform over legal moves (baseline, fuzzing)"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def take_nb(params, view, pile, rules, rng, memory):
     return below_nb(rng, np.int64(2)) == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def discard_nb(params, view, pile, rules, rng, memory):
     return random_card_of_nb(rng, view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def knock_nb(params, view, pile, rules, rng, memory):
     return below_nb(rng, np.int64(2)) == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_random_nb(view, rng)
 

@@ -47,13 +47,13 @@ MEMORY_DECISIONS = ("discard_nb",)
 threshold = knock_at_threshold
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     return top >= 0 and melds_with_card_nb(view[V_HAND], top)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def discard_nb(params, view, pile, rules, rng, memory):
     # memory[c]: the cards that made a (drawn, discarded) pair with card c, either way round
     drawn = view[V_DRAWN]
@@ -68,7 +68,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
 def knock_nb(params, view, pile, rules, rng, memory):
     knock_at = params[0]
     if knock_at < 0:
@@ -76,11 +76,11 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return view[V_DEADWOOD] <= knock_at
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 def defend_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)

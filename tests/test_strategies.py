@@ -178,6 +178,49 @@ def test_module_interface(module):
         assert f"``{name}``" in module.__doc__, f"docstring does not document {name}"
 
 
+def _jitted_callees(dispatcher) -> set:
+    """The numba functions ``dispatcher``'s code calls by name, or as ``module.name``."""
+    from types import ModuleType
+
+    from numba.core.registry import CPUDispatcher
+
+    found = set()
+    names = dispatcher.py_func.__code__.co_names
+    for name in names:
+        value = dispatcher.py_func.__globals__.get(name)
+        if isinstance(value, CPUDispatcher):
+            found.add(value)
+        elif isinstance(value, ModuleType):
+            found |= {getattr(value, n) for n in names if isinstance(getattr(value, n, None), CPUDispatcher)}
+    return found
+
+
+def test_the_hot_decisions_compile_into_the_engines_loop():
+    """The dispatch's ``take_nb``, ``discard_nb`` and ``knock_nb``, and those of every built-in
+    but ``expert`` and ``mc``, are compiled ``forceinline=True``, so the engine's loop holds
+    their code instead of calling them with six arrays (docs/architecture.md).  numba hands
+    ``forceinline`` on to a function first compiled from inside one that sets it, so every
+    numba function such a function calls states the flag itself: otherwise how it compiles,
+    and what its cache holds, would depend on which caller compiled it first."""
+    from strategies import dispatch, expert, mc
+
+    hot = ("take_nb", "discard_nb", "knock_nb")
+    for module in ALL + [expert, mc, dispatch]:
+        for name in [n for n in hot + ("arrange_nb", "defend_nb") if hasattr(module, n)]:
+            inline = getattr(module, name).targetoptions.get("forceinline")
+            assert inline is (name in hot and module not in (expert, mc)), f"{module.__name__}.{name}"
+    seen, todo, checked = set(), [getattr(dispatch, n) for n in hot], 0
+    while todo:
+        for callee in _jitted_callees(todo.pop()) - seen:
+            seen.add(callee)
+            checked += 1
+            where = f"{callee.py_func.__module__}.{callee.__name__}"
+            assert "forceinline" in callee.targetoptions, where
+            if callee.targetoptions["forceinline"]:
+                todo.append(callee)  # its callees would inherit the flag
+    assert checked > 20, "expected the built-ins' decisions and the rules core below them"
+
+
 @pytest.mark.parametrize("module", ALL, ids=lambda m: m.__name__.rpartition(".")[2])
 def test_discard_is_always_legal_and_never_the_card_just_taken(module):
     for seed in range(20):

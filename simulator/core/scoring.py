@@ -121,7 +121,7 @@ def hand_multiplier_nb(upcard, rules):
     return 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
 def game_totals_nb(points0, points1, boxes0, boxes1, winner, rules):
     """(total0, total1, shutout): the final scores of a finished game
     (docs/rules.md#the-game).
@@ -150,7 +150,7 @@ def game_totals_nb(points0, points1, boxes0, boxes1, winner, rules):
     return total0, total1, shutout
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
 def next_dealer_nb(dealer, dead, hand_winner, rules):
     """The dealer of the next hand: the same after a dead hand, the other player after a
     scoreless tie (``hand_winner`` -1), otherwise as ``next_dealer`` says."""
@@ -164,7 +164,7 @@ def next_dealer_nb(dealer, dead, hand_winner, rules):
     return hand_winner
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 def new_game_nb(game_row, game, pair, a_seat, first_dealer):
     """Start the game record ``game_row`` (``G_*`` columns, ``simulator.core.records``) of a
     game about to be played: its identity, no hands, no points, no winner, no error."""
@@ -178,7 +178,7 @@ def new_game_nb(game_row, game, pair, a_seat, first_dealer):
     game_row[G_ERROR_SEAT] = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
 def end_of_hand_nb(game_row, hand_row, max_hands, rules):
     """Chain a finished hand into its game (docs/rules.md#the-game); every game driver
     (the batch kernel, the Python driver, the RL environment, ``ginsim play``) calls this.

@@ -40,7 +40,7 @@ def hybrid_route_nb(params, view):
     return np.int64(params[H_HOST_SID]), params[:N_PARAMS]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
 def take_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -67,7 +67,7 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
 def discard_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -94,7 +94,7 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
 def knock_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -121,7 +121,7 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -148,7 +148,7 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
 def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)

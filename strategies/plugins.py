@@ -134,10 +134,15 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     # its own need); with plug-ins, NRT on, which their decisions inherit (numba passes a
     # caller's NRT setting on to callees that do not state one)
     nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
+    # built-ins only, too: the decisions are merged into their callers at numba's IR level
+    # (``inline='always'``), so none compiles a library of its own, which would link and
+    # generate again the machine code of every strategy it routes (about a second each for
+    # ``mc``'s); with plug-ins they stay functions, whose NRT setting the plug-ins inherit
+    merged = ", inline='always'" if nrt == "False" else ""
     lines.append(_HYBRID_ROUTE_FUNCTION.format(nrt=nrt))
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
         inline = decision in HOT_DECISIONS
-        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline={inline})\n"
+        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline={inline}{merged})\n"
                      f"def {decision}(sid, params, view, pile, rules, rng, memory):\n")
         lines.append(_HYBRID_ROUTE)
         for sid, alias in aliases.items():

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ._version import __version__
 
 from .core._cache import configure_numba_cache
+from .core.lazy import lazy_exports
 
 # ginsim's kernels cache in ginsim's own directory; installed now, or when numba loads
 configure_numba_cache()
@@ -56,17 +57,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'simulator' has no attribute {name!r}")
-    import importlib
-
-    module_name, attribute = _PUBLIC[name]
-    module = importlib.import_module(module_name, __name__)
-    value = module if attribute is None else getattr(module, attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _PUBLIC)

@@ -8,29 +8,20 @@ The names below load on first use, so ``import strategies`` (and reading
 
 from typing import TYPE_CHECKING
 
+from simulator.core.lazy import lazy_exports
+
 if TYPE_CHECKING:  # what type checkers and the API reference see; ``_PUBLIC`` loads the same names
     from .pyplayer import GreedyPlayer, Observation, Player, TrivialPlayer
     from .registry import REGISTRY, Strategy, available, parse_strategy, register
 
-#: where each public name lives (module relative to this package)
+#: where each public name lives (module relative to this package, attribute)
 _PUBLIC = {
-    **{name: ".registry" for name in ("REGISTRY", "Strategy", "available", "parse_strategy", "register")},
-    **{name: ".pyplayer" for name in ("GreedyPlayer", "Observation", "Player", "TrivialPlayer")},
+    **{name: (".registry", name) for name in ("REGISTRY", "Strategy", "available", "parse_strategy", "register")},
+    **{name: (".pyplayer", name) for name in ("GreedyPlayer", "Observation", "Player", "TrivialPlayer")},
 }
 
 __all__ = ["REGISTRY", "GreedyPlayer", "Observation", "Player", "Strategy", "TrivialPlayer", "available",
            "parse_strategy", "register"]
 
 
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'strategies' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _PUBLIC)

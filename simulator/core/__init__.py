@@ -20,5 +20,6 @@ wrap them for people.
 * ``errors``: ``StrategyError`` and the one-line message of each error code;
 * ``records``: the row schemas; ``columns``: records to frame and Arrow columns;
 * ``blocks``: blocks of work on a pool of threads (the kernels release the GIL);
+* ``lazy``: the public names of ``simulator`` and ``strategies``, imported on first use;
 * ``_cache``: where numba keeps ginsim's compiled kernels (one directory per source version).
 """

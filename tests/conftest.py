@@ -74,6 +74,7 @@ SLOW = frozenset({
     "test_trust_rundir.py::test_a_crafted_plugin_is_never_imported",
     # both engines compiled and compared; kernels compiled for a test's own rollout
     "test_engine.py::test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all",
+    "test_vector_env.py::test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_all",
     "test_state_phases.py::test_a_numba_rollout_from_a_copied_mid_hand_state",
     # OpenSpiel's own game stepped hand by hand from Python
     "test_interop_openspiel.py::test_the_bot_moves_the_same_whatever_the_opponents_hidden_cards",

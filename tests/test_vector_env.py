@@ -161,6 +161,39 @@ def test_same_seeds_give_the_single_envs_trajectories(kw):
     assert ends >= 2
 
 
+def _random_play(env, seed: int, steps: int) -> list:
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = [obs["observation"].copy()]
+    for _ in range(steps):
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in obs["action_mask"]])
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        out += [obs["observation"].copy(), obs["action_mask"].copy(), rewards.copy(), terminated | truncated]
+    return out
+
+
+def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_all(monkeypatch):
+    """By default the vector env's kernels are a copy bound to an engine routing only what the
+    process plays (``simulator.env.vector.batch_kernels``), so its first step compiles no other
+    strategy; it plays exactly as the module bound to the engine routing every strategy."""
+    from simulator.engine import select
+    from simulator.env import batch, vector
+
+    everything = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
+    assert everything._batch is batch  # the test session's engine routes every strategy (conftest.py)
+    full = _random_play(everything, 3, 150)
+    monkeypatch.setenv(select.ENGINE_ENV, "call")
+    monkeypatch.setattr(select, "_WILL_PLAY", set())
+    monkeypatch.setattr(select, "_BUILT", [])
+    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
+    env = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
+    engine = select.engine_module([env.opponent.sid])
+    assert env._batch is not batch and env._batch.hand_decide_nb is engine.hand_decide_nb
+    assert vector.batch_kernels(env.opponent.sid) is env._batch  # built once per engine
+    got = _random_play(env, 3, 150)
+    assert len(got) == len(full) and all(np.array_equal(a, b) for a, b in zip(full, got))
+
+
 def test_next_step_autoreset_has_an_empty_terminal_mask_and_same_step_returns_the_final_obs():
     rng = np.random.default_rng(0)
     env = GinRummyVectorEnv(8, opponent="simple")

@@ -114,37 +114,46 @@ def engine_module(sids=None) -> ModuleType:
     return module
 
 
-#: the lines of the engine's source that a plug-in engine rewrites, and how often each
-#: must occur: the dispatch import (once) and the package-relative imports (at least once)
+#: the line of the engine's source that a generated engine rewrites (the dispatch import), and
+#: its package-relative imports, which every generated copy makes absolute
 _DISPATCH_IMPORT = "from strategies import dispatch\n"
 _RELATIVE_IMPORT = re.compile(r"^from (\.+)([\w.]*) import", re.MULTILINE)
-#: the package the engine's relative imports are relative to
-_ENGINE_PACKAGE = "simulator.engine.kernels".rsplit(".", 1)[0]  # the package of the engine module
 
 
-def _absolute_import(match: re.Match) -> str:
-    """``from ..core.rng import`` in the engine's package as ``from simulator.core.rng import``."""
-    package = _ENGINE_PACKAGE.split(".")
-    dots, rest = len(match.group(1)), match.group(2)
-    if dots > len(package):
-        raise RuntimeError(f"the engine's import {match.group(0)!r} leaves the simulator package; "
-                           "plug-in engines cannot be built (update simulator.engine.select.plugin_engine_source)")
-    return f"from {'.'.join(package[:len(package) - dots + 1] + ([rest] if rest else []))} import"
+def bound_source(source: str, package: str, imports: dict[str, str]) -> str:
+    """``source``, a module of package ``package``, as a copy that lives outside it: each
+    import line of ``imports`` (each must occur exactly once) replaced by its value, and
+    every relative import made absolute.  Every substitution is checked, otherwise a copy
+    could silently play the code it was meant to replace; a RuntimeError says which check
+    failed."""
+    parts = package.split(".")
+
+    def absolute(match: re.Match) -> str:  # ``from ..core.rng import`` -> ``from simulator.core.rng import``
+        dots, rest = len(match.group(1)), match.group(2)
+        if dots > len(parts):
+            raise RuntimeError(f"the import {match.group(0)!r} leaves the simulator package; generated copies "
+                               "cannot be built (update simulator.engine.select.bound_source)")
+        return f"from {'.'.join(parts[:len(parts) - dots + 1] + ([rest] if rest else []))} import"
+
+    for line, replacement in imports.items():
+        count = source.count(line)
+        if count != 1:
+            raise RuntimeError(f"the module must import {line.strip()!r} exactly once (found {count}); "
+                               "generated copies cannot be built")
+        source = source.replace(line, replacement)
+    source, n_relative = _RELATIVE_IMPORT.subn(absolute, source)
+    if n_relative == 0 or "from ." in source:
+        raise RuntimeError("the module's imports changed shape; generated copies cannot be built "
+                           "(update simulator.engine.select.bound_source)")
+    return source
 
 
 def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
     """The engine's source bound to the dispatch module ``dispatch_name`` instead of the
-    built-in one.  Every substitution is checked: the dispatch import must occur exactly
-    once and no relative import may survive, otherwise the copy could silently route to
-    the built-in strategies; a RuntimeError says which check failed."""
-    count = engine_source.count(_DISPATCH_IMPORT)
-    if count != 1:
-        raise RuntimeError(f"the engine must import the dispatch exactly once as "
-                           f"{_DISPATCH_IMPORT.strip()!r} (found {count}); plug-in engines cannot be built")
-    source = engine_source.replace(_DISPATCH_IMPORT, f"import {dispatch_name} as dispatch\n")
-    source, n_relative = _RELATIVE_IMPORT.subn(_absolute_import, source)
-    if n_relative == 0 or "from ." in source or "import strategies.dispatch" in source \
-            or "from strategies.dispatch" in source:
+    built-in one (``bound_source``; no import of the built-in dispatch may survive)."""
+    source = bound_source(engine_source, engine.__name__.rpartition(".")[0],
+                          {_DISPATCH_IMPORT: f"import {dispatch_name} as dispatch\n"})
+    if "import strategies.dispatch" in source or "from strategies.dispatch" in source:
         raise RuntimeError("the engine's imports changed shape; plug-in engines cannot be built "
                            "(update simulator.engine.select.plugin_engine_source)")
     return source
@@ -177,8 +186,8 @@ def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module:
                      sids=None) -> bool:
     """True when this source version's kernel directory holds numba's index file of every
     engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
-    first call loads machine code instead of compiling it (16–20 s of CPU for ``simple``
-    alone, 36 s with ``mc``, on the development machine).  ``module`` is the engine module's name
+    first call loads machine code instead of compiling it (15–21 s of CPU for ``simple``
+    alone, 27–33 s with ``mc``, on the development machine).  ``module`` is the engine module's name
     (``simulator.engine.kernels``, or a generated one: routing some strategies, or with plug-ins);
     default the engine ``engine_module(sids)`` plays strategy ids
     ``sids`` with.  Cheap: one directory listing, nothing is compiled."""

@@ -40,6 +40,10 @@ otherwise and for every hand).  ``illegal_reward`` is in the reward's own units 
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+from types import ModuleType
+
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
@@ -57,6 +61,36 @@ from .rewards import illegal_reward_for, reward_mode
 
 #: entries of each sub-environment's seed and seat buffers (refilled when 4 or fewer are left)
 _BUFFER = 64
+
+
+#: the line of ``simulator.env.batch`` that binds it to an engine, and the copies of it
+#: bound to other engines in this process, by engine module name (``batch_kernels``)
+_ENGINE_IMPORT = "from ..engine.kernels import hand_decide_nb, record_nb\n"
+_BATCHES: dict[str, ModuleType] = {}
+
+
+def batch_kernels(sid: int) -> ModuleType:
+    """The environment's kernels (``simulator.env.batch``) for an opponent of strategy id
+    ``sid``, bound to the engine ``simulator.engine.select.engine_module`` gives for it: by
+    default one routing only the strategies this process plays, so the first step compiles
+    no strategy the environment does not play.  That is a generated copy of the module
+    whose engine import names that engine; the module itself when the engine is the one
+    routing every strategy."""
+    from strategies.plugins import generated_module_dir, write_module
+
+    from ..engine import kernels
+    from ..engine.select import bound_source, engine_module
+
+    engine = engine_module([sid])
+    if engine is kernels:
+        return B
+    module = _BATCHES.get(engine.__name__)
+    if module is None:
+        source = bound_source(Path(B.__file__).read_text(), __package__,
+                              {_ENGINE_IMPORT: f"from {engine.__name__} import hand_decide_nb, record_nb\n"})
+        module = _BATCHES[engine.__name__] = importlib.import_module(
+            write_module(generated_module_dir(), "ginsim_vector", source))
+    return module
 
 
 def _vector_opponent(opponent):
@@ -114,6 +148,7 @@ class GinRummyVectorEnv(VectorEnv):
         self._seeds = np.zeros((n, _BUFFER), np.int64)
         self._seats = np.zeros((n, _BUFFER), np.int64)
         self._params = np.ascontiguousarray(self.opponent.row, dtype=np.float64)
+        self._batch = batch_kernels(self.opponent.sid)
         self._target = np.int64(self._rules[R_TARGET])
         self._episode_rngs: list = []
         self._seat_rngs: list = []
@@ -167,10 +202,10 @@ class GinRummyVectorEnv(VectorEnv):
         obs = np.empty((self.num_envs, N_OBS), np.float32)
         masks = np.empty((self.num_envs, N_ACTIONS), np.int8)
         self._meta[:, B.M_ERROR] = 0
-        B.reset_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
-                   np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules, self._target,
-                   np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME), np.ones(self.num_envs, np.bool_),
-                   obs, masks)
+        self._batch.reset_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
+                             np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules,
+                             self._target, np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME),
+                             np.ones(self.num_envs, np.bool_), obs, masks)
         self._check_errors(np.flatnonzero(self._meta[:, B.M_ERROR]))
         self._started = True
         self._restrict(masks)
@@ -197,11 +232,11 @@ class GinRummyVectorEnv(VectorEnv):
             final_obs, final_masks = self._final_obs, self._final_masks
         else:
             final_obs, final_masks = self._no_final
-        erred = B.step_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
-                          np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules,
-                          self._target, np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME),
-                          np.float64(self.illegal_reward), same, actions, obs, masks, rewards, terminated, truncated,
-                          illegal, final, final_obs, final_masks)
+        erred = self._batch.step_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
+                                    np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules,
+                                    self._target, np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME),
+                                    np.float64(self.illegal_reward), same, actions, obs, masks, rewards,
+                                    terminated, truncated, illegal, final, final_obs, final_masks)
         if erred >= 0:
             self._check_errors([erred])
         self._restrict(masks)

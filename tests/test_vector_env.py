@@ -177,10 +177,12 @@ def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_a
     process plays (``simulator.env.vector.batch_kernels``), so its first step compiles no other
     strategy; it plays exactly as the module bound to the engine routing every strategy."""
     from simulator.engine import select
-    from simulator.env import batch, vector
+    from simulator.env import vector
 
     everything = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
-    assert everything._batch is batch  # the test session's engine routes every strategy (conftest.py)
+    full_engine = select.engine_module([everything.opponent.sid])  # the session's routes every strategy (conftest.py)
+    assert not getattr(full_engine.dispatch, "LEFT_OUT", ())
+    assert everything._batch.hand_decide_nb is full_engine.hand_decide_nb
     full = _random_play(everything, 3, 150)
     monkeypatch.setenv(select.ENGINE_ENV, "call")
     monkeypatch.setattr(select, "_WILL_PLAY", set())
@@ -188,7 +190,7 @@ def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_a
     monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
     env = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
     engine = select.engine_module([env.opponent.sid])
-    assert env._batch is not batch and env._batch.hand_decide_nb is engine.hand_decide_nb
+    assert engine.dispatch.LEFT_OUT and env._batch.hand_decide_nb is engine.hand_decide_nb
     assert vector.batch_kernels(env.opponent.sid) is env._batch  # built once per engine
     got = _random_play(env, 3, 150)
     assert len(got) == len(full) and all(np.array_equal(a, b) for a, b in zip(full, got))

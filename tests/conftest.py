@@ -140,3 +140,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _is_slow(item) and _key(item) not in named:
             item.add_marker(pytest.mark.slow)
 
+
+
+@pytest.fixture
+def fresh_engine_choice(monkeypatch):
+    """A function ``choose(value)``: from then on ``engine_module`` acts as in a process that
+    has played nothing yet, with an empty cache and ``GINSIM_ENGINE`` set to ``value`` (the
+    session sets ``all``, above)."""
+    from simulator.engine import select
+
+    def choose(choice: str) -> None:
+        monkeypatch.setenv(select.ENGINE_ENV, choice)
+        monkeypatch.setattr(select, "_WILL_PLAY", set())
+        monkeypatch.setattr(select, "_BUILT", [])
+        monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
+
+    return choose

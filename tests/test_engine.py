@@ -344,18 +344,7 @@ def test_switching_variant_does_not_recompile():
     assert len(kernel.signatures) == signatures
 
 
-def _fresh_engine_choice(monkeypatch, choice: str) -> None:
-    """``engine_module`` as in a process that has played nothing yet, with ``GINSIM_ENGINE``
-    set to ``choice`` (the test session sets ``all``; see conftest.py)."""
-    from simulator.engine import select
-
-    monkeypatch.setenv(select.ENGINE_ENV, choice)
-    monkeypatch.setattr(select, "_WILL_PLAY", set())
-    monkeypatch.setattr(select, "_BUILT", [])
-    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
-
-
-def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(monkeypatch):
+def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(fresh_engine_choice):
     """By default the first call compiles an engine routing only what it plays
     (``simulator.engine.select.engine_module``); it runs the same code as the engine
     routing every strategy: equal rows, on 1 and 2 threads; it refuses an id it does not
@@ -367,7 +356,7 @@ def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(monkeypatch
     from simulator.engine.select import engine_module, strategy_pair
     from strategies.registry import REGISTRY
 
-    _fresh_engine_choice(monkeypatch, "call")
+    fresh_engine_choice("call")
     _, _, sids, params = strategy_pair("simple", "gin_hunter")
     small = engine_module(sids)
     numba_sids = {i.sid for i in REGISTRY.values() if i.kind == "numba"}
@@ -391,7 +380,7 @@ def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(monkeypatch
     assert (out[:, RC.H_ERROR] != 0).all()  # refused, never played by another strategy
 
 
-def test_which_engine_a_call_gets(monkeypatch):
+def test_which_engine_a_call_gets(monkeypatch, fresh_engine_choice):
     """``GINSIM_ENGINE``: ``call`` builds for what the process plays and grows with it,
     ``all`` routes everything; a hybrid takes the engine routing all; a bad value is refused
     in one line naming the variable and its values."""
@@ -400,14 +389,14 @@ def test_which_engine_a_call_gets(monkeypatch):
     from strategies import parse_strategy
 
     sid = {n: parse_strategy(n).sid for n in ("simple", "gin_hunter", "knock_early")}
-    _fresh_engine_choice(monkeypatch, "call")
+    fresh_engine_choice("call")
     select.will_play([sid["simple"], sid["gin_hunter"]])
     first = select.engine_module([sid["simple"]])
     assert sid["gin_hunter"] not in first.dispatch.LEFT_OUT and sid["knock_early"] in first.dispatch.LEFT_OUT
     grown = select.engine_module([sid["knock_early"]])  # everything played so far, and the new one
     assert not {sid["simple"], sid["gin_hunter"], sid["knock_early"]} & set(grown.dispatch.LEFT_OUT)
     assert select.engine_module([parse_strategy("mc+knock=simple").sid]) is full
-    _fresh_engine_choice(monkeypatch, "all")
+    fresh_engine_choice("all")
     assert select.engine_module([sid["simple"]]) is full
     monkeypatch.setenv(select.ENGINE_ENV, "light")
     with pytest.raises(ValueError, match=r"^GINSIM_ENGINE: must be one of call, all, got 'light'$"):

@@ -184,8 +184,10 @@ def _jitted_callees(dispatcher) -> set:
 
     from numba.core.registry import CPUDispatcher
 
+    from strategies.plugins import _names_used
+
     found = set()
-    names = dispatcher.py_func.__code__.co_names
+    names = _names_used(dispatcher.py_func.__code__)
     for name in names:
         value = dispatcher.py_func.__globals__.get(name)
         if isinstance(value, CPUDispatcher):

@@ -172,7 +172,7 @@ def _random_play(env, seed: int, steps: int) -> list:
     return out
 
 
-def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_all(monkeypatch):
+def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_all(fresh_engine_choice):
     """By default the vector env's kernels are a copy bound to an engine routing only what the
     process plays (``simulator.env.vector.batch_kernels``), so its first step compiles no other
     strategy; it plays exactly as the module bound to the engine routing every strategy."""
@@ -184,10 +184,7 @@ def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_a
     assert not getattr(full_engine.dispatch, "LEFT_OUT", ())
     assert everything._batch.hand_decide_nb is full_engine.hand_decide_nb
     full = _random_play(everything, 3, 150)
-    monkeypatch.setenv(select.ENGINE_ENV, "call")
-    monkeypatch.setattr(select, "_WILL_PLAY", set())
-    monkeypatch.setattr(select, "_BUILT", [])
-    monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)  # as with an empty cache
+    fresh_engine_choice("call")
     env = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
     engine = select.engine_module([env.opponent.sid])
     assert engine.dispatch.LEFT_OUT and env._batch.hand_decide_nb is engine.hand_decide_nb

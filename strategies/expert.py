@@ -71,7 +71,7 @@ SUMMARY = "EAAI-winner style: takes melding cards that lower deadwood; discards 
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
 def may_knock_nb(params, view, deadwood):
     """Whether ``expert`` knocks with ``deadwood`` in this view (before score awareness)."""
     if deadwood == 0:

@@ -267,10 +267,56 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     return True
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def search_nb(params, view, pile, rules, rng, actions, n_actions):
-    """The index (into ``actions[:n_actions]``) of the candidate with the best mean
-    utility over ``params[0]`` determinizations."""
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+def candidates_nb(params, view, pile, rules, rng, memory, actions):
+    """Fill ``actions`` with the candidates searched at the view's phase, ``expert``'s
+    choice first, and return how many: at a draw, take the face-up card or not; at a
+    discard, the ``params[1]`` best legal discards by ``expert``'s score; at a knock,
+    knock or play on."""
+    phase = view[V_PHASE]
+    if phase == PHASE_KNOCK:
+        knock = expert.may_knock_nb(EXPERT_PARAMS, view, view[V_DEADWOOD])
+        actions[0] = A_KNOCK if knock else A_NO_KNOCK
+        actions[1] = A_NO_KNOCK if knock else A_KNOCK
+        return np.int64(2)
+    if phase == PHASE_DISCARD:
+        scores = np.empty(64, np.float64)
+        best = expert.discard_scores_nb(EXPERT_PARAMS, view, scores)
+        n_cand = min(max(np.int64(params[1]), 1), _MAX_CANDIDATES)
+        legal = view[V_LEGAL_DISCARDS] & view[V_HAND]
+        n = np.int64(0)
+        taken = np.int64(0)
+        while n < n_cand:  # the best-scoring legal discard not yet taken, expert's own first
+            pick = np.int64(-1)
+            rest = legal & ~taken
+            while rest:
+                card = lowest_card_nb(rest)
+                rest &= rest - 1
+                if pick < 0 or scores[card] < scores[pick]:
+                    pick = card
+            if pick < 0:
+                break
+            if n == 0:
+                pick = best
+            taken |= np.int64(1) << pick
+            actions[n] = A_DISCARD + pick
+            n += 1
+        return n
+    take = expert.take_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
+    leave = A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
+    actions[0] = A_TAKE_PILE if take else leave
+    actions[1] = leave if take else A_TAKE_PILE
+    return np.int64(2)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+def searched_action_nb(params, view, pile, rules, rng, memory):
+    """The action ``mc`` plays by search at the view's draw, discard or knock: its
+    candidates, ``expert``'s choice first (``candidates_nb``), and the one with the best
+    mean utility over ``params[0]`` determinizations.  The one function that searches, so
+    that the search's machine code is built once, not once per decision."""
+    actions = np.empty(_MAX_CANDIDATES, np.int64)
+    n_actions = candidates_nb(params, view, pile, rules, rng, memory, actions)
     samples = max(np.int64(params[0]), 1)
     late_knock = np.int64(params[7])
     policy = np.int64(params[2])
@@ -309,68 +355,37 @@ def search_nb(params, view, pile, rules, rng, actions, n_actions):
     for a in range(1, n_actions):
         if totals[a] > totals[best] + 1e-9:
             best = a
-    return best
+    return actions[best]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
 def take_nb(params, view, pile, rules, rng, memory):
     phase = view[V_PHASE]
     top = view[V_TOP]
     if top < 0:
         return False
-    if phase != PHASE_DRAW and phase != PHASE_FIRST_UPCARD:
+    if ((phase != PHASE_DRAW and phase != PHASE_FIRST_UPCARD) or not melds_with_card_nb(view[V_HAND], top)
+            or not np.int64(params[5]) & 1):
         return expert.take_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
-    if not melds_with_card_nb(view[V_HAND], top) or not np.int64(params[5]) & 1:
-        return expert.take_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
-    actions = np.empty(2, np.int64)
-    first = expert.take_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
-    other = A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
-    actions[0] = A_TAKE_PILE if first else other
-    actions[1] = other if first else A_TAKE_PILE
-    return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_TAKE_PILE
+    return searched_action_nb(params, view, pile, rules, rng, memory) == A_TAKE_PILE
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
 def discard_nb(params, view, pile, rules, rng, memory):
-    scores = np.empty(64, np.float64)
-    best = expert.discard_scores_nb(EXPERT_PARAMS, view, scores)
     n_cand = min(max(np.int64(params[1]), 1), _MAX_CANDIDATES)
     legal = view[V_LEGAL_DISCARDS] & view[V_HAND]
     if n_cand == 1 or popcount_nb(legal) == 1 or not np.int64(params[5]) & 2:
-        return best
-    # the n_cand best-scoring legal discards, best first
-    actions = np.empty(_MAX_CANDIDATES, np.int64)
-    n = 0
-    taken = np.int64(0)
-    while n < n_cand:
-        pick = np.int64(-1)
-        rest = legal & ~taken
-        while rest:
-            card = lowest_card_nb(rest)
-            rest &= rest - 1
-            if pick < 0 or scores[card] < scores[pick]:
-                pick = card
-        if pick < 0:
-            break
-        if n == 0:
-            pick = best
-        taken |= np.int64(1) << pick
-        actions[n] = A_DISCARD + pick
-        n += 1
-    return actions[search_nb(params, view, pile, rules, rng, actions, n)] - A_DISCARD
+        return expert.discard_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
+    return searched_action_nb(params, view, pile, rules, rng, memory) - A_DISCARD
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] == 0:
         return True
     if not np.int64(params[5]) & 4:
         return expert.may_knock_nb(EXPERT_PARAMS, view, view[V_DEADWOOD])
-    actions = np.empty(2, np.int64)
-    first = expert.may_knock_nb(EXPERT_PARAMS, view, view[V_DEADWOOD])
-    actions[0] = A_KNOCK if first else A_NO_KNOCK
-    actions[1] = A_NO_KNOCK if first else A_KNOCK
-    return actions[search_nb(params, view, pile, rules, rng, actions, np.int64(2))] == A_KNOCK
+    return searched_action_nb(params, view, pile, rules, rng, memory) == A_KNOCK
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)

@@ -218,8 +218,8 @@ def test_the_hot_decisions_compile_into_the_engines_loop():
             checked += 1
             where = f"{callee.py_func.__module__}.{callee.__name__}"
             assert "forceinline" in callee.targetoptions, where
-            if callee.targetoptions["forceinline"]:
-                todo.append(callee)  # its callees would inherit the flag
+            if callee.targetoptions["forceinline"] or callee.targetoptions.get("inline") == "always":
+                todo.append(callee)  # its callees would inherit the flag (merged: its caller's)
     assert checked > 20, "expected the built-ins' decisions and the rules core below them"
 
 

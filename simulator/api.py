@@ -251,8 +251,9 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
     trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
-    n = engine_module(sids).play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector,
-                             sids, params, out, trace)
+    engine = engine_module(sids)
+    n = engine.play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector, sids,
+                                  params, out, trace, engine.block_work(vector, params))
     row = hand_frame(out).iloc[0].copy()
     row["a_seat"] = int(out[0, RC.H_A_SEAT])
     return row, _events(trace, n)
@@ -288,9 +289,9 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
     seat_params = params.copy()  # the strategies' copies, checked by the engine
     seat_rules = np.vstack([vector, vector])
-    n = engine_module(sids).play_hand_nb(state, codes, dealer, sids, params, vector, seat_params, seat_rules,
-                                     np.array(scores, np.int64), rngs, deck_rng, scratch, memory, out,
-                                     trace)
+    engine = engine_module(sids)
+    engine.new_hand_nb(state, codes, dealer, np.int64(scores[0]), np.int64(scores[1]), vector, deck_rng, memory, trace)
+    n = engine.play_out_nb(state, vector, sids, params, seat_params, seat_rules, rngs, memory, scratch, out, trace)
     record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = RC.OUTCOMES[record["outcome"]]
     return record, _events(trace, n)

@@ -310,13 +310,12 @@ def answer_nb(phase, r0, r1):
     return np.int64(A_PASS), zero, zero
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` the decision of ``phase`` (``strategies.dispatch``; the view
-    already filled) and return its raw answer ``(r0, r1)`` for ``answer_nb``.
-    (``play_hand_nb`` writes these calls out per seat, passing each seat's arrays as they
-    are: one more call between them would add reference-count updates to every decision
-    of the batch kernel.)"""
+    already filled) and return its raw answer ``(r0, r1)`` for ``answer_nb``.  Merged into
+    its caller (``inline='always'``), as the dispatch is, so a loop's decisions call the
+    strategies directly."""
     zero = np.int64(0)
     if phase == PHASE_DISCARD:
         return np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory)), zero
@@ -352,11 +351,13 @@ def play_answer_nb(state, rules, action, x, y, trace):
     return play_nb(state, rules, action, trace), x
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``, after
     filling that seat's ``view``, decoded by ``answer_nb``; the other arguments are the
-    arrays lent to it (``pile``: its copy of the discard pile)."""
+    arrays lent to it (``pile``: its copy of the discard pile).  The one way every loop
+    asks a seat (``play_hand_nb``, ``advance_nb``, ``hand_decide_nb``); merged into each
+    (``inline='always'``)."""
     fill_view_nb(state, state[S_CURRENT], view)
     phase = state[S_PHASE]
     r0, r1 = ask_nb(phase, sid, params, view, pile, rules, rng, memory)
@@ -385,7 +386,7 @@ def record_nb(state, out):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
-def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
+def new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
     """Deal a hand into ``state`` (``simulator.core.state.deal_nb``) and zero the strategies'
     memories."""
     for seat in range(2):
@@ -394,27 +395,28 @@ def _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, t
     deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
-def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
-                 player_rngs, deck_rng, scratch, memory, out, trace):
-    """Deal a hand into ``state`` from a shuffled 52-card ``deck`` and play it with the
-    strategies ``sids``, filling the play and error columns of the hand record ``out``;
-    with an empty ``deck``, play ``state`` on from where it stands (``play_out_nb``).
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory,
+                 out, trace):
+    """Play the hand in ``state`` to its end, from wherever it stands (a fresh deal:
+    ``new_hand_nb``, or a copy taken mid-hand), with the strategies ``sids``, filling the
+    play and error columns of the hand record ``out``.
 
-    ``dealer`` is the dealing seat; ``scores`` the game scores before the hand (for the
-    players' views); ``deck_rng[0]`` the reshuffle stream; the memories are zeroed for a
-    new deal.  ``params``/``rules`` are the engine's; ``seat_params[seat]`` and
-    ``seat_rules[seat]`` the copies lent to each seat (equal to them on entry);
-    ``player_rngs[seat]`` and ``memory[seat]`` each strategy's random stream and memory;
-    ``scratch`` (``SCRATCH_LEN``) holds the view and each seat's copy of the pile, filled
-    here from the state.  ``trace`` (n × 3, may have 0 rows) receives the events.  Returns
-    the number of trace events.
+    ``params``/``rules`` are the engine's; ``seat_params[seat]`` and ``seat_rules[seat]``
+    the copies lent to each seat (equal to them on entry); ``player_rngs[seat]`` and
+    ``memory[seat]`` each strategy's random stream and memory; ``scratch``
+    (``SCRATCH_LEN``) holds the view and each seat's copy of the pile, filled here from
+    the state.  ``trace`` (n × 3, may have 0 rows) receives the events.  Returns the
+    number of trace events.
+
+    The hand loop is merged into each kernel that plays hands (numba's
+    ``inline='always'``), so that the machine code of everything a hand calls is built
+    once per kernel rather than once for the loop and again for each kernel linking it.
+    Those kernels are compiled without reference counting (``_nrt=False``), which is why
+    their callers allocate their work arrays (``block_work``): inside a kernel that counts
+    references, the merged loop would count them for every array it passes.
     """
-    if deck.shape[0] > 0:
-        _new_hand_nb(state, deck, dealer, scores[0], scores[1], rules, deck_rng, memory, trace)
-    # what each seat's strategy is given, bound once: every decision passes these variables
-    # as they are, one call per seat (choosing an array into a temporary, or indexing per
-    # decision, costs numba a reference-count update each time)
+    # what each seat's strategy is given, bound once per hand
     pile0 = scratch[W_SEAT_PILES:W_SEAT_PILES + 64]
     pile1 = scratch[W_SEAT_PILES + 64:W_SEAT_PILES + 128]
     view = scratch[W_VIEW:W_VIEW + N_VIEW]
@@ -431,39 +433,14 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
     out[H_ERROR_SEAT] = -1
     out[H_ERROR_VALUE] = 0
     while state[S_PHASE] != PHASE_OVER:
-        # ask the seat to act (``ask_nb``'s calls, written out per seat so that every call
-        # passes the arrays bound above as they are), and decode the answer
+        # ask the seat to act, with the arrays bound above for its seat (one call: the
+        # dispatch it merges is compiled once per decision kind, not once per seat)
         seat = state[S_CURRENT]
-        phase = state[S_PHASE]
-        fill_view_nb(state, seat, view)
-        r1 = np.int64(0)
-        if phase == PHASE_DISCARD:
-            if seat == 0:
-                r0 = np.int64(dispatch.discard_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
-            else:
-                r0 = np.int64(dispatch.discard_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
-        elif phase == PHASE_KNOCK:
-            if seat == 0:
-                r0 = np.int64(dispatch.knock_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
-            else:
-                r0 = np.int64(dispatch.knock_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
-        elif phase == PHASE_ARRANGE:
-            if seat == 0:
-                sets, runs = dispatch.arrange_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-            else:
-                sets, runs = dispatch.arrange_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            r0, r1 = np.int64(sets), np.int64(runs)
-        elif phase == PHASE_DEFEND:
-            if seat == 0:
-                sets, runs = dispatch.defend_nb(sid0, params0, view, pile0, rules0, rng0, memory0)
-            else:
-                sets, runs = dispatch.defend_nb(sid1, params1, view, pile1, rules1, rng1, memory1)
-            r0, r1 = np.int64(sets), np.int64(runs)
-        elif seat == 0:  # the first upcard, a draw, the last discard
-            r0 = np.int64(dispatch.take_nb(sid0, params0, view, pile0, rules0, rng0, memory0))
+        if seat == 0:
+            sid, own_params, pile, own_rules, rng, own_memory = sid0, params0, pile0, rules0, rng0, memory0
         else:
-            r0 = np.int64(dispatch.take_nb(sid1, params1, view, pile1, rules1, rng1, memory1))
-        action, x, y = answer_nb(phase, r0, r1)
+            sid, own_params, pile, own_rules, rng, own_memory = sid1, params1, pile1, rules1, rng1, memory1
+        action, x, y = decide_nb(state, sid, own_params, view, pile, own_rules, rng, own_memory)
         if action == A_TAKE_PILE:
             # a strategy may have written into this slot of its copy; once the slot
             # leaves the live pile the end-of-hand check could no longer see it
@@ -505,18 +482,15 @@ def play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rul
     return state[S_NTRACE]
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs, memory, scratch,
                 out, trace):
     """Play ``state`` to the end of its hand, from wherever it stands (a fresh deal or a
     copy taken mid-hand: a rollout), with the strategies ``sids``; fills the play and error
     columns of the hand record ``out`` and returns the number of trace events.  Arguments
     as for ``play_hand_nb``; the strategies' memories and streams are used as they are."""
-    no_deck = np.zeros(0, np.int64)
-    no_scores = np.zeros(2, np.int64)
-    no_rng = np.zeros(1, np.uint64)
-    return play_hand_nb(state, no_deck, np.int64(0), sids, params, rules, seat_params, seat_rules,
-                        no_scores, player_rngs, no_rng, scratch, memory, out, trace)
+    return play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory,
+                        out, trace)
 
 
 def work_len(n_rules: int) -> int:
@@ -618,34 +592,35 @@ def advance_nb(work, fparams, rules, action, out):
     return np.int64(PHASE_OVER * 2)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _block_work_nb(rules, params_ab):
-    """The work arrays of one block of deals or games, allocated once per block: the state,
-    scratch, the two seats' memory, the deck and its stream, the players' streams, and per
-    seat its strategy id, parameters, and the strategies' copies of parameters and rules."""
+def block_work(rules, params_ab) -> tuple:
+    """The work arrays of one block of deals or games (``play_deal_block_nb``,
+    ``play_game_block_nb``), allocated by their caller once per block: the state, scratch,
+    the two seats' memory, the deck and its stream, the players' streams, per seat its
+    strategy id, parameters and the strategies' copies of parameters and rules, the game
+    scores before a single deal (0, 0) and a game's hand record."""
+    width = params_ab.shape[1]
     return (np.zeros(N_STATE, np.int64), np.zeros(SCRATCH_LEN, np.int64), np.zeros((2, N_MEMORY), np.int64),
             np.empty(52, np.int64), np.zeros(1, np.uint64), np.zeros((2, 1), np.uint64), np.empty(2, np.int64),
-            np.empty((2, params_ab.shape[1]), np.float64), np.empty((2, params_ab.shape[1]), np.float64),
-            np.empty((2, rules.shape[0]), np.int64))
+            np.empty((2, width), np.float64), np.empty((2, width), np.float64),
+            np.empty((2, rules.shape[0]), np.int64), np.zeros(2, np.int64), np.zeros(N_HAND_COLS, np.int64))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, _nrt=False)
 def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
-                       trace):
+                       trace, work):
     """Play deals ``first_deal + start .. first_deal + stop - 1`` as independent hands into
-    ``out[start:stop]``, with scratch allocated once for the block.
+    ``out[start:stop]``, with the block's work arrays ``work`` (``block_work``).
 
     Deal d belongs to pair ``d // 2`` when ``mirrored`` (both deals of a pair use the same
     deck and dealer seat, with the strategies' seats swapped: A sits in seat ``d % 2``),
     else pair ``d`` with A's seat drawn at random.  ``sids_ab``/``params_ab`` hold strategy
     A then B.  ``trace`` (n × 3), when it has rows, records the block's first deal.
     """
-    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
-     seat_rules) = _block_work_nb(rules, params_ab)
+    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params, seat_rules, scores,
+     _) = work
     for i in range(rules.shape[0]):
         seat_rules[0, i] = rules[i]
         seat_rules[1, i] = rules[i]
-    scores = np.zeros(2, np.int64)
     nt = np.int64(0)
     for i in range(start, stop):
         deal = first_deal + i
@@ -663,8 +638,9 @@ def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, 
         row[H_GAME] = -1
         row[H_HAND_IN_GAME] = -1
         tr = trace if i == start else trace[:0]
-        n = play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
-                         player_rngs, deck_rng, scratch, memory, row, tr)
+        new_hand_nb(state, deck, dealer, scores[0], scores[1], rules, deck_rng, memory, tr)
+        n = play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory,
+                         row, tr)
         if i == start:
             nt = n
     return nt
@@ -688,21 +664,23 @@ def play_deals(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, o
     seed = np.uint64(seed)
     threads, n_blocks = call_plan(n_deals, threads)
     run_blocks(lambda start, stop: play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab,
-                                                       params_ab, out, no_trace), n_deals, threads, n_blocks,
+                                                       params_ab, out, no_trace, block_work(rules, params_ab)),
+               n_deals, threads, n_blocks,
                inline=_builtin_only(sids_ab))
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
-                 state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
-                 seat_rules, trace):
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out, work, trace):
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
-    ``seat_params`` (2 × params) and ``seat_rules`` (2 × rules) are work arrays for the
-    strategies' copies, filled here.  Hands chain through
+    ``work`` holds the work arrays (``block_work``), filled here; ``trace`` (n × 3, may
+    have 0 rows) receives the events of the game's first hand.  Merged into its kernel,
+    ``play_game_block_nb``, as the hand loop is (``play_hand_nb``).  Hands chain through
     ``simulator.core.scoring.end_of_hand_nb`` (scores, boxes, the target, the next dealer,
     the final totals) until the game is over, at the latest after ``MAX_HANDS_PER_GAME``
     hands (a guard only pathological strategies reach)."""
+    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params, seat_rules, _,
+     row) = work
     pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)  # (simulator.core.rng)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
@@ -714,7 +692,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
             seat_rules[seat, i] = rules[i]
     new_game_nb(game_out, game, pair, a_seat, first_dealer)
     scores = game_out[G_POINTS0:G_POINTS0 + 2]  # each seat's points so far (G_POINTS0, G_POINTS1)
-    row = np.zeros(N_HAND_COLS, np.int64)
+    for k in range(N_HAND_COLS):
+        row[k] = 0
     dealer = first_dealer
     max_hands = np.int64(MAX_HANDS_PER_GAME)
     while dealer >= 0:
@@ -726,8 +705,8 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
         row[H_GAME] = game
         row[H_HAND_IN_GAME] = hands
         tr = trace if hands == 0 else trace[:0]
-        play_hand_nb(state, deck, dealer, sids, params, rules, seat_params, seat_rules, scores,
-                     player_rngs, deck_rng, scratch, memory, row, tr)
+        new_hand_nb(state, deck, dealer, scores[0], scores[1], rules, deck_rng, memory, tr)
+        play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory, row, tr)
         if hands < hand_out.shape[0]:
             for k in range(N_HAND_COLS):
                 hand_out[hands, k] = row[k]
@@ -735,25 +714,23 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     return game_out[G_HANDS]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, _nrt=False)
 def play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab, params_ab, game_out,
-                       hand_out, hand_offsets):
+                       hand_out, hand_offsets, trace, work):
     """Play games ``first_game + start .. first_game + stop - 1`` into ``game_out[start:stop]``
-    (``game_out`` is n_games × N_GAME_COLS), with scratch allocated once for the block.
-    When ``hand_offsets`` has n_games + 1 entries, the hands of game i are written to
-    ``hand_out[hand_offsets[i]:hand_offsets[i + 1]]`` (count them in a first pass)."""
+    (``game_out`` is n_games × N_GAME_COLS), with the block's work arrays ``work``
+    (``block_work``).  When ``hand_offsets`` has n_games + 1 entries, the hands of game i
+    are written to ``hand_out[hand_offsets[i]:hand_offsets[i + 1]]`` (count them in a
+    first pass).  ``trace`` (n × 3), when it has rows, records the first hand of the
+    block's first game."""
     with_hands = hand_offsets.shape[0] == game_out.shape[0] + 1
-    (state, scratch, memory, deck, deck_rng, player_rngs, sids, params, seat_params,
-     seat_rules) = _block_work_nb(rules, params_ab)
-    no_trace = np.zeros((0, 3), np.int64)
     for i in range(start, stop):
         if with_hands:
             hands = hand_out[hand_offsets[i]:hand_offsets[i + 1]]
         else:
             hands = hand_out[:0]
-        play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i],
-                     hands, state, scratch, memory, deck, deck_rng, player_rngs, sids, params,
-                     seat_params, seat_rules, no_trace)
+        tr = trace if i == start else trace[:0]
+        play_game_nb(seed, first_game + i, mirrored, rules, sids_ab, params_ab, game_out[i], hands, work, tr)
 
 
 def play_games(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, game_out, hand_out,
@@ -761,7 +738,9 @@ def play_games(seed, first_game, n_games, mirrored, rules, sids_ab, params_ab, g
     """The batch entry point for whole games ``first_game ..``: blocks of games
     (``play_game_block_nb``) on ``threads`` threads (default: numba's thread count)."""
     seed = np.uint64(seed)
+    no_trace = np.zeros((0, 3), np.int64)
     threads, n_blocks = call_plan(n_games * GAME_ITEMS, threads, MIN_BLOCK_ITEMS * GAME_ITEMS)
     run_blocks(lambda start, stop: play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab,
-                                                       params_ab, game_out, hand_out, hand_offsets),
+                                                       params_ab, game_out, hand_out, hand_offsets, no_trace,
+                                                       block_work(rules, params_ab)),
                 n_games, threads, min(n_blocks, n_games), inline=_builtin_only(sids_ab))

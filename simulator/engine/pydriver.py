@@ -37,7 +37,7 @@ from strategies.registry import decider_for
 
 from ..core import records as RC
 from ..core import state as S
-from .kernels import _new_hand_nb, record_nb
+from .kernels import new_hand_nb, record_nb
 from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
 from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
@@ -48,7 +48,7 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
     """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
     pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs)
-    _new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
+    new_hand_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, deck_rng, memory, trace)
     info[0] = pair
     info[1] = a_seat
     info[2] = dealer
@@ -68,7 +68,7 @@ def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, 
                         player_rngs, memory, trace):
     """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""
     game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_rngs)
-    _new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
+    new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace)
 
 
 class _Table:

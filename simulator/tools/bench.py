@@ -397,11 +397,12 @@ def bench_startup(search_players: bool = False) -> dict:
     return result
 
 
-def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 7, calls: int = 20) -> list[dict]:
+def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 15, calls: int = 20) -> list[dict]:
     """Small batches: microseconds per deal (CPU and wall) of ``play_deal_records`` calls of
     ``sizes`` deals (simple vs simple, hoyle) on each thread count, best of ``repeats`` runs
-    of ``calls`` calls.  The thread counts take turns run by run, so a slow spell of a
-    shared machine falls on all of them.  Calls below ``simulator.core.blocks.SMALL_CALL_ITEMS``
+    of ``calls`` calls.  The thread counts take turns run by run, in reversed order every
+    other run, so a slow spell of a shared machine, or a cost of coming first or second,
+    falls on all of them.  Calls below ``simulator.core.blocks.SMALL_CALL_ITEMS``
     deals play on one thread whatever the thread count, so both columns should match."""
     from ..api import play_deal_records
 
@@ -418,8 +419,8 @@ def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 7, calls
             for k in counts:
                 numba.set_num_threads(k)
                 batch()
-            for _ in range(repeats):
-                for k in counts:
+            for run in range(repeats):
+                for k in (counts if run % 2 == 0 else counts[::-1]):
                     numba.set_num_threads(k)
                     cpu, wall = time.process_time(), time.perf_counter()
                     batch()

@@ -395,7 +395,7 @@ def new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, tr
     deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory,
                  out, trace):
     """Play the hand in ``state`` to its end, from wherever it stands (a fresh deal:
@@ -407,14 +407,10 @@ def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rng
     ``memory[seat]`` each strategy's random stream and memory; ``scratch``
     (``SCRATCH_LEN``) holds the view and each seat's copy of the pile, filled here from
     the state.  ``trace`` (n × 3, may have 0 rows) receives the events.  Returns the
-    number of trace events.
-
-    The hand loop is merged into each kernel that plays hands (numba's
-    ``inline='always'``), so that the machine code of everything a hand calls is built
-    once per kernel rather than once for the loop and again for each kernel linking it.
-    Those kernels are compiled without reference counting (``_nrt=False``), which is why
-    their callers allocate their work arrays (``block_work``): inside a kernel that counts
-    references, the merged loop would count them for every array it passes.
+    number of trace events.  The kernels that play hands (``play_deal_block_nb``,
+    ``play_game_block_nb``, ``play_out_nb``) call it compiled without reference counting
+    (``_nrt=False``), on work arrays their callers allocate (``block_work``), so passing
+    it its arrays counts no references.
     """
     # what each seat's strategy is given, bound once per hand
     pile0 = scratch[W_SEAT_PILES:W_SEAT_PILES + 64]
@@ -674,8 +670,9 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
     ``work`` holds the work arrays (``block_work``), filled here; ``trace`` (n × 3, may
-    have 0 rows) receives the events of the game's first hand.  Merged into its kernel,
-    ``play_game_block_nb``, as the hand loop is (``play_hand_nb``).  Hands chain through
+    have 0 rows) receives the events of the game's first hand.  Merged into its one
+    caller, ``play_game_block_nb`` (``inline='always'``), which saves a library that would
+    link the hand loop's machine code once more.  Hands chain through
     ``simulator.core.scoring.end_of_hand_nb`` (scores, boxes, the target, the next dealer,
     the final totals) until the game is over, at the latest after ``MAX_HANDS_PER_GAME``
     hands (a guard only pathological strategies reach)."""

@@ -98,7 +98,7 @@ def features_nb(view, card, out):
     out[9] = value * opponent_draws_nb(view) / 10.0
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
 def weights_nb(view, theta, weights):
     """Fill ``weights[c]`` (64 slots) with each candidate's weight, 0 elsewhere; returns
     (candidates, k)."""

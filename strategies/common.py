@@ -34,7 +34,7 @@ def knock_threshold_nb(knock_at, view):
     return np.float64(knock_at)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
 def lowers_deadwood_nb(hand, card):
     """True when taking ``card`` and then discarding well leaves less deadwood than now
     (the taken card itself may not be discarded)."""

@@ -161,7 +161,7 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return may_knock_nb(params, view, view[V_DEADWOOD])
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
 def arrange_fewest_layoffs_nb(view):
     """The least-deadwood arrangement with the least expected layoff value (belief)."""
     weights = np.empty(64, np.float64)

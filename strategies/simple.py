@@ -76,11 +76,11 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return view[V_DEADWOOD] <= knock_at
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
 def defend_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)

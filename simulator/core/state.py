@@ -179,11 +179,13 @@ from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb,
 #   which in the engine's loop would cost more than the rules themselves.  They never
 #   allocate or keep an array, so they are compiled without numba's runtime
 #   (``_nrt=False``): no reference counts at all.
-# * Every compiled function costs about half a second of cold compile time.  The phase
-#   functions and the automatic steps are therefore merged into their one caller at numba's
-#   IR level (``_inline``), so ``play_nb`` compiles once; ``fill_view_nb`` and ``play_nb``
-#   are in turn inlined by LLVM into the engine's loop (``_hot``).  Rare steps (the deal,
-#   settling, the layout check) stay separate calls (``_cold``).
+# * Every compiled function costs cold compile time: numba builds each into a library that
+#   generates again the machine code of everything it calls.  The phase functions and the
+#   automatic steps (``end_of_turn_nb``) are therefore merged into their one caller at
+#   numba's IR level (``_inline``), so ``play_nb`` compiles once; ``fill_view_nb`` and
+#   ``play_nb`` are in turn inlined by LLVM into the engine's loop (``_hot``).  Rare steps
+#   (the deal, settling, the layout check) stay separate calls (``_cold``): merged into the
+#   turn, they slow every turn (the last-discard check, merged, cost the kernel 3-6%).
 # * numba hands both flags on to functions first compiled from inside these unless those
 #   set them, so every rules-core function called from here sets ``forceinline=False``;
 #   the runtime flag is harmless to them (they take integers or read arrays, never
@@ -480,7 +482,7 @@ def reshuffle_nb(state, trace):
         trace_nb(state, trace, np.int64(-1), np.int64(EV_RESHUFFLE), n)
 
 
-@_hot
+@_inline
 def end_of_turn_nb(state, rules, trace):
     """After a discard without a knock (docs/rules.md#end-of-the-stock): the end of the
     stock (cancel at two cards, or the last-discard offer, or a reshuffle of the pile into

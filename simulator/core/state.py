@@ -184,8 +184,9 @@ from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb,
 #   automatic steps (``end_of_turn_nb``) are therefore merged into their one caller at
 #   numba's IR level (``_inline``), so ``play_nb`` compiles once; ``fill_view_nb`` and
 #   ``play_nb`` are in turn inlined by LLVM into the engine's loop (``_hot``).  Rare steps
-#   (the deal, settling, the layout check) stay separate calls (``_cold``): merged into the
-#   turn, they slow every turn (the last-discard check, merged, cost the kernel 3-6%).
+#   (the deal, settling, the layout check) stay separate calls (``_cold``), as do the
+#   rules-core functions the turn calls only on rare paths (the last-discard check,
+#   ``knockable_discards_nb``): merged into the turn, their code would slow every turn.
 # * numba hands both flags on to functions first compiled from inside these unless those
 #   set them, so every rules-core function called from here sets ``forceinline=False``;
 #   the runtime flag is harmless to them (they take integers or read arrays, never

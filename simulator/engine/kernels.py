@@ -330,14 +330,14 @@ def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     return np.int64(dispatch.take_nb(sid, params, view, pile, rules, rng, memory)), zero
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def play_answer_nb(state, rules, action, x, y, trace):
     """Play an answer decoded by ``answer_nb``: the one function that applies strategies'
     answers, which every loop calls, merged into each (``inline='always'``: its own library
-    would only hold a copy of the rules core below it).  A layout goes to ``lay_out_nb`` and a defence to
-    ``defend_nb`` (both check the masks), the best defence and the defence without layoffs to
-    ``defend_nb``, a discard
-    that is no card is ``ERR_ILLEGAL_DISCARD``, any other action to ``play_nb``.  Returns
+    would only hold a copy of the rules core below it).  A layout goes to ``lay_out_nb`` and
+    a defence to ``defend_nb`` (both check the masks), the best defence and the defence
+    without layoffs to ``defend_nb``, a discard that is no card is ``ERR_ILLEGAL_DISCARD``,
+    any other action to ``play_nb``.  Returns
     ``(error, value)``: the value an error records (the melds' card mask, the card)."""
     if action == ANSWER_LAYOUT:
         return lay_out_nb(state, rules, x, y, trace), x | y

@@ -58,6 +58,9 @@ SLOW = frozenset({
     "test_runner.py::test_dask_local_cluster_matches_local_backend",
     "test_trustworthy_runs.py::test_local_workers_exit_when_the_main_process_is_killed",
     "test_tune.py::test_a_study_killed_with_sigkill_resumes_to_the_full_trial_count",
+    "test_tune_kill.py::test_ginsim_tune_killed_with_sigkill_resumes_to_the_uninterrupted_tuning",
+    "test_tune_kill.py::test_ginsim_exploit_killed_inside_a_trial_resumes_to_the_uninterrupted_best_response",
+    "test_tune_kill.py::test_ginsim_equilibrium_killed_inside_a_best_response_resumes_to_the_uninterrupted_equilibrium",
     # tunings on the engine: a best response, a two-iteration double oracle, a resume (about 20 s together)
     "test_equilibrium.py::test_exploit_finds_an_edge_over_simple_under_tournament",
     "test_equilibrium.py::test_equilibrium_runs_resumes_and_reports",
@@ -106,6 +109,11 @@ FAST_ONLY = {
     "test_engine_reference.py::test_deals_match_reference": {"hoyle", "last_discard"},
     "test_engine_reference.py::test_games_match_reference": {"hoyle", "next_dealer_loser"},
     "test_reproduce.py::test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing": {"report.md"},
+    # a tuning interrupted in this process at eleven points (about 1.5 s each): three in the fast tier
+    "test_tune_resume.py::test_a_tuning_interrupted_anywhere_resumes_to_the_uninterrupted_study": {
+        "a TPE trial in its second rung", "the polish's neighbours queued, none played", "Ctrl-C in a TPE trial"},
+    "test_tune_resume.py::test_other_samplers_and_pruners_resume_to_the_uninterrupted_study_too": {
+        "random-hyperband-37"},
 }
 
 

@@ -1,11 +1,13 @@
 """Run the ``ginsim`` command line and freeze it at a known point, for the kill tests.
 
-    python tests/paused_cli.py FLAG N ginsim-arguments...
+    python tests/paused_cli.py FLAG N [--at MODULE:OWNER.FUNCTION] ginsim-arguments...
 
 Every progress update (``tqdm.tqdm.update``, called once per chunk written by ``ginsim run``
 and once per finished trial by ``ginsim tune``, whether or not the bar is shown) is counted;
 after the N-th one returns, the process writes N to the file FLAG and blocks, so a test that
 waits for FLAG kills a run that is exactly N steps in, instead of guessing a time window.
+``--at`` counts the calls of another function instead (a method as ``module:Class.method``),
+e.g. ``simulator.studies.tune.field:Field.pair_values`` to freeze a tuning inside a trial.
 It exits by itself after ``GIVE_UP`` seconds if nobody kills it.
 """
 
@@ -22,9 +24,11 @@ GIVE_UP = 900.0
 SCRIPT = Path(__file__).resolve()
 
 
-def start_paused(flag: Path, n: int, *args: str, **popen) -> subprocess.Popen:
-    """``ginsim ARGS`` in a child that freezes after its N-th progress update."""
-    return subprocess.Popen([sys.executable, str(SCRIPT), str(flag), str(n), *map(str, args)], **popen)
+def start_paused(flag: Path, n: int, *args: str, at: str | None = None, **popen) -> subprocess.Popen:
+    """``ginsim ARGS`` in a child that freezes after its N-th progress update (or its N-th
+    call of the function ``at``, ``module:Owner.function``)."""
+    where = ["--at", at] if at else []
+    return subprocess.Popen([sys.executable, str(SCRIPT), str(flag), str(n), *where, *map(str, args)], **popen)
 
 
 def wait_until_paused(proc: subprocess.Popen, flag: Path, timeout: float = 600.0) -> None:
@@ -41,16 +45,30 @@ def wait_until_paused(proc: subprocess.Popen, flag: Path, timeout: float = 600.0
     assert proc.poll() is None, "the child should be frozen, not finished"
 
 
+def _owner_and_name(at: str) -> tuple[object, str]:
+    """The object holding the function ``module:Owner.function`` (or ``module:function``) and its name."""
+    import importlib
+
+    module, _, path = at.partition(":")
+    *owners, name = path.split(".")
+    owner = importlib.import_module(module)
+    for part in owners:
+        owner = getattr(owner, part)
+    return owner, name
+
+
 def main() -> int:
     flag, n, args = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-    import tqdm
-
-    update = tqdm.tqdm.update
+    at = "tqdm:tqdm.update"
+    if args[:1] == ["--at"]:
+        at, args = args[1], args[2:]
+    owner, name = _owner_and_name(at)
+    real = getattr(owner, name)
     calls = [0]
     lock = threading.Lock()
 
-    def counted(self, *a, **k):
-        result = update(self, *a, **k)
+    def counted(*a, **k):
+        result = real(*a, **k)
         with lock:
             calls[0] += 1
             reached = calls[0] == n
@@ -62,7 +80,7 @@ def main() -> int:
             os._exit(3)
         return result
 
-    tqdm.tqdm.update = counted
+    setattr(owner, name, counted)
     from simulator.cli import main as cli
 
     return cli(args)

@@ -56,7 +56,8 @@ def fresh_result(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | N
         "seed": spec.seed, "trials": spec.trials, "trial_states": states, "best_trial": best.number,
         "tuning_value": float(best.value), "search_played": played_search,
         "fixed_sweep": sweep, "fresh": cached, "code_fingerprint": fingerprint,
-        "sampler": spec.sampler, "pruner": spec.pruner, "description": spec.description,
+        "sampler": spec.sampler, "pruner": spec.pruner, "optuna": study.user_attrs.get("ginsim_optuna"),
+        "interrupted_trials": study.user_attrs.get("ginsim_interrupted", []), "description": spec.description,
     }
 
 

@@ -179,6 +179,9 @@ def _about_section(doc, spec: TuneSpec, result: dict[str, Any]) -> None:
         f"({fresh['pairs_per_opponent']:,} mirrored pairs against each opponent), on seeds never used in the search.",
         f"Seed {spec.seed}; code fingerprint {result['code_fingerprint']}; "
         f"{result['seconds_total']:.0f} s of tuning in total.",
+        *([f"Resumed after an interruption in trial(s) {', '.join(map(str, result['interrupted_trials']))}: each "
+           f"was played again under its own number, so the trials are those of an uninterrupted tuning."]
+          if result["interrupted_trials"] else []),
     ])
 
 

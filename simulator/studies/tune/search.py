@@ -27,43 +27,105 @@ from .trials import _best_trial, _finished, _optuna
 
 def open_study(spec: TuneSpec, storage, fingerprint: str, out, log: Callable[[str], None]):
     """The study of ``spec`` in ``storage``: created (with the spec, its file, the code
-    fingerprint and the start time as attributes), or loaded to resume: refused for another
-    spec, and for other code unless it is finished (then only its outputs are rewritten).
-    Trials left running by a killed tuning are marked failed.  Returns (study, the
-    fingerprint it was played by)."""
+    fingerprint, Optuna's version and the start time as attributes), or loaded to resume:
+    refused for another spec, and for other code or another Optuna unless it is finished
+    (then only its outputs are rewritten).  A trial a killed tuning left unfinished is made
+    waiting again, to be played under its own number (``_clear_interrupted``).  Returns
+    (study, the fingerprint it was played by)."""
     optuna = _optuna()
-    n_opp = len(spec.opponents)
-    identity = spec.identity()
     existing = [s.study_name for s in optuna.get_all_study_summaries(storage)]
     if spec.name not in existing:
         if existing:
             raise TuneError(f"{out / STUDY_DB} holds another study ({existing[0]!r}); choose another out")
         study = optuna.create_study(study_name=spec.name, storage=storage, direction="maximize",
-                                    sampler=_sampler(spec), pruner=_pruner(spec, n_opp))
-        study.set_user_attr("ginsim_spec", identity)
-        study.set_user_attr("ginsim_path", spec.path)
-        study.set_user_attr("ginsim_code", fingerprint)
-        study.set_user_attr("ginsim_started", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+                                    sampler=_sampler(spec), pruner=_pruner(spec, len(spec.opponents)))
+        _mark_study(spec, study, fingerprint)
         return study, fingerprint
-    study = optuna.load_study(study_name=spec.name, storage=storage, sampler=_sampler(spec),
-                              pruner=_pruner(spec, n_opp))
+    study = _load_study(spec, storage)
+    if "ginsim_spec" not in study.user_attrs and not study.get_trials(deepcopy=False):
+        _mark_study(spec, study, fingerprint)  # killed while it was being created
+    fingerprint = _check_resume(spec, study, fingerprint, out, log)
+    interrupted = _clear_interrupted(storage, storage.get_study_id_from_name(spec.name))
+    if interrupted:
+        study = _load_study(spec, storage)  # a new view: Optuna keeps finished trials in memory
+        study.set_user_attr("ginsim_interrupted", [*study.user_attrs.get("ginsim_interrupted", []), *interrupted])
+        for number in interrupted:
+            log(f"trial {number} was interrupted; it is played again under its own number")
+    return study, fingerprint
+
+
+def _load_study(spec: TuneSpec, storage):
+    """The study of ``spec`` as kept in ``storage``, with the spec's sampler and pruner."""
+    return _optuna().load_study(study_name=spec.name, storage=storage, sampler=_sampler(spec),
+                                pruner=_pruner(spec, len(spec.opponents)))
+
+
+def _mark_study(spec: TuneSpec, study, fingerprint: str) -> None:
+    """Keep in a new study what a resume must agree on and where it came from; the spec
+    last, so a study that has it has them all."""
+    study.set_user_attr("ginsim_path", spec.path)
+    study.set_user_attr("ginsim_code", fingerprint)
+    study.set_user_attr("ginsim_optuna", _optuna().__version__)
+    study.set_user_attr("ginsim_started", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    study.set_user_attr("ginsim_spec", spec.identity())
+
+
+def _check_resume(spec: TuneSpec, study, fingerprint: str, out, log: Callable[[str], None]) -> str:
+    """Refuse to resume ``study`` with another spec, or with other code or another Optuna
+    (whose sampler may propose other candidates) while something is left to play; returns
+    the fingerprint of the code it was played by."""
     attrs = study.user_attrs
-    if attrs.get("ginsim_spec") != identity:
+    if attrs.get("ginsim_spec") != spec.identity():
         raise TuneError(f"{out} holds a study of a different spec ({attrs.get('ginsim_path', '?')}); "
                         f"cannot --resume it with {spec.path}")
-    if attrs.get("ginsim_code") != fingerprint:
+    version = _optuna().__version__
+    if attrs.get("ginsim_code") != fingerprint or attrs.get("ginsim_optuna", version) != version:
         if _needs_play(spec, study):
-            raise TuneError(f"{out} was tuned by other code (fingerprint {attrs.get('ginsim_code')}, now "
-                            f"{fingerprint}: ginsim or a plug-in changed); resuming would mix the two, "
-                            f"so start again with another out")
+            if attrs.get("ginsim_code") != fingerprint:
+                raise TuneError(f"{out} was tuned by other code (fingerprint {attrs.get('ginsim_code')}, now "
+                                f"{fingerprint}: ginsim or a plug-in changed); resuming would mix the two, "
+                                f"so start again with another out")
+            raise TuneError(f"{out} was tuned with Optuna {attrs['ginsim_optuna']} (now {version}), whose sampler "
+                            f"may propose other candidates; resume it with Optuna {attrs['ginsim_optuna']} or "
+                            f"start again with another out")
         log(f"{out}: a finished tuning (code {attrs.get('ginsim_code')}); rewriting its outputs only")
-        fingerprint = attrs.get("ginsim_code")
-    stale = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
-    for t in stale:  # interrupted (kill -9): nobody else runs here, we hold the lock
-        storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
-    if stale:
-        log(f"{len(stale)} interrupted trial(s) marked failed")
-    return study, fingerprint
+        return attrs.get("ginsim_code")
+    return fingerprint
+
+
+#: the tables of Optuna's SQLite storage that hold a trial's results (params, values, reports,
+#: attributes); ``_clear_interrupted`` empties them for an interrupted trial
+_TRIAL_TABLES = ("trial_params", "trial_values", "trial_intermediate_values", "trial_user_attributes",
+                 "trial_heartbeats")
+
+
+def _clear_interrupted(storage, study_id: int) -> list[int]:
+    """Make the interrupted trial of a killed tuning waiting again, as it was before it
+    started: the trial left running (``kill -9``), or the last trial started if it failed
+    (Ctrl-C, or an error, stops the tuning inside a trial).  Its parameters, values,
+    reports and attributes are removed, all but the candidate it was enqueued with, in one
+    transaction of the storage, so it is played again under its own number on the same
+    study as before, and the sampler (seeded by trial number) proposes it the same
+    candidate.  Marking it failed instead, as Optuna does, gives its number away, drops an
+    enqueued candidate and leaves its rung values to the pruner.  Returns the trials'
+    numbers."""
+    import sqlalchemy
+
+    optuna = _optuna()
+    state = optuna.trial.TrialState
+    started = [t for t in storage.get_all_trials(study_id, deepcopy=False) if t.state != state.WAITING]
+    last = max(started, key=lambda t: t.number, default=None)
+    interrupted = [t for t in started if t.state == state.RUNNING or (t is last and t.state == state.FAIL)]
+    with storage.engine.begin() as connection:  # one transaction: all of it or nothing
+        for t in interrupted:
+            ident = {"trial": t._trial_id}
+            for table in _TRIAL_TABLES:
+                connection.execute(sqlalchemy.text(f"DELETE FROM {table} WHERE trial_id = :trial"), ident)
+            connection.execute(sqlalchemy.text("DELETE FROM trial_system_attributes WHERE trial_id = :trial "
+                                               "AND key != 'fixed_params'"), ident)
+            connection.execute(sqlalchemy.text("UPDATE trials SET state = 'WAITING', datetime_start = NULL, "
+                                               "datetime_complete = NULL WHERE trial_id = :trial"), ident)
+    return [t.number for t in interrupted]
 
 
 def play_study(spec: TuneSpec, study, field_: Field, progress: bool, fingerprint: str) -> dict[str, Any]:
@@ -77,15 +139,10 @@ def play_study(spec: TuneSpec, study, field_: Field, progress: bool, fingerprint
 
 
 def _sampler(spec: TuneSpec):
-    """Optuna's sampler for ``spec.sampler``, seeded by the spec's seed (TPE: multivariate,
-    with a quarter of the trials, 4 to 10, sampled at random first)."""
-    optuna = _optuna()
-    if spec.sampler == "random":
-        return optuna.samplers.RandomSampler(seed=spec.seed % 2**32)
-    if spec.sampler == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=spec.seed % 2**32, warn_independent_sampling=False)
-    startup = max(4, min(10, spec.trials // 4))
-    return optuna.samplers.TPESampler(seed=spec.seed % 2**32, multivariate=True, n_startup_trials=startup)
+    """The spec's sampler, seeded per trial (``simulator.studies.tune.sampler``)."""
+    from .sampler import make_sampler
+
+    return make_sampler(spec)
 
 
 def _pruner(spec: TuneSpec, n_opponents: int):
@@ -276,27 +333,39 @@ def _waiting(study) -> int:
 def _polish(spec: TuneSpec, study, objective, callback, bar) -> None:
     """Coordinate polish after the search: try every neighbour of the best complete trial
     (on the same deals, through the same rungs and pruner), and again around a new best,
-    for at most ``polish`` rounds.  Kept in the study, so a resume picks it up."""
-    optuna = _optuna()
+    for at most ``polish`` rounds.  A round is kept in the study before its neighbours are
+    queued, and queueing them again queues only the missing ones, so a tuning interrupted
+    anywhere in a round goes on with that round, as it would have uninterrupted."""
     polished = list(study.user_attrs.get("ginsim_polished", []))
     while True:
+        if polished:
+            _queue_neighbours(spec, study, polished[-1])
         waiting = _waiting(study)
-        if waiting:  # enqueued neighbours not yet played (also after an interruption)
+        if waiting:  # the round's neighbours not yet played
             bar.total += waiting
             bar.refresh()
             study.optimize(objective, n_trials=waiting, callbacks=[callback], catch=())
         best = _best_trial(study)
         if best.number in polished or len(polished) >= spec.polish:
             break
-        seen = [t.params for t in study.get_trials(deepcopy=False)
-                if t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
-        for params in _neighbours(spec, dict(best.params)):
-            if not any(all(math.isclose(float(other.get(k, math.nan)), float(v)) for k, v in params.items())
-                       for other in seen):
-                study.enqueue_trial(params)
         polished.append(best.number)
         study.set_user_attr("ginsim_polished", polished)
     study.set_user_attr("ginsim_polish_done", True)
+
+
+def _queue_neighbours(spec: TuneSpec, study, number: int) -> None:
+    """Queue the neighbours of trial ``number`` (``_neighbours``) that no trial has tried or
+    is waiting to try."""
+    optuna = _optuna()
+    state = optuna.trial.TrialState
+    trials = study.get_trials(deepcopy=False)
+    seen = [t.params for t in trials if t.state in (state.COMPLETE, state.PRUNED)]
+    seen += [t.system_attrs.get("fixed_params", {}) for t in trials if t.state == state.WAITING]
+    centre = next(t for t in trials if t.number == number)
+    for params in _neighbours(spec, dict(centre.params)):
+        if not any(all(math.isclose(float(other.get(k, math.nan)), float(v)) for k, v in params.items())
+                   for other in seen):
+            study.enqueue_trial(params)
 
 
 def _postfix(study) -> str:

@@ -192,9 +192,14 @@ def test_other_samplers_and_pruners_resume_to_the_uninterrupted_study_too(tmp_pa
 
 
 def test_cmaes_resumes_to_the_uninterrupted_study(tmp_path, monkeypatch, specs, uninterrupted):
+    """CMA-ES keeps its state in the finished trials: with no pruning, trials 2-8 are its
+    first generation, and trial 9 tells it their values and keeps the updated state; the
+    interruption is in trial 10, which restores it."""
     pytest.importorskip("cmaes")
-    whole = uninterrupted("cmaes")
-    out = interrupt_and_resume(specs("cmaes"), tmp_path / "out", monkeypatch, PAIR_VALUES, 37, Killed)
+    whole = uninterrupted("cmaes", "none")
+    out = interrupt_and_resume(specs("cmaes", "none"), tmp_path / "out", monkeypatch, PAIR_VALUES, 67, Killed)
+    assert json.loads((out / "tune.json").read_text(encoding="utf-8"))["interrupted_trials"] == [10]
+    assert any(key.startswith("cma:optimizer") for *_, system in trials_of(whole) for key in system)
     assert trials_of(out) == trials_of(whole)
     assert study_result(out) == study_result(whole)
 

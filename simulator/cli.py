@@ -5,8 +5,10 @@
     ginsim reproduce STUDY [--deals N] [--games N] [--jobs N]     re-run experiments/STUDY.toml into
                                                                   results/STUDY and write its report
     ginsim init DIR                                               copy the experiments and examples to edit
-    ginsim confirm STUDY [--deals N] [--games N] [--jobs N]       re-play the claims of experiments/STUDY.claims.toml
-                                                                  on fresh seeds into results/STUDY/confirm.{md,json}
+    ginsim confirm STUDY [--salt S] [--deals N] [--games N] [--jobs N]  re-play the claims of
+                                                                  experiments/STUDY.claims.toml on fresh seeds into
+                                                                  results/STUDY/confirm.{md,json} and its ledger
+    ginsim claims register|withdraw|log [STUDY] [ID --why TEXT]   the claims ledger experiments/ledger/STUDY.jsonl
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture by double oracle
     ginsim show RUN_DIR                                           the summary again, from files
@@ -325,43 +327,47 @@ def _cmd_init(args: argparse.Namespace) -> None:
         print(f"{path}{os.sep}")
     print(f"edit them there; 'ginsim run quickstart' run from {args.directory} plays its experiments/quickstart.toml")
 def _cmd_confirm(args: argparse.Namespace) -> None:
-    from .studies.confirm import claims_path, confirm_study, confirm_tuning, tuning_claims_path, write_confirmation
+    from .studies.kinds import confirm
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.limits import SEED_LIMIT, SEED_TEXT
-
-    if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
-        raise ValueError(f"--seed must be {SEED_TEXT}, got {args.seed}")
-    from .run.bundled import study_file, tuning_folder
-
-    folder = tuning_folder(args.study)  # a folder of tuning specs (experiments/optimal_knock) ...
-    path = folder if folder is not None else study_file(args.study)  # ... or experiments/STUDY.toml
-    claims = Path(args.claims) if args.claims else tuning_claims_path(folder) if folder else claims_path(path)
-    if not claims.is_file():
-        raise ValueError(f"study {args.study} has no claims file {claims} (format: docs/experiments.md)")
     out = Path(_out_dir(args.out, args.study))
     start, cpu = time.perf_counter(), time.process_time()
     log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
-    from .studies import decision_values
-
-    if folder is not None:
-        result = confirm_tuning(folder, claims, max_deals=args.deals, max_games=args.games, seed=args.seed, log=log)
-    elif decision_values.is_spec(path):  # a decision-values study (simulator.studies.decision_values)
-        result = decision_values.confirm(path, claims, max_deals=args.deals, max_games=args.games, seed=args.seed,
-                                         log=log)
-    else:
-        result = confirm_study(path, claims, max_deals=args.deals, max_games=args.games, jobs=args.jobs or 1,
-                               seed=args.seed, log=log)
-    json_path, md_path = write_confirmation(result, out)
+    result, (json_path, md_path) = confirm(args.study, out, args.salt, max_deals=args.deals, max_games=args.games,
+                                           jobs=args.jobs or 1, log=log)
     for e in result["claims"]:
         print(f"{e['id']}: {e['status']}")
-    print(f"{args.study}: {len(result['claims'])} claims confirmed into {md_path} and {json_path} in "
-          f"{time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s CPU in this process)")
+    print(f"{args.study}: {len(result['claims'])} claims confirmed (salt {result['salt']}) into {md_path} and "
+          f"{json_path} in {time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s CPU in this "
+          f"process)")
     if any(e["status"] == "not replicated" for e in result["claims"]):
         raise _NotReplicated()
+
+
+def _cmd_claims(args: argparse.Namespace) -> None:
+    from .studies import kinds
+    from .studies.ledger import log_lines
+
+    if args.action != "log" and args.study is None:
+        raise ValueError(f"ginsim claims {args.action} needs a STUDY")
+    if args.action == "withdraw" and (args.id is None or args.why is None):
+        raise ValueError("ginsim claims withdraw needs STUDY ID --why \"the reason\"")
+    if args.action != "withdraw" and (args.id is not None or args.why is not None):
+        raise ValueError(f"ginsim claims {args.action} takes no ID and no --why (only withdraw does)")
+    if args.action == "register":
+        path, ids = kinds.register(args.study)
+        print(f"{args.study}: registered {', '.join(ids)} in {path}" if ids else
+              f"{args.study}: every claim of the claims file is registered in {path} already")
+    elif args.action == "withdraw":
+        print(f"{args.study}: withdrew {args.id} in {kinds.withdraw(args.study, args.id, args.why)}")
+    else:
+        books = kinds.ledgers(args.study)
+        if not books:
+            print("no ledgers: experiments/ledger/ holds none")
+        print("\n\n".join("\n".join(log_lines(book)) for book in books))
 
 
 class _NotReplicated(Exception):
@@ -741,9 +747,12 @@ def _run_commands(command) -> None:
     p.set_defaults(func=_cmd_init)
     p = command("confirm", "re-play a study's claims on fresh seeds and say which replicate",
                 "Re-play the claims of experiments/STUDY.claims.toml (format: docs/experiments.md) on seeds the "
-                "study never used, derived from its seed and a fixed salt, with sample sizes fixed before playing "
-                "for 90% power at the study's own estimates; write results/STUDY/confirm.md and confirm.json. "
-                "Exit status 1 when a claim is not replicated.")
+                "study never used, derived from its seed and a salt; every claim must be registered in the "
+                "study's ledger (experiments/ledger/STUDY.jsonl, see 'ginsim claims') as the file states it. "
+                "Sample sizes are fixed, and written to the ledger, before playing: 90% power at a conservative "
+                "effect (the claim's effect, else the edge of the study's interval nearest the claimed bound); "
+                "each result is appended to the ledger; writes results/STUDY/confirm.md and confirm.json. Exit "
+                "status 1 when a claim is not replicated.")
     p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml, "
                                  "or a folder of tuning specs with experiments/<name>/claims.toml (optimal_knock)")
     p.add_argument("--deals", type=int, help="at most this many deals per claim (default: the claims file's max_deals, "
@@ -752,13 +761,25 @@ def _run_commands(command) -> None:
                                              "else 40000)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads "
                                                        "(a tuning study always plays in this process)")
-    p.add_argument("--seed", type=int, help="confirmation seed (default: derived from the study seed and the salt); "
-                                            "the study's seeds and development seeds are refused")
-    p.add_argument("--claims", help="claims file (default: experiments/<study>.claims.toml, or "
-                                    "experiments/<study>/claims.toml)")
+    p.add_argument("--salt", default=None,
+                   help="the name the confirmation's seeds derive from, recorded in the study's ledger; a salt whose "
+                        "sizes the ledger holds re-plays that confirmation and checks it, a new salt makes a new "
+                        "confirmation with its own sizes, fixed before it plays (default: ginsim-confirm-2)")
     p.add_argument("--out", help="directory for confirm.md and confirm.json (default: results/<study>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
     p.set_defaults(func=_cmd_confirm)
+
+    p = command("claims", "register, withdraw or list a study's claims in its ledger",
+                "A study's ledger (experiments/ledger/STUDY.jsonl) keeps every claim it ever made, append-only: "
+                "register adds each claim of experiments/STUDY.claims.toml not in it yet (a changed claim is "
+                "refused: it is a new claim with a new id); withdraw takes a claim back with the reason; log "
+                "lists every claim registered, its confirmations, and the withdrawn ones with their reasons "
+                "(format: docs/experiments.md).")
+    p.add_argument("action", choices=["register", "withdraw", "log"], help="what to do")
+    p.add_argument("study", nargs="?", help="the study, as for confirm (log without it: every ledger)")
+    p.add_argument("id", nargs="?", help="withdraw: the claim's id")
+    p.add_argument("--why", help="withdraw: the reason, recorded in the ledger (default: none; required with withdraw)")
+    p.set_defaults(func=_cmd_claims)
 
 
 def _tune_command(command) -> None:

@@ -3,8 +3,9 @@
 A planted false claim is reported ``not replicated`` (exit status 1) beside a true one that
 replicates; the output is byte-identical when re-run; the study's seeds and development
 seeds are refused in one line with nothing written; bad claims files fail in one line
-naming the file and the key; the README's headline block is what the committed
-confirm.json files make; Holm keeps the family-wise error at its level.  A run's report
+naming the file and the key; the README's headline block is what the committed ledgers
+make; Holm keeps the family-wise error at its level.  The ledger's own tests are in
+tests/test_ledger.py.  A run's report
 leads its Findings with the claims of a confirm.json of its own seeds, and shows none of
 another seed's.
 """
@@ -28,6 +29,7 @@ from simulator.run.experiment import load_experiment
 from simulator.run.rundir import RunError
 from simulator.run.runner import run_experiment
 from simulator.studies import confirm as C
+from simulator.studies import ledger as L
 from simulator.studies.seeds import DEVELOPMENT_SEEDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,13 +71,20 @@ above = 0.0
 """
 
 
+def tiny_study(folder: Path, claims: str) -> Path:
+    """The tiny study and its claims under ``folder/experiments``, the claims registered
+    (run from ``folder``)."""
+    (folder / "experiments").mkdir()
+    (folder / "experiments" / "tiny.toml").write_text(EXPERIMENT)
+    (folder / "experiments" / "tiny.claims.toml").write_text(claims)
+    assert main(["claims", "register", "tiny"]) == 0
+    return folder
+
+
 @pytest.fixture
 def study(tmp_path, monkeypatch):
-    (tmp_path / "experiments").mkdir()
-    (tmp_path / "experiments" / "tiny.toml").write_text(EXPERIMENT)
-    (tmp_path / "experiments" / "tiny.claims.toml").write_text(CLAIMS)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return tiny_study(tmp_path, CLAIMS)
 
 
 def test_a_planted_false_claim_is_not_replicated_and_the_rerun_is_byte_identical(study, capsys):
@@ -93,7 +102,7 @@ def test_a_planted_false_claim_is_not_replicated_and_the_rerun_is_byte_identical
         assert set(e["confirmation"]) >= {"estimate", "low", "high", "n", "seed"}
         assert e["original"]["n"] == 2_000 and e["confirmation"]["n"] <= 2_000
     # the confirmation seed comes from the study seed and the salt, and the study's seed is not it
-    assert result["seed"] == C.confirmation_seed(424242) != 424242 and result["salt"] == C.CONFIRM_SALT
+    assert result["seed"] == C.confirmation_seed(424242, C.CONFIRM_SALT) != 424242 and result["salt"] == C.CONFIRM_SALT
     # the original is the study's own rows: a vs b is the cell's b vs a, negated
     assert math.isclose(by_id["planted_false_claim"]["original"]["estimate"],
                         -by_id["true_claim"]["original"]["estimate"], rel_tol=1e-9)
@@ -108,9 +117,12 @@ def _findings(md: str) -> str:
 
 
 def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seeds(study, capsys):
-    with open(study / "experiments" / "tiny.claims.toml", "a") as claims:
-        claims.write('[[withdrawn]]\nid = "old_claim"\nstatement = "random wins most hands"\n'
-                     'reason = "the study\'s own estimate has the other sign"\n')
+    path = study / "experiments" / "tiny.claims.toml"
+    path.write_text(CLAIMS + '[[claims]]\nid = "old_claim"\nstatement = "random wins most hands"\nmetric = "win_share"\n'
+                    'unit = "hand"\na = "random"\nb = "knock_early"\nrules = "hoyle"\nsign = "positive"\n')
+    assert main(["claims", "register", "tiny"]) == 0
+    path.write_text(CLAIMS)
+    assert main(["claims", "withdraw", "tiny", "old_claim", "--why", "the study's own estimate has the other sign"]) == 0
     run_dir = run_experiment(load_experiment(study / "experiments" / "tiny.toml"), study / "results" / "tiny",
                              progress=False)
     assert main(["confirm", "tiny", "--quiet"]) == 1
@@ -160,11 +172,11 @@ def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seed
 
 @pytest.mark.parametrize("seed, words", [(424242, "is one the study used"),
                                          (DEVELOPMENT_SEEDS.start + 5, "is a development seed")])
-def test_the_study_seed_and_development_seeds_are_refused_with_nothing_written(study, capsys, seed, words):
-    assert main(["confirm", "tiny", "--seed", str(seed), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert words in err and len(err.strip().splitlines()) == 1
-    assert not (study / "results").exists()
+def test_the_study_seed_and_development_seeds_are_refused(study, seed, words):
+    exp = load_experiment(study / "experiments" / "tiny.toml")
+    with pytest.raises(C.ClaimError, match=words) as err:
+        C.check_confirmation_seed(exp, seed)
+    assert "\n" not in str(err.value)
 
 
 def test_a_study_whose_own_seed_is_a_development_seed_is_refused(study, capsys):
@@ -192,6 +204,9 @@ def test_a_study_whose_own_seed_is_a_development_seed_is_refused(study, capsys):
 def test_a_bad_claims_file_is_one_line_naming_the_file_and_the_key(study, capsys, edit, key):
     path = study / "experiments" / "tiny.claims.toml"
     path.write_text(CLAIMS.replace(*edit, 1))
+    (study / "experiments" / "ledger" / "tiny.jsonl").unlink()  # a new study: its claims as edited
+    main(["claims", "register", "tiny"])  # registers the edited claims when they parse
+    capsys.readouterr()
     assert main(["confirm", "tiny", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(path) in err and key in err, err
@@ -206,16 +221,61 @@ def test_sample_size_is_the_fewest_units_with_the_target_power():
     assert C.units_for_power(claim, 0.3, 8.1, 0.05, 5_000) == 5_000  # the effect is outside the claim: the cap
 
 
-def test_the_readme_headline_block_is_made_from_the_confirm_files():
+def test_the_readme_headline_block_is_made_from_the_ledgers():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert C.readme_with_headlines(readme, C.headline_block(ROOT)) == readme, (
-        "README.md's headline block differs from results/*/confirm.json: run "
+        "README.md's headline block differs from experiments/ledger/*.jsonl: run "
         "python -m simulator.studies.confirm headlines --write")
-    files = [ROOT / "results" / study / "confirm.json" for study in C.HEADLINE_STUDIES]
-    assert any(f.is_file() for f in files)
-    for path in filter(Path.is_file, files):
-        result = json.loads(path.read_text(encoding="utf-8"))
-        assert all(e["status"] != "not replicated" for e in result["claims"]), path
+    claims, n_tests = C.headline_family(ROOT)
+    assert len(claims) == C.headline_family_size(ROOT / "experiments") and n_tests >= len(
+        [c for c in claims if c.tests])
+    block = C.headline_block(ROOT)
+    assert f"**One family, {len(claims)} claims, {n_tests} tests.**" in block
+    for claim in claims:  # a headline is a claim the family confirmed, and every other is named
+        assert (claim.record.claim["statement"] in block) == (claim.status == "confirmed"), claim.record.id
+        assert claim.status == "confirmed" or f"`{claim.record.id}` ({claim.study}, {claim.status})" in block
+
+
+def _headline_ledger(folder, study, tests):
+    """A ledger of ``study`` with one claim per (id, assertion, [(p, p_contradiction, bound), ...])."""
+    entries = []
+    for cid, assertion, results in tests:
+        table = {"id": cid, "statement": f"claim {cid}", "metric": "net_points", "unit": "hand", "a": "x", "b": "y",
+                 "rules": "hoyle", **assertion}
+        entries.append(L.register_entry(table, "2026-12-01T00:00:00Z"))
+        for i, (p, pn, bound) in enumerate(results):
+            entries.append({"entry": "confirm", "id": cid, "date": "2026-12-02T00:00:00Z",
+                            "hash": entries[-1 - i]["hash"], "salt": f"s{i}", "seed": i,
+                            "original": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100},
+                            "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100, "seed": i},
+                            "test_interval": bound, "p": p, "p_contradiction": pn, "status": "replicated",
+                            "family": {"name": "headlines", "size": 5, "method": "holm", "alpha": 0.05}})
+    book = L.load_ledger(L.ledger_path(folder / "experiments", study), study)
+    L.append(book, entries)
+
+
+def test_the_headline_family_is_one_holm_family_across_studies(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "HEADLINE_STUDIES", ("one", "two"))
+    above, delta = {"above": 0.0}, {"delta": 2.0}
+    _headline_ledger(tmp_path, "one", [("a", above, [(0.01, 1.0, [0.6, None])]),
+                                       ("b", above, [(0.02, 1.0, [0.6, None])])])
+    _headline_ledger(tmp_path, "two", [("c", delta, [(0.03, 1.0, [0.4, 1.6])]),
+                                       ("d", above, [(0.2, 1.0, [-0.1, None]), (0.001, 1.0, [0.7, None])]),
+                                       ("e", above, [])])
+    claims, n_tests = C.headline_family(tmp_path)
+    status = {c.record.id: c.status for c in claims}
+    # five tests: per study, Holm would confirm a, b and c; across the family only d's second test and a survive
+    assert n_tests == 5
+    assert status == {"a": "confirmed", "b": "inconclusive", "c": "inconclusive", "d": "confirmed",
+                      "e": "registered, not yet confirmed for the family"}
+    block = C.headline_block(tmp_path)
+    assert "**One family, 5 claims, 5 tests.**" in block and "5% / 5" in block
+    assert "one-sided 95% bound **≥ +0.60** (claimed: > 0; Holm p = 0.04)" in block
+    assert "`b` (one, inconclusive)" in block and "`e` (two, registered, not yet confirmed for the family)" in block
+    # both of d's confirmations are shown, the one that failed too
+    line = next(x for x in block.splitlines() if "claim d " in x)
+    assert "salt `s0`" in line and "**≥ −0.10**" in line and "salt `s1`" in line and "**≥ +0.70**" in line
+    assert "claim c " not in block  # not confirmed: named, without a figure
 
 
 def test_holm_keeps_the_family_wise_error_at_its_level():
@@ -288,10 +348,12 @@ def test_a_tuning_study_is_confirmed_against_its_fresh_comparison(tmp_path, monk
     (out / "tune.json").write_text(json.dumps({"name": "tiny_tuning", "seed": 31337, "rules_label": "tournament",
                                                "fresh": {"pairs_per_opponent": 1_000, "rows": rows}}))
     monkeypatch.chdir(tmp_path)
+    assert main(["claims", "register", "folder"]) == 0
     assert main(["confirm", "folder", "--quiet"]) == 1
     result = json.loads((tmp_path / "results" / "folder" / "confirm.json").read_text())
     status = {e["id"]: e["status"] for e in result["claims"]}
     assert status == {"holding_out_pays": "replicated", "planted_false_claim": "not replicated"}
-    assert result["seed"] == C.confirmation_seed(31337)
-    assert main(["confirm", "folder", "--seed", "31337", "--quiet"]) == 2
+    assert result["seed"] == C.confirmation_seed(31337, C.CONFIRM_SALT)
+    monkeypatch.setattr(C, "confirmation_seed", lambda seed, salt: 31337)  # a salt that gave the tuning's seed
+    assert main(["confirm", "folder", "--salt", "another", "--quiet"]) == 2
     assert "is the one tuning tiny_tuning used" in capsys.readouterr().err

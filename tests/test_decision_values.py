@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from simulator.studies import decision_values as dv
-from simulator.studies.confirm import ClaimError, render_markdown
+from simulator.studies import ledger
+from simulator.studies.confirm import ClaimError, load_claims, open_protocol, render_markdown
 
 SPEC = """
 name = "tiny_values"
@@ -44,6 +45,13 @@ sign = "positive"
 """
 
 
+def _protocol(folder, claims):
+    """The claims registered in a ledger under ``folder``, and the protocol of a confirmation."""
+    book = ledger.load_ledger(ledger.ledger_path(folder, "tiny_values"), "tiny_values")
+    ledger.register(book, [c.table() for c in load_claims(claims).claims], str(claims))
+    return open_protocol("tiny_values", claims, folder)
+
+
 def _study(tmp_path):
     spec = tmp_path / "tiny_values.toml"
     spec.write_text(SPEC.format(out=(tmp_path / "out").as_posix(), report=(tmp_path / "report.md").as_posix()))
@@ -72,7 +80,7 @@ def test_study_pairs_the_full_player_and_the_hybrid(tmp_path):
     claims = tmp_path / "tiny_values.claims.toml"
     claims.write_text(CLAIMS)
     assert dv.is_spec(tmp_path / "tiny_values.toml")
-    confirmed = dv.confirm(tmp_path / "tiny_values.toml", claims, max_deals=2_000)
+    confirmed = dv.confirm(tmp_path / "tiny_values.toml", _protocol(tmp_path, claims), max_deals=2_000)
     entry = confirmed["claims"][0]
     assert entry["status"] == "replicated" and entry["opponent"] == "simple"
     assert entry["cells"][0]["confirmation"] != entry["cells"][0]["study"]
@@ -104,7 +112,7 @@ def test_confirm_refuses_a_missing_study(tmp_path):
     claims = tmp_path / "c.toml"
     claims.write_text(CLAIMS)
     with pytest.raises(ClaimError, match="missing; run python -m simulator.studies.decision_values"):
-        dv.confirm(_study(tmp_path), claims)
+        dv.confirm(_study(tmp_path), _protocol(tmp_path, claims))
 
 
 def test_the_module_and_ginsim_confirm(tmp_path, monkeypatch, capsys):
@@ -124,6 +132,7 @@ def test_the_module_and_ginsim_confirm(tmp_path, monkeypatch, capsys):
     assert dv.main(["experiments/tiny_values.toml"]) == 0
     assert "kept from the earlier run" in capsys.readouterr().out
     assert (tmp_path / "results" / "tiny_values" / "decision_values.json").read_bytes() == before
+    assert main(["claims", "register", "tiny_values"]) == 0
     assert main(["confirm", "tiny_values", "--quiet", "--deals", "2000"]) == 0
     assert "knock_is_worth_points: replicated" in capsys.readouterr().out
     md = (tmp_path / "results" / "tiny_values" / "confirm.md").read_text()

@@ -4,7 +4,7 @@
 into a study's results directory (docs/experiments.md, "Claims and confirmation").  This
 module holds the pure formatting both it and the run's report use — a claim metric's
 scale and unit text (``scale``), one value (``number``) and an estimate with its 95%
-interval (``format_estimate``) — and ``claims_findings``: the lines the report's
+interval (``format_estimate``), the interval a claim's test used (``format_test_bound``) — and ``claims_findings``: the lines the report's
 "Findings" section leads with when the run directory holds a ``confirm.json`` of this
 run's experiment and seeds.  It imports nothing from ``simulator.studies`` (the layering
 in pyproject.toml: analysis sits below studies).
@@ -51,6 +51,17 @@ def format_estimate(entry: dict[str, Any], which: str) -> str:
     values = [number(entry, e[k]).rstrip("%") for k in ("estimate", "low", "high")]
     pct = "%" if entry["metric"] == "win_share" else ""
     return f"{values[0]}{pct} [{values[1]}, {values[2]}]"
+
+
+def format_test_bound(entry: dict[str, Any], interval: list[float | None]) -> str:
+    """The interval a claim's test used, as printed beside it: ``≥ +0.009`` (a one-sided
+    95% bound of a claim of "above"), ``≤ 40.2%`` (of "below"), ``90% [−0.06, +0.07]`` (the
+    90% interval of an equivalence or interval claim)."""
+    low, high = interval
+    shown = [number(entry, v) if v is not None else None for v in (low, high)]
+    if low is not None and high is not None:
+        return f"90% [{shown[0]}, {shown[1]}]"
+    return f"≥ {shown[0]}" if low is not None else f"≤ {shown[1]}"
 
 
 #: what the report reads of each claim of a confirm.json (its numbers: estimate, low, high, n)

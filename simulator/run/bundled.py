@@ -27,7 +27,7 @@ def bundled_dir(folder: str) -> Path:
     return installed if installed.is_dir() else package.parent / folder
 
 
-def _roots() -> list[Path]:
+def study_roots() -> list[Path]:
     """Where studies are looked up, in order: ./experiments, then the bundled ones."""
     return list(dict.fromkeys([Path.cwd() / "experiments", bundled_dir("experiments")]))
 
@@ -40,7 +40,7 @@ def is_study_name(text: str) -> bool:
 
 def study_names() -> list[str]:
     """Every study name that :func:`study_file` resolves, sorted."""
-    return sorted({p.stem for root in _roots() for p in root.glob("*.toml")
+    return sorted({p.stem for root in study_roots() for p in root.glob("*.toml")
                    if not p.name.endswith(".claims.toml")})  # a study's claims file is not a study
 
 
@@ -49,7 +49,7 @@ def study_file(study: str) -> Path:
     ``ValueError`` listing the studies otherwise."""
     if not is_study_name(study):
         raise ValueError(f"give a study by name, e.g. knock_vs_gin (the file experiments/<name>.toml), got {study!r}")
-    for root in _roots():
+    for root in study_roots():
         path = root / f"{study}.toml"
         if path.is_file():
             return path
@@ -62,7 +62,7 @@ def tuning_folder(study: str) -> Path | None:
     (under the current directory, else the bundled one), else None."""
     if not is_study_name(study):
         return None
-    for root in _roots():
+    for root in study_roots():
         if (root / study / "claims.toml").is_file():
             return root / study
     return None

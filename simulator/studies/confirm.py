@@ -9,27 +9,36 @@ a matchup ``a`` vs ``b`` (``b = "field"``: every opponent of ``a``) and a varian
 study (``rules``) — and what it asserts about it: a sign, a bound, an interval, or
 equivalence within ``delta`` of no difference.
 
-For every claim ``confirm_study`` (``confirm_tuning`` for a tuning study):
+Every claim must be registered, as the file states it, in the study's ledger
+(``simulator.studies.ledger``; ``open_protocol`` refuses the file otherwise).  For every
+claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
+``decision_values.confirm`` for a decision-values study), with its ``Protocol``:
 
 1. computes the **original** estimate by re-playing the study's own cells with the study's
    own seed and size (the runner's cell seed, so the rows are the study's rows; a tuning's
    original is its own fresh-deal comparison, read from its ``tune.json``);
-2. fixes the confirmation's sample size **before playing**, from the original's unit
-   standard deviation, for at least 90% power at the original estimate (or the claim's
-   ``effect``), one-sided at α / m for m claims (Holm's first step, so the power holds
-   under Holm), capped by ``max_deals`` / ``max_games``;
+2. fixes the confirmation's sample size **before playing** and writes it to the ledger
+   (``Protocol.units``, ``Protocol.fix``): from the original's unit standard deviation, for
+   at least 90% power at a conservative effect (``conservative_effect``: the claim's
+   ``effect``, else the edge of the study's interval nearest the claimed bound), one-sided
+   at α / M for a family of M claims (Holm's first step, so the power holds under Holm;
+   the headline family for a study of ``HEADLINE_STUDIES``), capped by ``max_deals`` /
+   ``max_games``; a salt whose size the ledger holds keeps it;
 3. re-plays the cells on the **confirmation seed** — derived from the study seed and the
-   fixed salt ``CONFIRM_SALT`` (recorded in the output), never the study's seed nor a
-   development seed (``simulator.studies.seeds``);
+   salt (``CONFIRM_SALT`` unless ``--salt`` names another; recorded in the ledger and the
+   output), never the study's seed nor a development seed (``simulator.studies.seeds``);
 4. tests the claim on the confirmation rows.  A one-sided claim is a one-sided t test
-   against its bound; an interval or equivalence claim is two one-sided tests (TOST).  The
-   study's claims are one family: ``replicated`` when the claim's Holm-adjusted p-value is
-   at most 5%, ``not replicated`` when the opposite (the estimand lies outside the claimed
-   region) has a Holm-adjusted p-value of at most 5%, ``inconclusive`` otherwise.
+   against its bound; an interval or equivalence claim is two one-sided tests (TOST)
+   (``test_interval``: the bound or 90% interval each uses).  The study's claims are one
+   family: ``replicated`` when the claim's Holm-adjusted p-value is at most 5%, ``not
+   replicated`` when the opposite (the estimand lies outside the claimed region) has a
+   Holm-adjusted p-value of at most 5%, ``inconclusive`` otherwise; the result is appended
+   to the ledger (``Protocol.record``), or checked against the one it holds for the salt.
 
 It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
-timestamps: the same arguments give the same bytes).  ``headline_block`` renders the
-README's headline block from the committed ``confirm.json`` files (``python -m
+timestamps: the same arguments and ledger give the same bytes).  ``headline_block`` renders
+the README's headline block from the ledgers: one family across every headline study, Holm
+over every confirmation made for it (``headline_family``; ``python -m
 simulator.studies.confirm headlines --write`` / ``--check``).
 """
 
@@ -47,17 +56,19 @@ from typing import Any
 
 from scipy import stats as st
 
-from ..analysis.claims import format_estimate
+from ..analysis.claims import format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
+from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now
 from .seeds import development_seed_error
 
-#: the salt that makes a study's confirmation seed (recorded in confirm.json)
-CONFIRM_SALT = "ginsim-confirm-1"
+#: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
+#: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
+CONFIRM_SALT = "ginsim-confirm-2"
 #: family-wise level of the claims of one study, and the power each confirmation aims at
 ALPHA = 0.05
 POWER = 0.9
@@ -72,7 +83,7 @@ PIECE = {"deals": 200_000, "games": 10_000}
 HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
                     "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock",
                     "decision_values")
-HEADLINE_BEGIN = "<!-- headlines:begin (generated from results/*/confirm.json by " \
+HEADLINE_BEGIN = "<!-- headlines:begin (generated from experiments/ledger/*.jsonl by " \
                  "python -m simulator.studies.confirm headlines --write; do not edit) -->"
 HEADLINE_END = "<!-- headlines:end -->"
 WRITTEN_BY = CONFIRM_WRITER
@@ -116,11 +127,18 @@ class Claim:
     opponent: str | None = None  # a decision_loss claim: the opponent both players meet
 
 
+    def table(self) -> dict[str, Any]:
+        """The claim as its claims-file table, without its ``note`` (what the ledger registers)."""
+        table = {"id": self.id, "statement": self.statement, "metric": self.metric, "unit": self.unit, "a": self.a,
+                 "b": self.b, "rules": self.rules, **self.assertion, "effect": self.effect, "tuning": self.tuning,
+                 "opponent": self.opponent}
+        return {k: v for k, v in table.items() if v is not None}
+
+
 @dataclass(frozen=True)
 class Claims:
     path: Path
     claims: list[Claim]
-    withdrawn: list[dict[str, str]] = field(default_factory=list)
     max_deals: int | None = None
     max_games: int | None = None
 
@@ -173,26 +191,13 @@ CLAIM_SCHEMA = Schema("claim", (
         text="a non-empty strategy spec", check=lambda value, values, fail: _opponent(value, fail),
         doc="Only with `metric = \"decision_loss\"`.", default_text="none"),
 ))
-#: the keys of one ``[[withdrawn]]`` table
-WITHDRAWN_SCHEMA = Schema("withdrawn", (
-    Key("id", "name", REQUIRED, "the withdrawn claim's name, unique in the file"),
-    _text_key("statement", "the claim as it was made"),
-    _text_key("reason", "why it was taken back"),
-))
-
-
-def _tables(name: str, read) -> Key:
-    """A list of ``[[name]]`` tables, each read by ``read(table, fail)`` (a list of values)."""
-    def check(value: list | None, values: dict[str, Any], fail) -> list:
-        if value is None:
-            return []
-        if not all(isinstance(t, dict) for t in value):
-            raise fail(name, f"must be [[{name}]] tables")
-        return [read(t, lambda k, m, i=i: fail(f"{name}[{i}].{k}", m)) for i, t in enumerate(value)]
-
-    what = "the claims, one table each" if name == "claims" else "claims taken back, listed in confirm.md with the reason"
-    return Key(name, "list", None, what + " (keys below)", text=f"`[[{name}]]` tables", got=False,
-               check=check, default_text="required" if name == "claims" else "none")
+def _claim_tables(value: list | None, values: dict[str, Any], fail) -> list:
+    """``[[claims]]``: each table read by ``_parse_claim``."""
+    if value is None:
+        return []
+    if not all(isinstance(t, dict) for t in value):
+        raise fail("claims", "must be [[claims]] tables")
+    return [_parse_claim(t, lambda k, m, i=i: fail(f"claims[{i}].{k}", m)) for i, t in enumerate(value)]
 
 
 #: the top-level keys of a claims file
@@ -201,14 +206,15 @@ CLAIMS_FILE_SCHEMA = Schema("claims_file", (
         default_text=f"{MAX_DEALS:,}"),
     Key("max_games", "int", None, "cap on a claim's confirmation, in whole games (`--games` overrides)", low=1,
         default_text=f"{MAX_GAMES:,}"),
-    _tables("claims", lambda t, fail: _parse_claim(t, fail)),
-    _tables("withdrawn", WITHDRAWN_SCHEMA.read),
+    Key("claims", "list", None, "the claims, one table each (keys below)", text="`[[claims]]` tables", got=False,
+        check=_claim_tables, default_text="required",
+        doc="A claim taken back is withdrawn in the study's ledger (`ginsim claims withdraw`), not kept here."),
 ))
 
 
 def parse_claims(data: dict[str, Any], where: str) -> Claims:
     """Validate a claims table (``experiments/STUDY.claims.toml`` read as TOML) against
-    ``CLAIMS_FILE_SCHEMA``; ids are unique across claims and withdrawn claims."""
+    ``CLAIMS_FILE_SCHEMA``; ids are unique."""
     def fail(key: str, message: str) -> ClaimError:
         return ClaimError(f"{where}: {key}: {message}")
 
@@ -216,13 +222,11 @@ def parse_claims(data: dict[str, Any], where: str) -> Claims:
     if not values["claims"]:
         raise fail("claims", "needs at least one [[claims]] table")
     ids: set[str] = set()
-    for kind in ("claims", "withdrawn"):
-        for i, item in enumerate(values[kind]):
-            name = item.id if kind == "claims" else item["id"]
-            if name in ids:
-                raise fail(f"{kind}[{i}].id", f"duplicate id {name!r}")
-            ids.add(name)
-    return Claims(Path(where), values["claims"], values["withdrawn"], values["max_deals"], values["max_games"])
+    for i, claim in enumerate(values["claims"]):
+        if claim.id in ids:
+            raise fail(f"claims[{i}].id", f"duplicate id {claim.id!r}")
+        ids.add(claim.id)
+    return Claims(Path(where), values["claims"], values["max_deals"], values["max_games"])
 
 
 def _parse_claim(c: dict[str, Any], fail) -> Claim:
@@ -267,12 +271,164 @@ def load_claims(path: str | Path) -> Claims:
     return parse_claims(read_toml_file(path, "a claims file", ClaimError), str(path))
 
 
-# ----------------------------------------------------------------------------- seeds
+# ----------------------------------------------------------------------------- seeds and the ledger
 
 def confirmation_seed(study_seed: int, salt: str = CONFIRM_SALT) -> int:
     """The confirmation's experiment seed: from the study seed and the salt, below 2**63."""
     digest = hashlib.blake2b(f"{salt}:{study_seed}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 1
+
+
+def conservative_effect(claim: Claim, low: float, high: float) -> tuple[float, str]:
+    """The effect a confirmation is powered for, and where it comes from: the claim's
+    declared ``effect``, else the edge of the study's 95% interval ``[low, high]`` nearest
+    the claimed region's bound (its lower edge for a claim of "above", the edge nearest
+    ±δ for equivalence), since the study's own estimate is inflated by the selection of
+    what was claimed (the winner's curse)."""
+    if claim.effect is not None:
+        return claim.effect, "declared effect"
+    edges = [e for e in (low, high) if math.isfinite(e)]
+    return min(edges, key=lambda e: min(e - claim.low, claim.high - e)), "study interval edge"
+
+
+def test_interval(claim: Claim, est: float, se: float, dof: float) -> list[float | None]:
+    """The interval the claim's test uses at level ``ALPHA``: a one-sided claim's one-sided
+    95% bound (``[bound, None]`` for "above", ``[None, bound]`` for "below"), an interval or
+    equivalence claim's 90% interval (two one-sided tests at 5%)."""
+    t = float(st.t.isf(ALPHA, dof)) * se
+    return [_round(est - t) if math.isfinite(claim.low) else None,
+            _round(est + t) if math.isfinite(claim.high) else None]
+
+
+def headline_family_size(experiments: Path) -> int:
+    """The declared size of the headline family: the claims active in the ledgers of
+    ``HEADLINE_STUDIES`` under ``experiments``."""
+    return sum(len(load_ledger(ledger_path(experiments, s), s).active) for s in HEADLINE_STUDIES)
+
+
+@dataclass
+class Protocol:
+    """One confirmation as its study's ledger records it: the claims file checked against
+    the ledger, the ``salt`` every seed derives from, the family whose level sizes it
+    (``family``: the headline family for a study of ``HEADLINE_STUDIES``, else the study's
+    claims), the sizes fixed in ``plan`` entries before anything plays, and the results
+    appended as ``confirm`` entries (``record``)."""
+
+    study: str
+    claims: Claims
+    ledger: Ledger
+    salt: str
+    family: dict[str, Any]
+    caps_given: bool = False
+    staged: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def level(self) -> float:
+        """The one-sided level each claim's size is powered at: α over the family's size
+        (Holm's first step, so the power holds under Holm)."""
+        return self.family["alpha"] / self.family["size"]
+
+    def seed(self, study_seed: int) -> int:
+        return confirmation_seed(study_seed, self.salt)
+
+    def fail(self, claim: Claim, message: str) -> ClaimError:
+        return ClaimError(f"{self.claims.path}: claim {claim.id}: {message}")
+
+    def units(self, claim: Claim, effect: tuple[float, str], sd: float, cap: int, unit: str, seed: int) -> int:
+        """The units (pairs when mirrored) the claim's confirmation plays: the ledger's plan
+        for this salt when there is one, else the fewest with ``POWER`` at ``effect`` (at
+        most ``cap``), staged as a new plan entry (``fix`` writes it before playing)."""
+        record = self.ledger.records[claim.id]
+        plan = record.plan(self.salt)
+        if plan is not None:
+            if self.caps_given:
+                raise self.fail(claim, f"its size for salt {self.salt} is fixed in {self.ledger.path} "
+                                       f"({plan['units']:,} {plan['unit']}); --deals/--games cannot change it: a "
+                                       f"larger confirmation is a new one, with a new --salt")
+            return int(plan["units"])
+        if record.result(self.salt) is not None:
+            raise self.fail(claim, f"salt {self.salt} gave a result before sizes were recorded in the ledger; a "
+                                   f"new confirmation needs a new --salt")
+        n = units_for_power(claim, effect[0], sd, self.level, cap)
+        self.staged.append({"entry": "plan", "id": claim.id, "date": now(), "hash": record.hash,
+                            "salt": self.salt, "seed": seed, "units": n, "unit": unit,
+                            "effect": _round(effect[0]), "effect_from": effect[1], "level": _round(self.level),
+                            "power": _round(power(claim, effect[0], sd, n, self.level))})
+        return n
+
+    def fix(self) -> None:
+        """Write the staged plan entries to the ledger: the sizes are fixed before playing."""
+        self.ledger = append(self.ledger, self.staged)
+        self.staged = []
+
+    def record(self, result: dict[str, Any]) -> None:
+        """Append each claim's result to the ledger, or, for a salt the ledger holds a result
+        of already, refuse (one line) when the figures differ (the code or the study changed)."""
+        new = []
+        for e in result["claims"]:
+            record = self.ledger.records[e["id"]]
+            entry = {"entry": "confirm", "id": e["id"], "date": now(), "hash": record.hash, "salt": self.salt,
+                     "seed": e["confirmation"]["seed"], **{k: e[k] for k in RESULT_FIELDS}, "family": self.family,
+                     "holm": {"size": len(result["claims"]), "p_holm": e["p_holm"],
+                              "p_contradiction_holm": e["p_contradiction_holm"]}}
+            old = record.result(self.salt)
+            if old is None:
+                new.append(entry)
+            elif any(old.get(k) != entry[k] for k in SAME_FIELDS):
+                raise ClaimError(f"{self.claims.path}: claim {e['id']}: salt {self.salt} now gives other figures "
+                                 f"than {self.ledger.path} records ({old['date']}): the code or the study changed; "
+                                 f"a new confirmation needs a new --salt")
+        self.ledger = append(self.ledger, new)
+
+    def history(self, claim_id: str) -> list[dict[str, Any]]:
+        """The claim's confirmations in the ledger with other salts than this one."""
+        return [c for c in self.ledger.records[claim_id].confirmations if c["salt"] != self.salt]
+
+    def withdrawn(self) -> list[dict[str, str]]:
+        """The study's withdrawn claims (id, statement, reason), for confirm.json and confirm.md."""
+        return [{"id": r.id, "statement": r.claim.get("statement", ""), "reason": r.withdrawn["reason"]}
+                for r in self.ledger.withdrawn]
+
+
+#: what a ``confirm`` entry copies of a claim's result, and what a re-run with the same salt must reproduce
+RESULT_FIELDS = ("original", "confirmation", "test_interval", "p", "p_contradiction", "status", "power",
+                 "powered_for", "effect_from", "z", "cells")
+SAME_FIELDS = ("seed", "original", "confirmation", "test_interval", "p", "p_contradiction", "cells")
+
+
+def open_protocol(study: str, claims_file: Path, experiments: Path, salt: str = CONFIRM_SALT,
+                  caps_given: bool = False) -> Protocol:
+    """The claims file read and checked against the study's ledger: refused (one line naming
+    the claim) when a claim differs from its registered entry, is not registered, was
+    withdrawn, or when a registered claim is missing from the file."""
+    claims = load_claims(claims_file)
+    ledger = load_ledger(ledger_path(experiments, study), study)
+    problems = file_problems(ledger, [c.table() for c in claims.claims], str(claims_file), study)
+    if problems:
+        raise ClaimError(problems[0])
+    if not salt.strip() or salt != salt.strip():
+        raise ClaimError(f"--salt must be a non-empty name without surrounding spaces, got {salt!r}")
+    size = headline_family_size(experiments) if study in HEADLINE_STUDIES else len(claims.claims)
+    family = {"name": "headlines" if study in HEADLINE_STUDIES else study, "size": size, "method": "holm",
+              "alpha": ALPHA}
+    return Protocol(study, claims, ledger, salt, family, caps_given)
+
+
+def caps(protocol: Protocol, max_deals: int | None, max_games: int | None) -> dict[str, int]:
+    """The caps on a claim's confirmation: the command line's, else the claims file's, else the defaults."""
+    return {"deals": max_deals or protocol.claims.max_deals or MAX_DEALS,
+            "games": max_games or protocol.claims.max_games or MAX_GAMES}
+
+
+def result_document(protocol: Protocol, entries: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    """What ``confirm.json`` holds: the study's ``fields`` (study, experiment, seeds, caps ...),
+    the family, each claim's entry with its earlier confirmations, the withdrawn claims."""
+    for e in entries:
+        e["earlier"] = [{k: c[k] for k in ("salt", "date", "confirmation", "test_interval", "p", "status")}
+                        for c in protocol.history(e["id"])]
+    return {"written_by": WRITTEN_BY, **fields, "salt": protocol.salt, "family": protocol.family,
+            "holm": {"size": len(entries), "method": "holm", "alpha": ALPHA}, "power_target": POWER,
+            "claims": entries, "withdrawn": protocol.withdrawn()}
 
 
 def check_confirmation_seed(exp: Experiment, seed: int) -> None:
@@ -470,7 +626,7 @@ def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
         p_contra.append(pn)
     adj_claim, adj_contra = holm_adjust(p_claim), holm_adjust(p_contra)
     entries = []
-    for p, pc, ac, an in zip(plan, p_claim, adj_claim, adj_contra, strict=True):
+    for p, pc, pn, ac, an in zip(plan, p_claim, p_contra, adj_claim, adj_contra, strict=True):
         claim = p["claim"]
         status = "replicated" if ac <= ALPHA else "not replicated" if an <= ALPHA else "inconclusive"
         entries.append({
@@ -479,37 +635,33 @@ def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
             "assertion": claim.assertion,
             "original": {k: _round(v) if isinstance(v, float) else v for k, v in p["original"].items()},
             "confirmation": {k: _round(v) if isinstance(v, float) else v for k, v in p["confirmation"].items()},
-            "cells": p["engine_seeds"], "powered_for": _round(p["effect"]), "power": _round(p["power"]),
-            "z": _round(p["z"]), "p": _round(pc), "p_holm": _round(float(ac)),
-            "p_contradiction_holm": _round(float(an)), "status": status,
+            "test_interval": test_interval(claim, p["confirmation"]["estimate"], p["conf_se"], p["dof"]),
+            "cells": p["engine_seeds"], "powered_for": _round(p["effect"]), "effect_from": p["effect_from"],
+            "power": _round(p["power"]), "z": _round(p["z"]), "p": _round(pc), "p_contradiction": _round(pn),
+            "p_holm": _round(float(ac)), "p_contradiction_holm": _round(float(an)), "status": status,
             **({"note": claim.note} if claim.note else {}),
         })
     return entries
 
 
-def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_deals: int | None = None,
-                  max_games: int | None = None, jobs: int = 1, seed: int | None = None,
-                  log=None) -> dict[str, Any]:
-    """Confirm the claims of a study; returns what ``confirm.json`` holds (nothing written)."""
+def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | None = None,
+                  max_games: int | None = None, jobs: int = 1, log=None) -> dict[str, Any]:
+    """Confirm the claims of a study (``protocol``: its claims, ledger and salt); returns
+    what ``confirm.json`` holds (the plan entries are in the ledger; nothing else written)."""
     from ..run.runner import cell_seed
 
     experiment = Path(experiment)
     exp = load_experiment(experiment)
     root = experiment.resolve().parent.parent
-    cpath = Path(claims) if claims is not None else claims_path(experiment)
-    spec = load_claims(cpath)
     log = log or (lambda text: None)
-    salt_seed = confirmation_seed(exp.seed)
-    seed = salt_seed if seed is None else seed
+    seed = protocol.seed(exp.seed)
     check_confirmation_seed(exp, seed)
-    caps = {"deals": max_deals or spec.max_deals or MAX_DEALS, "games": max_games or spec.max_games or MAX_GAMES}
-    m = len(spec.claims)
-    level = ALPHA / m
-    where = str(cpath)
+    limits = caps(protocol, max_deals, max_games)
+    where = str(protocol.claims.path)
     per_unit = 2 if exp.mirrored else 1
     count = {"deals": "n_hands", "games": "n_games"}
     plan = []
-    for claim in spec.claims:  # every claim is checked before anything is played
+    for claim in protocol.claims.claims:  # every claim is checked before anything is played
         mode = "deals" if claim.unit == "hand" else "games"
         if (exp.deals if mode == "deals" else exp.games) is None:
             raise ClaimError(f"{where}: claim {claim.id}: unit: study {exp.name} plays no {mode}")
@@ -528,10 +680,12 @@ def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_
         p.update(se=se, sd=sd, original={"estimate": est, "low": low, "high": high,
                                          "n": sum(int(originals[(c.index, p["mode"])][count[p["mode"]]])
                                                   for c, _ in p["cells"])})
-        cap_units = max(1, caps[p["mode"]] // (per_unit * len(p["cells"])))
-        p["effect"] = est if p["claim"].effect is None else p["claim"].effect
-        p["rows"] = units_for_power(p["claim"], p["effect"], sd, level, cap_units) * per_unit
-    # one confirmation per cell and unit, of the largest size its claims need: fixed before playing
+        cap_units = max(1, limits[p["mode"]] // (per_unit * len(p["cells"])))
+        p["effect"], p["effect_from"] = conservative_effect(p["claim"], low, high)
+        unit = f"{'mirrored pairs' if exp.mirrored else p['mode']} per cell"
+        p["rows"] = protocol.units(p["claim"], (p["effect"], p["effect_from"]), sd, cap_units, unit, seed) * per_unit
+    protocol.fix()  # the sizes are in the ledger before anything is played
+    # one confirmation per cell and unit, of the largest size its claims need
     sizes: dict[tuple[int, str], int] = {}
     for p in plan:
         for cell, _ in p["cells"]:
@@ -553,14 +707,9 @@ def confirm_study(experiment: str | Path, claims: str | Path | None = None, max_
         p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": cell_seed(exp.seed, c.index),
                               "confirmation": cell_seed(seed, c.index)} for c, _ in p["cells"]]
         p.update(conf_se=se, units=units, dof=max(units - 1, 1) if len(p["cells"]) == 1 else math.inf)
-    entries = _judge(plan, level)
-    return {
-        "written_by": WRITTEN_BY, "study": exp.name, "experiment": _shown(experiment, root),
-        "claims_file": _shown(cpath, root), "study_seed": exp.seed, "salt": CONFIRM_SALT, "seed": seed,
-        "seed_from_salt": seed == salt_seed, "mirrored": exp.mirrored,
-        "family": {"size": m, "method": "holm", "alpha": ALPHA}, "power_target": POWER,
-        "caps": caps, "claims": entries, "withdrawn": spec.withdrawn,
-    }
+    return result_document(protocol, _judge(plan, protocol.level), study=exp.name,
+                           experiment=_shown(experiment, root), claims_file=_shown(protocol.claims.path, root),
+                           study_seed=exp.seed, seed=seed, mirrored=exp.mirrored, caps=limits)
 
 
 # ----------------------------------------------------------------------------- tuning studies
@@ -570,29 +719,26 @@ def tuning_claims_path(folder: Path) -> Path:
     return folder / "claims.toml"
 
 
-def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_deals: int | None = None,
-                   max_games: int | None = None, seed: int | None = None, log=None) -> dict[str, Any]:
+def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None = None,
+                   max_games: int | None = None, log=None) -> dict[str, Any]:
     """Confirm the claims of a tuning study (a folder of ``ginsim tune`` specs, such as
     ``experiments/optimal_knock``): each claim compares the tuned policy of one tuning with one
     of its baselines against the tuning's weighted field.  The original is the tuning's own
     fresh-deal comparison (``tune.json``, checked against the spec); the confirmation plays
     both policies on the same new deals, from the fields' streams keyed by the confirmation
-    seed (``confirmation_seed`` of the spec's seed) instead of the spec's."""
+    seed (``Protocol.seed`` of the spec's seed) instead of the spec's."""
     import dataclasses
 
     from .tune import Field, TuneError, load_spec, stream_seed, tune_out_dir
 
     folder = Path(folder)
     root = folder.resolve().parent.parent
-    cpath = Path(claims) if claims is not None else tuning_claims_path(folder)
-    spec = load_claims(cpath)
+    cpath = protocol.claims.path
     where = str(cpath)
     log = log or (lambda text: None)
-    caps = {"deals": max_deals or spec.max_deals or MAX_DEALS, "games": max_games or spec.max_games or MAX_GAMES}
-    m = len(spec.claims)
-    level = ALPHA / m
+    limits = caps(protocol, max_deals, max_games)
     plan, seeds = [], {}
-    for claim in spec.claims:
+    for claim in protocol.claims.claims:
         fail = (lambda key, message, claim=claim: ClaimError(f"{where}: claim {claim.id}: {key}: {message}"))
         if claim.tuning is None:
             raise fail("tuning", f"required in a tuning study's claims file ({', '.join(sorted(p.stem for p in folder.glob('*.toml') if p != cpath))})")
@@ -615,7 +761,7 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
             raise fail("a, b", f"a = \"tuned\" and b one of the baselines: {', '.join(n for n in rows if n != 'tuned')}")
         if claim.rules != result["rules_label"]:
             raise fail("rules", f"tuning {claim.tuning} plays {result['rules_label']!r}")
-        conf = confirmation_seed(tspec.seed) if seed is None else seed
+        conf = protocol.seed(tspec.seed)
         for who, value in (("tuning " + tspec.name, tspec.seed), ("confirmation", conf)):
             message = development_seed_error(value, f"ginsim confirm {folder.name}: {who}")
             if message:
@@ -628,15 +774,16 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
         per_policy = 2 * pairs * n_opp
         se = float(base["edge_se"])
         sd = se * math.sqrt(pairs)
-        effect = float(base["edge"]) if claim.effect is None else claim.effect
-        cap_pairs = max(1, caps[mode] // (2 * 2 * n_opp))  # two policies, n_opp opponents, pairs of two
-        need = units_for_power(claim, effect, sd, level, cap_pairs)
+        effect = conservative_effect(claim, float(base["edge_ci"][0]), float(base["edge_ci"][1]))
+        cap_pairs = max(1, limits[mode] // (2 * 2 * n_opp))  # two policies, n_opp opponents, pairs of two
+        need = protocol.units(claim, effect, sd, cap_pairs, "mirrored pairs per opponent", conf)
         plan.append({"claim": claim, "spec": tspec, "conf_seed": conf, "pairs": need, "se": se, "sd": sd,
-                     "effect": effect, "a": rows["tuned"]["strategy"], "b": base["strategy"],
+                     "effect": effect[0], "effect_from": effect[1], "a": rows["tuned"]["strategy"], "b": base["strategy"],
                      "rules": claim.rules, "original": {"estimate": float(base["edge"]), "low": float(base["edge_ci"][0]),
                                                         "high": float(base["edge_ci"][1]), "n": 2 * per_policy}})
     from ..analysis.stats import t_interval
 
+    protocol.fix()  # the sizes are in the ledger before anything is played
     for p in plan:
         tspec = dataclasses.replace(p["spec"], seed=p["conf_seed"])
         field_ = Field(tspec)
@@ -650,17 +797,12 @@ def confirm_tuning(folder: str | Path, claims: str | Path | None = None, max_dea
                               "confirmation": stream_seed(p["conf_seed"], "fresh", i)}
                              for i, (o, _) in enumerate(p["spec"].opponents)]
         p.update(conf_se=float(se), units=len(diff), dof=max(len(diff) - 1, 1))
-    entries = _judge(plan, level)
     study_seeds = sorted({v[0] for v in seeds.values()})
     conf_seeds = sorted({v[1] for v in seeds.values()})
-    return {
-        "written_by": WRITTEN_BY, "study": folder.name, "experiment": _shown(folder, root),
-        "claims_file": _shown(cpath, root), "study_seed": study_seeds[0] if len(study_seeds) == 1 else study_seeds,
-        "salt": CONFIRM_SALT, "seed": conf_seeds[0] if len(conf_seeds) == 1 else conf_seeds,
-        "seed_from_salt": seed is None, "mirrored": True,
-        "family": {"size": m, "method": "holm", "alpha": ALPHA}, "power_target": POWER,
-        "caps": caps, "claims": entries, "withdrawn": spec.withdrawn,
-    }
+    return result_document(protocol, _judge(plan, protocol.level), study=folder.name,
+                           experiment=_shown(folder, root), claims_file=_shown(cpath, root),
+                           study_seed=study_seeds[0] if len(study_seeds) == 1 else study_seeds,
+                           seed=conf_seeds[0] if len(conf_seeds) == 1 else conf_seeds, mirrored=True, caps=limits)
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -684,7 +826,8 @@ def _assertion_text(entry: dict[str, Any]) -> str:
 
 
 def render_markdown(result: dict[str, Any]) -> str:
-    n_claims = result["family"]["size"]
+    n_claims = result["holm"]["size"]
+    family = result["family"]
     tuning = any(e["metric"] == "field_edge" for e in result["claims"])
     decisions = ("; each claim plays the full player (a) and the hybrid (b) against the opponent on the same "
                  "mirrored deals, with the engine seed derived from the confirmation seed as the study derives "
@@ -697,41 +840,64 @@ def render_markdown(result: dict[str, Any]) -> str:
              + (" A claim against the `field` is the mean over every cell where its strategy meets another, each "
                 "opponent weighing the same (as the report's ranking)."
                 if any(e["b"] == FIELD for e in result["claims"]) else ""))
+    which = (f"the README's headline family of {family['size']} claims" if family["name"] == "headlines" else
+             f"the study's {family['size']} claim{'s' if family['size'] != 1 else ''}")
     lines = [MD_MARK, f"# Confirmation of {result['study']}", "",
-             f"Claims: `{result['claims_file']}`; study: `{result['experiment']}` (seed {result['study_seed']}).",
-             f"Confirmation seed {result['seed']}" + (f", derived from the study seed and the salt "
-                                                      f"`{result['salt']}`" if result["seed_from_salt"] else
-                                                      " (given on the command line)")
+             f"Claims: `{result['claims_file']}`; study: `{result['experiment']}` (seed {result['study_seed']}); "
+             f"every claim is registered in the study's ledger (`ginsim claims log {result['study']}`).",
+             f"Confirmation seed {result['seed']}, derived from the study seed and the salt `{result['salt']}`"
              + (streams if tuning else decisions if result.get("kind") == "decision_values" else cells),
-             f"The {n_claims} claim{'s' if n_claims != 1 else ''} are one family: Holm at "
-             f"{result['family']['alpha']:.0%}. Sample sizes were fixed before playing, from the study's own "
-             f"variance, for {result['power_target']:.0%} power at the study's estimate or the claim's "
-             f"`effect` (the table's *powered for*; one-sided tests at level "
-             f"{result['family']['alpha']:.0%} / {n_claims}), capped at {result['caps']['deals']:,} deals and "
-             f"{result['caps']['games']:,} games per claim.",
-             "Status: *replicated* when the claim's Holm-adjusted p-value is at most 5%; *not replicated* when "
-             "the estimand lies outside the claimed region at that level; *inconclusive* otherwise.", "",
+             f"**Sizes** were fixed before playing and written to the ledger first (its `plan` entries): from "
+             f"the study's own variance, for {result['power_target']:.0%} power at a conservative effect (*powered "
+             f"for*: the claim's declared `effect`, else the edge of the study's 95% interval nearest the claimed "
+             f"bound, since the study's own estimate is inflated by the choice of what to claim), one-sided at "
+             f"level {ALPHA:.0%} / {family['size']} for {which} (Holm's first step), capped at "
+             f"{result['caps']['deals']:,} deals and {result['caps']['games']:,} games per claim. *Power* is at "
+             f"that effect; a claim whose conservative effect is outside its claimed region plays the cap.",
+             f"**Status**, Holm at {ALPHA:.0%} over the study's {n_claims} claim{'s' if n_claims != 1 else ''}: "
+             f"*replicated* when the claim's Holm-adjusted p-value is at most 5%; *not replicated* when the "
+             f"estimand lies outside the claimed region at that level; *inconclusive* otherwise. The README's "
+             f"headline block tests the same p-values again, in one family with every headline claim. *Test's "
+             f"bound*: what the test compares with the claimed region (a one-sided claim's one-sided 95% bound, "
+             f"an equivalence or interval claim's 90% interval).",
+             "A second confirmation uses a new salt (`ginsim confirm STUDY --salt NAME`) and a size fixed in the "
+             "ledger before it plays: it never extends this one. Every confirmation stays in the ledger and is "
+             "listed below.", "",
              "z is the confirmation's estimate minus the study's over the standard error of the difference "
              "(|z| > 2: the two disagree by more than sampling error).", "",
-             "| id | claim | a vs b, rules | asserts | study (n) | confirmation (n) | powered for | power | z | status |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| id | claim | a vs b, rules | asserts | study (n) | confirmation (n) | test's bound | powered for | "
+             "power | z | p | status |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in result["claims"]:
         _, _, unit_text, _ = _scale(e["metric"], e["unit"])
         lines.append(f"| {e['id']} | {e['statement']} | {e['a']} vs {e['b']}, {e['rules']} | {unit_text} "
                      f"{_assertion_text(e)} | {format_estimate(e, 'original')} ({e['original']['n']:,}) | "
                      f"{format_estimate(e, 'confirmation')} ({e['confirmation']['n']:,}) | "
-                     f"{_number(e, e['powered_for'])} | {e['power']:.0%} | {e['z']:+.1f} | **{e['status']}** |")
+                     f"{format_test_bound(e, e['test_interval'])} | {_number(e, e['powered_for'])} "
+                     f"({e['effect_from']}) | {e['power']:.0%} | {e['z']:+.1f} | {e['p']:.2g} | **{e['status']}** |")
     notes = [e for e in result["claims"] if e.get("note")]
     if notes:
         lines += ["", "## Notes", ""] + [f"* `{e['id']}`: {e['note']}" for e in notes]
+    earlier = [(e, c) for e in result["claims"] for c in e.get("earlier", [])]
+    if earlier:
+        lines += ["", "## Earlier confirmations", "", "Recorded in the ledger with other salts (each on its own "
+                  "seeds and sizes; none replaces another):", ""]
+        lines += [f"* `{e['id']}`, salt `{c['salt']}` ({c['date'][:10]}): {format_estimate(c | _kind(e), 'confirmation')} "
+                  f"(n = {c['confirmation']['n']:,}), test's bound {format_test_bound(e, c['test_interval'])}, "
+                  f"p = {c['p']:.2g}: {c['status']}." for e, c in earlier]
     if result["withdrawn"]:
         lines += ["", "## Withdrawn claims", ""]
         lines += [f"* `{w['id']}`: {w['statement']} — withdrawn: {w['reason']}" for w in result["withdrawn"]]
     lines += ["", "## Closing note", ""]
     for e in result["claims"]:
         lines.append(f"* `{e['id']}` ({e['status']}): study {format_estimate(e, 'original')}, confirmation "
-                     f"{format_estimate(e, 'confirmation')}.")
+                     f"{format_estimate(e, 'confirmation')}, test's bound {format_test_bound(e, e['test_interval'])}.")
     return "\n".join(lines) + "\n"
+
+
+def _kind(entry: dict[str, Any]) -> dict[str, Any]:
+    """The fields that say how a claim's numbers print (its metric and unit)."""
+    return {"metric": entry["metric"], "unit": entry["unit"]}
 
 
 def render_json(result: dict[str, Any]) -> str:
@@ -744,6 +910,15 @@ def _outputs(result: dict[str, Any] | None = None) -> list[tuple[str, str, str |
             ("confirm.md", MD_MARK, result and render_markdown(result))]
 
 
+def check_outputs(out: str | Path) -> None:
+    """Refuse (one line) an output directory holding a ``confirm.json`` or ``confirm.md``
+    that ginsim confirm did not write: checked before playing, and again before writing."""
+    for name, _, _ in _outputs():
+        path = Path(out) / name
+        if path.exists() and not is_confirmation_file(path):
+            raise ClaimError(f"{path} exists and was not written by ginsim confirm; move it away")
+
+
 def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, Path]:
     """Write ``confirm.json`` and ``confirm.md`` into ``out``, each atomically; refuses, before
     writing either, to replace a file of that name that ginsim confirm did not write."""
@@ -751,9 +926,7 @@ def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, P
 
     out = Path(out)
     outputs = _outputs(result)
-    for name, _, _ in outputs:
-        if (out / name).exists() and not is_confirmation_file(out / name):
-            raise ClaimError(f"{out / name} exists and was not written by ginsim confirm; move it away")
+    check_outputs(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, _, text in outputs:
         atomic_write(out / name, text)
@@ -762,37 +935,99 @@ def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, P
 
 # ----------------------------------------------------------------------------- README headlines
 
-def headline_block(root: str | Path) -> str:
-    """The README's headline block, made from ``results/STUDY/confirm.json`` of every study in
-    ``HEADLINE_STUDIES`` that has one: each replicated claim with the study's and the
-    confirmation's interval.  A claim that is not replicated is no headline: it is named, with
-    its status and no figure, so a reader can look it up in the study's ``confirm.md``."""
-    root = Path(root)
-    lines = [HEADLINE_BEGIN, "",
-             "Each finding is a claim in the study's claims file (`experiments/STUDY.claims.toml`), re-played by "
-             "`ginsim confirm STUDY` on seeds the study never used and replicated there (Holm over the study's "
-             "claims); the study's 95% interval comes first, the confirmation's second "
-             "(`results/STUDY/confirm.md` has the sample sizes, power and tests).", ""]
-    unconfirmed = []
+@dataclass
+class HeadlineClaim:
+    """A claim of the headline family: its study, its ledger record and its tests (the
+    ledger's ``confirm`` entries made for the family), each with its Holm-adjusted p-values."""
+
+    study: str
+    record: Any
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    status: str = "registered, not yet confirmed for the family"
+
+
+def headline_family(root: str | Path) -> tuple[list[HeadlineClaim], int]:
+    """The README's one family: every claim active in the ledgers of ``HEADLINE_STUDIES``
+    (``experiments/ledger/STUDY.jsonl`` under ``root``) and every confirmation of it made for
+    the headline family (``family.name == "headlines"``).  Holm at ``ALPHA`` across all those
+    tests: a claim is *confirmed* when one of its tests survives, *not replicated* when one
+    of its contradictions does, else *inconclusive* (a further confirmation of a claim is a
+    further test in the family, so it costs every claim power).  Returns the claims and the
+    number of tests."""
+    from ..analysis.stats import holm_adjust
+
+    claims, tests = [], []
     for study in HEADLINE_STUDIES:
-        path = root / RESULTS_DIR / study / "confirm.json"
-        if not path.is_file():
+        book = load_ledger(ledger_path(Path(root) / "experiments", study), study)
+        for record in book.active:
+            claim = HeadlineClaim(study, record, [c for c in record.confirmations
+                                                  if c["family"]["name"] == "headlines"])
+            claims.append(claim)
+            tests += claim.tests
+    adjusted = holm_adjust([t["p"] for t in tests]) if tests else []
+    contradicted = holm_adjust([t["p_contradiction"] for t in tests]) if tests else []
+    adj = {id(t): (float(a), float(c)) for t, a, c in zip(tests, adjusted, contradicted, strict=True)}
+    for claim in claims:
+        if not claim.tests:
             continue
-        result = json.loads(path.read_text(encoding="utf-8"))
-        claims = [e for e in result["claims"] if e["status"] == "replicated"]
-        unconfirmed += [f"`{e['id']}` ({study}, {e['status']})" for e in result["claims"] if e["status"] != "replicated"]
-        if not claims:
+        for t in claim.tests:
+            t["family_p"], t["family_p_contradiction"] = adj[id(t)]
+        claim.status = ("confirmed" if any(t["family_p"] <= ALPHA for t in claim.tests) else
+                        "not replicated" if any(t["family_p_contradiction"] <= ALPHA for t in claim.tests) else
+                        "inconclusive")
+    return claims, len(tests)
+
+
+def _headline_line(claim: HeadlineClaim) -> str:
+    """One headline: the statement, the study's estimate and 95% interval, then each of the
+    family's confirmations with the bound its test used and its Holm-adjusted p-value."""
+    content = claim.record.claim
+    entry = {"metric": content["metric"], "unit": content["unit"]}
+    _, _, unit_text, _ = _scale(content["metric"], content["unit"])
+    who = "" if content["metric"] == "field_edge" else f"{content['a']} vs {content['b']}, `{content['rules']}`; "
+    claimed = _assertion_text({**entry, "assertion": {k: content[k] for k in ASSERTIONS if k in content}})
+    shown = []
+    for t in claim.tests:
+        kind = "90% interval" if None not in t["test_interval"] else "one-sided 95% bound"
+        salt = f" (salt `{t['salt']}`)" if len(claim.tests) > 1 else ""
+        shown.append(f"confirmation{salt} {_number(entry, t['confirmation']['estimate'])} on "
+                     f"{t['confirmation']['n']:,} {content['unit']}s, {kind} "
+                     f"**{format_test_bound(entry, t['test_interval'])}** (claimed: {claimed}; Holm p = "
+                     f"{t['family_p']:.2g})")
+    return (f"  * {content['statement']} ({who}{unit_text}): study {format_estimate({**entry, **claim.tests[0]}, 'original')}, "
+            + "; ".join(shown) + ".")
+
+
+def headline_block(root: str | Path) -> str:
+    """The README's headline block, made from the ledgers (``headline_family``): the family,
+    its size and method; per study the confirmed claims; then the claims that are not
+    (inconclusive, not replicated, or not yet confirmed for the family), named with their
+    status, so a reader can look them up in ``ginsim claims log STUDY``."""
+    claims, n_tests = headline_family(root)
+    m = len(claims)
+    planned = " or ".join(str(n) for n in sorted({t["family"]["size"] for c in claims for t in c.tests})) or str(m)
+    lines = [HEADLINE_BEGIN, "",
+             f"**One family, {m} claims, {n_tests} tests.** Every claim registered in the ledgers of the studies "
+             f"below (`experiments/ledger/`, `ginsim claims log`) is one hypothesis of a single family, tested on "
+             f"seeds the study never used by `ginsim confirm STUDY`; the family is controlled at 5% family-wise "
+             f"by Holm's method across all its tests (a claim is confirmed when one of its tests survives; a "
+             f"second confirmation of a claim is one more test). Each confirmation's size was fixed in the ledger "
+             f"before it played, for 90% power at a conservative effect, one-sided at 5% / {planned} (the family's "
+             f"size when it was planned). Each claim "
+             f"shows the study's estimate with its 95% interval, then the bound its test used: a one-sided "
+             f"claim's one-sided 95% bound, an equivalence claim's 90% interval against its margin.", ""]
+    for study in HEADLINE_STUDIES:
+        confirmed = [c for c in claims if c.study == study and c.status == "confirmed"]
+        if not confirmed:
             continue
         lines.append(f"* **{study}** ([report](results/{study}/report.md), "
                      f"[confirmation](results/{study}/confirm.md)):")
-        for e in claims:
-            _, _, unit_text, _ = _scale(e["metric"], e["unit"])
-            who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, `{e['rules']}`; "
-            lines.append(f"  * {e['statement']} ({who}{unit_text}): study {format_estimate(e, 'original')}, "
-                         f"confirmation **{format_estimate(e, 'confirmation')}**.")
-    if unconfirmed:
-        lines += ["", "Not headlines, because the confirmation did not replicate them (their figures are in each "
-                      "study's `confirm.md`): " + ", ".join(unconfirmed) + "."]
+        lines += [_headline_line(c) for c in confirmed]
+    others = [c for c in claims if c.status != "confirmed"]
+    if others:
+        lines += ["", "Not headlines, because the family's test did not confirm them (their figures are in each "
+                      "study's `confirm.md` and `ginsim claims log STUDY`): "
+                      + ", ".join(f"`{c.record.id}` ({c.study}, {c.status})" for c in others) + "."]
     lines += ["", HEADLINE_END]
     return "\n".join(lines)
 
@@ -807,7 +1042,7 @@ def readme_with_headlines(readme: str, block: str) -> str:
 
 def _headlines_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m simulator.studies.confirm headlines",
-                                     description="Write or check README.md's headline block from results/*/confirm.json.")
+                                     description="Write or check README.md's headline block from experiments/ledger/*.jsonl.")
     parser.add_argument("--root", default=".", help="the checkout (default: the current directory)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the block in README.md")
@@ -818,7 +1053,7 @@ def _headlines_main(argv: list[str]) -> int:
     new = readme_with_headlines(text, headline_block(args.root))
     if args.check:
         if new != text:
-            print("README.md: the headline block differs from results/*/confirm.json; run "
+            print("README.md: the headline block differs from experiments/ledger/*.jsonl; run "
                   "python -m simulator.studies.confirm headlines --write", file=sys.stderr)
             return 1
         return 0

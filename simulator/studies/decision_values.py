@@ -400,21 +400,21 @@ def _study_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     return rows
 
 
-def confirm(spec_path: str | Path, claims_path: str | Path, max_deals: int | None = None,
-            max_games: int | None = None, seed: int | None = None, log=None) -> dict[str, Any]:
+def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_games: int | None = None,
+            log=None) -> dict[str, Any]:
     """Confirm a decision-values study's claims (metric ``decision_loss``) as ``ginsim
-    confirm`` confirms every study (``simulator.studies.confirm``): the original is the
-    study's own row (``decision_values.json``); the size is fixed before playing for 90%
-    power at the original estimate (or the claim's ``effect``) at α / m; the full player
-    and the hybrid are re-played on the same deals from the confirmation seed; Holm over
-    the claims.  Returns what ``confirm.json`` holds."""
+    confirm`` confirms every study (``simulator.studies.confirm``; ``protocol``: its
+    claims, ledger and salt): the original is the study's own row
+    (``decision_values.json``); the size is fixed before playing for 90% power at the
+    conservative effect (``confirm.conservative_effect``) at the family's level; the full
+    player and the hybrid are re-played on the same deals from the confirmation seed; Holm
+    over the claims.  Returns what ``confirm.json`` holds."""
     from . import confirm as cf
 
     spec = load_spec(spec_path)
-    claims = cf.load_claims(claims_path)
+    claims = protocol.claims
     log = log or (lambda text: None)
-    salt_seed = cf.confirmation_seed(spec.seed)
-    seed = salt_seed if seed is None else seed
+    seed = protocol.seed(spec.seed)
     used = {spec.seed} | {block_seed(spec.seed, p, o, b.rules, b.unit)
                           for b in spec.blocks for p in spec.players for o in b.opponents}
     for who, s in (("study " + spec.name, spec.seed), ("confirmation", seed)):
@@ -425,12 +425,10 @@ def confirm(spec_path: str | Path, claims_path: str | Path, max_deals: int | Non
         raise cf.ClaimError(f"ginsim confirm {spec.name}: seed {seed} is one the study used; "
                             "a confirmation plays on seeds the study never used")
     rows = _study_rows(spec)
-    caps = {"deals": max_deals or claims.max_deals or cf.MAX_DEALS, "games": max_games or claims.max_games or cf.MAX_GAMES}
-    m = len(claims.claims)
-    level = cf.ALPHA / m
+    caps = cf.caps(protocol, max_deals, max_games)
     plan = []
     for claim in claims.claims:  # every claim is checked before anything is played
-        where = f"{claims_path}: claim {claim.id}"
+        where = f"{claims.path}: claim {claim.id}"
         if claim.metric != "decision_loss":
             raise cf.ClaimError(f"{where}: metric: a decision-values study's claims have metric = \"decision_loss\"")
         opponent = claim.opponent or (spec.opponents[0] if len(spec.opponents) == 1 else None)
@@ -446,12 +444,14 @@ def confirm(spec_path: str | Path, claims_path: str | Path, max_deals: int | Non
                                 f"({key[3]}, per {key[4]}) for player {key[0]}")
         row = rows[key]
         loss = row["loss"]
-        effect = loss["estimate"] if claim.effect is None else claim.effect
+        effect = cf.conservative_effect(claim, loss["low"], loss["high"])
         cap_pairs = max(1, caps["deals" if claim.unit == "hand" else "games"] // 2)
-        pairs = cf.units_for_power(claim, effect, loss["sd"], level, cap_pairs)
-        plan.append({"claim": claim, "key": key, "row": row, "effect": effect, "se": loss["se"], "sd": loss["sd"],
-                     "pairs": pairs, "original": {"estimate": loss["estimate"], "low": loss["low"],
-                                                  "high": loss["high"], "n": row["size"]}})
+        pairs = protocol.units(claim, effect, loss["sd"], cap_pairs, "mirrored pairs", seed)
+        plan.append({"claim": claim, "key": key, "row": row, "effect": effect[0], "effect_from": effect[1],
+                     "se": loss["se"], "sd": loss["sd"], "pairs": pairs,
+                     "original": {"estimate": loss["estimate"], "low": loss["low"], "high": loss["high"],
+                                  "n": row["size"]}})
+    protocol.fix()  # the sizes are in the ledger before anything is played
     for p in plan:
         player, hybrid, opponent, rules, unit = p["key"]
         engine_seed = block_seed(seed, player, opponent, rules, unit)
@@ -465,17 +465,13 @@ def confirm(spec_path: str | Path, claims_path: str | Path, max_deals: int | Non
         p["engine_seeds"] = [{"a": player, "b": hybrid, "opponent": opponent, "study": p["row"]["seed"],
                               "confirmation": engine_seed}]
         p.update(conf_se=loss["se"], units=loss["pairs"], dof=max(loss["pairs"] - 1, 1))
-    entries = cf._judge(plan, level)
+    entries = cf._judge(plan, protocol.level)
     for e, p in zip(entries, plan, strict=True):
         e["opponent"] = p["key"][2]
     root = Path(spec_path).resolve().parent.parent
-    return {
-        "written_by": cf.WRITTEN_BY, "kind": "decision_values", "study": spec.name,
-        "experiment": cf._shown(Path(spec_path), root), "claims_file": cf._shown(Path(claims_path), root),
-        "study_seed": spec.seed, "salt": cf.CONFIRM_SALT, "seed": seed, "seed_from_salt": seed == salt_seed,
-        "mirrored": True, "family": {"size": m, "method": "holm", "alpha": cf.ALPHA}, "power_target": cf.POWER,
-        "caps": caps, "claims": entries, "withdrawn": claims.withdrawn,
-    }
+    return cf.result_document(protocol, entries, kind="decision_values", study=spec.name,
+                              experiment=cf._shown(Path(spec_path), root), claims_file=cf._shown(claims.path, root),
+                              study_seed=spec.seed, seed=seed, mirrored=True, caps=caps)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """docs/experiments.md's tables of a claims file's keys, generated from their declaration
-(``simulator.studies.confirm.CLAIMS_FILE_SCHEMA``, ``CLAIM_SCHEMA`` and
-``WITHDRAWN_SCHEMA``) by ``simulator.run.config``::
+(``simulator.studies.confirm.CLAIMS_FILE_SCHEMA`` and ``CLAIM_SCHEMA``) by
+``simulator.run.config``::
 
     python -m simulator.studies.docs_tables            # rewrite the tables
     python -m simulator.studies.docs_tables --check    # exit 1 when they are stale
@@ -17,7 +17,7 @@ PROG = "python -m simulator.studies.docs_tables"
 
 
 def main(argv: list[str] | None = None) -> int:
-    schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA, confirm.WITHDRAWN_SCHEMA]
+    schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA]
     return config.main(argv, {config.ROOT / "docs" / "experiments.md": schemas}, PROG)
 
 

@@ -224,6 +224,20 @@ def _sampler(u: float):
     return lambda: u
 
 
+def _decisions(game, strategy: str, n_games: int, rng):
+    """Every decision point of ``n_games`` games of ``strategy`` against itself (chance drawn
+    from ``rng``): each state is yielded before the player's bot moves."""
+    bots = [G.StrategyBot(0, strategy), G.StrategyBot(1, strategy)]
+    for _ in range(n_games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+                continue
+            yield state
+            state.apply_action(bots[state.current_player()].step(state))
+
+
 _RESAMPLED = [
     ("python_ginsim(preset=hoyle)", "simple", 30),
     ("python_ginsim(preset=oklahoma,last_discard_rule=1)", "simple", 20),
@@ -240,28 +254,21 @@ def test_a_resampled_state_is_the_same_to_the_player_and_deals_the_opponent_agai
     the opponent's hidden cards are dealt again."""
     game = pyspiel.load_game(name)
     rng = random.Random(11)
-    bots = [G.StrategyBot(0, strategy), G.StrategyBot(1, strategy)]
     n = dealt_again = 0
     phases = set()
-    for _ in range(n_games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            p = state.current_player()
-            if rng.random() < 0.3 or state.hand.phase_name in ("knock", "arrange", "defend"):
-                world = state.resample_from_infostate(p, _sampler(rng.random()))
-                assert world.information_state_string(p) == state.information_state_string(p)
-                assert world.observation_tensor(p) == state.observation_tensor(p)
-                assert world.legal_actions() == state.legal_actions() and world.current_player() == p
-                again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, world))[1]
-                assert str(again) == str(world)
-                q = 1 - p
-                dealt_again += (world.hand.state[S.S_HANDS + q] != state.hand.state[S.S_HANDS + q])
-                phases.add(state.hand.phase_name)
-                n += 1
-            state.apply_action(bots[p].step(state))
+    for state in _decisions(game, strategy, n_games, rng):
+        p = state.current_player()
+        if rng.random() < 0.3 or state.hand.phase_name in ("knock", "arrange", "defend"):
+            world = state.resample_from_infostate(p, _sampler(rng.random()))
+            assert world.information_state_string(p) == state.information_state_string(p)
+            assert world.observation_tensor(p) == state.observation_tensor(p)
+            assert world.legal_actions() == state.legal_actions() and world.current_player() == p
+            again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, world))[1]
+            assert str(again) == str(world)
+            q = 1 - p
+            dealt_again += (world.hand.state[S.S_HANDS + q] != state.hand.state[S.S_HANDS + q])
+            phases.add(state.hand.phase_name)
+            n += 1
     assert n > 20 and dealt_again > 0.7 * n
     if "gin_only" not in name:
         assert {"knock", "arrange", "defend"} <= phases
@@ -272,23 +279,16 @@ def test_resampling_reads_nothing_the_player_cannot_see():
     random draws: nothing of the opponent's true cards reaches the result."""
     game = pyspiel.load_game("python_ginsim(preset=tournament)")
     rng = random.Random(3)
-    bots = [G.StrategyBot(0, "simple"), G.StrategyBot(1, "simple")]
     checked = 0
-    for _ in range(6):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            p = state.current_player()
-            if rng.random() < 0.25:
-                other = state.resample_from_infostate(p, _sampler(rng.random()))
-                u = rng.random()
-                a = state.resample_from_infostate(p, _sampler(u))
-                b = other.resample_from_infostate(p, _sampler(u))
-                assert str(a) == str(b) and a.history() == b.history()
-                checked += 1
-            state.apply_action(bots[p].step(state))
+    for state in _decisions(game, "simple", 6, rng):
+        p = state.current_player()
+        if rng.random() < 0.25:
+            other = state.resample_from_infostate(p, _sampler(rng.random()))
+            u = rng.random()
+            a = state.resample_from_infostate(p, _sampler(u))
+            b = other.resample_from_infostate(p, _sampler(u))
+            assert str(a) == str(b) and a.history() == b.history()
+            checked += 1
     assert checked > 20
 
 

@@ -162,6 +162,33 @@ EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 
 
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+def opponent_tries_nb(skill, view):
+    """How many belief draws one guess of the opponent's hand takes the best of: 1 +
+    ``skill`` × the opponent's turns so far (its discards), at least 1."""
+    return 1 + max(np.int64(skill * popcount_nb(view[V_OPP_DISCARDS])), 0)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+def opponent_hidden_nb(cand, k, weights, took, tries, rng):
+    """The opponent's hidden cards in one determinization: ``k`` of the candidates ``cand``
+    drawn in proportion to the belief's ``weights`` (``strategies.belief.sample_hidden_nb``);
+    with ``tries`` > 1 (the opponent has improved its hand as it played) the draw that,
+    with the cards it ``took`` and holds, has the least deadwood of ``tries`` draws.  The
+    one guess of the opponent's hand: ``mc``'s search and OpenSpiel's
+    ``resample_from_infostate`` (``simulator.interop.ospiel_game``) both draw it here."""
+    hidden = sample_hidden_nb(cand, k, weights, rng)
+    if tries > 1:
+        best_dw = min_deadwood_nb(took | hidden)
+        for _ in range(tries - 1):
+            other = sample_hidden_nb(cand, k, weights, rng)
+            dw = min_deadwood_nb(took | other)
+            if dw < best_dw:
+                best_dw = dw
+                hidden = other
+    return hidden
+
+
 @njit(cache=True, no_cfunc_wrapper=True)
 def determinize_nb(view, pile, rules, hidden, rng, state):
     """Build in ``state`` a full hand consistent with ``view``: we sit in seat 0, the
@@ -331,17 +358,9 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     trace = np.zeros((0, 3), np.int64)
     totals = np.zeros(_MAX_CANDIDATES, np.float64)
     took = view[V_OPP_TOOK]
-    tries = 1 + max(np.int64(params[6] * popcount_nb(view[V_OPP_DISCARDS])), 0)
+    tries = opponent_tries_nb(params[6], view)
     for s in range(samples):
-        hidden = sample_hidden_nb(cand, k, weights, rng)
-        if tries > 1:  # the opponent has improved its hand: the best of several draws
-            best_dw = min_deadwood_nb(took | hidden)
-            for _ in range(tries - 1):
-                other = sample_hidden_nb(cand, k, weights, rng)
-                dw = min_deadwood_nb(took | other)
-                if dw < best_dw:
-                    best_dw = dw
-                    hidden = other
+        hidden = opponent_hidden_nb(cand, k, weights, took, tries, rng)
         determinize_nb(view, pile, rules, hidden, rng, base)
         for a in range(n_actions):
             for i in range(N_STATE):

@@ -83,3 +83,43 @@ def test_hands_of_a_game_chained_by_end_of_hand_reproduce_simulate_games(mirrore
                 break
         assert np.array_equal(g, games[i]), (game, g, games[i])
     assert np.array_equal(np.array(rows), hands)
+
+
+def test_a_pickled_hand_plays_on_as_the_original():
+    """A ``Hand`` pickles (pyspiel clones a Python game's state so): the copy's state is a
+    view into its own work array again, so it plays on, strategies and streams included,
+    exactly as the original."""
+    import pickle
+
+    h = Hand("modern", seed=3, deal=11, a="simple", b="gin_hunter")
+    for _ in range(7):
+        h.apply(h.bot_action())
+    g = pickle.loads(pickle.dumps(h))
+    assert np.shares_memory(g.state, g._work) and not np.shares_memory(g._work, h._work)
+    while not h.is_over():
+        action = h.bot_action()
+        assert g.bot_action() == action
+        h.apply(action)
+        g.apply(action)
+    assert g.result() == h.result() and g.events == h.events
+
+
+def test_set_stock_orders_the_next_draws_and_refuses_other_cards():
+    h = Hand("hoyle", seed=1, deal=2, a="simple", b="simple")
+    left = h.stock()
+    assert len(left) == 31 and not set(left) & {c for _, e, c in h.events if e in ("deal", "upcard")}
+    wanted = left[::-1]
+    h.set_stock(wanted)
+    assert h.stock() == wanted
+    drawn = []
+    while not h.is_over() and len(drawn) < 3:
+        before = h.stock()
+        h.apply(h.bot_action())
+        drawn += [c for _, e, c in h.events[-3:] if e == "draw_stock" and c not in drawn]
+        assert h.stock() in (before, before[1:])
+    assert drawn == wanted[:len(drawn)] and drawn
+    state = h.state.copy()
+    for bad in (h.stock()[1:], h.stock() + [h.stock()[0]], [c for c in range(52) if c % 16 < 13][:len(h.stock())]):
+        with pytest.raises(ValueError, match="set_stock needs the|duplicate card"):
+            h.set_stock(bad)
+    assert np.array_equal(h.state, state)

@@ -242,6 +242,44 @@ class Hand:
         other.__dict__ = fields
         return other
 
+    def __getstate__(self) -> dict:
+        """A ``Hand`` pickles (pyspiel clones and serializes a Python game's state by
+        pickling it: ``simulator.interop.ospiel_game``): its work array, rules, events and
+        strategies, without the scratch buffers and the engines its seats were asked through
+        (found again at the next ``bot_action``)."""
+        fields = self.__dict__.copy()
+        for scratch in ("_state", "_legal", "_trace"):
+            del fields[scratch]
+        fields["_bots"] = [None, None]
+        return fields
+
+    def __setstate__(self, fields: dict) -> None:
+        self.__dict__.update(fields)
+        self._state = self._work[K_STATE:_STATE_END]
+        self._legal = np.zeros(S.MAX_LEGAL, np.int64)
+        self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)
+
+    # ---- the stock: hidden from both players --------------------------------------------
+    def stock(self) -> list[int]:
+        """The cards left in the stock (codes), the next draw first.  Neither player may
+        know them: this is for a driver that decides the stock's draws itself, as
+        OpenSpiel's chance nodes do (``simulator.interop.ospiel_game``)."""
+        st = self._state
+        return st[S.S_STOCK + st[S.S_STOCK_POS]:S.S_STOCK + st[S.S_STOCK_N]].tolist()
+
+    def set_stock(self, cards) -> None:
+        """Put the cards left in the stock in the order ``cards`` (codes or a card string,
+        the next draw first): the same cards, reordered (a ``ValueError`` otherwise, and
+        nothing changes).  Nothing else depends on the stock's order, so the hand plays on
+        as if the stock had been shuffled so."""
+        codes = as_codes(cards)
+        st = self._state
+        pos, n = int(st[S.S_STOCK_POS]), int(st[S.S_STOCK_N])
+        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):
+            raise ValueError(f"set_stock needs the {n - pos} cards left in the stock, reordered; got "
+                             + (" ".join(format_card(c) for c in codes) or "none"))
+        st[S.S_STOCK + pos:S.S_STOCK + n] = codes
+
     # ---- what a player may know ----------------------------------------------------------
     def view(self, player: int) -> np.ndarray:
         """The view vector a numba strategy in seat ``player`` would get now

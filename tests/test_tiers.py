@@ -20,6 +20,15 @@ def test_every_slow_entry_names_a_test_function():
         assert re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE), entry
 
 
+def _ids(mark) -> list[str]:
+    """The ids pytest gives a ``parametrize`` mark's values: its ``ids`` when given, else each
+    value's text (a tuple's parts joined by "-", as pytest joins them)."""
+    ids = mark.kwargs.get("ids")
+    if ids is not None:
+        return [str(i) for i in ids]
+    return ["-".join(map(str, v)) if isinstance(v, tuple) else str(v) for v in mark.args[1]]
+
+
 def test_every_fast_only_parametrisation_exists():
     """The parametrisations FAST_ONLY keeps in the fast tier are real ids of their test's
     ``parametrize`` values: a renamed one would otherwise move its whole test to the slow
@@ -29,7 +38,7 @@ def test_every_fast_only_parametrisation_exists():
     for key, keep in FAST_ONLY.items():
         module, name = key.split("::")
         func = getattr(importlib.import_module(module.removesuffix(".py")), name)
-        values = {str(v) for mark in func.pytestmark if mark.name == "parametrize" for v in mark.args[1]}
+        values = {ident for mark in func.pytestmark if mark.name == "parametrize" for ident in _ids(mark)}
         assert keep <= values, (key, keep - values)
 
 def test_every_test_has_a_timeout_and_the_default_run_is_the_fast_tier():

@@ -10,7 +10,7 @@
                                                                   results/STUDY/confirm.{md,json} and its ledger
     ginsim claims register|withdraw|log [STUDY] [ID --why TEXT]   the claims ledger experiments/ledger/STUDY.jsonl
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
-    ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture by double oracle
+    ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture (double oracle, or a class game)
     ginsim show RUN_DIR                                           the summary again, from files
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
@@ -442,18 +442,34 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
           f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
 
 
+def _load_equilibrium_spec(path: str):
+    """An equilibrium spec: a class game's (``method = "class"``, ``simulator.studies.class_game``)
+    or a double oracle's (``simulator.studies.equilibrium``)."""
+    from .run.experiment import read_toml_file
+    from .studies.class_game import ClassGameError, is_class_spec, load_class_spec
+    from .studies.equilibrium import load_equilibrium
+
+    data = read_toml_file(Path(path), "an equilibrium spec", ClassGameError)
+    return load_class_spec(path, data) if is_class_spec(data) else load_equilibrium(path)
+
+
 def _cmd_equilibrium(args: argparse.Namespace) -> None:
-    from .studies.equilibrium import load_equilibrium, write_summary
+    from .studies.class_game import ClassSpec, write_class_summary
+    from .studies.equilibrium import write_summary
 
     if args.out is not None and (len(args.spec) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    specs = [load_equilibrium(path) for path in args.spec]  # every spec is checked before any is run
+    specs = [_load_equilibrium_spec(path) for path in args.spec]  # every spec is checked before any is run
+    kinds = {isinstance(spec, ClassSpec) for spec in specs}
+    if args.summary and len(kinds) > 1:
+        raise ValueError("--summary needs specs of one kind: all class games (method = \"class\") or all double oracles")
     results, documents = [], []
     for spec in specs:
-        r, document = _one_equilibrium(spec, args)
+        r, document = (_one_class_game if isinstance(spec, ClassSpec) else _one_equilibrium)(spec, args)
         results.append(r)
         documents.append(document)
-    summary = write_summary(results, args.summary) if args.summary else None
+    writer = write_class_summary if kinds == {True} else write_summary
+    summary = writer(results, args.summary) if args.summary else None
     if args.json:
         _print_json("equilibrium", {"results": documents, "summary": None if summary is None else str(summary)})
     elif summary is not None:
@@ -501,6 +517,39 @@ def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]
     return r, None
 
 
+def _one_class_game(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
+    """Run one class spec for ``ginsim equilibrium``: print the mixture, ε and the matrix size
+    unless --json; returns (its result, its --json record)."""
+    from .studies.class_game import class_game, mixture_text, out_dir
+
+    start = time.perf_counter()
+    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    r = class_game(spec, args.out, resume=args.resume, log=log)
+    seconds = time.perf_counter() - start
+    best = r["fresh_best"]
+    if args.json:
+        return r, {
+            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"], "method": "class",
+            "members": [{"name": m["name"], "policy": m["policy"]} for m in r["members"]],
+            "mixture": [{"policy": m["policy"], "weight": w} for m, w in zip(r["members"], r["mixture"]) if w > 0],
+            "epsilon": r["epsilon"], "delta": r["delta"], "epsilon_target": r["epsilon_target"],
+            "matrix_size": r["size"], "pairs_per_entry": r["pairs"],
+            "fresh_best": {"member": r["members"][best["member"]]["policy"],
+                           "value": estimate(best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
+            "support_bootstrap": r["bootstrap"]["supports"][:10], "cpu_seconds": round(r["cpu_seconds"], 3),
+            "seconds": round(seconds, 3)}
+    print(f"{r['name']}: equilibrium within {r['class']} under {r['rules_label']}")
+    print(f"  mixture: {mixture_text(r, 3)}")
+    print(f"  epsilon (95% upper bound on any member's gain against the mixture): {r['epsilon']:.4f} points per hand "
+          f"(target {r['epsilon_target']:g}: {'met' if r['epsilon_met'] else 'NOT met'}); delta {r['delta']:.4f}")
+    print(f"  matrix: {r['size']} x {r['size']}, {r['pairs']:,} mirrored pairs per entry ({r['deals']:,} deals, "
+          f"{r['cpu_seconds']:,.1f} s CPU)")
+    print(f"  best member against the mixture on fresh deals: {r['members'][best['member']]['name']} "
+          f"{best['value']:+.4f} [{best['low']:+.4f}, {best['high']:+.4f}]")
+    print(f"  ({seconds:.1f} s; report: {out_dir(spec, args.out) / 'report.md'})")
+    return r, None
+
+
 def _add_equilibrium_commands(command) -> None:
     """The parsers of ``ginsim exploit`` and ``ginsim equilibrium``."""
     p = command("exploit", "find a best response to one fixed opponent within a policy family, and its edge",
@@ -524,12 +573,15 @@ def _add_equilibrium_commands(command) -> None:
     _json_option(p)
     p.set_defaults(func=_cmd_exploit)
 
-    p = command("equilibrium", "find an equilibrium mixture of policies by double oracle",
+    p = command("equilibrium", "find an equilibrium mixture of policies (double oracle, or a finite class game)",
                 "Double oracle on a policy family: estimate the payoff matrix of a restricted set of policies on "
                 "mirrored deals, solve the symmetric zero-sum meta-game by linear programming, tune a best response "
                 "to its equilibrium mixture, add it and repeat until the best response gains no more than the noise. "
-                "Prints the mixture, the game value, the exploitability bound and the convergence; writes "
-                "OUT/equilibrium.json and OUT/report.md (docs/equilibrium.md).")
+                "Prints the mixture, the game value, the exploitability bound (a lower bound) and the convergence; "
+                "writes OUT/equilibrium.json and OUT/report.md. A spec with method = \"class\" plays instead the full "
+                "payoff matrix of a finite class of draw-threshold policies and prints its equilibrium mixture, epsilon "
+                "(a 95% upper bound on any member's gain against it) and the matrix size; writes OUT/class_game.json "
+                "and OUT/report.md (docs/equilibrium.md).")
     _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
                                                      "experiments/equilibrium_knock/tournament.toml "
                                                      "(format: simulator/studies/equilibrium.py)"), "file")

@@ -549,6 +549,38 @@ def locked_output(out: Path, what: str, error: type[Exception], work: Callable[[
         raise error(str(exc)) from None
 
 
+def kept_state(out: Path, resume: bool, state_file: str, mark: str, error: type[Exception], kind: str,
+               locked: bool = True) -> dict[str, Any] | None:
+    """The kept state (``out/state_file``, a JSON document whose ``_`` is ``mark``) of a
+    resumable study in ``out`` (``ginsim equilibrium``'s runs; ``kind`` names one in errors),
+    or None for a new run.  Refused as ``error`` with one line: ``out`` a file, a state there
+    without --resume, a state that cannot be read or that ginsim did not write, a non-empty
+    directory without one.  Before the lock is taken (``locked`` false) a directory with a lock
+    file and no state yet is left to the lock: a run that has just started there holds it."""
+    if out.exists() and not out.is_dir():
+        raise error(f"--out {out} is a file, not a directory")
+    if not out.exists():
+        return None
+    state = out / state_file
+    if state.exists():
+        if not resume:
+            raise error(f"{out} already holds {kind}; continue it with --resume or choose another out")
+        try:
+            data = json.loads(state.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise error(f"{state}: cannot read it ({exc}); move it away or choose another out") from None
+        if data.get("_") != mark:
+            raise error(f"{state} was not written by ginsim; move it away or choose another out")
+        return data
+    entries = [p.name for p in out.iterdir() if p.name != LOCK]
+    if not locked and (out / LOCK).exists():
+        return None
+    if entries:
+        raise error(f"--out {out} is not empty and holds no {kind.removeprefix('an ').removeprefix('a ')} "
+                    f"(found {sorted(entries)[0]!r}); choose a new or empty directory")
+    return None
+
+
 def check_subdirs(run_dir: Path) -> None:
     """Refuse a ``data/`` or ``games/`` that is not a real directory inside ``run_dir`` (a
     symbolic link would send chunk writes outside the run directory)."""

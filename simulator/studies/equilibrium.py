@@ -216,34 +216,10 @@ def out_dir(spec: EquilibriumSpec, out: str | Path | None = None) -> Path:
 
 def _check_out(out: Path, resume: bool, locked: bool = True) -> dict[str, Any] | None:
     """The kept state of a run in ``out`` (None for a new run); refuses a directory that holds
-    something else, or a run when --resume was not given.  Before the lock is taken
-    (``locked`` false) a directory with a lock file and no state yet is left to the lock: a
-    run that has just started there holds it."""
-    from ..run.rundir import LOCK
+    something else, or a run when --resume was not given (``rundir.kept_state``)."""
+    from ..run.rundir import kept_state
 
-    if out.exists() and not out.is_dir():
-        raise EquilibriumError(f"--out {out} is a file, not a directory")
-    if not out.exists():
-        return None
-    state = out / STATE
-    if state.exists():
-        if not resume:
-            raise EquilibriumError(f"{out} already holds an equilibrium run; continue it with --resume or choose "
-                                   f"another out")
-        try:
-            data = json.loads(state.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise EquilibriumError(f"{state}: cannot read it ({exc}); move it away or choose another out") from None
-        if data.get("_") != MARK:
-            raise EquilibriumError(f"{state} was not written by ginsim; move it away or choose another out")
-        return data
-    entries = [p.name for p in out.iterdir() if p.name != LOCK]
-    if not locked and (out / LOCK).exists():
-        return None
-    if entries:
-        raise EquilibriumError(f"--out {out} is not empty and holds no equilibrium run (found {sorted(entries)[0]!r}); "
-                               f"choose a new or empty directory")
-    return None
+    return kept_state(out, resume, STATE, MARK, EquilibriumError, "an equilibrium run", locked)
 
 
 def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bool = False, progress: bool = False,

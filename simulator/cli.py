@@ -443,33 +443,55 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
 
 
 def _load_equilibrium_spec(path: str):
-    """An equilibrium spec: a class game's (``method = "class"``, ``simulator.studies.class_game``)
-    or a double oracle's (``simulator.studies.equilibrium``)."""
+    """An equilibrium spec by its ``method``: a class game's (``"class"``,
+    ``simulator.studies.class_game``), a knock table's (``"table"``,
+    ``simulator.studies.knock_table``) or, without one, a double oracle's
+    (``simulator.studies.equilibrium``)."""
     from .run.experiment import read_toml_file
-    from .studies.class_game import ClassGameError, is_class_spec, load_class_spec
+    from .studies.class_game import ClassGameError, load_class_spec
     from .studies.equilibrium import load_equilibrium
+    from .studies.knock_table import load_table_spec
 
     data = read_toml_file(Path(path), "an equilibrium spec", ClassGameError)
-    return load_class_spec(path, data) if is_class_spec(data) else load_equilibrium(path)
+    method = data.get("method")
+    if method is None:
+        return load_equilibrium(path)
+    if method == "table":
+        return load_table_spec(path, data)
+    if method == "class":
+        return load_class_spec(path, data)
+    raise ClassGameError(f"{path}: method: must be one of class, table (or left out for a double oracle), "
+                         f"got {method!r}")
 
 
 def _cmd_equilibrium(args: argparse.Namespace) -> None:
-    from .studies.class_game import ClassSpec, write_class_summary
+    from .studies.class_game import ClassGameError, ClassSpec, class_summary_lines, write_sections
     from .studies.equilibrium import write_summary
+    from .studies.knock_table import TableSpec, table_summary_lines
 
     if args.out is not None and (len(args.spec) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
     specs = [_load_equilibrium_spec(path) for path in args.spec]  # every spec is checked before any is run
-    kinds = {isinstance(spec, ClassSpec) for spec in specs}
-    if args.summary and len(kinds) > 1:
-        raise ValueError("--summary needs specs of one kind: all class games (method = \"class\") or all double oracles")
+    oracles = [s for s in specs if not isinstance(s, (ClassSpec, TableSpec))]
+    if args.summary and oracles and len(oracles) < len(specs):
+        raise ValueError("--summary needs double-oracle specs alone, or class and table specs (method = ...) alone")
+    # class games first: a table study measures itself against the class game of its rules
+    specs.sort(key=lambda s: 0 if isinstance(s, ClassSpec) else 1)
+    runners = {ClassSpec: _one_class_game, TableSpec: _one_knock_table}
     results, documents = [], []
     for spec in specs:
-        r, document = (_one_class_game if isinstance(spec, ClassSpec) else _one_equilibrium)(spec, args)
+        r, document = runners.get(type(spec), _one_equilibrium)(spec, args)
         results.append(r)
         documents.append(document)
-    writer = write_class_summary if kinds == {True} else write_summary
-    summary = writer(results, args.summary) if args.summary else None
+    summary = None
+    if args.summary and oracles:
+        summary = write_summary(results, args.summary)
+    elif args.summary:
+        classes = [r for r, s in zip(results, specs) if isinstance(s, ClassSpec)]
+        tables = [r for r, s in zip(results, specs) if isinstance(s, TableSpec)]
+        summary = write_sections(args.summary, "Knock policies in equilibrium, by variant",
+                                 [class_summary_lines(classes) if classes else [],
+                                  table_summary_lines(tables) if tables else []], ClassGameError)
     if args.json:
         _print_json("equilibrium", {"results": documents, "summary": None if summary is None else str(summary)})
     elif summary is not None:
@@ -550,6 +572,38 @@ def _one_class_game(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
     return r, None
 
 
+def _one_knock_table(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
+    """Run one table spec for ``ginsim equilibrium``: print the table's value against the
+    draw-only equilibrium and its exploitability's lower bound unless --json."""
+    from .studies.knock_table import knock_table_study, out_dir
+
+    start = time.perf_counter()
+    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    r = knock_table_study(spec, args.out, resume=args.resume, log=log)
+    seconds = time.perf_counter() - start
+    vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
+    if args.json:
+        return r, {
+            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"], "method": "table",
+            "table": r["table_spec"], "best_response": r["best_response"],
+            "against_draw_only_equilibrium": estimate(vs["value"], vs["low"], vs["high"], r["fresh_pairs"], "pair"),
+            "exploitability_lower_bound": estimate(ex["value"], ex["low"], ex["high"], r["fresh_pairs"], "pair"),
+            "best_member_against_table": {"member": best["name"], "value": estimate(
+                best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
+            "cpu_seconds": round(r["cpu_seconds"], 3), "seconds": round(seconds, 3)}
+    print(f"{r['name']}: a knock table over deadwood x draws x opponent pickups under {r['rules_label']} "
+          f"(fictitious play, {len(r['iterations'])} iterations)")
+    print(f"  against the draw-only class equilibrium: {vs['value']:+.4f} [{vs['low']:+.4f}, {vs['high']:+.4f}] "
+          f"points per hand")
+    print(f"  best draw-only member against it ({best['name']}): {best['value']:+.4f} [{best['low']:+.4f}, "
+          f"{best['high']:+.4f}]")
+    print(f"  exploitability within the abstraction, a LOWER bound: {ex['value']:+.4f} [{ex['low']:+.4f}, "
+          f"{ex['high']:+.4f}] (best response by per-cell search)")
+    print(f"  table: {r['table_spec']}")
+    print(f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out_dir(spec, args.out) / 'report.md'})")
+    return r, None
+
+
 def _add_equilibrium_commands(command) -> None:
     """The parsers of ``ginsim exploit`` and ``ginsim equilibrium``."""
     p = command("exploit", "find a best response to one fixed opponent within a policy family, and its edge",
@@ -581,7 +635,8 @@ def _add_equilibrium_commands(command) -> None:
                 "writes OUT/equilibrium.json and OUT/report.md. A spec with method = \"class\" plays instead the full "
                 "payoff matrix of a finite class of draw-threshold policies and prints its equilibrium mixture, epsilon "
                 "(a 95% upper bound on any member's gain against it) and the matrix size; writes OUT/class_game.json "
-                "and OUT/report.md (docs/equilibrium.md).")
+                "and OUT/report.md. A spec with method = \"table\" solves a state-dependent knock table by fictitious "
+                "play (docs/equilibrium.md).")
     _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
                                                      "experiments/equilibrium_knock/tournament.toml "
                                                      "(format: simulator/studies/equilibrium.py)"), "file")

@@ -15,4 +15,5 @@ BUILTIN_PARAMS: dict[str, tuple[str, ...]] = {
     'knock_policy': ('early', 'turn_a', 'late', 'turn_b', 'pickup_penalty', 'near_target', 'score_bonus'),
     'expert': ('lookahead', 'danger', 'knock_turns', 'late_stock', 'knock_at', 'layout'),
     'mc': ('samples', 'candidates', 'rollout', 'knock_turns', 'game_aware', 'search', 'skill', 'late_knock'),
+    'knock_table': ('t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'),
 }

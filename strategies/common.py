@@ -34,6 +34,18 @@ def knock_threshold_nb(knock_at, view):
     return np.float64(knock_at)
 
 
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+def last_discard_deadwood_nb(view):
+    """The deadwood the hand would knock with after taking the last discard (``view[V_TOP]``)
+    and discarding its best card (``last_discard_rule``), or -1 when there is no discard."""
+    top = view[V_TOP]
+    if top < 0:
+        return np.int64(-1)
+    hand = view[V_HAND]
+    dw, _ = discard_deadwoods_nb(hand | (np.int64(1) << top), hand)
+    return np.int64(dw)
+
+
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
 def lowers_deadwood_nb(hand, card):
     """True when taking ``card`` and then discarding well leaves less deadwood than now

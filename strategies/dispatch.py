@@ -26,9 +26,10 @@ from strategies import undercut_aware
 from strategies import knock_policy
 from strategies import expert
 from strategies import mc
+from strategies import knock_table
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 10
+N_STRATEGIES = 11
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
@@ -64,6 +65,8 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return expert.take_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return knock_table.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -91,6 +94,8 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return expert.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return knock_table.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -118,6 +123,8 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return expert.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return knock_table.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -145,6 +152,8 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return expert.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return knock_table.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -172,4 +181,6 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
         return default_defend_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return default_defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return knock_table.defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

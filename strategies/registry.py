@@ -102,6 +102,7 @@ BUILTIN: list[tuple[str, str]] = [
     ("knock_policy", "strategies.knock_policy"),
     ("expert", "strategies.expert"),
     ("mc", "strategies.mc"),
+    ("knock_table", "strategies.knock_table"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}

@@ -147,3 +147,24 @@ def test_no_member_beats_the_class_mixture_on_fresh_seeds_by_more_than_epsilon(t
     spec.write_text(SMALL.replace("seed = 4141", "seed = 4142"), encoding="utf-8")
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume"]) == 2
     assert "different spec" in capsys.readouterr().err
+
+
+def test_raising_pairs_and_resuming_extends_the_columns_as_one_run_at_that_size_would(tmp_path, capsys):
+    small = SMALL.replace("pairs = 4_000\nblocks = 40", "pairs = 1_000\nblocks = 20").replace(
+        "fresh_pairs = 64_000", "fresh_pairs = 2_000")
+    large = small.replace("pairs = 1_000\nblocks = 20", "pairs = 2_000\nblocks = 40")
+    spec = tmp_path / "spec.toml"
+    spec.write_text(small, encoding="utf-8")
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet"]) == 0
+    spec.write_text(large, encoding="utf-8")
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet", "--resume"]) == 0
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "direct"), "--quiet"]) == 0
+    capsys.readouterr()
+    grown = json.loads((tmp_path / "grown" / "class_game.json").read_text())["result"]
+    direct = json.loads((tmp_path / "direct" / "class_game.json").read_text())["result"]
+    assert np.allclose(grown["matrix"], direct["matrix"], rtol=0, atol=1e-12)
+    assert grown["mixture"] == pytest.approx(direct["mixture"]) and grown["epsilon"] == pytest.approx(direct["epsilon"])
+    # a block of another size cannot be extended
+    spec.write_text(large.replace("blocks = 40", "blocks = 20"), encoding="utf-8")
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet", "--resume"]) == 2
+    assert "different spec" in capsys.readouterr().err

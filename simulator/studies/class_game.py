@@ -39,7 +39,8 @@ How it goes (``class_game``):
 
 Everything is kept as it is played (``OUT/class_game.json``, the block moments in
 ``OUT/moments.npz``), ``OUT`` is locked while it runs, and ``--resume`` continues a killed run,
-playing no column twice.  Outputs: ``class_game.json`` and ``report.md``.
+playing no column twice.  Raising ``pairs`` and ``blocks`` together (the same pairs per block)
+and resuming extends every column on the same streams: the blocks played are kept.  Outputs: ``class_game.json`` and ``report.md``.
 
 A class spec (TOML)::
 
@@ -82,6 +83,8 @@ CONFIDENCE = 0.95
 SUPPORT_TOL = 1e-6
 #: the most draw thresholds a class takes (each adds a row and a column)
 MAX_DRAWS = 40
+#: the blocks of a fresh column (its control-variate estimate; no bootstrap)
+FRESH_BLOCKS = 200
 
 
 class ClassGameError(TuneError):
@@ -107,14 +110,25 @@ def _pairs(value: Any, values: dict[str, Any], fail) -> int:
     return value
 
 
+def _fresh_pairs(value: Any, values: dict[str, Any], fail) -> int:
+    if value % FRESH_BLOCKS:
+        raise fail("fresh_pairs", f"must be a multiple of {FRESH_BLOCKS}, got {value}")
+    return value
+
+
+def out_key() -> Key:
+    """The ``out`` key of a study spec: a relative directory inside the current one."""
+    return Key("out", "any", None, "output directory, inside the current directory (default `results/<name>`)",
+               check=_out, type_text="string", default_text="none", text="a relative path inside the current directory")
+
+
 #: the keys of a class spec besides ``name``, ``description``, ``rules`` and ``objective``
 #: (read by the tuning spec's declarations, ``tune.spec.read_shared_head``)
 SCHEMA = Schema("class_game", (
     Key("method", "choice", "class", "selects the finite-class game (without it, a spec is a double oracle's)",
         choices=("class",)),
     seed_key("Every stream of the study derives from it."),
-    Key("out", "any", None, "output directory, inside the current directory (default `results/<name>`)",
-        check=_out, type_text="string", default_text="none"),
+    out_key(),
     Key("draws", "list", [2, 4, 6, 8, 10, 12], "the class's thresholds k: knock at the limit through draw k, "
         "then gin only (gin only and knocking as soon as legal are always members)", check=_draws,
         text=f"a non-empty list of distinct integers from 1 to {MAX_DRAWS}"),
@@ -122,12 +136,10 @@ SCHEMA = Schema("class_game", (
     Key("pairs", "int", 100_000, "mirrored pairs per payoff-matrix entry (a multiple of blocks)", low=20,
         high=MAX_PER_CELL // 2, check=_pairs),
     Key("bootstrap", "int", 2000, "bootstrap replicates of the matrix", low=100, high=100_000),
-    Key("fresh_pairs", "int", 100_000, "fresh mirrored pairs per member and support column", low=20,
-        high=MAX_PER_CELL // 2),
+    Key("fresh_pairs", "int", 100_000, f"fresh mirrored pairs per member and support column (a multiple of "
+        f"{FRESH_BLOCKS})", low=FRESH_BLOCKS, high=MAX_PER_CELL // 2, check=_fresh_pairs),
     Key("epsilon_target", "number", 0.02, "the ε (points per hand) the sizes were chosen for", gt=0),
 ))
-#: every key a class spec may hold
-TOP_KEYS = {"name", "description", "rules", "objective", *SCHEMA.names}
 
 
 @dataclass(frozen=True)
@@ -152,14 +164,10 @@ class ClassSpec:
     def identity(self) -> dict[str, Any]:
         """What a resumed run must agree on: everything that changes what is played."""
         d = json.loads(json.dumps(asdict(self)))
-        for key in ("out", "path", "description", "bootstrap", "epsilon_target"):
+        for key in ("out", "path", "description", "bootstrap", "epsilon_target", "pairs", "blocks"):
             d.pop(key)
+        d["block_pairs"] = self.pairs // self.blocks  # pairs may grow on --resume, a block may not
         return d
-
-
-def is_class_spec(data: dict[str, Any]) -> bool:
-    """True for a spec that asks for the finite-class game (``method = "class"``)."""
-    return isinstance(data, dict) and "method" in data
 
 
 def draw_class(limit: int, draws: tuple[int, ...]) -> list[tuple[str, str]]:
@@ -182,21 +190,30 @@ def load_class_spec(path: str | Path, data: dict[str, Any] | None = None) -> Cla
     return parse_class_spec(data, str(path))
 
 
-def parse_class_spec(data: dict[str, Any], where: str = "<spec>") -> ClassSpec:
-    """Validate a class spec given as a dict; the first problem is a one-line ``ClassGameError``."""
+def read_study_spec(data: dict[str, Any], where: str, schema: Schema, error: type[Exception],
+                    what: str) -> tuple[dict[str, Any], dict[str, Any], str, int]:
+    """The head (``name``, ``description``, ``objective``, ``rules``, read by the tuning spec's
+    declarations) and ``schema``'s keys of a per-hand study spec (``what`` names it in errors):
+    (head, own keys, the rules' label, their largest knock limit).  The first problem is a
+    one-line ``error`` naming ``where`` and the key."""
     from ..core.rules_api import max_knock_limit
     from .tune.spec import read_shared_head
 
-    def fail(key: str, message: str) -> ClassGameError:
-        return ClassGameError(f"{where}: {key}: {message}")
+    def fail(key: str, message: str) -> Exception:
+        return error(f"{where}: {key}: {message}")
 
-    head = read_shared_head(data, TOP_KEYS, fail)
+    head = read_shared_head(data, {"name", "description", "rules", "objective", *schema.names}, fail)
     if head["objective"] != "net_per_hand":
-        raise fail("objective", f"the class game plays net_per_hand only, got {head['objective']!r}")
+        raise fail("objective", f"{what} plays net_per_hand only, got {head['objective']!r}")
     table, _, resolved = head["rules"]
-    own = SCHEMA.read({k: v for k, v in data.items() if k in SCHEMA.names}, fail)
+    own = schema.read({k: v for k, v in data.items() if k in schema.names}, fail)
     label = str(table.get("preset", "custom")) + "".join(f", {k}={v}" for k, v in table.items() if k != "preset")
-    limit = int(max_knock_limit(resolved))
+    return head, own, label, int(max_knock_limit(resolved))
+
+
+def parse_class_spec(data: dict[str, Any], where: str = "<spec>") -> ClassSpec:
+    """Validate a class spec given as a dict; the first problem is a one-line ``ClassGameError``."""
+    head, own, label, limit = read_study_spec(data, where, SCHEMA, ClassGameError, "the class game")
     return ClassSpec(name=head["name"], path=where, rules=data.get("rules", "hoyle"), rules_label=label, limit=limit,
                      seed=own["seed"], draws=own["draws"], pairs=own["pairs"], blocks=own["blocks"],
                      bootstrap=own["bootstrap"], fresh_pairs=own["fresh_pairs"],
@@ -211,36 +228,45 @@ def out_dir(spec: ClassSpec, out: str | Path | None = None) -> Path:
 
 # ----------------------------------------------------------------------------- playing a column
 
-def _field(spec: ClassSpec):
-    """The tuner's ``Field`` over the class: opponent j's stream of a phase is column j's deals."""
+def policy_field(name: str, rules: Any, seed: int, limit: int, opponents: list[str], where: str):
+    """The tuner's ``Field`` with ``opponents`` under ``rules`` and ``seed``: opponent j's stream
+    of a phase is column j's deals (``Field.pair_values``)."""
     from .exploit import default_family, response_spec
-
-    tune_spec = response_spec(default_family(spec.limit), f"{spec.name}_class", spec.rules, "net_per_hand",
-                              spec.seed, [(s, 1.0) for _, s in spec.members], spec.path)
     from .tune import Field
 
-    return Field(tune_spec)
+    return Field(response_spec(default_family(limit), name, rules, "net_per_hand", seed,
+                               [(s, 1.0) for s in opponents], where))
 
 
 def play_column(field_, members: list[str], j: int, rows: list[int], pairs: int, blocks: int,
-                phase: str) -> dict[str, np.ndarray]:
+                phase: str, first_block: int = 0) -> dict[str, np.ndarray]:
     """Member j's column on ``pairs`` mirrored pairs of its ``phase`` stream, in ``blocks``
-    blocks: per block, the self-play sums ``v`` and ``vv`` (member j against itself) and, for
-    each row i of ``rows``, the sums ``x``, ``xx`` and ``xv`` of member i's pair values against
-    j (arrays of shape (blocks,) and (len(rows), blocks))."""
+    blocks of ``pairs // blocks`` pairs, from block ``first_block`` on (earlier blocks were
+    played already): per block, the self-play sums ``v`` and ``vv`` (member j against itself)
+    and, for each row i of ``rows``, the sums ``x``, ``xx`` and ``xv`` of member i's pair values
+    against j (arrays of shape (blocks − first_block,) and (len(rows), blocks − first_block))."""
     per = pairs // blocks
-    v = np.zeros(blocks)
-    vv = np.zeros(blocks)
-    x = np.zeros((len(rows), blocks))
-    xx = np.zeros((len(rows), blocks))
-    xv = np.zeros((len(rows), blocks))
-    for b in range(blocks):
-        self_play = field_.pair_values(members[j], j, phase, b * per, per)
+    n = blocks - first_block
+    v = np.zeros(n)
+    vv = np.zeros(n)
+    x = np.zeros((len(rows), n))
+    xx = np.zeros((len(rows), n))
+    xv = np.zeros((len(rows), n))
+    for b in range(n):
+        first = (first_block + b) * per
+        self_play = field_.pair_values(members[j], j, phase, first, per)
         v[b], vv[b] = self_play.sum(), (self_play ** 2).sum()
         for r, i in enumerate(rows):
-            values = field_.pair_values(members[i], j, phase, b * per, per)
+            values = field_.pair_values(members[i], j, phase, first, per)
             x[r, b], xx[r, b], xv[r, b] = values.sum(), (values ** 2).sum(), (values * self_play).sum()
     return {"v": v, "vv": vv, "x": x, "xx": xx, "xv": xv}
+
+
+def extend_column(kept: dict[str, np.ndarray] | None, more: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A column's block sums ``kept`` followed by the blocks of ``more`` (the same rows)."""
+    if kept is None:
+        return more
+    return {name: np.concatenate([kept[name], more[name]], axis=-1) for name in kept}
 
 
 def cv_estimate(sums: dict[str, np.ndarray], weights: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray]:
@@ -400,22 +426,27 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
     members = [s for _, s in spec.members]
     k = len(members)
     will_play({strategies.parse_strategy(s).sid for s in members})
-    field_ = _field(spec)
+    field_ = policy_field(f"{spec.name}_class", spec.rules, spec.seed, spec.limit, members, spec.path)
     per = spec.pairs // spec.blocks
 
-    def play(phase: str, j: int, rows: list[int], pairs: int) -> None:
-        if j in moments[phase]:
+    def play(phase: str, j: int, rows: list[int], pairs: int, blocks: int) -> None:
+        kept = moments[phase].get(j)
+        have = 0 if kept is None else kept["v"].shape[0]
+        if have >= blocks:
             return
-        log(f"{spec.name}: {phase} column {j + 1} of {k} ({spec.members[j][0]}), {len(rows)} rows, {pairs:,} pairs")
+        log(f"{spec.name}: {phase} column {j + 1} of {k} ({spec.members[j][0]}), {len(rows)} rows, "
+            f"{pairs:,} pairs" + (f" (blocks {have + 1} to {blocks})" if have else ""))
         cpu = time.process_time()
-        moments[phase][j] = play_column(field_, members, j, rows, pairs, spec.blocks, phase)
+        more = play_column(field_, members, j, rows, pairs, blocks, phase, have)
+        moments[phase][j] = extend_column(kept, more)
         state["cpu_seconds"] += time.process_time() - cpu
-        state["deals"] += 2 * pairs * (len(rows) + 1)
-        state["done"][phase].append(j)
+        state["deals"] += 2 * (pairs // blocks) * (blocks - have) * (len(rows) + 1)
+        if j not in state["done"][phase]:
+            state["done"][phase].append(j)
         _save(out, state, moments)
 
-    for j in range(1, k):
-        play("matrix", j, list(range(j)), spec.pairs)
+    for j in range(1, k):  # a resume with more pairs (the same pairs per block) extends every column
+        play("matrix", j, list(range(j)), spec.pairs, spec.blocks)
     matrix = matrix_from(moments["matrix"], k, per)
     mixture, value = symmetric_nash((matrix - matrix.T) / 2)
     weights = bootstrap_weights(spec.blocks, spec.bootstrap, k, stream_seed(spec.seed, "class-bootstrap", 0))
@@ -423,8 +454,8 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
     cert = certify(matrix, mixture, replicas, spec.blocks)
     support = [int(j) for j in np.flatnonzero(mixture > SUPPORT_TOL)]
     for j in support:
-        play("fresh", j, [i for i in range(k) if i != j], spec.fresh_pairs)
-    fresh = _fresh_values(moments["fresh"], support, mixture, k, spec.fresh_pairs // spec.blocks)
+        play("fresh", j, [i for i in range(k) if i != j], spec.fresh_pairs, FRESH_BLOCKS)
+    fresh = _fresh_values(moments["fresh"], support, mixture, k, spec.fresh_pairs // FRESH_BLOCKS)
     result = _result(spec, state, matrix, entry_errors(moments["matrix"], k, per), mixture, value, cert, fresh)
     state["result"] = result
     atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
@@ -535,28 +566,33 @@ def write_report(spec: ClassSpec, result: dict[str, Any], out: Path) -> Path:
     return path
 
 
-def write_class_summary(results: list[dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
-    """One Markdown table over several class games (one per rule variant): the class, the
+def class_summary_lines(results: list[dict[str, Any]]) -> list[str]:
+    """A Markdown section over several class games (one per rule variant): the class, the
     mixture, ε and δ, the matrix size, the fresh check and the CPU time."""
-    path = Path(path)
-    if path.exists() and "written by ginsim equilibrium" not in path.read_text(encoding="utf-8",
-                                                                               errors="replace")[:400]:
-        raise ClassGameError(f"{path} exists and was not written by ginsim; move it away or choose another --summary")
-    lines = [f"<!-- {MARK}; rerun the class games to replace this file -->",
-             f"# {title or 'Equilibria within the draw-threshold class'}", "",
+    lines = ["## Equilibria within the draw-threshold class", "",
              "One row per class game. Each equilibrium holds **within the class of** its draw-threshold members "
              "(knock at the limit through draw k, then gin only; gin only and knocking as soon as legal included), "
              "with `simple`'s draws and discards on both sides; ε is a 95% upper confidence bound on the best gain "
              "any member gets against the mixture, simultaneous over the matrix's sampling error; δ bounds every "
              "entry's error at 95%. Points per hand.", "",
-             "| run | rules | class (k) | matrix | pairs per entry | mixture | ε (95%) | δ (95%) | best member on fresh "
-             "deals | CPU s |", "|---|---|---|---:|---:|---|---:|---:|---:|---:|"]
+             "| run | rules | matrix | pairs per entry | mixture | ε (95%) | δ (95%) | best member on fresh deals | "
+             "CPU s |", "|---|---|---:|---:|---|---:|---:|---:|---:|"]
     for r in results:
         b = r["fresh_best"]
-        ks = ", ".join(m["name"].removeprefix("k=") for m in r["members"])
-        lines.append(f"| {r['name']} | `{r['rules_label']}` | {ks} | {r['size']}×{r['size']} | {r['pairs']:,} | "
-                     f"{mixture_text(r)} | {r['epsilon']:.4f} | {r['delta']:.4f} | "
-                     f"{r['members'][b['member']]['name']}: {b['value']:+.4f} [{b['low']:+.4f}, {b['high']:+.4f}] | "
-                     f"{r['cpu_seconds']:,.0f} |")
-    atomic_write(path, "\n".join(lines) + "\n")
+        lines.append(f"| [{r['name']}]({Path(r['spec_file']).stem}/report.md) | `{r['rules_label']}` | "
+                     f"{r['size']}×{r['size']} | {r['pairs']:,} | {mixture_text(r)} | {r['epsilon']:.4f} | "
+                     f"{r['delta']:.4f} | {r['members'][b['member']]['name']}: {b['value']:+.4f} "
+                     f"[{b['low']:+.4f}, {b['high']:+.4f}] | {r['cpu_seconds']:,.0f} |")
+    return lines + [""]
+
+
+def write_sections(path: str | Path, title: str, sections: list[list[str]], error: type[Exception]) -> Path:
+    """A summary file of several runs' sections (``--summary``): refuses to replace a file
+    ginsim did not write."""
+    path = Path(path)
+    if path.exists() and "written by ginsim equilibrium" not in path.read_text(encoding="utf-8",
+                                                                               errors="replace")[:400]:
+        raise error(f"{path} exists and was not written by ginsim; move it away or choose another --summary")
+    lines = ["<!-- written by ginsim equilibrium; rerun the studies to replace this file -->", f"# {title}", ""]
+    atomic_write(path, "\n".join(lines + [line for section in sections for line in section]) + "\n")
     return path

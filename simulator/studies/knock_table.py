@@ -439,7 +439,7 @@ def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
              f"and iteration).", "",
              "## Results (fresh deals, 95% intervals)", "",
              f"- **Exploitability within the abstraction, a LOWER bound**: the best response found by "
-             f"{len(result['sweeps'])} sweeps of per-cell flips ({spec.br_pairs:,} pairs per cell) gains "
+             f"{len(result['sweeps'])} sweep{'' if len(result['sweeps']) == 1 else 's'} of per-cell flips ({spec.br_pairs:,} pairs per cell) gains "
              f"**{_fmt(result['exploitability_lower_bound'])}** points per hand against the table. The search is "
              f"not exhaustive over the 2^{kt.N_CELLS} tables: the true exploitability may be larger.",
              f"- **What state-dependence is worth**: the table against the draw-only class equilibrium ("

@@ -25,7 +25,7 @@ from strategies.registry import Strategy
 
 from ._version import __version__
 from .core import records as RC
-from .core.columns import (  # noqa: F401  (the record -> frame conversion, re-exported)
+from .engine.columns import (  # noqa: F401  (the record -> frame conversion, re-exported)
     arrow_arrays,
     columns_frame,
     game_columns,

@@ -155,7 +155,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .core._cache import COMPILING_MESSAGE
+    from .infra.cache import COMPILING_MESSAGE
     from .engine.select import kernels_compiled
     from .core.rules import resolve_rules
 
@@ -380,7 +380,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .core._cache import COMPILING_MESSAGE
+    from .infra.cache import COMPILING_MESSAGE
     from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
@@ -721,7 +721,7 @@ def _cmd_completion(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from .core._cache import cache_description, clear_cache
+    from .infra.cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())

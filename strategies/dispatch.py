@@ -11,8 +11,8 @@ is routed first to its host's or its donor's id, with that strategy's parameter 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import HOT, MERGED, MERGED_HOT
 from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID
 from strategies.view import N_PARAMS, V_PHASE
 from strategies.common import default_defend_nb
@@ -32,7 +32,7 @@ from strategies import knock_table
 N_STRATEGIES = 11
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def hybrid_route_nb(params, view):
     """The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
     the donor's for the phases of its mask, the host's for the others."""
@@ -41,7 +41,7 @@ def hybrid_route_nb(params, view):
     return np.int64(params[H_HOST_SID]), params[:N_PARAMS]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def take_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -70,7 +70,7 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def discard_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -99,7 +99,7 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def knock_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -128,7 +128,7 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
+@MERGED
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -157,7 +157,7 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
+@MERGED
 def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)

@@ -56,8 +56,8 @@ player's own stream, so play is deterministic for a seed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import ALLOCATES, MERGED, PLAIN
 from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
@@ -162,14 +162,14 @@ EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def opponent_tries_nb(skill, view):
     """How many belief draws one guess of the opponent's hand takes the best of: 1 +
     ``skill`` × the opponent's turns so far (its discards), at least 1."""
     return 1 + max(np.int64(skill * popcount_nb(view[V_OPP_DISCARDS])), 0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def opponent_hidden_nb(cand, k, weights, took, tries, rng):
     """The opponent's hidden cards in one determinization: ``k`` of the candidates ``cand``
     drawn in proportion to the belief's ``weights`` (``strategies.belief.sample_hidden_nb``);
@@ -189,7 +189,7 @@ def opponent_hidden_nb(cand, k, weights, took, tries, rng):
     return hidden
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def determinize_nb(view, pile, rules, hidden, rng, state):
     """Build in ``state`` a full hand consistent with ``view``: we sit in seat 0, the
     opponent in seat 1 holding the cards it took plus ``hidden``; every other unknown card
@@ -245,7 +245,7 @@ def determinize_nb(view, pile, rules, hidden, rng, state):
     state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
     (see the module docstring); returns False if a move was refused (never expected)."""
@@ -294,7 +294,7 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     return True
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+@ALLOCATES
 def candidates_nb(params, view, pile, rules, rng, memory, actions):
     """Fill ``actions`` with the candidates searched at the view's phase, ``expert``'s
     choice first, and return how many: at a draw, take the face-up card or not; at a
@@ -336,7 +336,7 @@ def candidates_nb(params, view, pile, rules, rng, memory, actions):
     return np.int64(2)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+@ALLOCATES
 def searched_action_nb(params, view, pile, rules, rng, memory):
     """The action ``mc`` plays by search at the view's draw, discard or knock: its
     candidates, ``expert``'s choice first (``candidates_nb``), and the one with the best
@@ -377,7 +377,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     return actions[best]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def take_nb(params, view, pile, rules, rng, memory):
     phase = view[V_PHASE]
     top = view[V_TOP]
@@ -389,7 +389,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) == A_TAKE_PILE
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def discard_nb(params, view, pile, rules, rng, memory):
     n_cand = min(max(np.int64(params[1]), 1), _MAX_CANDIDATES)
     legal = view[V_LEGAL_DISCARDS] & view[V_HAND]
@@ -398,7 +398,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) - A_DISCARD
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] == 0:
         return True
@@ -407,6 +407,6 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) == A_KNOCK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return expert.arrange_fewest_layoffs_nb(view)

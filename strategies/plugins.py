@@ -68,7 +68,6 @@ is routed first to its host's or its donor's id, with that strategy's parameter 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 '''
 
@@ -76,7 +75,7 @@ from numba import njit
 #: host or its donor, by the phase of the view, with that strategy's own parameter row
 _HYBRID_ROUTE_FUNCTION = """
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline=True)
+@{profile}
 def hybrid_route_nb(params, view):
     \"\"\"The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
     the donor's for the phases of its mask, the host's for the others.\"\"\"
@@ -90,6 +89,11 @@ _HYBRID_ROUTE = """\
         sid, params = hybrid_route_nb(params, view)
 """
 
+#: the compile profiles (``simulator.infra.jit``) of a dispatch module's functions, for a
+#: dispatch of built-ins only (True) and one routing plug-ins (False): the hybrid's route,
+#: the everyday decisions (``HOT_DECISIONS``) and the others
+_DISPATCH_PROFILES = {True: {"route": "HOT", "hot": "MERGED_HOT", "other": "MERGED"},
+                      False: {"route": "PLUGIN_HOT", "hot": "PLUGIN_HOT", "other": "ALLOCATES"}}
 #: what each decision answers for an unknown strategy id: something the engine rejects
 _UNKNOWN_ANSWER = {"take_nb": "False", "discard_nb": "np.int64(-1)", "knock_nb": "False",
                    "arrange_nb": "np.int64(-1), np.int64(-1)", "defend_nb": "np.int64(-1), np.int64(-1)"}
@@ -111,10 +115,19 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     An entry ``None`` leaves its id out (a lighter engine, see
     ``simulator.engine.select.engine_module``): the id gets the unknown-id answer, which the
     engine refuses, so it can never play another strategy."""
+    present = [(sid, entry) for sid, entry in enumerate(entries) if entry is not None]
+    # built-in strategies only: no reference counting in the dispatch (each strategy states
+    # its own need) and the decisions merged into their callers at numba's IR level, so none
+    # compiles a library of its own, which would link and generate again the machine code of
+    # every strategy it routes (about a second each for ``mc``'s); with plug-ins, NRT on and
+    # functions, whose NRT setting the plug-ins' decisions inherit (numba passes a caller's
+    # setting on to callees that do not state one): profiles of ``simulator.infra.jit``
+    builtin = all(digest is None for _, (_, digest) in present)
+    profiles = _DISPATCH_PROFILES[builtin]
     lines = [_HEADER.format(generator=generator),
+             f"from simulator.infra.jit import {', '.join(sorted(set(profiles.values())))}\n"
              "from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID\n"
              "from strategies.view import N_PARAMS, V_PHASE\n"]
-    present = [(sid, entry) for sid, entry in enumerate(entries) if entry is not None]
     defaults = sorted({OPTIONAL_DECISIONS[d] for d in OPTIONAL_DECISIONS for _, (m, _) in present if not _defines(m, d)})
     if defaults:
         lines.append(f"from strategies.common import {', '.join(defaults)}\n")
@@ -130,20 +143,10 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     if left_out:
         lines.append(f"#: ids this engine leaves out (refused like an unknown id)\nLEFT_OUT = {tuple(left_out)!r}\n")
     aliases = {i: m.rpartition(".")[2] if d is None else f"strategy_{i}" for i, (m, d) in present}
-    # built-in strategies only: no reference counting in the dispatch (each strategy states
-    # its own need); with plug-ins, NRT on, which their decisions inherit (numba passes a
-    # caller's NRT setting on to callees that do not state one)
-    nrt = "False" if all(digest is None for _, (_, digest) in present) else "True"
-    # built-ins only, too: the decisions are merged into their callers at numba's IR level
-    # (``inline='always'``), so none compiles a library of its own, which would link and
-    # generate again the machine code of every strategy it routes (about a second each for
-    # ``mc``'s); with plug-ins they stay functions, whose NRT setting the plug-ins inherit
-    merged = ", inline='always'" if nrt == "False" else ""
-    lines.append(_HYBRID_ROUTE_FUNCTION.format(nrt=nrt))
+    lines.append(_HYBRID_ROUTE_FUNCTION.format(profile=profiles["route"]))
     for decision in DECISIONS + tuple(OPTIONAL_DECISIONS):
-        inline = decision in HOT_DECISIONS
-        lines.append(f"\n\n@njit(cache=True, no_cfunc_wrapper=True, _nrt={nrt}, forceinline={inline}{merged})\n"
-                     f"def {decision}(sid, params, view, pile, rules, rng, memory):\n")
+        profile = profiles["hot" if decision in HOT_DECISIONS else "other"]
+        lines.append(f"\n\n@{profile}\ndef {decision}(sid, params, view, pile, rules, rng, memory):\n")
         lines.append(_HYBRID_ROUTE)
         for sid, alias in aliases.items():
             call = f"{alias}.{decision}"
@@ -274,7 +277,7 @@ def _imports(path: Path, package: str | None) -> list[tuple[str, tuple[str, ...]
     names imported from it); relative imports resolved against ``package``."""
     import ast
 
-    from simulator.core._cache import import_statements
+    from simulator.infra.cache import import_statements
 
     try:
         tree = ast.parse(path.read_bytes(), str(path))
@@ -407,7 +410,7 @@ def write_module(directory: Path, stem: str, text: str) -> str:
 
 
 def generated_module_dir() -> Path:
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
 
     _cache.configure_numba_cache()  # idempotent; re-asserts numba's cache directory
     directory = _cache.generated_dir()
@@ -698,9 +701,10 @@ def _bounds_checked(dispatcher, copies: dict):
     """A copy of numba function ``dispatcher`` compiled with bounds checking and no cache
     (the function's own cache files are left alone), with every numba function of the
     user's own code it calls by a global name checked the same way; ginsim's and other
-    libraries' functions are called as they are."""
-    from numba import njit
+    libraries' functions are called as they are (``simulator.infra.jit.bounds_checked``)."""
     from numba.core.registry import CPUDispatcher
+
+    from simulator.infra.jit import bounds_checked
 
     key = id(dispatcher)
     if key in copies:
@@ -714,11 +718,8 @@ def _bounds_checked(dispatcher, copies: dict):
             env[name] = _bounds_checked(value, copies)
     clone = type(py_func)(py_func.__code__, env, py_func.__name__, py_func.__defaults__, py_func.__closure__)
     clone.__qualname__ = py_func.__qualname__
-    options = {k: v for k, v in dispatcher.targetoptions.items()
-               if k not in ("cache", "boundscheck", "nopython", "nogil")}
-    # nogil: the trial runs on a pool thread (``check_bounds``), and a copy that never
-    # returns must not hold the interpreter lock the interrupted caller needs
-    copies[key] = checked = njit(boundscheck=True, cache=False, nogil=True, **options)(clone)
+    # the trial runs on a pool thread (``check_bounds``): the copy releases the GIL
+    copies[key] = checked = bounds_checked(dispatcher)(clone)
     return checked
 
 
@@ -730,12 +731,12 @@ def check_bounds(name: str, module: ModuleType, path: str) -> None:
     of crashing or corrupting the batch engine, which runs without bounds checks.  Only
     the sampled states are tried: an access that only a rare state reaches is not seen.
 
-    The trial runs on a pool thread (``simulator.core.blocks.run_blocks``), as the batch
+    The trial runs on a pool thread (``simulator.infra.blocks.run_blocks``), as the batch
     engine's blocks do, so a decision that never returns on a sampled state is stopped by
     Ctrl-C like a stuck batch: the process ends with status 130 and one line."""
     import numpy as np
 
-    from simulator.core import blocks
+    from simulator.infra import blocks
     from strategies.view import N_MEMORY, N_PARAMS
 
     params = np.zeros(N_PARAMS, np.float64)

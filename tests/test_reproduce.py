@@ -146,7 +146,7 @@ def test_every_study_has_a_reproduce_line():
 # ---- a cold cache says it is compiling instead of showing a bar frozen at 0% ------------------
 
 def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
     from simulator.engine import select
 
     monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
@@ -159,7 +159,7 @@ def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
     from simulator.engine import select
     from simulator.run.experiment import load_experiment
     from simulator.run.runner import run_experiment

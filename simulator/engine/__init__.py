@@ -9,5 +9,6 @@ machine (``simulator.core.state``) and records what happens, one int64 row per h
 * ``select``: which engine plays a call (one routing what the process plays, or every strategy) and the generated engines;
 * ``hand``: ``simulator.Hand``, one hand to step through from Python, reproducing
   ``simulate``'s rows;
-* ``pydriver``: deals and games where one seat is a Python player.
+* ``pydriver``: deals and games where one seat is a Python player;
+* ``columns``: the records as DataFrame and Arrow columns.
 """

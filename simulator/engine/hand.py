@@ -454,7 +454,7 @@ class Hand:
         while the hand is being played)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        from ..core.columns import hand_frame
+        from .columns import hand_frame
 
         return hand_frame(self.record()[None, :]).iloc[0].to_dict()
 

@@ -11,7 +11,7 @@ kernel, ``advance_nb`` for the Python driver, the belief study) decodes and play
 with these two.  ``play_game_nb`` chains hands
 into a game (``simulator.core.scoring.end_of_hand_nb`` chains them), and
 ``play_deals`` / ``play_games`` run blocks of deals or games (``play_deal_block_nb``,
-``play_game_block_nb``) on a pool of threads (``simulator.core.blocks``).
+``play_game_block_nb``) on a pool of threads (``simulator.infra.blocks``).
 
 Because the whole hand is one array, a numba function can copy a state mid-hand and play
 it forward with ``play_out_nb`` (rollouts for search players); ``decide_nb`` asks one
@@ -39,8 +39,8 @@ threads or chunking.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..infra.jit import CORE, HOT, KERNEL, MERGED, PLAIN
 from strategies import dispatch
 from strategies.registry import BUILTIN
 from strategies.view import (
@@ -57,7 +57,7 @@ from strategies.view import (
 
 # (the record, error and event constants are also re-exported for callers that know them
 # from here: ``kernels.H_DEAL``, ``kernels.ERR_ILLEGAL_DISCARD``, ``kernels.EV_DEAL`` ...)
-from ..core.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
+from ..infra.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
 from ..core.cards import DECK  # noqa: F401  (re-exported)
 from ..core.records import (  # noqa: F401  (re-exported)
     G_A_SEAT,
@@ -207,7 +207,7 @@ ANSWER_DEFENCE = -3
 ANSWER_NOT_A_CARD = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def check_lent_nb(state, pile, rules, own_rules, params, own_params):
     """Check the copies one strategy was lent for one decision: its pile copy (live part)
     against the state's pile, its rule copy against ``rules`` and its parameter row against
@@ -235,7 +235,7 @@ def check_lent_nb(state, pile, rules, own_rules, params, own_params):
     return err, slot
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
     """Check what the strategies were lent: each seat's pile copy (live part), rule copy
     and parameter row must still equal the engine's (one branch-free pass in the common
@@ -273,7 +273,7 @@ def _guard_nb(state, pile0, pile1, params, seat_params, rules, seat_rules, out):
         out[H_ERROR_VALUE] = slot1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def answer_nb(phase, r0, r1):
     """Decode a strategy's raw answer in ``phase``: the one decoder of answers, which every
     loop calls.  ``r0`` is what the phase's decision returned (``discard_nb``: the card;
@@ -310,7 +310,7 @@ def answer_nb(phase, r0, r1):
     return np.int64(A_PASS), zero, zero
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@MERGED
 def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` the decision of ``phase`` (``strategies.dispatch``; the view
     already filled) and return its raw answer ``(r0, r1)`` for ``answer_nb``.  Merged into
@@ -330,7 +330,7 @@ def ask_nb(phase, sid, params, view, pile, rules, rng, memory):
     return np.int64(dispatch.take_nb(sid, params, view, pile, rules, rng, memory)), zero
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+@MERGED
 def play_answer_nb(state, rules, action, x, y, trace):
     """Play an answer decoded by ``answer_nb``: the one function that applies strategies'
     answers, which every loop calls, merged into each (``inline='always'``: its own library
@@ -352,7 +352,7 @@ def play_answer_nb(state, rules, action, x, y, trace):
     return play_nb(state, rules, action, trace), x
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@MERGED
 def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask the strategy ``sid`` of the seat to act for its answer in ``state``, after
     filling that seat's ``view``, decoded by ``answer_nb``; the other arguments are the
@@ -365,7 +365,7 @@ def decide_nb(state, sid, params, view, pile, rules, rng, memory):
     return answer_nb(phase, r0, r1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def record_nb(state, out):
     """Fill the play columns of the hand record ``out`` from ``state`` (a hand stopped by
     an error before its end records a dead outcome and no knocker)."""
@@ -386,7 +386,7 @@ def record_nb(state, out):
     out[H_RESHUFFLES] = state[S_RESHUFFLES]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, trace):
     """Deal a hand into ``state`` (``simulator.core.state.deal_nb``) and zero the strategies'
     memories."""
@@ -396,7 +396,7 @@ def new_hand_nb(state, deck, dealer, score0, score1, rules, deck_rng, memory, tr
     deal_nb(state, deck, dealer, score0, score1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rngs, scratch, memory,
                  out, trace):
     """Play the hand in ``state`` to its end, from wherever it stands (a fresh deal:
@@ -410,7 +410,7 @@ def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rng
     the state.  ``trace`` (n × 3, may have 0 rows) receives the events.  Returns the
     number of trace events.  The kernels that play hands (``play_deal_block_nb``,
     ``play_game_block_nb``, ``play_out_nb``) call it compiled without reference counting
-    (``_nrt=False``), on work arrays their callers allocate (``block_work``), so passing
+    (profile ``CORE``), on work arrays their callers allocate (``block_work``), so passing
     it its arrays counts no references.
     """
     # what each seat's strategy is given, bound once per hand
@@ -479,7 +479,7 @@ def play_hand_nb(state, sids, params, rules, seat_params, seat_rules, player_rng
     return state[S_NTRACE]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def play_out_nb(state, rules, sids, params, seat_params, seat_rules, player_rngs, memory, scratch,
                 out, trace):
     """Play ``state`` to the end of its hand, from wherever it stands (a fresh deal or a
@@ -494,7 +494,7 @@ def work_len(n_rules: int) -> int:
     return K_SEAT_RULES + 2 * n_rules
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def hand_decide_nb(work, sid, params, own_params, rules, legal):
     """The action strategy ``sid`` (parameters ``params``; ``own_params`` is the copy it is
     lent) chooses for the seat to act in the hand kept in ``work`` (``K_*`` slots:
@@ -538,7 +538,7 @@ def hand_decide_nb(work, sid, params, own_params, rules, legal):
     return action, np.int64(ERR_ILLEGAL_ACTION), action
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def advance_nb(work, fparams, rules, action, out):
     """Move a hand on for a driver written in Python (``simulator.engine.pydriver``).
 
@@ -602,7 +602,7 @@ def block_work(rules, params_ab) -> tuple:
             np.empty((2, rules.shape[0]), np.int64), np.zeros(2, np.int64), np.zeros(N_HAND_COLS, np.int64))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True, _nrt=False)
+@KERNEL
 def play_deal_block_nb(seed, first_deal, start, stop, mirrored, rules, sids_ab, params_ab, out,
                        trace, work):
     """Play deals ``first_deal + start .. first_deal + stop - 1`` as independent hands into
@@ -666,7 +666,7 @@ def play_deals(seed, first_deal, n_deals, mirrored, rules, sids_ab, params_ab, o
                inline=_builtin_only(sids_ab))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+@MERGED
 def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand_out, work, trace):
     """Play one whole game and fill ``game_out``; hand rows go to ``hand_out`` while it
     has room (pass a 0-row array to skip them).  Returns the number of hands played.
@@ -712,7 +712,7 @@ def play_game_nb(seed, game, mirrored, rules, sids_ab, params_ab, game_out, hand
     return game_out[G_HANDS]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True, _nrt=False)
+@KERNEL
 def play_game_block_nb(seed, first_game, start, stop, mirrored, rules, sids_ab, params_ab, game_out,
                        hand_out, hand_offsets, trace, work):
     """Play games ``first_game + start .. first_game + stop - 1`` into ``game_out[start:stop]``

@@ -29,8 +29,8 @@ the calling thread; ``ginsim run`` spreads chunks over processes (joblib, Dask).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..infra.jit import PLAIN
 from strategies import view as V
 from strategies.pyplayer import Observation, SeatInfo
 from strategies.registry import decider_for
@@ -43,7 +43,7 @@ from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rngs, memory, trace, info):
     """Deal deal ``deal`` as ``kernels.play_deal_block_nb`` does; ``info`` gets (pair,
     A's seat, dealer)."""
@@ -54,7 +54,7 @@ def _start_deal_nb(seed, deal, mirrored, rules, state, deck, deck_rng, player_rn
     info[2] = dealer
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _start_game_nb(seed, game, mirrored, deck_rng, info):
     """A game's pair, A's seat and first dealer, as ``kernels.play_game_nb``."""
     pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng)
@@ -63,7 +63,7 @@ def _start_game_nb(seed, game, mirrored, deck_rng, info):
     info[2] = first_dealer
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _start_game_hand_nb(seed, game, pair, a_seat, hand, dealer, score0, score1, rules, state, deck, deck_rng,
                         player_rngs, memory, trace):
     """Deal hand ``hand`` of a game, as ``kernels.play_game_nb``."""

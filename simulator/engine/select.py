@@ -26,7 +26,7 @@ from strategies.hybrid import HYBRID_SID
 from strategies.plugins import dispatch_source, generated_module_dir, write_module
 from strategies.registry import PLUGINS, REGISTRY, Strategy
 
-from ..core import _cache
+from ..infra import cache as _cache
 from . import kernels as engine
 
 

@@ -21,8 +21,8 @@ Episode seeds and seats come pre-drawn, in Python, from each sub-environment's g
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..infra.jit import PLAIN
 from ..core import state as S
 from ..core.constants import (
     G_POINTS0,
@@ -67,7 +67,7 @@ ENDED = 1
 CUT = 2
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _deal_nb(work, game, seed, hand_in_game, dealer, rules, cards, deck_rng, trace):
     """Deal the next hand of a sub-environment into its work row, as ``Hand(rules,
     seed=seed, deal=0, mirrored=False)`` deals it (with ``game``: ``hand_in_game=k``,
@@ -92,7 +92,7 @@ def _deal_nb(work, game, seed, hand_in_game, dealer, rules, cards, deck_rng, tra
     S.deal_nb(state, cards, np.int64(dealer), s0, s1, rules, np.int64(deck_rng[0]), trace)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards, deck_rng, trace):
     """A hand of the sub-environment just ended: the agent's reward, and whether the episode
     ``GOES_ON`` (the game's next hand is dealt), ``ENDED`` or was ``CUT`` (the game guard),
@@ -124,7 +124,7 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards
     return _scaled(points + (bonus if seat == 0 else -bonus), reward_mode), ENDED
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _scaled(points, reward_mode):
     if reward_mode == REWARD_POINTS_100:
         return points / 100.0
@@ -133,7 +133,7 @@ def _scaled(points, reward_mode):
     return points
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _opponent_nb(work, meta, game, sid, params, lent, rules, reward_mode, max_hands, legal, record, cards,
                  deck_rng, trace):
     """Let the opponent play until the agent must act or the episode is over.  Returns the
@@ -161,7 +161,7 @@ def _opponent_nb(work, meta, game, sid, params, lent, rules, reward_mode, max_ha
             return reward, CUT
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sid, params, lent, rules, reward_mode, max_hands,
                     legal, record, cards, deck_rng, trace):
     """Start the sub-environment's next episode (seed and seat from its buffers) and let the
@@ -185,7 +185,7 @@ def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sid, params, len
             return reward
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
     """The agent's observation and legal-action mask (all zeros once its episode is over)."""
     state = work[K_STATE:K_STATE + S.N_STATE]
@@ -199,7 +199,7 @@ def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
             mask[legal[j]] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _scratch_nb(params):
     """A call's scratch: legal actions, a hand record, a deck and its stream, an empty trace,
     a view, and the opponent's lent parameter row."""
@@ -207,7 +207,7 @@ def _scratch_nb(params):
             np.zeros(1, np.uint64), np.zeros((0, 3), np.int64), np.empty(N_VIEW, np.int64), params.copy())
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, rules, target, reward_mode,
              max_hands, which, obs, masks):
     """Start a new episode in every sub-environment ``i`` with ``which[i]``, and write every
@@ -222,7 +222,7 @@ def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params,
         _observe_nb(works[i], meta[i], target, rules, legal, view, obs[i], masks[i])
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, rules, target, reward_mode,
             max_hands, illegal_reward, same_step, actions, obs, masks, rewards, terminated, truncated, illegal,
             final, final_obs, final_masks):

@@ -54,8 +54,8 @@ the environments give an agent: register it and evaluate it like any strategy.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..infra.jit import PLAIN
 from strategies.pyplayer import Player
 
 from ..core import state as S
@@ -89,7 +89,7 @@ N_PHASES = S.PHASE_OVER
 N_ACTIONS = S.N_ACTIONS
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def encode_nb(state, seat, target, out):
     """Fill ``out`` (``N_OBS`` float32) with ``seat``'s observation: its view
     (``simulator.core.state.fill_view_nb``) encoded by ``simulator.core.observation``."""
@@ -97,7 +97,7 @@ def encode_nb(state, seat, target, out):
     encode_state_nb(state, seat, target, view, out)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def mask_nb(state, rules, legal, out):
     """Fill ``out`` (``N_ACTIONS`` int8) with the legal-action mask of the player to act."""
     for i in range(out.shape[0]):

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core._cache import package_sources, playing_modules
+from ..infra.cache import package_sources, playing_modules
 from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 MANIFEST = "manifest.json"
@@ -119,7 +119,7 @@ _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
     """A hash of the code that plays rows: the modules of ``simulator`` and ``strategies``
-    that play or label rows (``simulator.core._cache.playing_modules``, the same set the
+    that play or label rows (``simulator.infra.cache.playing_modules``, the same set the
     kernel cache is keyed by), and each plug-in by name with the code it
     plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
     outside the standard library and ginsim's dependencies).  Two runs with equal

@@ -21,8 +21,8 @@ import argparse
 import sys
 
 import numpy as np
-from numba import njit
 
+from ..infra.jit import PLAIN
 from strategies import belief
 from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
 
@@ -44,7 +44,7 @@ FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_a
 OPPONENTS = FIT_OPPONENTS + ("expert",)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, feats, truth, decision, ks,
                opp_sid):
     """Play hands ``first_hand ..`` (deal h of ``simulate(seed=seed, mirrored=False)``: its deck,

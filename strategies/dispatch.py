@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.infra.jit import HOT, MERGED, MERGED_HOT
+from simulator.infra.jit import MERGED, MERGED_HOT
 from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID
 from strategies.view import N_PARAMS, V_PHASE
 from strategies.common import default_defend_nb
@@ -32,7 +32,7 @@ from strategies import knock_table
 N_STRATEGIES = 11
 
 
-@HOT
+@MERGED
 def hybrid_route_nb(params, view):
     """The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
     the donor's for the phases of its mask, the host's for the others."""

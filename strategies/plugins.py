@@ -91,8 +91,10 @@ _HYBRID_ROUTE = """\
 
 #: the compile profiles (``simulator.infra.jit``) of a dispatch module's functions, for a
 #: dispatch of built-ins only (True) and one routing plug-ins (False): the hybrid's route,
-#: the everyday decisions (``HOT_DECISIONS``) and the others
-_DISPATCH_PROFILES = {True: {"route": "HOT", "hot": "MERGED_HOT", "other": "MERGED"},
+#: the everyday decisions (``HOT_DECISIONS``) and the others.  The route returns a slice of
+#: the parameter row: without reference counting it is merged into its callers, since a
+#: caller with NRT (the step API's and the Python driver's) would release it once too often
+_DISPATCH_PROFILES = {True: {"route": "MERGED", "hot": "MERGED_HOT", "other": "MERGED"},
                       False: {"route": "PLUGIN_HOT", "hot": "PLUGIN_HOT", "other": "ALLOCATES"}}
 #: what each decision answers for an unknown strategy id: something the engine rejects
 _UNKNOWN_ANSWER = {"take_nb": "False", "discard_nb": "np.int64(-1)", "knock_nb": "False",

@@ -31,7 +31,9 @@ import reference_engine as R  # noqa: E402
 
 import simulator  # noqa: E402
 from simulator import api  # noqa: E402
-from simulator.engine import kernels as E  # noqa: E402
+from simulator.core import constants as E  # noqa: E402  (the record columns)
+from simulator.core import records as RC  # noqa: E402
+from simulator.core.rules import MAX_HANDS_PER_GAME  # noqa: E402
 from simulator.core import state as S  # noqa: E402
 from simulator.core.melds import arrangement_index_nb  # noqa: E402
 from strategies import view as V  # noqa: E402
@@ -99,7 +101,7 @@ def test_record_layouts_agree():
     assert len(R.GAME_COLUMNS) == E.N_GAME_COLS
     assert [R.GAME_COLUMNS.index(c) for c in ("winner", "score0", "shutout", "dead_hands")] == [
         E.G_WINNER, E.G_SCORE0, E.G_SHUTOUT, E.G_DEAD_HANDS]
-    assert R.OUTCOMES == E.OUTCOMES and R.MAX_HANDS_PER_GAME == E.MAX_HANDS_PER_GAME
+    assert R.OUTCOMES == RC.OUTCOMES and R.MAX_HANDS_PER_GAME == MAX_HANDS_PER_GAME
 
 
 def _seed(config: str, k: int) -> int:

@@ -16,8 +16,8 @@ DECISION_EVENTS = {
     "draw": {"take_pile", "draw_stock"},
     "discard": {"discard"},
     "knock": {"knock"},
-    "layout": {"sets", "runs", "layoff", "defender_deadwood"},
-    "defence": {"sets", "runs", "layoff", "defender_deadwood", "defend"},
+    "arrange": {"sets", "runs", "layoff", "defender_deadwood"},
+    "defend": {"sets", "runs", "layoff", "defender_deadwood", "defend"},
 }
 
 
@@ -63,7 +63,7 @@ def test_a_swap_changes_only_its_decision(decision):
         seat = int(row["a_seat"])
         ours = [e for e in (full[i], swapped[i]) if e[0] == seat and e[1] in DECISION_EVENTS[decision]]
         assert ours, (deal, full[i], swapped[i])
-    if decision not in ("first_upcard", "layout"):  # rare or identical for expert
+    if decision not in ("first_upcard", "arrange"):  # rare or identical for expert
         assert changed > 0
 
 

@@ -53,3 +53,23 @@ def test_the_profiles_are_few_and_distinct():
     assert len(set(flags)) == len(flags) <= 8
     for name in jit.PROFILES:
         assert callable(getattr(jit, name)), name
+
+
+def test_the_kernels_module_offers_only_what_it_defines():
+    """``simulator.engine.kernels`` re-exports nothing: every name it offers (``__all__``) is its
+    own (or ``loop``, the loop it plays with), and no module reads another name from it."""
+    from pathlib import Path
+
+    from simulator.engine import kernels
+
+    own = {name for name, value in vars(kernels).items()
+           if getattr(value, "__module__", kernels.__name__) == kernels.__name__ and not name.startswith("__")
+           and (callable(value) or isinstance(value, int))}
+    assert set(kernels.__all__) <= own | {"loop"}
+    root = Path(__file__).resolve().parents[1]
+    used = re.compile(r"\bkernels\.([A-Za-z_]\w*)|from simulator\.engine\.kernels import ([\w, ]+)|"
+                      r"from \.+engine\.kernels import ([\w, ]+)|from \.kernels import ([\w, ]+)")
+    for path in [*root.glob("simulator/**/*.py"), *root.glob("strategies/*.py"), *root.glob("tests/*.py")]:
+        for match in used.finditer(_code(path.read_text(encoding="utf-8"))):
+            names = [n.strip() for group in match.groups() if group for n in group.split(",")]
+            assert set(names) <= set(kernels.__all__) | {"__file__", "__name__"}, (path.name, names)

@@ -139,22 +139,22 @@ def test_a_plugin_without_defend_nb_defends_with_the_best_response():
 def test_plugin_engine_substitutions_are_checked():
     import pytest
 
-    from simulator.engine.select import plugin_engine_source
+    from simulator.engine.select import plugin_loop_source
 
     engine = "from strategies import dispatch\nfrom ..core.melds import x\nfrom . import state\nfrom .hand import y\n"
-    out = plugin_engine_source(engine, "ginsim_dispatch_abc")
+    out = plugin_loop_source(engine, "ginsim_dispatch_abc")
     assert out == ("import ginsim_dispatch_abc as dispatch\nfrom simulator.core.melds import x\n"
                    "from simulator.engine import state\nfrom simulator.engine.hand import y\n")
     with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_engine_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
+        plugin_loop_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
     with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_engine_source(engine + "from strategies import dispatch\n", "d")
+        plugin_loop_source(engine + "from strategies import dispatch\n", "d")
     with pytest.raises(RuntimeError, match="imports changed shape"):
-        plugin_engine_source("from strategies import dispatch\nimport simulator\n", "d")
+        plugin_loop_source("from strategies import dispatch\nimport simulator\n", "d")
     with pytest.raises(RuntimeError, match="leaves the simulator package"):
-        plugin_engine_source("from strategies import dispatch\nfrom ...x import y\n", "d")
-    real = (Path(__file__).parents[1] / "simulator" / "engine" / "kernels.py").read_text()
-    assert "import ginsim_dispatch_x as dispatch" in plugin_engine_source(real, "ginsim_dispatch_x")
+        plugin_loop_source("from strategies import dispatch\nfrom ...x import y\n", "d")
+    real = (Path(__file__).parents[1] / "simulator" / "engine" / "loop.py").read_text()
+    assert "import ginsim_dispatch_x as dispatch" in plugin_loop_source(real, "ginsim_dispatch_x")
 
 
 def test_parameter_rows_are_built_by_name():

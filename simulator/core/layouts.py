@@ -196,7 +196,7 @@ def _state_len() -> int:
     return offsets(STATE_SLOTS)[1]
 
 
-# ---- the batch kernels' per-worker scratch (``simulator.engine.kernels``) ------------------------
+# ---- the scratch of the work row (``simulator.engine.work``) --------------------------------------
 SCRATCH: tuple[Block, ...] = (
     Block("W_VIEW", 32, "the view of the seat to act (N_VIEW slots used)"),
     Block("W_SEAT_PILES", 2 * 64, "each seat's copy of the pile, the one its strategy gets"),
@@ -204,15 +204,24 @@ SCRATCH: tuple[Block, ...] = (
 
 
 def _work() -> tuple[Block, ...]:
-    """The work array of ``advance_nb``: everything int64 a Python driver keeps for a matchup."""
+    """The work row of a match (``simulator.engine.work``): everything int64 a driver keeps for
+    one matchup, the hand included.  Its last block holds the lent copies, whose size
+    depends on the rule vector's length and the parameter rows' width (``work_len``)."""
+    memory = dict((n, v) for n, v, _ in VIEW_SCALARS)["N_MEMORY"]
     return (
         Block("K_STATE", _state_len(), "the hand"),
-        Block("K_PYTHON", 2, "1 for a seat played by a Python strategy"),
-        Block("K_SIDS", 2, "each seat's numba strategy id"),
+        Block("K_SIDS", 2, "each seat's strategy id (a Python strategy's is negative)"),
         Block("K_SCRATCH", offsets(SCRATCH)[1], "the view and the seats' pile copies"),
-        Block("K_MEMORY", 2 * dict((n, v) for n, v, _ in VIEW_SCALARS)["N_MEMORY"], "the numba strategies' memories"),
+        Block("K_MEMORY", 2 * memory, "each seat's per-hand memory"),
         Block("K_RNGS", 2, "each seat's random stream (uint64 bits)"),
-        Block("K_SEAT_RULES", 0, "2 x rules: the rule copies lent to each seat (work_len adds them)"),
+        Block("K_DECK", 52, "the deck the hand was dealt from"),
+        Block("K_DECK_RNG", 1, "the deck's stream (uint64 bits)"),
+        Block("K_SEED", 1, "the seed of the deal or game (uint64 bits)"),
+        Block("K_RECORD", len(RC.HAND_RECORD_NAMES), "the hand's record (a hand row)"),
+        Block("K_N_RULES", 1, "the rule vector's length"),
+        Block("K_WIDTH", 1, "the parameter rows' width"),
+        Block("K_LENT", 0, "2 x rules (each seat's rule copy), 2 x width (each seat's parameter row, "
+                           "float64 bits), 2 x width (the copies lent)"),
     )
 
 
@@ -246,10 +255,10 @@ def sections() -> list[tuple[str, list[tuple[str, object, str]]]]:
                 + [("EVENT_NAMES", EVENTS, "event code -> name")]))
     out.append(("error codes (the record's H_ERROR)", [(e.name, e.code, e.text) for e in ERRORS]))
     scratch, n_scratch = offsets(SCRATCH)
-    out.append(("the batch kernels' scratch (simulator.engine.kernels)",
+    out.append(("the scratch of the work row (simulator.engine.work)",
                 [(b.name, scratch[b.name], b.doc) for b in SCRATCH] + [("SCRATCH_LEN", n_scratch, "slots in all")]))
     work, _ = offsets(_work())
-    out.append(("the Python driver's work array (simulator.engine.kernels.advance_nb)",
+    out.append(("the work row of a match (simulator.engine.work)",
                 [(b.name, work[b.name], b.doc) for b in _work()]))
     obs, at = [], 0
     for name, const, size in OBSERVATION:

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..infra.jit import ALLOCATES, CORE
 from .bits import ctpop_u64, cttz_u64
 from .cards import CARD_VALUE, N_RANKS, RANK_MASK, SUIT_SHIFT
+from ..infra.jit import ALLOCATES, CORE
 
 SUIT_SUBSETS = 1 << N_RANKS  # 8192 subsets of one suit
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..infra.jit import CORE
 from .constants import (
     O_DEADWOOD,
     O_DRAWN,
@@ -57,6 +56,7 @@ from .constants import (
 )
 from .melds import lowest_card_nb, min_deadwood_nb
 from .state import fill_view_nb
+from ..infra.jit import CORE
 
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h): card planes use OpenSpiel's order
 _SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..infra.jit import CORE
 from .bits import ctpop_u64, cttz_u64
 from .cards import DECK
 from .melds import mix64_nb
+from ..infra.jit import CORE
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: salts of the deck and player streams, and the stream indices of reshuffles and game starts
@@ -126,11 +126,12 @@ def deal_seats_nb(key, deal, mirrored):
 @CORE
 def hand_streams_nb(seed, pair, hand_index, unit, first_index, a_seat, deck_rng, player_rngs):
     """Key the reshuffle stream of hand ``hand_index`` of pair ``pair`` into ``deck_rng``
-    and each seat's decision stream ``(unit, first_index + who)`` into ``player_rngs``."""
+    and each seat's decision stream ``(unit, first_index + who)`` into ``player_rngs`` (2, by
+    seat)."""
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(hand_index) | RESHUFFLE_STREAM)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, unit, first_index + who)
+        player_rngs[seat] = stream_key_nb(seed ^ PLAYER_SALT, unit, first_index + who)
 
 
 @CORE
@@ -146,7 +147,7 @@ def game_start_nb(seed, game, mirrored, rng):
 def deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs):
     """Start deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)``: its shuffled deck
     into ``deck``, its reshuffle stream into ``deck_rng`` and each seat's decision stream
-    into ``player_rngs`` (2 × 1).  Returns (pair, dealer, A's seat)."""
+    into ``player_rngs`` (2, by seat).  Returns (pair, dealer, A's seat)."""
     pair = deal // 2 if mirrored else deal
     deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
     dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
@@ -168,4 +169,4 @@ def scripted_streams_nb(seed, deck_rng, player_rngs):
     stream into ``deck_rng``, seat ``s``'s decision stream into ``player_rngs[s]``."""
     deck_rng[0] = stream_key_nb(seed, np.int64(1), np.int64(0))
     for seat in range(2):
-        player_rngs[seat, 0] = stream_key_nb(seed, np.int64(0), np.int64(seat))
+        player_rngs[seat] = stream_key_nb(seed, np.int64(0), np.int64(seat))

@@ -17,7 +17,6 @@ state machine's ``simulator.core.state.score_nb`` settles a hand with it).
 
 from __future__ import annotations
 
-from ..infra.jit import CORE
 
 from .cards import CARD_VALUE
 from .constants import (
@@ -68,6 +67,7 @@ from .rules import (
     SHUTOUT_DOUBLE,
     SHUTOUT_DOUBLE_BONUS,
 )
+from ..infra.jit import CORE
 
 KNOCKER = 0
 DEFENDER = 1

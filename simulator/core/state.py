@@ -122,8 +122,10 @@ Functions (numba)
   rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
   -> error``);
 * ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
-  what a seat may know (``simulator.core.view``); ``reshuffle_next_nb(state, rules, action)``
-  tells whether an action will rebuild the stock from the pile.
+  what a seat may know (``simulator.core.view``), and ``determinize_nb(view, pile, hidden,
+  rng, state)`` builds a full state consistent with it and sampled hidden cards;
+  ``reshuffle_next_nb(state, rules, action)`` tells whether an action will rebuild the stock
+  from the pile.
 
 An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
 ``trace`` (n × 3, may have 0 rows) receives events ``(seat, EV_*, value)`` at
@@ -142,12 +144,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..infra.jit import CORE, HOT, MERGED
 from .view import DEFEND_BEST, DEFEND_NO_LAYOFFS
 
 # the slots, phases, actions, trace events and error codes (declared in simulator.core.layouts)
 from .constants import *  # noqa: F403
-from .cards import format_card
+from .cards import FULL_DECK_MASK, format_card
 from .melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
@@ -156,12 +157,14 @@ from .melds import (
     knockable_discards_nb,
     layoff_after_melds_nb,
     layoff_solution_nb,
+    lowest_card_nb,
     min_deadwood_nb,
+    popcount_nb,
     unmeldable_value_nb,
     valid_layout_nb,
 )
 from .layouts import ERRORS
-from .rng import shuffle_span_nb
+from .rng import next_u64_nb, shuffle_span_nb
 from .rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
@@ -171,6 +174,7 @@ from .rules import (
     R_RESHUFFLE,
 )
 from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, settled_points_nb
+from ..infra.jit import CORE, HOT, MERGED
 
 # How the functions below are compiled (the profiles of ``simulator.infra.jit``): they pass
 # the state array from function to function and never allocate, so none counts references.
@@ -316,6 +320,67 @@ def fill_view_nb(state, seat, view):
             view[V_LAST_CHANCE] = state[S_LAST_CHANCE]
         elif phase == PHASE_KNOCK or phase == PHASE_ARRANGE:
             view[V_DEADWOOD] = state[S_DEADWOOD]
+
+
+@CORE
+def determinize_nb(view, pile, hidden, rng, state):
+    """A full hand state consistent with what a seat sees (its ``view``, ``fill_view_nb``'s,
+    and its copy of the ``pile``) and with sampled hidden cards, built in ``state``: the seat
+    of the view sits in seat 0, the opponent in seat 1 holding the cards it took plus
+    ``hidden``, and every other card nobody has seen goes to the stock in an order shuffled
+    with the stream ``rng`` (``simulator.core.rng.shuffle_span_nb``), which also keys the
+    state's reshuffle stream.  Public facts the view does not carry (the seat's own pile
+    takes, the reshuffle count) are left at 0, the score multiplier at 1.  The one
+    determinization, next to the view it inverts: search players (``strategies.mc``) play
+    such states forward."""
+    for i in range(N_STATE):
+        state[i] = 0
+    took = view[V_OPP_TOOK]
+    opp = took | hidden
+    state[S_PHASE] = view[V_PHASE]
+    state[S_CURRENT] = 0
+    state[S_DEALER] = 0 if view[V_IS_DEALER] else 1
+    state[S_HANDS] = view[V_HAND]
+    state[S_HANDS + 1] = opp
+    state[S_TOOK + 1] = took
+    state[S_DECLINED + 1] = view[V_OPP_DECLINED]
+    state[S_DISCARDS + 1] = view[V_OPP_DISCARDS]
+    state[S_DISCARDS] = view[V_PILE_MASK] & ~view[V_OPP_DISCARDS]
+    state[S_SEEN] = view[V_SEEN]
+    state[S_SEEN + 1] = opp | view[V_PILE_MASK]
+    state[S_DRAWS] = view[V_MY_DRAWS]
+    state[S_DRAWS + 1] = popcount_nb(view[V_OPP_DISCARDS])
+    state[S_SCORES] = view[V_MY_SCORE]
+    state[S_SCORES + 1] = view[V_OPP_SCORE]
+    # the stock: the unknown cards the opponent does not hold, shuffled
+    stock_cards = np.int64(FULL_DECK_MASK) & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opp
+    n = 0
+    rest = stock_cards
+    while rest:
+        state[S_STOCK + n] = lowest_card_nb(rest)
+        rest &= rest - 1
+        n += 1
+    rng[0] = shuffle_span_nb(rng[0], state, np.int64(S_STOCK), np.int64(n))
+    state[S_STOCK_N] = n
+    state[S_STOCK_POS] = 0
+    pile_len = view[V_PILE_LEN]
+    for i in range(pile_len):
+        state[S_PILE + i] = pile[i]
+    state[S_PILE_LEN] = pile_len
+    state[S_PILE_MASK] = view[V_PILE_MASK]
+    state[S_TURN] = view[V_TURN]
+    state[S_UPCARD] = pile[0] if pile_len > 0 else -1
+    state[S_LIMIT] = view[V_KNOCK_LIMIT]
+    state[S_MULTIPLIER] = 1
+    state[S_DRAWN] = view[V_DRAWN]
+    state[S_FROM_PILE] = view[V_FROM_PILE]
+    state[S_LEGAL] = view[V_LEGAL_DISCARDS]
+    state[S_LAST_CHANCE] = view[V_LAST_CHANCE]
+    state[S_DEADWOOD] = view[V_DEADWOOD] if view[V_PHASE] == PHASE_KNOCK else -1
+    state[S_KNOCKER] = -1
+    state[S_OUTCOME] = -1
+    state[S_WINNER] = -1
+    state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
 
 
 @HOT

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..infra.jit import PLAIN
 from strategies.pyplayer import Player
 
 from ..core import state as S
@@ -82,6 +81,7 @@ from ..core.constants import (  # noqa: F401  (the observation's blocks: simulat
 )
 from ..core.observation import encode_state_nb, encode_view_nb  # noqa: F401  (the one encoder)
 from ..core.rules import R_TARGET
+from ..infra.jit import PLAIN
 
 #: the decision phases the phase block covers (``PHASE_FIRST_UPCARD`` .. ``PHASE_DEFEND``)
 N_PHASES = S.PHASE_OVER

@@ -78,7 +78,7 @@ PLAY_ROOTS = (
     "simulator/studies/tune/fresh.py",
 )
 #: packages every module of which plays: the registry imports the strategies by name, and the
-#: engine's generated copies are made from ``kernels.py``'s text
+#: engine's generated copies are made from the loop's and the kernels' text
 ENGINE_PACKAGES = ("strategies/", "simulator/engine/")
 #: a module holding a numba kernel, a root of ``kernel_modules``: one that imports the compile
 #: profiles (``simulator.infra.jit``), or decorates a function with numba's own decorators

@@ -230,13 +230,13 @@ def _make_run_schema(exp: Experiment, mode: str):
     import pyarrow as pa
 
     from .. import api
-    from ..engine import kernels as E
+    from ..core.records import N_GAME_COLS, N_HAND_COLS
 
     cell = exp.cells()[0]
     labels = pd.DataFrame(_label_frame(exp, cell, 0))
-    frame = pd.concat([labels, _empty_frames(E.N_HAND_COLS, E.N_GAME_COLS)[mode]], axis=1)
+    frame = pd.concat([labels, _empty_frames(N_HAND_COLS, N_GAME_COLS)[mode]], axis=1)
     pandas_schema = pa.Schema.from_pandas(frame, preserve_index=False)
-    empty = np.zeros((0, E.N_HAND_COLS if mode == "deals" else E.N_GAME_COLS), np.int64)
+    empty = np.zeros((0, N_HAND_COLS if mode == "deals" else N_GAME_COLS), np.int64)
     columns = api.hand_columns(empty) if mode == "deals" else api.game_columns(empty)
     arrays = _label_arrays(exp, cell, 0) + api.arrow_arrays(columns)
     fields = [pa.field(name, array.type) for name, array in zip(pandas_schema.names, arrays, strict=True)]

@@ -25,7 +25,7 @@ Spec (TOML), every key required unless marked::
     players = ["mc", "expert"]          # strategy specs
     opponents = ["simple"]              # strategy specs (a block may give its own: opponents = [...])
     donor = "simple"                    # a strategy spec: who makes the swapped decision
-    decisions = ["first_upcard", "draw", "discard", "knock", "layout", "defence"]
+    decisions = ["first_upcard", "draw", "discard", "knock", "arrange", "defend"]
     out = "results/decision_values"     # decision_values.json is written there
     report = "experiments/decision_values.md"   # optional: the Markdown report
 
@@ -56,6 +56,7 @@ import strategies
 from strategies.hybrid import DECISION_PHASES
 
 from ..core import constants as C
+from ..core.decisions import decision as named_decision
 from ..core.rules import resolve_rules
 from ..run.rundir import code_fingerprint
 from .seeds import development_seed_error
@@ -141,9 +142,10 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>") -> Spec:
         raise fail("donor", "must be one strategy spec")
     decisions = data["decisions"]
     allowed = ", ".join(DECISION_PHASES)
-    if not isinstance(decisions, list) or not decisions or not all(d in DECISION_PHASES for d in decisions) \
-            or len(set(decisions)) != len(decisions):
+    named = [named_decision(d) if isinstance(d, str) else None for d in decisions] if isinstance(decisions, list) else []
+    if not named or None in named or len({d.name for d in named}) != len(named):
         raise fail("decisions", f"must be a list of distinct decisions among {allowed}, got {decisions!r}")
+    decisions = [d.name for d in named]  # one vocabulary (older words such as "layout" are read)
     for key in ("out", "report"):
         if key in data and (not isinstance(data[key], str) or not data[key]):
             raise fail(key, f"must be a path, got {data[key]!r}")

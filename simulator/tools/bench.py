@@ -51,11 +51,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..infra.jit import PLAIN
 from ..core.cards import DECK
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
+from ..infra.jit import PLAIN
 
 
 @PLAIN
@@ -137,7 +137,7 @@ def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeat
     """How cost grows as the knock limit falls: simple vs simple on all cores, with the mean
     number of cards drawn per hand (gin-only hands run longest)."""
     from ..api import play_deal_records
-    from ..engine.kernels import H_DRAWS
+    from ..core.records import H_DRAWS
     from ..core.rules import Rules
 
     rows = []

@@ -2,8 +2,8 @@
 
 The deal is re-played from its seed by ``simulator.run.replay.deal_trace`` (the engine's
 own trace; no second game loop), and the page steps through its events: both hands, the
-discard pile and the stock after each one, the decision in words (the same words as the
-text replay), the knocker's layout (sets, runs, deadwood; docs/rules.md#laying-out-and-laying-off)
+discard pile and the stock after each one, the decision in words (the one narrator,
+``simulator.core.narrate.tell``, as the text replay and ``ginsim play`` tell it), the knocker's layout (sets, runs, deadwood; docs/rules.md#laying-out-and-laying-off)
 with the defender's layoffs, and the score.  ``deal_steps`` turns the events into those
 states; ``replay_page`` renders them into one self-contained HTML file (inline style,
 script and data; nothing loaded from elsewhere) driven by buttons or the keyboard: right
@@ -19,7 +19,8 @@ from typing import Any
 
 from ..analysis.rendering import GENERATOR, atomic_write, written_by_ginsim
 from ..core.cards import format_card, mask_cards
-from ..run.replay import deal_trace, describe_event
+from ..core.narrate import tell
+from ..run.replay import deal_trace, seat_names
 
 
 def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tuple[list[str], list[dict]]:
@@ -28,10 +29,7 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
     (who acted, -1 for the table), ``hands`` (both seats' cards), ``pile`` (bottom to top),
     ``stock`` (cards left), ``moved`` (the card the event moved, if any), ``layout`` once
     someone has knocked, and ``score`` once the hand is scored."""
-    a_seat = int(row["a_seat"])
-    names = ["", ""]
-    names[a_seat], names[1 - a_seat] = f"A ({cell['a']})", f"B ({cell['b']})"
-    who = {0: names[0], 1: names[1], -1: "table"}
+    names = seat_names(cell, int(row["a_seat"]))
     hands: list[list[int]] = [[], []]
     pile: list[int] = []
     stock = 52
@@ -53,7 +51,7 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
         if kind == "upcard":
             pile.append(value)
             stock -= 1
-            snapshot(-1, f"{names[0]} and {names[1]} are dealt ten cards each; the upcard is {format_card(value)}",
+            snapshot(-1, f"{names[0]} and {names[1]} are dealt ten cards each. {tell((seat, kind, value), names)}",
                      value)
             continue
         moved = None
@@ -82,11 +80,9 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
             layout["layoff"] = [format_card(c) for c in mask_cards(value)]
         elif kind == "defender_deadwood" and layout is not None:
             layout["defender_deadwood"] = int(value)
-        elif kind == "score":
-            score = describe_event(who[seat], seat, kind, value)
-        elif kind == "dead":
-            score = "dead hand: nobody scores"
-        snapshot(seat, describe_event(who[seat], seat, kind, value), moved)
+        elif kind in ("score", "dead"):
+            score = tell((seat, kind, value), names)
+        snapshot(seat, tell((seat, kind, value), names), moved)
     return names, steps
 
 

@@ -25,11 +25,14 @@ def test_every_event_has_its_words():
 
 
 def test_you_are_spoken_to_and_do_not_see_the_opponents_stock_draws():
-    assert tell((0, "draw_stock", 0x15), NAMES, you=0) == "You draw 6h from the stock."
-    assert tell((1, "draw_stock", 0x15), NAMES, you=0) == "B (knock_early) draws from the stock."
+    you = ("You", "B (knock_early)")
+    assert tell((0, "draw_stock", 0x15), you, you=0) == "You draw 6h from the stock."
+    assert tell((1, "draw_stock", 0x15), you, you=0) == "B (knock_early) draws from the stock."
     assert tell((1, "draw_stock", 0x15), NAMES) == "B (knock_early) draws 6h from the stock."
-    assert tell((0, "gin", 0), NAMES, you=0) == "You go gin!" and tell((1, "gin", 0), NAMES) == "B (knock_early) goes gin!"
-    assert tell((0, "defend", 1), NAMES, you=0) == "You defend with least-deadwood arrangement 2."
+    assert tell((1, "draw_stock", 0x15), NAMES, you=1) == "B (knock_early) draws 6h from the stock."
+    assert tell((0, "draw_stock", 0x15), NAMES, you=1) == "A (simple) draws from the stock."
+    assert tell((0, "gin", 0), you) == "You go gin!" and tell((1, "gin", 0), NAMES) == "B (knock_early) goes gin!"
+    assert tell((0, "defend", 1), you) == "You defend with least-deadwood arrangement 2."
 
 
 def test_the_replay_page_and_the_terminal_tell_the_events_in_the_same_words():

@@ -3,9 +3,10 @@
 A hand's events are records ``(seat, event, value)`` (``simulator.Hand.events``,
 ``simulator.api.trace_deal``; seat -1 is the table; the event names are
 ``simulator.core.layouts.EVENTS``).  ``tell(event, names)`` words one of them as a sentence:
-``ginsim replay`` (its text), the replay page (``simulator.tools.replay_html``) and ``ginsim
-play`` all tell events with it.  ``names`` names each seat's player; with ``you`` (a seat)
-that player is spoken to ("You draw 7h from the stock."), and its opponent's stock draws are
+``ginsim replay`` (its text), the replay page (``simulator.tools.replay_html``), ``ginsim
+play`` and the OpenSpiel game's information strings (``simulator.interop.ospiel_game``) all
+tell events with it.  ``names`` names each seat's player (a seat named ``"You"`` is spoken
+to: "You draw 7h from the stock."); told to ``you`` (a seat), its opponent's stock draws are
 told without the card, which that seat does not see.  The deal's single cards (``deal``) are
 told as a whole by the caller (``tell`` returns "" for them).
 """
@@ -31,11 +32,11 @@ def _cards(mask: int) -> str:
 
 def tell(event: tuple[int, str, int], names: Sequence[str], you: int | None = None) -> str:
     """The event ``(seat, event, value)`` in one sentence; ``names[seat]`` names each seat's
-    player, ``you`` the seat spoken to (None: every player in the third person, every card
+    player (``"You"``: in the second person), ``you`` the seat it is told to (None: every card
     told).  "" for a dealt card."""
     seat, kind, value = event
-    second = you is not None and seat == you
-    who = "You" if second else (names[seat] if seat in (0, 1) else "The table")
+    who = names[seat] if seat in (0, 1) else "The table"
+    second = who == "You"
 
     def verb(base: str, third: str | None = None) -> str:  # "draw" / "draws"
         return base if second else (third or base + "s")
@@ -49,7 +50,7 @@ def tell(event: tuple[int, str, int], names: Sequence[str], you: int | None = No
     if kind == "take_pile":
         return f"{who} {verb('take')} {_card(value)} from the pile."
     if kind == "draw_stock":
-        hidden = you is not None and not second
+        hidden = you is not None and seat != you
         return f"{who} {verb('draw')} {'' if hidden else _card(value) + ' '}from the stock."
     if kind == "discard":
         return f"{who} {verb('discard')} {_card(value)}."

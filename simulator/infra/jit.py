@@ -32,9 +32,10 @@ The profiles:
     As ``CORE``, and LLVM inlines it into its caller: what runs on every turn (the everyday
     decisions of the light strategies, ``fill_view_nb``, ``play_nb``).
 ``MERGED``
-    Merged into each caller at numba's IR level (it compiles no library of its own), without
-    reference counting when compiled alone: thin wrappers, the phase functions, the dispatch
-    of built-ins, the way a loop asks and answers.
+    Merged into each caller at numba's IR level (it compiles no library of its own, and counts
+    references as its caller does): thin wrappers, the phase functions, the dispatch of
+    built-ins, the way the loop asks and answers.  Called from Python it compiles alone with
+    numba's default (reference counting on), so one that allocates still works there.
 ``MERGED_HOT``
     ``MERGED`` for the dispatch's everyday decisions, which also state ``forceinline`` as the
     generated dispatch of plug-ins (``PLUGIN_HOT``) does.
@@ -63,8 +64,8 @@ from numba import njit
 PROFILES: dict[str, dict] = {
     "CORE": {"_nrt": False, "forceinline": False},
     "HOT": {"_nrt": False, "forceinline": True},
-    "MERGED": {"_nrt": False, "forceinline": False, "inline": "always"},
-    "MERGED_HOT": {"_nrt": False, "forceinline": True, "inline": "always"},
+    "MERGED": {"forceinline": False, "inline": "always"},
+    "MERGED_HOT": {"forceinline": True, "inline": "always"},
     "ALLOCATES": {"_nrt": True, "forceinline": False},
     "PLUGIN_HOT": {"_nrt": True, "forceinline": True},
     "PLAIN": {},

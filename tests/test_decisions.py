@@ -4,9 +4,6 @@ engine's compiled asking and decoding agree with it."""
 
 from __future__ import annotations
 
-import ast
-import inspect
-
 import numpy as np
 import pytest
 
@@ -43,24 +40,35 @@ def test_the_engines_decoder_gives_the_tables_actions():
 
 
 def test_the_loop_asks_each_phase_the_tables_function():
-    """``simulator.engine.loop.ask_nb`` branches on the phase in compiled code: each branch calls
-    the function the table names for that phase (the last, unconditioned one, the rest)."""
+    """``simulator.engine.loop.ask_nb`` asks, at each phase, the strategy function the table
+    names: on real hands, the engine's answer (``Hand.bot_action``, through ``ask_nb``) is that
+    function's own answer, decoded, on the same view, pile copy and stream (``simple`` keeps
+    no memory)."""
+    import simulator
+    from simulator.core.melds import arrangement_index_nb
     from simulator.engine import loop
+    from strategies import parse_strategy, simple
 
-    tree = ast.parse(inspect.getsource(loop.ask_nb.py_func))
-    asked: dict[int, str] = {}
-    branch = next(n for n in ast.walk(tree) if isinstance(n, ast.If))
-    while True:
-        phase = getattr(S, branch.test.comparators[0].id)
-        asked[phase] = next(n.func.attr for n in ast.walk(branch.body[0]) if isinstance(n, ast.Call)
-                            and isinstance(n.func, ast.Attribute) and getattr(n.func.value, "id", "") == "dispatch")
-        if not (len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If)):
-            rest = next(n.func.attr for n in ast.walk(branch.orelse[0]) if isinstance(n, ast.Call)
-                        and isinstance(n.func, ast.Attribute) and getattr(n.func.value, "id", "") == "dispatch")
-            break
-        branch = branch.orelse[0]
-    for d in D.DECISIONS:
-        assert asked.get(d.phase, rest) == d.function, d.name
+    assert [D.FUNCTIONS[f] for f in loop._FUNCTION] == [D.BY_PHASE[p].function for p in range(S.PHASE_OVER)]
+    params, seen = parse_strategy("simple").row, set()
+    for deal in range(30):
+        h = simulator.Hand("hoyle", seed=2, deal=deal, a="simple", b="simple")
+        while not h.is_over():
+            seat, state, d = h.current_player, h.state, D.BY_PHASE[h.phase]
+            raw = getattr(simple, d.function)(params.copy(), h.view(seat), state[S.S_PILE:S.S_PILE + 64].copy(),
+                                              h._rules.copy(), np.array([h._rngs[seat]], np.uint64),
+                                              np.zeros(64, np.int64))
+            r0, r1 = (raw, 0) if np.ndim(raw) == 0 else raw
+            want, x, y = loop.decode_nb(np.int64(d.phase), np.int64(r0), np.int64(r1))
+            if want in (loop.ANSWER_LAYOUT, loop.ANSWER_DEFENCE):
+                melder = state[S.S_KNOCKER] if want == loop.ANSWER_LAYOUT else 1 - state[S.S_KNOCKER]
+                k = arrangement_index_nb(np.int64(state[S.S_HANDS + melder]), x, y)
+                want = (S.A_ARRANGE if want == loop.ANSWER_LAYOUT else S.A_DEFEND) + k
+            action = h.bot_action()
+            assert action == want, d.name
+            seen.add(d.name)
+            h.apply(action)
+    assert {"draw", "discard", "knock", "arrange", "defend"} <= seen
 
 
 def test_every_reader_reads_the_table():

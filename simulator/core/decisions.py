@@ -9,9 +9,10 @@ one routing function per strategy function, the everyday ones compiled into the 
 loop), the plug-in checks (which function each sampled state asks), Python players
 (``strategies.pyplayer``: the method of each decision and how its answer becomes an action,
 by the answer's kind), hybrids (``strategies.hybrid``: the decisions a donor may take) and the
-terminal table (``simulator.tools.play``: the actions of its yes-or-no prompts).  The engine
-asks and decodes numba answers in compiled code (``simulator.engine.loop.ask_nb``,
-``decode_nb``), which ``tests/test_decisions.py`` checks against this table.
+terminal table (``simulator.tools.play``: the actions of its yes-or-no prompts), and the
+engine's compiled loop (``simulator.engine.loop.ask_nb`` picks the function, ``decode_nb`` the
+decoder, from arrays built from this table), which ``tests/test_decisions.py`` checks on real
+hands.
 
 A new decision point is a phase of the state machine (``simulator.core.layouts``,
 ``simulator.core.state``), a row here, and a default method on ``strategies.Player``.

@@ -54,9 +54,6 @@ from ..core.constants import (
     A_DEFEND_NO_LAYOFFS,
     A_DISCARD,
     A_DRAW_STOCK,
-    A_KNOCK,
-    A_NO_KNOCK,
-    A_PASS,
     A_TAKE_PILE,
     ERR_BAD_MELDS,
     ERR_ILLEGAL_ACTION,
@@ -72,11 +69,6 @@ from ..core.constants import (
     K_STATE,
     N_STATE,
     OUT_DEAD,
-    PHASE_ARRANGE,
-    PHASE_DEFEND,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_KNOCK,
     PHASE_OVER,
     S_CURRENT,
     S_KNOCKER,
@@ -90,6 +82,7 @@ from ..core.constants import (
     S_STOCK_N,
     S_STOCK_POS,
 )
+from ..core.decisions import BY_PHASE, FUNCTIONS, KINDS
 from ..core.melds import arrangement_index_nb
 from ..core.state import (
     apply_action_nb,
@@ -120,60 +113,69 @@ ANSWER_LAYOUT = -2
 ANSWER_DEFENCE = -3
 ANSWER_NOT_A_CARD = -1
 
+#: each decision point's decision (``simulator.core.decisions``), by phase code, as arrays the
+#: compiled loop reads: the strategy function that answers it (its index in ``FUNCTIONS``), the
+#: kind of its answer (its index in ``KINDS``), and the actions a yes and a no mean
+_FUNCTION = np.array([FUNCTIONS.index(BY_PHASE[p].function) for p in range(PHASE_OVER)], np.int64)
+_KIND = np.array([KINDS.index(BY_PHASE[p].kind) for p in range(PHASE_OVER)], np.int64)
+_YES = np.array([BY_PHASE[p].yes for p in range(PHASE_OVER)], np.int64)
+_NO = np.array([BY_PHASE[p].no for p in range(PHASE_OVER)], np.int64)
+_DISCARD_NB, _KNOCK_NB, _ARRANGE_NB, _DEFEND_NB = (FUNCTIONS.index(f) for f in (
+    "discard_nb", "knock_nb", "arrange_nb", "defend_nb"))
+_YES_NO, _CARD, _MELDS = (KINDS.index(k) for k in ("yes_no", "card", "melds"))
+
 
 @HOT
 def decode_nb(phase, r0, r1):
-    """Decode a strategy's raw answer in ``phase``: the one decoder of answers.  ``r0`` is
-    what the phase's decision returned (``discard_nb``: the card; ``knock_nb``, ``take_nb``:
-    true or false; ``arrange_nb``, ``defend_nb``: the set mask, ``r1`` the run mask).
+    """Decode a strategy's raw answer in ``phase``, by the kind of its decision
+    (``simulator.core.decisions``): the one decoder of answers.  ``r0`` is what the phase's
+    decision function returned (a yes or no: true or false; a card: its code; melds: the set
+    mask, ``r1`` the run mask; a defence: the same, or ``DEFEND_BEST``/``DEFEND_NO_LAYOFFS``).
 
-    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (``x`` holds the card of
-    a discard; the best defence, ``(DEFEND_BEST, _)``, is ``A_DEFEND_BEST``, the defence without
-    layoffs, ``(DEFEND_NO_LAYOFFS, _)``, ``A_DEFEND_NO_LAYOFFS``); ``ANSWER_LAYOUT``
+    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (a yes or no: the
+    decision's action for it; ``x`` holds the card of a discard; the best defence is
+    ``A_DEFEND_BEST``, the defence without layoffs ``A_DEFEND_NO_LAYOFFS``); ``ANSWER_LAYOUT``
     with the knocker's set and run masks in ``x``, ``y``; ``ANSWER_DEFENCE`` with the
-    defender's; or ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code
-    at all (a shift by 64 or more, or a negative one, is undefined).  ``play_answer_nb``
-    plays it."""
+    defender's; or ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code at
+    all (a shift by 64 or more, or a negative one, is undefined).  ``play_answer_nb`` plays
+    it."""
     zero = np.int64(0)
-    if phase == PHASE_DISCARD:
+    kind = _KIND[phase]
+    if kind == _CARD:
         if r0 < 0 or r0 > 63:
             return np.int64(ANSWER_NOT_A_CARD), r0, zero
         return A_DISCARD + r0, r0, zero
-    if phase == PHASE_KNOCK:
-        return (np.int64(A_KNOCK) if r0 != 0 else np.int64(A_NO_KNOCK)), zero, zero
-    if phase == PHASE_ARRANGE:
+    if kind == _YES_NO:
+        return (_YES[phase] if r0 != 0 else _NO[phase]), zero, zero
+    if kind == _MELDS:
         return np.int64(ANSWER_LAYOUT), r0, r1
-    if phase == PHASE_DEFEND:
-        if r0 == DEFEND_BEST:
-            return np.int64(A_DEFEND_BEST), zero, zero
-        if r0 == DEFEND_NO_LAYOFFS:
-            return np.int64(A_DEFEND_NO_LAYOFFS), zero, zero
-        return np.int64(ANSWER_DEFENCE), r0, r1
-    # the first upcard, a draw, the last discard
-    if r0 != 0:
-        return np.int64(A_TAKE_PILE), zero, zero
-    if phase == PHASE_DRAW:
-        return np.int64(A_DRAW_STOCK), zero, zero
-    return np.int64(A_PASS), zero, zero
+    if r0 == DEFEND_BEST:
+        return np.int64(A_DEFEND_BEST), zero, zero
+    if r0 == DEFEND_NO_LAYOFFS:
+        return np.int64(A_DEFEND_NO_LAYOFFS), zero, zero
+    return np.int64(ANSWER_DEFENCE), r0, r1
 
 
 @MERGED
 def ask_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` of the seat to act for its answer in ``state``, after filling that
     seat's ``view``, decoded by ``decode_nb``; the other arguments are the arrays lent to it
-    (``pile``: its copy of the discard pile).  The one way every loop asks a seat; merged
-    into each, as the dispatch is, so a loop's decisions call the strategies directly."""
+    (``pile``: its copy of the discard pile).  The phase's decision function comes from the
+    table of decisions (``simulator.core.decisions``).  The one way every loop asks a seat;
+    merged into each, as the dispatch is, so a loop's decisions call the strategies
+    directly."""
     fill_view_nb(state, state[S_CURRENT], view)
     phase = state[S_PHASE]
+    function = _FUNCTION[phase]
     zero = np.int64(0)
-    if phase == PHASE_DISCARD:
+    if function == _DISCARD_NB:
         r0, r1 = np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory)), zero
-    elif phase == PHASE_KNOCK:
+    elif function == _KNOCK_NB:
         r0, r1 = np.int64(dispatch.knock_nb(sid, params, view, pile, rules, rng, memory)), zero
-    elif phase == PHASE_ARRANGE:
+    elif function == _ARRANGE_NB:
         sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
         r0, r1 = np.int64(sets), np.int64(runs)
-    elif phase == PHASE_DEFEND:
+    elif function == _DEFEND_NB:
         sets, runs = dispatch.defend_nb(sid, params, view, pile, rules, rng, memory)
         r0, r1 = np.int64(sets), np.int64(runs)
     else:

@@ -107,8 +107,10 @@ _YES_NO = {
 
 
 def _prompt(decision) -> tuple:
-    """A yes-or-no decision's (key, action, label) choices, in the order shown."""
-    (yes_key, yes_label), (no_key, no_label), first = _YES_NO[decision.name]
+    """A yes-or-no decision's (key, action, label) choices, in the order shown (a decision
+    without keys of its own here: ``y`` and ``n``, labelled with the actions' names)."""
+    default = (("y", S.action_name(decision.yes)), ("n", S.action_name(decision.no)), "yes")
+    (yes_key, yes_label), (no_key, no_label), first = _YES_NO.get(decision.name, default)
     yes, no = (yes_key, decision.yes, yes_label), (no_key, decision.no, no_label)
     return (yes, no) if first == "yes" else (no, yes)
 

@@ -95,6 +95,8 @@ def _cmd_strategies(args: argparse.Namespace) -> None:
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+        if s["source"]:
+            print(f"{'':<20} source: {s['source']}")
 
 
 def _num(v: float) -> str:

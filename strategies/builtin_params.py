@@ -15,4 +15,7 @@ BUILTIN_PARAMS: dict[str, tuple[str, ...]] = {
     'knock_policy': ('early', 'turn_a', 'late', 'turn_b', 'pickup_penalty', 'near_target', 'score_bonus'),
     'expert': ('lookahead', 'danger', 'knock_turns', 'late_stock', 'knock_at', 'layout'),
     'mc': ('samples', 'candidates', 'rollout', 'knock_turns', 'game_aware', 'search', 'skill', 'late_knock'),
+    'gold_standard': ('knock_at', 'hold_for_gin'),
+    'heisenbot': ('early_knock', 'late_knock', 'low', 'lead', 'triangle_draws', 'double_draws'),
+    'marjj': ('weight', 'decay', 'future', 'spread', 'knock_turns'),
 }

@@ -26,9 +26,12 @@ from strategies import undercut_aware
 from strategies import knock_policy
 from strategies import expert
 from strategies import mc
+from strategies import gold_standard
+from strategies import heisenbot
+from strategies import marjj
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 10
+N_STRATEGIES = 13
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
@@ -64,6 +67,12 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return expert.take_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return gold_standard.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return heisenbot.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return marjj.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -91,6 +100,12 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return expert.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return gold_standard.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return heisenbot.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return marjj.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -118,6 +133,12 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return expert.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return gold_standard.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return heisenbot.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return marjj.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -145,6 +166,12 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return expert.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return mc.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return gold_standard.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return heisenbot.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return marjj.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -172,4 +199,10 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
         return default_defend_nb(params, view, pile, rules, rng, memory)
     if sid == 9:
         return default_defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 10:
+        return gold_standard.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return heisenbot.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return marjj.defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

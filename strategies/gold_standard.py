@@ -3,7 +3,7 @@
 Source: the fixed expert opponent of the adversarial co-evolution paper (2026; public
 repository Nikelroid/adversarial-coevolution, ``agents/gold_standard_agent.py``), the
 benchmark its learned agents are measured against.  Written here from its published
-policy; docs/strategies/published.md says what was adapted and why.  Policy, in plain
+policy; docs/published.md says what was adapted and why.  Policy, in plain
 words (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card only if keeping it, and discarding
@@ -42,7 +42,7 @@ PARAMS = {"knock_at": 10.0, "hold_for_gin": 0.0}
 PARAM_RANGES = {"hold_for_gin": (0, 1)}
 SUMMARY = "2026 RL paper's gold standard: greedy draws and least-deadwood discards, knocks as soon as deadwood <= knock_at"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
-#: where the policy comes from (``ginsim strategies`` prints it; docs/strategies/published.md)
+#: where the policy comes from (``ginsim strategies`` prints it; docs/published.md)
 SOURCE = ("gold standard heuristic of the 2026 adversarial co-evolution paper "
           "(github.com/Nikelroid/adversarial-coevolution, agents/gold_standard_agent.py)")
 

@@ -4,7 +4,7 @@ Source: "Heisenbot: A Rule-Based Game Agent for Gin Rummy", Proceedings of AAAI-
 (EAAI track), 35(17):15489-15495.  The paper splits play into three disjoint policies,
 one for drawing, one for discarding and one for knocking, each chosen by tournament
 simulation.  Written here from the public description of those three policies;
-docs/strategies/published.md says what was adapted and why.  Policy, in plain words
+docs/published.md says what was adapted and why.  Policy, in plain words
 (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card when it would be part of a meld with
@@ -77,7 +77,7 @@ PARAM_RANGES = {"early_knock": (0, 99), "late_knock": (0, 99), "triangle_draws":
 SUMMARY = ("AAAI-21 Heisenbot: separate draw, discard and knock policies; takes melding cards, aces, twos and "
            "early triangles; discards by class and safety; knocks by a decision tree")
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
-#: where the policy comes from (``ginsim strategies`` prints it; docs/strategies/published.md)
+#: where the policy comes from (``ginsim strategies`` prints it; docs/published.md)
 SOURCE = ("Eicholtz, Moss, Traino, Roberson: Heisenbot: A Rule-Based Game Agent for Gin Rummy, "
           "AAAI-21 (EAAI), 35(17):15489-15495")
 

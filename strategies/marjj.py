@@ -4,7 +4,7 @@ Sources: Ahmed, Leppo, Lesniewski, Patel, Perez, Blum, "A Heuristic Evaluation F
 Hand Strength Estimation in Gin Rummy", Proceedings of AAAI-21 (EAAI track),
 35(17):15465-15471, and the team's public Java player ``MARJJ_v5`` (github.com/aqib-a99/MARJJ,
 ``MARJJ_v5-1.java``, commit 5d1f00c).  Written here from those descriptions, with the
-public player's constants; docs/strategies/published.md says what was adapted and why.
+public player's constants; docs/published.md says what was adapted and why.
 Policy, in plain words (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card only if it lies in a meld of the
@@ -86,7 +86,7 @@ SUMMARY = ("EAAI-21 winner MARJJ: takes melding cards that lower deadwood; disca
            "and danger; knocks on its first 3 draws only, then plays for gin; lays out the fewest layoffs")
 #: memory[0] holds every card the opponent took from the pile this hand: every decision reads it
 MEMORY_DECISIONS = ("take_nb", "discard_nb", "knock_nb", "arrange_nb", "defend_nb")
-#: where the policy comes from (``ginsim strategies`` prints it; docs/strategies/published.md)
+#: where the policy comes from (``ginsim strategies`` prints it; docs/published.md)
 SOURCE = ("Ahmed, Leppo, Lesniewski, Patel, Perez, Blum: A Heuristic Evaluation Function for Hand Strength "
           "Estimation in Gin Rummy, AAAI-21 (EAAI), 35(17):15465-15471; public player MARJJ_v5 "
           "(github.com/aqib-a99/MARJJ)")

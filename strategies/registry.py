@@ -105,7 +105,7 @@ BUILTIN: list[tuple[str, str]] = [
     ("knock_policy", "strategies.knock_policy"),
     ("expert", "strategies.expert"),
     ("mc", "strategies.mc"),
-    # published players, written from their papers or public descriptions (docs/strategies/published.md)
+    # published players, written from their papers or public descriptions (docs/published.md)
     ("gold_standard", "strategies.gold_standard"),
     ("heisenbot", "strategies.heisenbot"),
     ("marjj", "strategies.marjj"),

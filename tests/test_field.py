@@ -102,6 +102,14 @@ def test_ginsim_field_places_a_new_player_in_one_command(tiny_field):
     assert len(placed["tournament"]["games"]) == 3 and len(placed["tournament"]["hands"]) == 3
 
 
+def test_ginsim_field_places_a_python_player_given_as_a_plugin(tiny_field):
+    example = Path(__file__).resolve().parents[1] / "examples" / "cautious.py"
+    done = ginsim("field", "cautious_field", "--plugin", f"cautious_field={example}:Cautious", "--run", tiny_field,
+                  "--deals", 20, "--games", 4)
+    assert done.returncode == 0, done.stderr
+    assert "cautious_field" in done.stdout and "<- placed" in done.stdout
+
+
 def test_ginsim_field_refuses_bad_input_in_one_line(tiny_field):
     one_line_error(ginsim("field", "simple", "--run", tiny_field), "in the field already")
     one_line_error(ginsim("field", "threshold_schedule", "--run", tiny_field, "--deals", 3), "--deals", "even")

@@ -9,6 +9,8 @@
                                                                   experiments/STUDY.claims.toml on fresh seeds into
                                                                   results/STUDY/confirm.{md,json} and its ledger
     ginsim claims register|withdraw|log [STUDY] [ID --why TEXT]   the claims ledger experiments/ledger/STUDY.jsonl
+    ginsim field [SPEC] [--run DIR] [--deals N] [--games N] [--plugin NAME=FILE]  the field's ratings, matrix and
+                                                                  CPU per decision; with SPEC, place a new player in it
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture (double oracle, or a class game)
     ginsim show RUN_DIR                                           the summary again, from files
@@ -95,6 +97,8 @@ def _cmd_strategies(args: argparse.Namespace) -> None:
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+        if s["source"]:
+            print(f"{'':<20} source: {s['source']}")
 
 
 def _num(v: float) -> str:
@@ -184,6 +188,44 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     print(f"net points per hand to A: {stats['net_mean']:+.3f} {interval}")
     print("outcomes: " + ", ".join(f"{k} {v:.1%}" for k, v in shares.items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
+
+
+def _cmd_field(args: argparse.Namespace) -> None:
+    from .studies.field import place, write_field
+
+    for flag in ("deals", "games", "cpu_deals"):
+        if getattr(args, flag) < 0:
+            raise ValueError(f"--{flag.replace('_', '-')} must be a non-negative integer, got {getattr(args, flag)}")
+    if args.spec is None:
+        path = write_field(args.run, cpu_deals=args.cpu_deals or 200, out=args.out)
+        print(f"wrote {path}")
+        return
+    if args.deals % 2 or args.games % 2 or not (args.deals or args.games):
+        raise ValueError(f"--deals and --games must be even (mirrored pairs) and not both 0, "
+                         f"got {args.deals} and {args.games}")
+    _register_plugins(args.plugin)
+    import strategies
+
+    strategies.parse_strategy(args.spec)
+    placed = place(args.spec, args.run, n_deals=args.deals, n_games=args.games, seed=args.seed)
+    for variant, result in placed.items():
+        print(f"\n{variant}: {args.spec} against the field ({args.deals:,} deals and {args.games:,} games per "
+              "opponent, common mirrored deals)")
+        if result["ratings"] is not None:
+            print(f"{'rank':>4}  {'player':<28} {'Elo vs simple':>13}  95% interval")
+            for i, r in result["ratings"].iterrows():
+                mark = "  <- placed" if r.player == args.spec else ""
+                print(f"{i + 1:>4}  {r.player:<28} {r.elo:>+13.0f}  [{r.ci_low:+.0f}, {r.ci_high:+.0f}]{mark}")
+        hands = result["hands"].set_index("b") if len(result["hands"]) else None
+        games = result["games"].set_index("b") if len(result["games"]) else None
+        opponents = (hands if hands is not None else games).index
+        print(f"{'opponent':<28} {'points per hand [95%]':>26} {'games won [95%]':>24}")
+        for b in opponents:
+            h = (f"{hands.at[b, 'net_mean']:+.2f} [{hands.at[b, 'net_ci_low']:+.2f}, {hands.at[b, 'net_ci_high']:+.2f}]"
+                 if hands is not None else "")
+            g = (f"{games.at[b, 'win_prob']:.1%} [{games.at[b, 'win_prob_ci_low']:.1%}, "
+                 f"{games.at[b, 'win_prob_ci_high']:.1%}]" if games is not None else "")
+            print(f"{b:<28} {h:>26} {g:>24}")
 
 
 def run_document(run_dir: str | Path) -> dict:
@@ -887,6 +929,27 @@ def _run_commands(command) -> None:
     p.add_argument("id", nargs="?", help="withdraw: the claim's id")
     p.add_argument("--why", help="withdraw: the reason, recorded in the ledger (default: none; required with withdraw)")
     p.set_defaults(func=_cmd_claims)
+
+    p = command("field", "rate the field of players, or place a new player in it",
+                "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
+                "intervals), its Holm-labelled matrix of game-win shares and every player's CPU per decision to "
+                "results/field_ratings/field.md (the study: ginsim reproduce field). With SPEC: play it against "
+                "every member of the field on common mirrored deals under each of the study's variants and print "
+                "the ratings with it placed (docs/published.md#the-field).")
+    p.add_argument("spec", nargs="?", help="the player to place: any strategy spec, a plug-in given with --plugin "
+                                           "(default: none, write the field's page)")
+    _complete(p.add_argument("--run", default="results/field", help="the field study's run directory "
+                                                                     "(default: results/field)"), "dir")
+    p.add_argument("--deals", type=int, default=4_000, help="single hands against each member (even; default 4000)")
+    p.add_argument("--games", type=int, default=1_000, help="whole games against each member (even; default 1000)")
+    p.add_argument("--seed", type=int, help="seed of the placement's deals (default: the study's seed + 1)")
+    p.add_argument("--cpu-deals", type=int, default=200,
+                   help="deals over which each player's decisions are timed (default 200)")
+    p.add_argument("--out", help="where the field's page goes (default: results/field_ratings/field.md)")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as SPEC; repeatable (default: built-in strategies only)")
+    p.set_defaults(func=_cmd_field)
 
 
 def _tune_command(command) -> None:

@@ -65,12 +65,13 @@ def _register_openspiel() -> None:
 
 def _cmd_arena(args: argparse.Namespace) -> None:
     try:
-        from .interop.openspiel import arena
+        from .interop.openspiel import arena, arena_seed
     except ImportError as exc:
         raise ValueError(str(exc)) from None
 
     if args.decks <= 0:
         raise ValueError(f"--decks must be a positive integer, got {args.decks}")
+    arena_seed(args.seed, "--seed")
     _register_plugins(args.plugin)
     result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine)
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
@@ -147,15 +148,31 @@ def estimate(value: float, low: float, high: float, units: int, unit: str) -> di
             "units": units, "unit": unit, "no_interval": no_interval(units, unit) if missing else None}
 
 
+def _check_simulate_deals(deals: int, mirrored: bool) -> None:
+    """``simulate --deals``: a positive integer, even when mirrored, whose rows fit in the
+    memory budget (``simulate`` holds every row at once, about ``BYTES_PER_ROW`` each at
+    its peak; ``ginsim run`` writes chunks to disk instead)."""
+    from .run.experiment import BYTES_PER_ROW, human_bytes, memory_budget
+
+    if deals <= 0:
+        raise ValueError(f"--deals must be a positive integer, got {deals}")
+    if deals % 2 and mirrored:
+        nearest = " or ".join(f"{n:,}" for n in (deals - 1, deals + 1) if n > 0)
+        raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {deals:,}: "
+                         f"give {nearest}, or add --no-mirror")
+    budget, per_deal = memory_budget(), BYTES_PER_ROW["deals"]
+    if deals * per_deal > budget:
+        most = budget // per_deal // 2 * 2
+        raise ValueError(f"--deals {deals:,} would take about {human_bytes(deals * per_deal)} of memory, more than "
+                         f"{human_bytes(budget)} (half this machine's memory): give --deals {most:,} or less, or "
+                         f"play them with ginsim run, which keeps them on disk")
+
+
 def _cmd_simulate(args: argparse.Namespace) -> None:
     from .analysis.stats import hand_stats
     from .api import simulate
 
-    if args.deals <= 0:
-        raise ValueError(f"--deals must be a positive integer, got {args.deals}")
-    if args.deals % 2 and not args.no_mirror:
-        raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {args.deals:,}: "
-                         f"give {args.deals - 1 or 2:,} or {args.deals + 1:,}, or add --no-mirror")
+    _check_simulate_deals(args.deals, not args.no_mirror)
 
     import strategies
 

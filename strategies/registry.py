@@ -25,7 +25,7 @@ from types import ModuleType
 
 import numpy as np
 
-from .hybrid import Hybrid, parse_hybrid
+from .hybrid import Hybrid, is_hybrid, parse_hybrid
 from .pyplayer import Decider, Player, is_player, strategy_failure
 from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, load_plugin, plugin_digest
 from .view import N_PARAMS
@@ -296,7 +296,7 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
         return parse_strategy(register_player(None, spec).name)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
-    if "+" in spec:  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
+    if is_hybrid(spec):  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
         return parse_hybrid(spec, parse_strategy, REGISTRY)
     name, _, rest = spec.strip().partition(":")
     name = name.strip()

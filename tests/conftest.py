@@ -109,7 +109,7 @@ FAST_ONLY = {
     "test_engine_reference.py::test_deals_match_reference": {"hoyle", "last_discard"},
     "test_engine_reference.py::test_games_match_reference": {"hoyle", "next_dealer_loser"},
     "test_reproduce.py::test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing": {"report.md"},
-    # a tuning interrupted in this process at eleven points (about 1.5 s each): three in the fast tier
+    # a tuning interrupted in this process at twelve points (about 1.5 s each): three in the fast tier
     "test_tune_resume.py::test_a_tuning_interrupted_anywhere_resumes_to_the_uninterrupted_study": {
         "a TPE trial in its second rung", "the polish's neighbours queued, none played", "Ctrl-C in a TPE trial"},
     "test_tune_resume.py::test_other_samplers_and_pruners_resume_to_the_uninterrupted_study_too": {

@@ -75,9 +75,11 @@ SHOULD_PRUNE = (optuna.trial.Trial, "should_prune")  # the pruner, its rung kept
 BEFORE_TRIAL = (TrialSeeded, "before_trial")  # a trial made, its candidate not sampled yet
 UPDATE = (tqdm.std.tqdm, "update")  # a progress bar step: a trial (or sweep value, fresh policy) finished
 ENQUEUE = (optuna.study.Study, "enqueue_trial")  # a candidate queued (two enqueued, then the polish's four)
+STUDY_ATTR = (optuna.study.Study, "set_user_attr")  # the first: a new study's file path, before its spec
 
 #: (id, target, count, exception, the trials the resume reports interrupted)
 POINTS = [
+    ("the study being created", STUDY_ATTR, 1, Killed, []),
     ("the fixed sweep", PAIR_VALUES, 1, Killed, []),
     ("an enqueued trial between two opponents", PAIR_VALUES, 5, Killed, [0]),
     ("the pruner's decision on a random trial", SHOULD_PRUNE, 5, Killed, [2]),

@@ -77,7 +77,8 @@ from ..engine.hand import Hand
 
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
-           "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS"]
+           "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS",
+           "ARENA_SEED_LIMIT", "arena_seed"]
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)
@@ -1100,6 +1101,18 @@ def _play_openspiel(game, bots, deck: list[int], observe=None) -> list[float]:
     return list(state.returns())
 
 
+#: arena seeds: 0 .. ARENA_SEED_LIMIT - 1 (OpenSpiel's random bot takes a 32-bit signed seed)
+ARENA_SEED_LIMIT = 2**31
+
+
+def arena_seed(seed, name: str = "seed") -> int:
+    """``seed`` checked as an arena seed (one-line ValueError naming ``name`` otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < ARENA_SEED_LIMIT:
+        raise ValueError(f"{name} must be an integer from 0 to 2**31 - 1 (OpenSpiel's bots take a 32-bit seed), "
+                         f"got {seed!r}")
+    return int(seed)
+
+
 def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine: str = "openspiel",
           progress=None) -> ArenaResult:
     """Play ``a`` against ``b`` on ``n_decks`` decks, each deck twice (A as OpenSpiel's player
@@ -1116,6 +1129,7 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
         raise ValueError(f"n_decks must be a positive integer, got {n_decks!r}")
     if engine not in ("openspiel", "ginsim"):
         raise ValueError(f"engine must be 'openspiel' or 'ginsim', got {engine!r}")
+    seed = arena_seed(seed)
     game = game_for(rules)
     if engine == "ginsim":
         a, b = _ginsim_spec(a), _ginsim_spec(b)

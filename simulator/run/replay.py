@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.cards import format_card, format_cards, mask_cards
-from .rundir import Plan, RunError, code_fingerprint, load_plugins, readable_run, run_path
+from .rundir import Plan, RunError, code_fingerprint, finish_advice, load_plugins, readable_run, run_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,7 @@ def stored_row(run_dir: Path, manifest: dict, good: list[Path], cell: int, deal:
     path = run_dir / chunk.path
     if path not in good:
         raise RunError(f"{run_dir}: {chunk.path}, which holds deal {deal} of cell {cell}, is not written yet; "
-                       f"finish the run with ginsim run EXPERIMENT --out {run_dir} --resume")
+                       f"{finish_advice(run_dir)}")
     table = pq.read_table(path)
     rows = table.filter(pc.equal(table["deal"], deal)).to_pylist()
     if len(rows) != 1:

@@ -56,6 +56,9 @@ from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
+#: attempts, 50 ms apart, to take a run directory's lock before refusing: a reader that
+#: checks whether a run is live (``live_holder``) holds it for an instant only
+LOCK_TRIES = 4
 #: the Parquet metadata key of a chunk's provenance
 META_KEY = b"ginsim"
 #: the first run-directory format whose manifest carries ``manifest_hash`` (over the
@@ -417,8 +420,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise RunError(f"{run_dir} is not a run directory (no {MANIFEST})")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunError(f"{path}: not a ginsim manifest (unreadable JSON: {exc})") from None
+    except ValueError as exc:  # bad UTF-8, malformed JSON, or an integer too long for Python (over 4,300 digits)
+        raise RunError(f"{path}: not a ginsim manifest (unreadable JSON: {str(exc).split(';')[0]})") from None
     if not isinstance(manifest, dict):
         raise RunError(f"{path}: not a ginsim manifest (a JSON object expected)")
     if "format" not in manifest and "experiment" in manifest:
@@ -505,14 +508,19 @@ class RunLock:
             raise RunError(f"{self.path} is not a plain file of its own (a "
                            f"{'hard link' if stat.S_ISREG(info.st_mode) else 'special file'}); ginsim writes its "
                            f"lock only to a file of its own there: remove it or choose another --out")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        for _ in range(LOCK_TRIES):  # a reader's probe (live_holder) holds it for an instant only
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+            time.sleep(0.05)
+        else:
             os.close(fd)
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise
             raise RunError(f"{self.path.parent} is in use by another ginsim run ({self.holder()}); "
-                           f"wait for it or choose another --out") from None
+                           f"wait for it or choose another --out")
         self.fd = fd
         info = {"pid": os.getpid(), "host": socket.gethostname(), "what": self.what,
                 "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
@@ -532,6 +540,34 @@ class RunLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def live_holder(run_dir: Path) -> str | None:
+    """Who is writing ``run_dir`` now (``RunLock.holder``), or None when no live process
+    holds its lock: the lock is taken shared for an instant and given back, which a run
+    starting in that instant waits out (``LOCK_TRIES``)."""
+    try:
+        fd = os.open(Path(run_dir) / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None  # no lock file: no run has written here
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return RunLock(run_dir, "").holder() if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES) else None
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def finish_advice(run_dir: Path) -> str:
+    """How an unfinished run gets finished, for the messages that find one: wait for the
+    live ginsim run writing it, else resume it."""
+    holder = live_holder(run_dir)
+    if holder is not None:
+        return f"ginsim is still writing this run ({holder}): wait for it to finish"
+    return f"finish the run with: ginsim run EXPERIMENT --out {run_dir} --resume"
 
 
 def locked_output(out: Path, what: str, error: type[Exception], work: Callable[[], Any]) -> Any:
@@ -738,7 +774,7 @@ def readable_run(run_dir: Path, allow_missing: bool = False) -> tuple[dict[str, 
     verification = verify_run(run_dir, manifest)
     problems = [p for p in verification.problems() if allow_missing is False or "missing" not in p]
     if problems:
-        hint = " (finish it with ginsim run ... --resume)" if verification.missing and not (
+        hint = f" ({finish_advice(run_dir)})" if verification.missing and not (
             verification.foreign or verification.damaged or verification.other_code) else ""
         raise RunError(f"{run_dir}: " + "; ".join(problems) + hint)
     return manifest, verification

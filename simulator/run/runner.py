@@ -56,6 +56,7 @@ from .rundir import (
     report_files,
     create_manifest,
     experiment_hash,
+    finish_advice,
     is_own_temp,
     manifest_hash,
     plugin_digests,
@@ -817,6 +818,6 @@ def run_status(run_dir: str | Path) -> str | None:
     if verification.complete and manifest["complete"]:
         return None
     if verification.complete:
-        return "UNFINISHED RUN: every chunk is written but the run was not closed; finish it with --resume"
+        return f"UNFINISHED RUN: every chunk is written but the run was not closed; {finish_advice(run_dir)}"
     return (f"UNFINISHED RUN: {'; '.join(verification.problems())}; the numbers below cover the chunks "
-            f"written so far (finish it with: ginsim run EXPERIMENT --out {run_dir} --resume)")
+            f"written so far ({finish_advice(run_dir)})")

@@ -513,7 +513,7 @@ def _add_equilibrium_commands(command) -> None:
     _complete(p.add_argument("--family", metavar="SPEC",
                              help="family TOML file: a tuning spec's keys without name, rules and opponents "
                                   "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
-    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants'; default: tournament)")
+    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants')")
     p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
                    help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
     p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
@@ -677,7 +677,7 @@ def _play_commands(command) -> None:
     p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
                 "Play two players on the same decks, each deck once in each seat, inside OpenSpiel's gin_rummy "
                 "(ginsim strategies play through simulator.interop.openspiel.GinsimBot) or inside ginsim, and "
-                "print points per hand with a paired 95%% interval (docs/openspiel.md).")
+                "print points per hand with a paired 95% interval (docs/openspiel.md).")
     p.add_argument("a", help="player A: a ginsim strategy spec (e.g. mc, 'simple:knock_at=0') or an OpenSpiel bot "
                              "(openspiel_simple, openspiel_random)")
     p.add_argument("b", help="player B, same form as A")

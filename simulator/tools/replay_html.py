@@ -86,7 +86,8 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
             score = describe_event(who[seat], seat, kind, value)
         elif kind == "dead":
             score = "dead hand: nobody scores"
-        snapshot(seat, describe_event(who[seat], seat, kind, value), moved)
+        # the score and a dead hand end the hand: the table announces them, nobody plays
+        snapshot(-1 if kind in ("score", "dead") else seat, describe_event(who[seat], seat, kind, value), moved)
     return names, steps
 
 
@@ -155,7 +156,7 @@ _STYLE = (
     "cursor:pointer}.controls button:disabled{opacity:.4;cursor:default}#counter{min-width:7em;text-align:center}"
     "#decision{font-weight:600;min-height:1.4em;background:#fff8e0;border-left:4px solid #e0a800;padding:.3em .6em}"
     ".table{display:grid;gap:.6em;background:#0b6e3a;color:#fff;border-radius:8px;padding:.8em}"
-    ".middle{display:flex;gap:2em;flex-wrap:wrap}.seat.active h2::after{content:' \\2190 to act'}"
+    ".middle{display:flex;gap:2em;flex-wrap:wrap}.seat.active h2::after{content:' \\2190 plays'}"
     ".cards{display:flex;flex-wrap:wrap;gap:.25em;min-height:2.6em}"
     ".card{display:inline-block;min-width:2.3em;padding:.35em .3em;border-radius:5px;background:#fff;color:#111;"
     "text-align:center;font-weight:600;border:1px solid #ccc}.card.red{color:#c00}"

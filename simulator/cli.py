@@ -12,11 +12,13 @@
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture by double oracle
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
+    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--export FILE] [--trust-plugins]  one deal, turn by
+                                                                  turn (or a page, or a hand history file)
+    ginsim replay FILE [--html FILE]                              a hand history file played again and told
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
-    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim]  two players on the same decks
-                                                                  inside OpenSpiel (needs open_spiel)
+    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim] [--export DIR]  two players on the
+                                                                  same decks inside OpenSpiel (needs open_spiel)
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
@@ -70,13 +72,17 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     if args.decks <= 0:
         raise ValueError(f"--decks must be a positive integer, got {args.decks}")
     _register_plugins(args.plugin)
-    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine)
+    if args.export is not None and not args.export.strip():
+        raise ValueError("--export must name a directory, got an empty string")
+    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
+                   export=args.export)
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
     if args.json:
         _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
                               "decks": result.n_decks, "hands": 2 * result.n_decks, "seed": args.seed,
                               "net_points_per_hand_to_a": net, "won_by_a": result.won, "lost_by_a": result.lost,
-                              "translations": result.stats})
+                              "translations": result.stats,
+                              **({"export": result.export} if result.export is not None else {})})
         return
     interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
                 else f"({net['no_interval']})")
@@ -86,6 +92,11 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     print(f"hands won by A: {result.won:.1%}, lost: {result.lost:.1%}")
     if result.stats:
         print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
+    if result.export is not None:
+        e = result.export
+        print(f"hand histories: {e['written']:,} written to {e['directory']}"
+              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
+                 f"{e['first_reason']})" if e["not_written"] else ""))
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -571,16 +582,42 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
+    for option in ("html", "export"):
+        if getattr(args, option) is not None and not getattr(args, option).strip():
+            raise ValueError(f"--{option} must name a file, got an empty string")
+    if Path(args.run_dir).is_file():  # a hand history file
+        _replay_history(args)
+        return
+    for option in ("cell", "deal"):
+        if getattr(args, option) is None:
+            raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
+    if args.export is not None:
+        from .run.handhistory import from_run, write_file
+
+        print(write_file(from_run(args.run_dir, args.cell, args.deal, args.trust_plugins), Path(args.export)))
     if args.html is not None:
         from .tools.replay_html import write_replay_page
 
-        if not args.html.strip():
-            raise ValueError("--html must name a file, got an empty string")
         print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html), args.trust_plugins))
-        return
-    from .run.replay import replay_text
+    if args.export is None and args.html is None:
+        from .run.replay import replay_text
 
-    print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+        print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+
+
+def _replay_history(args: argparse.Namespace) -> None:
+    """``ginsim replay FILE``: a hand history played again, checked, and told (or paged)."""
+    for option in ("cell", "deal", "export"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} works on a run directory; {args.run_dir} is a hand history file")
+    if args.html is not None:
+        from .tools.replay_html import write_history_page
+
+        print(write_history_page(args.run_dir, Path(args.html)))
+        return
+    from .run.handhistory import read_file, story
+
+    print(story(read_file(args.run_dir), args.run_dir)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
@@ -688,6 +725,9 @@ def _play_commands(command) -> None:
     p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
                    help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
                         "strategies")
+    _complete(p.add_argument("--export", metavar="DIR",
+                             help="write every hand as a hand history file into DIR (made if missing; "
+                                  "docs/hand-history.md) (default: none written)"), "directory")
     _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
 
@@ -821,10 +861,20 @@ def _read_commands(command) -> None:
                    "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
-    p = command("replay", "re-play one deal of a run turn by turn")
-    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run'"), "directory")
-    p.add_argument("--cell", type=int, required=True, help="cell number (the 'cell' column of the summary)")
-    p.add_argument("--deal", type=int, required=True, help="deal number within the cell (the 'deal' column)")
+    p = command("replay", "re-play one deal of a run, or a hand history file, turn by turn",
+                "Re-play one deal of a run from its seed (checked against the row the run stored), or play a hand "
+                "history file again (checked against the result it records; format: docs/hand-history.md), and "
+                "tell it turn by turn.")
+    _complete(p.add_argument("run_dir", metavar="RUN_OR_FILE",
+                             help="a run directory written by 'ginsim run', or a hand history file (written by "
+                                  "--export or 'ginsim arena --export')"), "file")
+    p.add_argument("--cell", type=int, help="cell number (the 'cell' column of the summary); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    p.add_argument("--deal", type=int, help="deal number within the cell (the 'deal' column); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    _complete(p.add_argument("--export", metavar="FILE",
+                             help="write the deal as a hand history file (rules, deal, every action, result; "
+                                  "docs/hand-history.md) instead of the text (default: the text on stdout)"), "file")
     _complete(p.add_argument("--html", metavar="FILE",
                              help="write a self-contained web page that steps through the deal (both hands, the "
                                   "pile, each decision, the layout and the score; arrow keys or buttons) instead "

@@ -1,7 +1,9 @@
-"""docs/experiments.md's generated tables: the keys of an experiment file, from their
-declaration (``simulator.run.experiment.SCHEMA``), and the columns of a run's files, from
-theirs (``simulator.core.records``: the labels, the hand row and the game row, each with the
-description its Parquet fields carry), written by ``simulator.run.config``::
+"""The generated tables of docs/experiments.md and docs/hand-history.md: the keys of an
+experiment file, from their declaration (``simulator.run.experiment.SCHEMA``); the columns of
+a run's files, from theirs (``simulator.core.records``: the labels, the hand row and the game
+row, each with the description its Parquet fields carry); the keys of a hand history
+(``simulator.run.handhistory.TABLES``) and its example file, written from a deal played
+now; all written by ``simulator.run.config``::
 
     python -m simulator.run.docs_tables            # rewrite the tables
     python -m simulator.run.docs_tables --check    # exit 1 when one is stale
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..core import records
-from . import config, experiment
+from . import config, experiment, handhistory
 
 PROG = "python -m simulator.run.docs_tables"
 
@@ -36,8 +38,20 @@ TABLES = [experiment.SCHEMA,
           ColumnTable("game_row", lambda: records.column_table(records.GAME_ROW))]
 
 
+def example_hand() -> str:
+    """docs/hand-history.md's example: deal 0 of ``simulate("gin_hunter", "knock_early",
+    rules="hoyle", seed=1)`` as ``handhistory.to_text`` writes it."""
+    history = handhistory.from_deal("gin_hunter", "knock_early", "hoyle", seed=1, deal=0)
+    return "```toml\n" + handhistory.to_text(history) + "```"
+
+
+PAGES = {config.ROOT / "docs" / "experiments.md": TABLES,
+         config.ROOT / "docs" / "hand-history.md": [*handhistory.TABLES,
+                                                    ColumnTable("hand", example_hand, "example")]}
+
+
 def main(argv: list[str] | None = None) -> int:
-    return config.main(argv, {config.ROOT / "docs" / "experiments.md": TABLES}, PROG)
+    return config.main(argv, PAGES, PROG)
 
 
 if __name__ == "__main__":

@@ -166,15 +166,15 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .core._cache import COMPILING_MESSAGE
-    from .engine.select import kernels_compiled
+    from .core._cache import announce_compile
     from .core.rules import resolve_rules
+    from .engine.select import kernels_compiled
 
     _register_plugins(args.plugin)
     a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
     resolve_rules(args.rules)
     if not kernels_compiled(("play_deal_block_nb",), sids=(a.sid, b.sid)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
     # the report's statistics (a mirrored pair is one independent unit; Student t interval)
@@ -391,12 +391,12 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .core._cache import COMPILING_MESSAGE
+    from .core._cache import announce_compile
     from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     results, documents = [], []
     for spec in specs:
         start = time.perf_counter()
@@ -962,7 +962,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .core._cache import announce_compiles
+
     args = build_parser().parse_args(argv)
+    announce_compiles()  # every command says so before it compiles (numba is not loaded for this)
     try:
         args.func(args)
         sys.stdout.flush()

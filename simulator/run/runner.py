@@ -788,12 +788,12 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
     if progress and done < total:
-        from ..core._cache import COMPILING_MESSAGE
+        from ..core._cache import announce_compile
         from ..engine.select import kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
-            print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+            announce_compile()
             compiling = True
     bar = _Progress(lambda initial: tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
                                          disable=bar_disabled(progress), desc=exp.name, smoothing=0.1),

@@ -179,11 +179,19 @@ def test_kernels_compiled_reads_numbas_own_index_for_this_copy_of_the_sources(tm
     assert compiled == "False"  # but no machine code for this copy yet
 
 
+def _load_module(source: Path, name: str):
+    """The module of file ``source`` imported under ``name`` (a new module each time)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_is_cached_follows_numbas_index_and_the_source_stamp(tmp_path, monkeypatch):
     """``is_cached`` is numba's own verdict: no index, an index of the file as it is, the file
     changed since (numba would compile again), a function that is not cached."""
-    import importlib.util
-
     from simulator.core import _cache
 
     source = tmp_path / "tiny_kernel.py"
@@ -191,10 +199,7 @@ def test_is_cached_follows_numbas_index_and_the_source_stamp(tmp_path, monkeypat
                       "@njit\ndef plain(x):\n    return x\n")
 
     def load(name):
-        spec = importlib.util.spec_from_file_location(name, source)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        return _load_module(source, name)
 
     first = load("tiny_kernel_a")
     assert _cache.is_cached(first.add) is False and _cache.is_cached(first.plain) is None
@@ -208,8 +213,6 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
     """``announce_compiles`` (every ``ginsim`` command calls it first): the notice comes at
     numba's first compile of a ginsim function in the process, once, and never for machine
     code loaded from the cache."""
-    import importlib.util
-
     from simulator.core import _cache
 
     source = tmp_path / "tiny_engine.py"
@@ -217,10 +220,7 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
                       "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
 
     def load(name):
-        spec = importlib.util.spec_from_file_location(name, source)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        return _load_module(source, name)
 
     monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
     monkeypatch.setitem(_cache._STATE, "announced", False)

@@ -95,6 +95,9 @@ SLOW = frozenset({
     "test_python_players.py::test_python_driver_reproduces_numba_games",
     # several runs started at once as children
     "test_trustworthy_runs.py::test_two_runs_started_at_once_never_mix",
+    # the docs tier: every console and pycon block of the README and the docs, run (the quick
+    # start's 800,000 deals, the RL and hand history examples)
+    "test_docs_blocks.py::test_docs_run_as_written_and_print_what_they_say",
     # large samples
     "test_rules_oracle.py::test_layoff_random_deals",
     "test_rules_oracle.py::test_layoff_meld_dense_deals",

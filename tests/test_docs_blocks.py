@@ -50,3 +50,19 @@ def test_docs_run_as_written_and_print_what_they_say(tmp_path):
     failures = [f for page in runnable_pages() for f in run_page(page, tmp_path, env)]
     assert not failures, "\n\n".join(failures[:5]) + f"\n\n({len(failures)} in all; python tests/docs_blocks.py " \
                                                        "--update writes the outputs of a run back)"
+
+
+def test_the_timings_in_the_docs_are_written_from_the_measurements():
+    """docs/development.md's table and the README's line come from docs/test-timings.json
+    (``simulator.tools.suite_timings``), and say when a figure was taken on a loaded machine."""
+    from simulator.tools import suite_timings as T
+
+    assert T.main(["write", "--check"]) == 0
+    m = {"target": "fast", "wall_s": 150.4, "cpu_s": 145.1, "cores": 2, "load_before": 1.2, "load_after": 2.0,
+         "cache": "empty", "date": "2026-12-02", "commit": "abc1234", "passed": 726, "failed": 0, "skipped": 12,
+         "slowest": [["test_x::test_y", 27.4]]}
+    table = T.table({"fast": m})
+    assert "| fast tier (`pytest`) | 726 passed, 12 skipped | 150 s (3 min) | 145 s (2 min) | 2 cores, loaded: " \
+           "load average 1.2 before, 2.0 after | empty | 2026-12-02, abc1234 |" in table
+    assert "2 cores, idle" in T.table({"fast": {**m, "load_before": 0.1, "load_after": 0.2}})
+    assert "not measured yet (python -m simulator.tools.suite_timings measure ci)" in T.readme_line({"fast": m})

@@ -618,15 +618,16 @@ def _install_cache_guard() -> None:
 
 # --------------------------------------------------------------- cold start
 
-#: how long a first run compiles, CPU seconds on one core of an idle 2-core machine with an empty
-#: cache: the quick start (simple, gin_hunter, knock_early) and a first call with mc; the compile
-#: is single-threaded, so on a busy machine the wall time is longer (docs/benchmarks.md)
-COMPILE_SECONDS = {"light": (30, 60), "search": (60, 120)}
+#: how long a first run compiles, in seconds of one core (the compile is single-threaded) with an
+#: empty cache: the low end is what the quick start (simple, gin_hunter, knock_early) and a first
+#: `ginsim simulate mc simple` took, compile and play, on the development machine; the high end
+#: allows twice that for a slower or busier machine (docs/benchmarks.md#the-compile-notice)
+COMPILE_SECONDS = {"light": (15, 30), "search": (20, 40)}
 
 #: what the command line prints on stderr before this process compiles its first kernel
 COMPILING_MESSAGE = (
-    "ginsim: compiling kernels for this version of ginsim, once: about {light[0]}-{light[1]} s on an idle "
-    "core, {search[0]}-{search[1]} s with expert or mc; later runs load them from the cache"
+    "ginsim: compiling kernels for this version of ginsim, once: about {light[0]}-{light[1]} s, "
+    "{search[0]}-{search[1]} s with expert or mc, longer on a busy machine; later runs load them from the cache"
 ).format(**COMPILE_SECONDS)
 
 

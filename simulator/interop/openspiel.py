@@ -1488,7 +1488,6 @@ def to_openspiel(history: HandHistory, game=None) -> list[int]:
     return [int(a) for a in replay_events(hand.events, game or game_for(history.rules)).state.history()]
 
 
-
 def from_openspiel(actions, game=None, players=("", ""), source: dict | None = None,
                    dealer: int = 1) -> HandHistory:
     """OpenSpiel's action sequence of one ``gin_rummy`` hand (``state.history()``, chance

@@ -35,13 +35,13 @@ from .core.columns import (  # noqa: F401  (the record -> frame conversion, re-e
     record_columns,
 )
 from .core.errors import StrategyError, error_message
-from .core.records import GAME_ROW, HAND_ROW, frame_doc_table
+from .core.records import GAME_ROW, HAND_ROW, column_table
 from .engine import kernels as E
 from .engine.select import engine_module, strategy_pair
 from .core.rules import Rules, resolve_rules
 from .core.state import EVENT_NAMES as EV_NAMES
 
-__doc__ = __doc__.format(hand_table=frame_doc_table(HAND_ROW), game_table=frame_doc_table(GAME_ROW))
+__doc__ = __doc__.format(hand_table=column_table(HAND_ROW), game_table=column_table(GAME_ROW))
 
 
 def _count(name: str, value: int) -> int:

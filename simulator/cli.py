@@ -14,11 +14,13 @@
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture (double oracle, or a class game)
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
+    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--export FILE] [--trust-plugins]  one deal, turn by
+                                                                  turn (or a page, or a hand history file)
+    ginsim replay FILE [--html FILE]                              a hand history file played again and told
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
-    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim]  two players on the same decks
-                                                                  inside OpenSpiel (needs open_spiel)
+    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim] [--export DIR]  two players on the
+                                                                  same decks inside OpenSpiel (needs open_spiel)
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
@@ -73,13 +75,17 @@ def _cmd_arena(args: argparse.Namespace) -> None:
         raise ValueError(f"--decks must be a positive integer, got {args.decks}")
     arena_seed(args.seed, "--seed")
     _register_plugins(args.plugin)
-    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine)
+    if args.export is not None and not args.export.strip():
+        raise ValueError("--export must name a directory, got an empty string")
+    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
+                   export=args.export)
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
     if args.json:
         _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
                               "decks": result.n_decks, "hands": 2 * result.n_decks, "seed": args.seed,
                               "net_points_per_hand_to_a": net, "won_by_a": result.won, "lost_by_a": result.lost,
-                              "translations": result.stats})
+                              "translations": result.stats,
+                              **({"export": result.export} if result.export is not None else {})})
         return
     interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
                 else f"({net['no_interval']})")
@@ -89,6 +95,11 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     print(f"hands won by A: {result.won:.1%}, lost: {result.lost:.1%}")
     if result.stats:
         print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
+    if result.export is not None:
+        e = result.export
+        print(f"hand histories: {e['written']:,} written to {e['directory']}"
+              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
+                 f"{e['first_reason']})" if e["not_written"] else ""))
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -176,15 +187,15 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .core._cache import COMPILING_MESSAGE
-    from .engine.select import kernels_compiled
+    from .core._cache import announce_compile
     from .core.rules import resolve_rules
+    from .engine.select import kernels_compiled
 
     _register_plugins(args.plugin)
     a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
     resolve_rules(args.rules)
     if not kernels_compiled(("play_deal_block_nb",), sids=(a.sid, b.sid)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
     # the report's statistics (a mirrored pair is one independent unit; Student t interval)
@@ -439,12 +450,12 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .core._cache import COMPILING_MESSAGE
+    from .core._cache import announce_compile
     from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     results, documents = [], []
     for spec in specs:
         start = time.perf_counter()
@@ -675,7 +686,7 @@ def _add_equilibrium_commands(command) -> None:
     _complete(p.add_argument("--family", metavar="SPEC",
                              help="family TOML file: a tuning spec's keys without name, rules and opponents "
                                   "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
-    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants'; default: tournament)")
+    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants')")
     p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
                    help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
     p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
@@ -737,16 +748,42 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
+    for option in ("html", "export"):
+        if getattr(args, option) is not None and not getattr(args, option).strip():
+            raise ValueError(f"--{option} must name a file, got an empty string")
+    if Path(args.run_dir).is_file():  # a hand history file
+        _replay_history(args)
+        return
+    for option in ("cell", "deal"):
+        if getattr(args, option) is None:
+            raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
+    if args.export is not None:
+        from .run.handhistory import from_run, write_file
+
+        print(write_file(from_run(args.run_dir, args.cell, args.deal, args.trust_plugins), Path(args.export)))
     if args.html is not None:
         from .tools.replay_html import write_replay_page
 
-        if not args.html.strip():
-            raise ValueError("--html must name a file, got an empty string")
         print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html), args.trust_plugins))
-        return
-    from .run.replay import replay_text
+    if args.export is None and args.html is None:
+        from .run.replay import replay_text
 
-    print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+        print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+
+
+def _replay_history(args: argparse.Namespace) -> None:
+    """``ginsim replay FILE``: a hand history played again, checked, and told (or paged)."""
+    for option in ("cell", "deal", "export"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} works on a run directory; {args.run_dir} is a hand history file")
+    if args.html is not None:
+        from .tools.replay_html import write_history_page
+
+        print(write_history_page(args.run_dir, Path(args.html)))
+        return
+    from .run.handhistory import read_file, story
+
+    print(story(read_file(args.run_dir), args.run_dir)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
@@ -843,7 +880,7 @@ def _play_commands(command) -> None:
     p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
                 "Play two players on the same decks, each deck once in each seat, inside OpenSpiel's gin_rummy "
                 "(ginsim strategies play through simulator.interop.openspiel.GinsimBot) or inside ginsim, and "
-                "print points per hand with a paired 95%% interval (docs/openspiel.md).")
+                "print points per hand with a paired 95% interval (docs/openspiel.md).")
     p.add_argument("a", help="player A: a ginsim strategy spec (e.g. mc, 'simple:knock_at=0') or an OpenSpiel bot "
                              "(openspiel_simple, openspiel_random)")
     p.add_argument("b", help="player B, same form as A")
@@ -854,6 +891,9 @@ def _play_commands(command) -> None:
     p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
                    help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
                         "strategies")
+    _complete(p.add_argument("--export", metavar="DIR",
+                             help="write every hand as a hand history file into DIR (made if missing; "
+                                  "docs/hand-history.md) (default: none written)"), "directory")
     _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
 
@@ -1008,10 +1048,20 @@ def _read_commands(command) -> None:
                    "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
-    p = command("replay", "re-play one deal of a run turn by turn")
-    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run'"), "directory")
-    p.add_argument("--cell", type=int, required=True, help="cell number (the 'cell' column of the summary)")
-    p.add_argument("--deal", type=int, required=True, help="deal number within the cell (the 'deal' column)")
+    p = command("replay", "re-play one deal of a run, or a hand history file, turn by turn",
+                "Re-play one deal of a run from its seed (checked against the row the run stored), or play a hand "
+                "history file again (checked against the result it records; format: docs/hand-history.md), and "
+                "tell it turn by turn.")
+    _complete(p.add_argument("run_dir", metavar="RUN_OR_FILE",
+                             help="a run directory written by 'ginsim run', or a hand history file (written by "
+                                  "--export or 'ginsim arena --export')"), "file")
+    p.add_argument("--cell", type=int, help="cell number (the 'cell' column of the summary); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    p.add_argument("--deal", type=int, help="deal number within the cell (the 'deal' column); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    _complete(p.add_argument("--export", metavar="FILE",
+                             help="write the deal as a hand history file (rules, deal, every action, result; "
+                                  "docs/hand-history.md) instead of the text (default: the text on stdout)"), "file")
     _complete(p.add_argument("--html", metavar="FILE",
                              help="write a self-contained web page that steps through the deal (both hands, the "
                                   "pile, each decision, the layout and the score; arrow keys or buttons) instead "
@@ -1099,7 +1149,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .core._cache import announce_compiles
+
     args = build_parser().parse_args(argv)
+    announce_compiles()  # every command says so before it compiles (numba is not loaded for this)
     try:
         args.func(args)
         sys.stdout.flush()

@@ -185,3 +185,38 @@ def test_sweeps_apply_to_the_matchups_whose_strategy_has_the_parameter(tmp_path)
         ("threshold_schedule", {})]
     with pytest.raises(ExperimentError, match="no matchup's strategy B has a parameter 'knock_at'"):
         load_experiment(write(tmp_path, text.replace('"a.knock_at"', '"b.knock_at"')))
+
+
+def test_every_column_of_a_runs_files_carries_its_description(tmp_path):
+    """Each Parquet file describes its columns in the fields' metadata (``description``):
+    the labels, a swept parameter, the hand and the game columns, as declared in
+    ``simulator.core.records``; pandas still reads the files as before."""
+    import pyarrow.parquet as pq
+
+    from simulator.core import records
+
+    text = textwrap.dedent('''
+        name = "described"
+        seed = 3
+        deals = 40
+        games = 4
+        matchups = [["simple", "random"]]
+        [variants.hoyle]
+        preset = "hoyle"
+        [sweep]
+        "a.knock_at" = [0, 4]
+    ''')
+    run_experiment(load_experiment(write(tmp_path, text)), tmp_path / "run", progress=False)
+    for mode, row in (("data", records.HAND_ROW), ("games", records.GAME_ROW)):
+        chunk = sorted((tmp_path / "run" / mode).glob("*.parquet"))[0]
+        schema = pq.read_schema(chunk)
+        described = {f.name: (f.metadata or {}).get(b"description", b"").decode() for f in schema}
+        assert all(described.values()), [name for name, text in described.items() if not text]
+        expected = {**records.column_descriptions(records.RUN_LABELS),
+                    "a.knock_at": records.SWEEP_DOC.format(name="a.knock_at"),
+                    **records.column_descriptions(row)}
+        assert described == expected
+    assert pq.read_schema(chunk).field("margin_a").metadata[b"description"] == b"`score_a - score_b`"
+    hands = pq.read_schema(sorted((tmp_path / "run" / "data").glob("*.parquet"))[0])
+    assert hands.field("net_a").metadata[b"description"] == b"points to A minus points to B"
+    assert len(read(tmp_path / "run")) == 2 * 40

@@ -82,13 +82,16 @@ class Hand:
 
     ``Hand(deck=..., dealer=0, ...)`` deals an explicit 52-card deck instead (cards 0..19
     alternately to the non-dealer and the dealer, card 20 the upcard, the rest the stock in
-    drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``.
+    drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``;
+    ``deck_stream`` (an int64) replaces its reshuffle stream (``rules.reshuffle_stock``),
+    so a deal of a run dealt again from its deck reshuffles as the run did
+    (``simulator.run.handhistory``).
     ``scores`` are the game scores before the hand, as the players see them.
     """
 
     def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, deal: int = 0, *,
                  a=None, b=None, mirrored: bool = True, deck=None, dealer: int | None = None,
-                 scores=(0, 0), hand_in_game: int | None = None):
+                 scores=(0, 0), hand_in_game: int | None = None, deck_stream: int | None = None):
         from strategies import parse_strategy
 
         self.rules = resolve_rules(rules)
@@ -106,6 +109,10 @@ class Hand:
         self._bots: list = [None, None]  # per seat: (engine, sid, params, lent params) once asked
         self.game, self.hand_in_game = -1, -1
         deck_rng = np.zeros(1, np.uint64)
+        if deck_stream is not None and (deck is None or isinstance(deck_stream, bool)
+                                        or not isinstance(deck_stream, (int, np.integer))
+                                        or not -2**63 <= deck_stream < 2**63):
+            raise ValueError(f"deck_stream must be an int64 and comes with an explicit deck, got {deck_stream!r}")
         if deck is None:
             if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
                 raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
@@ -146,6 +153,8 @@ class Hand:
                 raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
             self.a_seat, self.deal, self.pair = 0, 0, 0
             scripted_streams_nb(np.uint64(seed), deck_rng, self._rngs)
+            if deck_stream is not None:
+                deck_rng.view(np.int64)[0] = deck_stream
         deck_key = deck_rng.view(np.int64)[0]
         self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
         self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)  # written and read within one call

@@ -79,20 +79,27 @@ def replay_text(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool =
     c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
     a_seat = int(row["a_seat"])
     name = {a_seat: f"A ({c['a']})", 1 - a_seat: f"B ({c['b']})", -1: "table"}
-    dealt = {0: [], 1: []}
-    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}"]
-    for seat, kind, value in events:
-        if kind == "deal":
-            dealt[seat].append(value)
-            if len(dealt[0]) + len(dealt[1]) == 20:
-                for s in (0, 1):
-                    lines.append(f"{name[s]} holds {format_cards(sorted(dealt[s]))}")
-        else:
-            lines.append(describe_event(name[seat], seat, kind, value))
+    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}", *tell(name, events)]
     record = {k: _value(v) for k, v in row.items()}
     lines.append(f"row: outcome {record['outcome']}, winner {record['winner']}, points {record['points']}, "
                  f"net_a {record['net_a']}")
     return "\n".join(lines), record
+
+
+def tell(name: dict[int, str], events: list[tuple[int, str, int]]) -> list[str]:
+    """A hand's events in words, one line each: both dealt hands once the deal is complete,
+    then every later event (``describe_event``); ``name`` names seats 0 and 1 and the table
+    (-1).  What ``ginsim replay`` prints for a run's deal and for a hand history file."""
+    dealt: dict[int, list[int]] = {0: [], 1: []}
+    lines = []
+    for seat, kind, value in events:
+        if kind == "deal":
+            dealt[seat].append(value)
+            if len(dealt[0]) + len(dealt[1]) == 20:
+                lines += [f"{name[s]} holds {format_cards(sorted(dealt[s]))}" for s in (0, 1)]
+        else:
+            lines.append(describe_event(name[seat], seat, kind, value))
+    return lines
 
 
 _VERBS = {"decline": "declines", "take_pile": "takes from the pile", "draw_stock": "draws from the stock",

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.records import GAME_ROW, HAND_ROW, RUN_LABELS, SWEEP_DOC, column_descriptions
 from .experiment import BYTES_PER_ROW, Cell, Experiment, human_bytes, memory_budget
 from .rundir import (
     LOCK,
@@ -102,7 +103,8 @@ def _versions() -> dict[str, str]:
 
 #: the label columns of every row of a run, dictionary-encoded (Arrow dictionary arrays,
 #: pandas categoricals) with the run's values in cell order as the dictionary of every file
-LABEL_COLUMNS = ("matchup", "a", "b", "variant")
+#: (declared with their descriptions in ``simulator.core.records.RUN_LABELS``)
+LABEL_COLUMNS = tuple(c.frame for c in RUN_LABELS if c.dtype == "category")
 
 
 def _cell_labels(cell: Cell) -> dict[str, str]:
@@ -223,8 +225,19 @@ def _empty_frames(n_hand_cols: int, n_game_cols: int) -> dict[str, pd.DataFrame]
 def run_schema(exp: Experiment, mode: str):
     """The one Arrow schema of every ``mode`` file of a run: the types ``chunk_table``
     builds, with the pandas metadata of the same frame (so pandas reads the nullable and
-    categorical columns back as ``chunk_frame`` makes them)."""
+    categorical columns back as ``chunk_frame`` makes them), and each field's description
+    in its metadata under ``description`` (``run_column_descriptions``)."""
     return _cached(f"schema-{mode}", exp, lambda e: _make_run_schema(e, mode))
+
+
+def run_column_descriptions(exp: Experiment, mode: str) -> dict[str, str]:
+    """Every column of a run's ``mode`` files (``deals`` or ``games``) -> its description, in
+    file order: the labels, one column per swept parameter, then the hand or game row's
+    columns, all declared in ``simulator.core.records``."""
+    out = column_descriptions(RUN_LABELS)
+    out.update({key: SWEEP_DOC.format(name=key) for key in exp.sweep})
+    out.update(column_descriptions(HAND_ROW if mode == "deals" else GAME_ROW))
+    return out
 
 
 def _make_run_schema(exp: Experiment, mode: str):
@@ -240,7 +253,9 @@ def _make_run_schema(exp: Experiment, mode: str):
     empty = np.zeros((0, E.N_HAND_COLS if mode == "deals" else E.N_GAME_COLS), np.int64)
     columns = api.hand_columns(empty) if mode == "deals" else api.game_columns(empty)
     arrays = _label_arrays(exp, cell, 0) + api.arrow_arrays(columns)
-    fields = [pa.field(name, array.type) for name, array in zip(pandas_schema.names, arrays, strict=True)]
+    docs = run_column_descriptions(exp, mode)
+    fields = [pa.field(name, array.type, metadata={"description": docs[name]})
+              for name, array in zip(pandas_schema.names, arrays, strict=True)]
     return pa.schema(fields, metadata=pandas_schema.metadata)
 
 
@@ -774,12 +789,12 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
     if progress and done < total:
-        from ..core._cache import COMPILING_MESSAGE
+        from ..core._cache import announce_compile
         from ..engine.select import kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
-            print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+            announce_compile()
             compiling = True
     bar = _Progress(lambda initial: tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
                                          disable=bar_disabled(progress), desc=exp.name, smoothing=0.1),

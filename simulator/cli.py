@@ -14,6 +14,7 @@
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture (double oracle, or a class game)
     ginsim show RUN_DIR                                           the summary again, from files
+    ginsim seal DIR                                               record the chunk digests of an earlier ginsim's run
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--export FILE] [--trust-plugins]  one deal, turn by
                                                                   turn (or a page, or a hand history file)
     ginsim replay FILE [--html FILE]                              a hand history file played again and told
@@ -71,14 +72,23 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     except ImportError as exc:
         raise ValueError(str(exc)) from None
 
+    from tqdm import tqdm
+
+    from .core.inputs import check_memory
+    from .run.runner import bar_disabled
+
     if args.decks <= 0:
         raise ValueError(f"--decks must be a positive integer, got {args.decks}")
     arena_seed(args.seed, "--seed")
+    check_memory("--decks", args.decks, ARENA_BYTES_PER_DECK, "decks", "give --decks {most} or fewer")
     _register_plugins(args.plugin)
     if args.export is not None and not args.export.strip():
         raise ValueError("--export must name a directory, got an empty string")
-    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
-                   export=args.export)
+    # hands inside OpenSpiel play at Python speed (hundreds of decks a second): a bar with its
+    # rate and time left on a terminal's stderr
+    with tqdm(total=args.decks, unit="deck", disable=bar_disabled(not args.json), desc="arena") as bar:
+        result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
+                       export=args.export, progress=lambda done, total: bar.update(done - bar.n))
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
     if args.json:
         _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
@@ -100,6 +110,10 @@ def _cmd_arena(args: argparse.Namespace) -> None:
         print(f"hand histories: {e['written']:,} written to {e['directory']}"
               + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
                  f"{e['first_reason']})" if e["not_written"] else ""))
+
+
+#: memory ``arena`` keeps per deck (its points, a Python float in a list)
+ARENA_BYTES_PER_DECK = 64
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -161,9 +175,9 @@ def estimate(value: float, low: float, high: float, units: int, unit: str) -> di
 
 def _check_simulate_deals(deals: int, mirrored: bool) -> None:
     """``simulate --deals``: a positive integer, even when mirrored, whose rows fit in the
-    memory budget (``simulate`` holds every row at once, about ``BYTES_PER_ROW`` each at
-    its peak; ``ginsim run`` writes chunks to disk instead)."""
-    from .run.experiment import BYTES_PER_ROW, human_bytes, memory_budget
+    memory budget (``api.check_rows_memory``: ``simulate`` holds every row at once; ``ginsim
+    run`` writes chunks to disk instead)."""
+    from .api import check_rows_memory
 
     if deals <= 0:
         raise ValueError(f"--deals must be a positive integer, got {deals}")
@@ -171,12 +185,7 @@ def _check_simulate_deals(deals: int, mirrored: bool) -> None:
         nearest = " or ".join(f"{n:,}" for n in (deals - 1, deals + 1) if n > 0)
         raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {deals:,}: "
                          f"give {nearest}, or add --no-mirror")
-    budget, per_deal = memory_budget(), BYTES_PER_ROW["deals"]
-    if deals * per_deal > budget:
-        most = budget // per_deal // 2 * 2
-        raise ValueError(f"--deals {deals:,} would take about {human_bytes(deals * per_deal)} of memory, more than "
-                         f"{human_bytes(budget)} (half this machine's memory): give --deals {most:,} or less, or "
-                         f"play them with ginsim run, which keeps them on disk")
+    check_rows_memory("--deals", deals, step=2 if mirrored else 1)  # before anything compiles or is allocated
 
 
 def _cmd_simulate(args: argparse.Namespace) -> None:
@@ -739,6 +748,28 @@ def _multiplicity_option(p: argparse.ArgumentParser) -> None:
                         "discovery rate at 5%%, none tests each comparison on its own (default: holm)")
 
 
+def _cmd_seal(args: argparse.Namespace) -> None:
+    from .run.rundir import MANIFEST, is_confirmation_file, seal_file, seal_run
+
+    folder = Path(args.directory)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: not a directory")
+    did = []
+    if (folder / MANIFEST).exists():
+        n = seal_run(folder)
+        did.append(f"{folder / MANIFEST} records its chunks' digests already" if n is None else
+                   f"recorded the digests of {n:,} chunk(s) in {folder / MANIFEST}" if n else
+                   f"{folder}: no chunk file to record, the manifest is left as it is (play the run again)")
+    for name in ("confirm.json",):
+        if is_confirmation_file(folder / name):
+            did.append(f"sealed {folder / name} as it stands" if seal_file(folder / name) else
+                       f"{folder / name} is sealed already")
+    if not did:
+        raise ValueError(f"{folder} holds neither a run ({MANIFEST}) nor a confirm.json written by ginsim confirm")
+    for line in did:
+        print(line)
+
+
 def _cmd_report(args: argparse.Namespace) -> None:
     from .analysis.report import write_report
 
@@ -1048,6 +1079,16 @@ def _read_commands(command) -> None:
                    "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
+    p = command("seal", "record the digests of a run (or confirm.json) written by an earlier ginsim",
+                "A run directory written by an earlier ginsim (run-directory format 2 or 3) records no digest of "
+                "its chunks, so show, report and replay refuse it. seal checks every chunk as --resume does (its "
+                "provenance against the manifest, every page decoded), then records each chunk's sha256, size and "
+                "rows in the manifest; a confirm.json written by an earlier ginsim confirm is sealed as it stands. "
+                "It vouches for the files as they are now, so run it only on directories you trust.")
+    _complete(p.add_argument("directory", help="a run directory, or a study's results directory holding confirm.json"),
+              "directory")
+    p.set_defaults(func=_cmd_seal)
+
     p = command("replay", "re-play one deal of a run, or a hand history file, turn by turn",
                 "Re-play one deal of a run from its seed (checked against the row the run stored), or play a hand "
                 "history file again (checked against the result it records; format: docs/hand-history.md), and "
@@ -1150,26 +1191,38 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from .core._cache import announce_compiles
+    from .core.terminal import terminal_streams
 
-    args = build_parser().parse_args(argv)
-    announce_compiles()  # every command says so before it compiles (numba is not loaded for this)
-    try:
-        args.func(args)
-        sys.stdout.flush()
-    except _NotReplicated:
-        return 1
-    except BrokenPipeError:
-        # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
-    except (ValueError, OSError) as exc:
-        print(f"ginsim: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ginsim: interrupted; finished chunks are kept, continue with --resume", file=sys.stderr)
-        return 130
+    with terminal_streams():  # every command's output: text from data escaped, any encoding
+        args = build_parser().parse_args(argv)
+        announce_compiles()  # every command says so before it compiles (numba is not loaded for this)
+        try:
+            args.func(args)
+            sys.stdout.flush()
+        except _NotReplicated:
+            return 1
+        except BrokenPipeError:
+            # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 141
+        except (ValueError, OSError) as exc:
+            print(f"ginsim: error: {_one_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"ginsim: interrupted{INTERRUPTED.get(args.command, '')}", file=sys.stderr)
+            return 130
     return 0
+
+
+#: what Ctrl-C leaves behind, for the commands that keep their work (the others say only
+#: that they were interrupted)
+INTERRUPTED = {"run": "; finished chunks are kept, continue with --resume",
+               "reproduce": "; finished chunks are kept, continue with ginsim run experiments/STUDY.toml --out DIR "
+                            "--resume",
+               "tune": "; finished trials are kept, continue with --resume",
+               "exploit": "; finished trials are kept, continue with --resume",
+               "equilibrium": "; finished steps are kept, continue with --resume"}
 
 
 if __name__ == "__main__":

@@ -38,12 +38,13 @@ def test_simulate_an_odd_deal_count_of_one_is_told_the_one_even_count_near_it():
 
 
 def test_simulate_more_deals_than_memory_holds_is_one_line_naming_the_largest_and_ginsim_run():
-    from simulator.run.experiment import BYTES_PER_ROW, memory_budget
+    from simulator.api import BYTES_PER_ROW
+    from simulator.core.inputs import memory_budget
 
     most = memory_budget() // BYTES_PER_ROW["deals"] // 2 * 2
     done = cli("simulate", "simple", "random", "--deals", str(10**20))
-    one_line_error(done, "--deals 100,000,000,000,000,000,000 would take about", "half this machine's memory",
-                   f"give --deals {most:,} or less", "ginsim run")
+    one_line_error(done, "--deals: 100,000,000,000,000,000,000 deals need about", "half this machine's memory",
+                   f"give --deals {most:,} or fewer", "ginsim run")
     assert "dimension" not in done.stderr
 
 

@@ -26,7 +26,7 @@ from simulator.analysis.report import write_report
 from simulator.analysis.stats import holm_adjust
 from simulator.cli import main
 from simulator.run.experiment import load_experiment
-from simulator.run.rundir import RunError
+from simulator.run.rundir import RunError, seal
 from simulator.run.runner import run_experiment
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
@@ -148,11 +148,11 @@ def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seed
     shutil.move(run_dir / "confirm.json", out / "confirm.json")
     write_report(run_dir, out)
     assert "Claim true_claim (" in _findings((out / "report.md").read_text())
-    # a damaged confirm.json is one error naming the field, and no report file is replaced
+    # a damaged confirm.json is one error naming the field (even sealed again), and no report file is replaced
     good = (out / "confirm.json").read_text()
     damaged = json.loads(good)
     del damaged["claims"][0]["original"]["low"]
-    (out / "confirm.json").write_text(json.dumps(damaged, indent=1))
+    (out / "confirm.json").write_text(json.dumps(seal(damaged), indent=1))
     before = (out / "report.md").read_bytes()
     with pytest.raises(RunError, match=r"claims\[0\]\.original\.low is missing"):
         write_report(run_dir, out)

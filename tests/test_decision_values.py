@@ -52,9 +52,15 @@ def _protocol(folder, claims):
     return open_protocol("tiny_values", claims, folder)
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """Every test works in its own directory: a spec writes only inside the working one."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _study(tmp_path):
     spec = tmp_path / "tiny_values.toml"
-    spec.write_text(SPEC.format(out=(tmp_path / "out").as_posix(), report=(tmp_path / "report.md").as_posix()))
+    spec.write_text(SPEC.format(out="out", report="report.md"))
     return spec
 
 

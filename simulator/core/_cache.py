@@ -180,7 +180,9 @@ def _scans(sources: list[tuple[str, Path]]) -> dict[str, tuple[list[str], list[s
     digests = {name: hashlib.sha256(name.encode() + b"\0" + data).hexdigest() for name, data in contents.items()}
     if not all(d in _SCANS for d in digests.values()):
         try:
-            stored = json.loads((folder / _SCAN_TABLE).read_text(encoding="utf-8"))
+            from .inputs import read_json
+
+            stored = read_json(folder / _SCAN_TABLE, "the cache's scan table")  # bounded before parsing
             _SCANS.update({d: (list(v[0]), list(v[1])) for d, v in stored.items()
                            if isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)})
         except (OSError, ValueError, TypeError, AttributeError):

@@ -58,7 +58,8 @@ from ..core.records import (
     OUTCOMES,
 )
 from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb, scripted_streams_nb
-from ..core.rules import Rules, resolve_rules
+from ..core.inputs import argument, int_pair
+from ..core.rules import MAX_TARGET, Rules, resolve_rules
 
 _TRACE_ROWS = 64  # events one action can write (a deal writes 21)
 
@@ -97,9 +98,9 @@ class Hand:
         self.rules = resolve_rules(rules)
         self._rules = self.rules.to_array()
         self.strategies = tuple(None if s is None else parse_strategy(s) for s in (a, b))
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-        seed = int(seed)
+        seed = argument("seed", seed, "int", 0, 2**64 - 1, text="an integer from 0 to 2**64 - 1")
+        mirrored = argument("mirrored", mirrored, "bool")
+        s0, s1 = int_pair("scores", scores, 0, MAX_TARGET - 1)
         self.seed = seed
         n_rules = len(self._rules)
         self._work = np.zeros(K_SEAT_RULES + 2 * n_rules, np.int64)  # (layout: K_*)
@@ -114,9 +115,7 @@ class Hand:
                                         or not -2**63 <= deck_stream < 2**63):
             raise ValueError(f"deck_stream must be an int64 and comes with an explicit deck, got {deck_stream!r}")
         if deck is None:
-            if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
-                raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
-            deal = int(deal)
+            deal = argument("deal", deal, "int", low=0)
             cards = np.empty(52, np.int64)
             # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
             if hand_in_game is None:
@@ -125,9 +124,7 @@ class Hand:
                 if dealer is not None and dealer != default_dealer:
                     raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
             else:
-                if isinstance(hand_in_game, bool) or not isinstance(hand_in_game, (int, np.integer)) \
-                        or hand_in_game < 0:
-                    raise ValueError(f"hand_in_game must be a non-negative integer, got {hand_in_game!r}")
+                hand_in_game = argument("hand_in_game", hand_in_game, "int", low=0)
                 pair, default_dealer, a_seat = (int(x) for x in game_start_nb(
                     np.uint64(seed), np.int64(deal), bool(mirrored), deck_rng))
                 game_hand_streams_nb(np.uint64(seed), np.int64(deal), np.int64(pair), np.int64(hand_in_game),
@@ -138,9 +135,7 @@ class Hand:
                         raise ValueError("dealer is needed for a hand after a game's first: it depends on the "
                                          "hands before")
                     dealer = default_dealer
-                if dealer not in (0, 1):
-                    raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
-                default_dealer = dealer
+                default_dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
             self.a_seat = a_seat
             self.deal, self.pair = deal if hand_in_game is None else int(hand_in_game), pair
             dealer = default_dealer
@@ -148,9 +143,7 @@ class Hand:
             cards = np.array(as_codes(deck), dtype=np.int64)
             if len(cards) != 52 or set(cards.tolist()) != set(DECK.tolist()):
                 raise ValueError("deck must list all 52 cards exactly once")
-            dealer = 0 if dealer is None else dealer
-            if dealer not in (0, 1):
-                raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+            dealer = argument("dealer", 0 if dealer is None else dealer, "int", 0, 1, text="seat 0 or 1")
             self.a_seat, self.deal, self.pair = 0, 0, 0
             scripted_streams_nb(np.uint64(seed), deck_rng, self._rngs)
             if deck_stream is not None:
@@ -159,7 +152,6 @@ class Hand:
         self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
         self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)  # written and read within one call
         self.events: list[tuple[int, str, int]] = []
-        s0, s1 = (int(x) for x in scores)
         S.deal_nb(self._state, cards, np.int64(dealer), np.int64(s0), np.int64(s1), self._rules,
                   deck_key, self._trace)
         self._collect_events()

@@ -73,6 +73,7 @@ from strategies.registry import register_player
 from .. import actions as A
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
+from ..core.inputs import argument
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
 from ..run.handhistory import HandHistory, play, record, write_file
@@ -104,12 +105,14 @@ OS_SUIT_TO_OURS = (0, 3, 2, 1)  # the permutation is its own inverse
 
 
 def os_card(code: int) -> int:
-    """OpenSpiel's index of our card code."""
+    """OpenSpiel's index of our card code (a ValueError for anything that is not one)."""
+    code = as_codes([code])[0]
     return OUR_SUIT_TO_OS[code >> 4] * 13 + (code & 15)
 
 
 def our_card(index: int) -> int:
-    """Our card code of OpenSpiel's card index."""
+    """Our card code of OpenSpiel's card index 0..51 (a ValueError for anything else)."""
+    index = argument("OpenSpiel card index", index, "int", 0, 51)
     return OS_SUIT_TO_OURS[index // 13] * 16 + index % 13
 
 
@@ -725,7 +728,7 @@ class _Shadow:
 
 
 def _code(card) -> int:
-    return as_codes(card)[0] if isinstance(card, str) else int(card)
+    return as_codes(card if isinstance(card, str) else [card])[0]
 
 
 def _codes_mask(cards) -> int:

@@ -24,7 +24,6 @@ as a strategy (``strategies.register``) relative to the file's folder.
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import allowed_words, is_int, is_number, value_problem  # noqa: F401  (is_*: re-exported)
 from .limits import SEED_LIMIT, SEED_TEXT
 
 
@@ -62,16 +62,6 @@ KINDS = {
 }
 
 Fail = Callable[[str, str], Exception]
-
-
-def is_int(value: Any) -> bool:
-    """An integer that is not a boolean (TOML's true is not 1)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value: Any) -> bool:
-    """A finite integer or float that is not a boolean."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)
@@ -111,36 +101,19 @@ class Key:
         """The allowed values in words, as errors and docs say them."""
         if self.text is not None:
             return self.text
-        if self.kind in ("int", "number"):
-            what = "an integer" if self.kind == "int" else "a number"
-            if self.gt == 0:
-                return "a positive integer" if self.kind == "int" else "a positive number"
-            if self.low is not None and self.high is not None:
-                return f"{what} from {_num(self.low)} to {_num(self.high)}"
-            if self.low == 1 and self.kind == "int":
-                return "a positive integer"
-            if self.low is not None:
-                return f"{what} of at least {_num(self.low)}"
-            return "a finite number" if self.kind == "number" else what
-        if self.kind == "bool":
-            return "true or false"
+        if self.kind in ("int", "number", "bool", "str"):
+            return allowed_words(self.kind, self.low, self.high, self.gt)
         if self.kind == "choice":
             return "one of " + ", ".join(map(str, self.choices))
-        if self.kind in ("str", "name"):
-            return NAME_TEXT if self.kind == "name" else "a string"
+        if self.kind == "name":
+            return NAME_TEXT
         return {"table": "a table", "list": "a list"}.get(self.kind, "a value")
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with ``value`` by this key's type, range or choices (None: nothing)."""
         kind = self.kind
-        if kind in ("int", "number"):
-            ok = ((is_int(value) if kind == "int" else is_number(value))
-                  and (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
-                  and (self.gt is None or value > self.gt))
-        elif kind == "bool":
-            ok = isinstance(value, bool)
-        elif kind == "str":
-            ok = isinstance(value, str)
+        if kind in ("int", "number", "bool", "str"):
+            ok = not value_problem(kind, value, self.low, self.high, self.gt)
         elif kind == "name":
             ok = isinstance(value, str) and bool(NAME_PATTERN.match(value))
         elif kind == "choice":
@@ -163,10 +136,6 @@ class Key:
         allowed = _markdown(self.allowed)
         text = " ".join(t for t in (self.help and self.help[0].upper() + self.help[1:] + ".", self.doc) if t)
         return f"| `{self.name}` | {kind} | {default} | {allowed}. {text} |"
-
-
-def _num(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else str(x)
 
 
 def _toml(value: Any) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.cards import format_card, format_cards, mask_cards
-from .rundir import Plan, RunError, code_fingerprint, finish_advice, load_plugins, readable_run, run_path
+from .rundir import Plan, RunError, code_fingerprint, finish_advice, load_plugins, read_chunk_table, readable_run, run_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 def stored_row(run_dir: Path, manifest: dict, good: list[Path], cell: int, deal: int) -> dict:
     """The hand row a run stored for (cell, deal), read from its verified chunk file."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     chunk = plan.chunk("deals", cell, deal // plan.sizes["deals"][1])
@@ -31,7 +30,7 @@ def stored_row(run_dir: Path, manifest: dict, good: list[Path], cell: int, deal:
     if path not in good:
         raise RunError(f"{run_dir}: {chunk.path}, which holds deal {deal} of cell {cell}, is not written yet; "
                        f"{finish_advice(run_dir)}")
-    table = pq.read_table(path)
+    table = read_chunk_table(run_dir, path, manifest)  # its bytes proven first
     rows = table.filter(pc.equal(table["deal"], deal)).to_pylist()
     if len(rows) != 1:
         raise RunError(f"{path}: holds {len(rows)} rows for deal {deal}, one expected")

@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core import inputs
 from ..core.records import GAME_ROW, HAND_ROW, RUN_LABELS, SWEEP_DOC, column_descriptions
-from .experiment import BYTES_PER_ROW, Cell, Experiment, human_bytes, memory_budget
+from .experiment import BYTES_PER_ROW, Cell, Experiment
 from .rundir import (
     LOCK,
     MANIFEST,
@@ -47,10 +48,12 @@ from .rundir import (
     Chunk,
     Plan,
     RunError,
+    DIGEST_FORMAT,
     FORMAT,
     RunLock,
     check_subdirs,
     chunk_provenance,
+    chunk_record,
     cell_seed,
     code_fingerprint,
     is_confirmation_file,
@@ -64,6 +67,7 @@ from .rundir import (
     new_run_id,
     read_manifest,
     readable_run,
+    require_digests,
     temp_name,
     todo_chunks,
     update_manifest,
@@ -332,22 +336,28 @@ def parquet_options(schema) -> dict[str, Any]:
             "write_statistics": [name for name in STATISTICS_COLUMNS if name in schema.names]}
 
 
-def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, int]:
-    """Write a chunk's table atomically: under a temporary name unique to the run and this
-    process, then renamed.  pyarrow releases the GIL while it encodes and writes."""
+def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[Chunk, dict[str, Any]]:
+    """Write a chunk's table atomically: encoded in memory, then written under a temporary
+    name unique to the run and this process, then renamed.  Returns the chunk and what the
+    manifest records of it (``rundir.chunk_record``: the sha256, size and rows of the bytes
+    written).  pyarrow releases the GIL while it encodes."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **parquet_options(table.schema))
+    data = memoryview(sink.getvalue())
     target = Path(run_dir) / chunk.path
     tmp = temp_name(target, run_id)
     try:
         tmp.unlink(missing_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle, **parquet_options(table.schema))
+            handle.write(data)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-    return chunk.cell, chunk.count
+    return chunk, chunk_record(data, table.num_rows)
 
 
 def experiment_sids(exp: Experiment) -> set[int]:
@@ -360,7 +370,7 @@ def experiment_sids(exp: Experiment) -> set[int]:
 
 
 def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
-               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[int, int]:
+               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[Chunk, dict[str, Any]]:
     """Play and write one chunk (what a worker process does)."""
     table = _play_chunk(exp, cell, chunk, threads, provenance, watch_parent)
     return _write_chunk(table, chunk, run_dir, provenance["run_id"])
@@ -372,8 +382,8 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
     kernel (``nogil``) and pyarrow both release the GIL, so playing chunk i + 1 overlaps
     writing chunk i.  At most one chunk waits for the writer (memory: two chunks).  Every
     write is finished (or its temporary file removed) before this returns or raises, so
-    the run's lock is never released under a write in flight.  ``done(count)`` is called
-    as each chunk lands; returns the number written."""
+    the run's lock is never released under a write in flight.  ``done(chunk, record)`` is
+    called as each chunk lands; returns the number written."""
     from concurrent.futures import ThreadPoolExecutor
 
     wrote = 0
@@ -386,12 +396,12 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
                 table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk),
                                     check_code=bool(exp.plugins))
                 if pending is not None:
-                    done(pending.result()[1])
+                    done(*pending.result())
                     wrote += 1
                 pending = writer.submit(_write_chunk, table, chunk, str(out), manifest["run_id"])
                 del table
             if pending is not None:
-                done(pending.result()[1])
+                done(*pending.result())
                 wrote += 1
                 pending = None
         finally:
@@ -414,17 +424,12 @@ WORKER_BYTES = 350_000_000
 
 def check_disk(out: Path, rows: int, files: int) -> None:
     """Refuse a run whose files would not fit on the disk of ``out`` (bytes and inodes),
-    before anything is written."""
-    import shutil
-
+    before anything is written (``simulator.core.inputs.check_disk``)."""
+    inputs.check_disk("deals/games", out, rows, DISK_BYTES_PER_ROW, "rows to write",
+                      "give fewer deals or games, or another --out", RunError)
     where = Path(out).absolute()
     while not where.exists() and where != where.parent:
         where = where.parent
-    need = rows * DISK_BYTES_PER_ROW
-    free = shutil.disk_usage(where).free
-    if need > free:
-        raise RunError(f"deals/games: {rows:,} rows to write need about {human_bytes(need)} on disk, "
-                       f"{human_bytes(free)} free at {where}; give fewer deals or games, or another --out")
     inodes = os.statvfs(where).f_favail
     if inodes and files > inodes:
         raise RunError(f"chunk/game_chunk: {files:,} chunk files to write, the file system at {where} has room for "
@@ -437,11 +442,8 @@ def check_jobs(exp: Experiment, jobs: int) -> None:
         return
     per_worker = WORKER_BYTES + max(min(size, per_file) * BYTES_PER_ROW[mode] for mode, size, per_file in
                                     (("deals", exp.deals or 0, exp.chunk), ("games", exp.games or 0, exp.game_chunk)))
-    budget = memory_budget()
-    most = max(1, budget // per_worker)
-    if jobs > most:
-        raise RunError(f"--jobs {jobs}: each worker process needs about {human_bytes(per_worker)}, and "
-                       f"{human_bytes(budget)} (half this machine's memory) holds {most}; give --jobs {most} or less")
+    inputs.check_memory(f"--jobs {jobs}", jobs, per_worker, "worker processes with their chunks",
+                        "give --jobs {most} or less", RunError)
 
 
 def _check_output_dir(out: Path) -> None:
@@ -474,6 +476,7 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         if not resume:
             state = "a finished run" if manifest["complete"] else "an unfinished run (use --resume)"
             raise RunError(f"{out} already holds {state}; choose another --out, or --force to replace it")
+        require_digests(out, manifest)
         if manifest["experiment"] != wanted:
             raise RunError(f"{out} holds a run of a different experiment; cannot --resume it")
         if manifest["code_fingerprint"] != fingerprint:
@@ -494,6 +497,7 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         "git_commit": _git_commit(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "complete": False,
+        "chunks": {},
     }
     manifest = json.loads(json.dumps(manifest))  # as read back: the hash covers the JSON data
     manifest["manifest_hash"] = manifest_hash(manifest)
@@ -522,8 +526,8 @@ def _is_ginsim_manifest(path: Path) -> bool:
     """True for a manifest ginsim wrote, of this or an older format: a JSON object holding
     the resolved experiment and its cells."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        data = inputs.read_json(path, "a run manifest", RunError)
+    except RunError:
         return False
     return isinstance(data, dict) and isinstance(data.get("experiment"), dict) and isinstance(data.get("cells"), list)
 
@@ -690,7 +694,8 @@ def finished_run_of(exp: Experiment, out: str | Path) -> bool:
     """True when ``out`` holds a finished run of exactly ``exp`` (the same resolved
     experiment), played by this code, whose every file verifies: re-running it would only
     reproduce the same rows, so ``ginsim run`` shows that run instead of refusing.  Anything
-    else (no run, another experiment or code, an unfinished or damaged run) is False."""
+    else (no run, another experiment or code, an unfinished, damaged or changed run, one
+    without chunk digests) is False."""
     out = run_path(out)
     if not (out / MANIFEST).is_file():
         return False
@@ -698,10 +703,11 @@ def finished_run_of(exp: Experiment, out: str | Path) -> bool:
         manifest = read_manifest(out)
     except RunError:
         return False
-    if not manifest.get("complete") or manifest["experiment"] != json.loads(json.dumps(exp.to_dict())) \
+    if not manifest.get("complete") or manifest["format"] < DIGEST_FORMAT \
+            or manifest["experiment"] != json.loads(json.dumps(exp.to_dict())) \
             or manifest["code_fingerprint"] != code_fingerprint(exp.plugins):
         return False
-    return verify_run(out, manifest).complete
+    return verify_run(out, manifest, deep=True).complete  # every chunk's bytes proven
 
 
 def _plural(n: int, word: str) -> str:
@@ -801,30 +807,58 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
                     done, compiling)
     tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads, chunk_provenance(manifest, c))
              for c in todo_chunks(plan, verification))
-    wrote = 0
+    records = _Records(out, manifest, bar.update)
     try:
         if backend == "dask":
             with joblib.parallel_config(backend="dask", wait_for_workers_timeout=120):
-                for _, count in joblib.Parallel(return_as="generator_unordered")(tasks):
-                    bar.update(count)
-                    wrote += 1
+                for chunk, record in joblib.Parallel(return_as="generator_unordered")(tasks):
+                    records.landed(chunk, record)
         elif jobs == 1:
-            wrote = _play_and_write(exp, cells, todo_chunks(plan, verification), out, threads, manifest,
-                                    bar.update)
+            _play_and_write(exp, cells, todo_chunks(plan, verification), out, threads, manifest, records.landed)
         else:
             tasks = (joblib.delayed(fn)(*args, **kwargs, watch_parent=True) for fn, args, kwargs in tasks)
-            for _, count in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
-                bar.update(count)
-                wrote += 1
+            for chunk, record in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
+                records.landed(chunk, record)
     finally:
         bar.close()
+        records.flush()  # what landed stays recorded, even when interrupted
     final = verify_run(out, manifest)
     if not final.complete:
         raise RunError(f"{out}: the run did not complete: " + "; ".join(final.problems()))
     manifest["complete"] = True
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     update_manifest(out, manifest)
-    return wrote
+    return records.count
+
+
+#: the manifest is written again at most this often while chunks land (``_Records``)
+RECORD_SECONDS = 2.0
+
+
+class _Records:
+    """The run's chunk records, kept as its chunks land: each chunk's sha256, size and rows
+    (``rundir.chunk_record``) go into the manifest's ``chunks``, and the manifest is written
+    again (atomically) at most every ``RECORD_SECONDS`` and once when the run stops, so a
+    run of many chunks does not rewrite it for every one.  A chunk a killed process wrote
+    but did not record yet is played again by ``--resume``; ``progress(rows)`` is the bar."""
+
+    def __init__(self, out: Path, manifest: dict[str, Any], progress):
+        self.out, self.manifest, self.progress = out, manifest, progress
+        self.count, self.pending, self.last = 0, 0, time.monotonic()
+        manifest.setdefault("chunks", {})
+
+    def landed(self, chunk: Chunk, record: dict[str, Any]) -> None:
+        self.manifest["chunks"][chunk.path] = record
+        self.count += 1
+        self.pending += 1
+        self.progress(chunk.count)
+        if time.monotonic() - self.last >= RECORD_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            update_manifest(self.out, self.manifest)
+            self.pending, self.last = 0, time.monotonic()
 
 
 def run_status(run_dir: str | Path) -> str | None:

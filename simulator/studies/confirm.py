@@ -60,9 +60,10 @@ from ..analysis.claims import format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
+from ..core.inputs import read_json
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
-from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
+from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now
 from .seeds import development_seed_error
 
@@ -751,9 +752,9 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
             raise fail("unit", f"tuning {claim.tuning} plays {mode}: unit = \"{'hand' if mode == 'deals' else 'game'}\"")
         tune_json = root / tune_out_dir(tspec) / "tune.json"
         try:
-            result = json.loads(tune_json.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise fail("tuning", f"cannot read the tuning's result {tune_json}: {exc}") from None
+            result = read_json(tune_json, "a tuning's result", RunError)
+        except RunError as exc:
+            raise fail("tuning", f"cannot read the tuning's result: {exc}") from None
         if result.get("name") != tspec.name or result.get("seed") != tspec.seed:
             raise fail("tuning", f"{tune_json} is not the result of {tspec.path} (name or seed differ)")
         rows = {r["name"]: r for r in result["fresh"]["rows"]}
@@ -901,7 +902,9 @@ def _kind(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_json(result: dict[str, Any]) -> str:
-    return json.dumps(result, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """``confirm.json``: the result, sealed (``rundir.seal``), so that a report refuses it
+    once edited."""
+    return json.dumps(seal(result), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _outputs(result: dict[str, Any] | None = None) -> list[tuple[str, str, str | None]]:

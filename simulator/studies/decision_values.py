@@ -56,6 +56,7 @@ import strategies
 from strategies.hybrid import DECISION_PHASES
 
 from ..core import constants as C
+from ..core.inputs import outside_work, read_json
 from ..core.rules import resolve_rules
 from ..run.rundir import code_fingerprint
 from .seeds import development_seed_error
@@ -147,6 +148,9 @@ def parse_spec(data: dict[str, Any], where: str = "<spec>") -> Spec:
     for key in ("out", "report"):
         if key in data and (not isinstance(data[key], str) or not data[key]):
             raise fail(key, f"must be a path, got {data[key]!r}")
+        problem = outside_work(data[key]) if key in data else None  # a spec never writes outside the working directory
+        if problem:
+            raise fail(key, problem)
     blocks = data["blocks"]
     if not isinstance(blocks, list) or not blocks:
         raise fail("blocks", "must be a non-empty list of [[blocks]] tables")
@@ -237,8 +241,10 @@ def previous_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     if not path.is_file():
         return {}
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
+        doc = read_json(path, "a decision-values result", DecisionValuesError)
+    except DecisionValuesError:
+        return {}
+    if not isinstance(doc, dict):
         return {}
     if (doc.get("name"), doc.get("seed"), doc.get("donor"), doc.get("version"), doc.get("code")) != \
             (spec.name, spec.seed, spec.donor, __version__, code_fingerprint()):
@@ -386,9 +392,10 @@ def _study_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     path = Path(spec.out) / "decision_values.json"
     if not path.is_file():
         raise ClaimError(f"{path}: missing; run python -m simulator.studies.decision_values first")
-    doc = json.loads(path.read_text())
-    if doc.get("seed") != spec.seed or doc.get("name") != spec.name:
-        raise ClaimError(f"{path}: made from another spec (seed {doc.get('seed')}); run the study again")
+    doc = read_json(path, "a decision-values result", ClaimError)
+    if not isinstance(doc, dict) or doc.get("seed") != spec.seed or doc.get("name") != spec.name:
+        raise ClaimError(f"{path}: made from another spec (seed {doc.get('seed') if isinstance(doc, dict) else '?'}); "
+                         f"run the study again")
     rows = {}
     for r in doc["rows"]:
         block = next((b for b in spec.blocks if (b.rules, b.unit) == (r["rules"], r["unit"])), None)

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
+from ..core.inputs import outside_work
 from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT, SEED_TEXT
 from .exploit import best_response, check_family, default_family, response_spec
@@ -148,9 +149,11 @@ def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | 
     if not _is_int(seed) or not 0 <= seed < SEED_LIMIT - MAX_ITERATIONS:
         raise fail("seed", f"must be {SEED_TEXT}")
     out = data.get("out")
-    if out is not None and (not isinstance(out, str) or not out.strip() or Path(out).is_absolute()
-                            or Path(out).parts[0] == ".."):
-        raise fail("out", f"must be a directory inside the current directory, got {out!r}")
+    if out is not None and (not isinstance(out, str) or not out.strip()):
+        raise fail("out", f"must name a directory inside the current directory, got {out!r}")
+    problem = None if out is None else outside_work(out)  # a spec never writes outside the working directory
+    if problem:
+        raise fail("out", f"must be a directory inside the current directory: {problem}")
     start = data.get("start", ["simple"])
     if not isinstance(start, list) or not start or not all(isinstance(s, str) for s in start):
         raise fail("start", "must be a non-empty list of strategy specs, e.g. [\"simple\"]")

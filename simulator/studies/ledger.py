@@ -33,6 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..core.inputs import check_nesting
+
 #: the ledgers' folder inside ``experiments/``, and a ledger's suffix
 LEDGER_DIR = "ledger"
 SUFFIX = ".jsonl"
@@ -197,6 +199,7 @@ def parse_ledger(data: bytes, path: Path, study: str) -> Ledger:
         def fail(name: str, message: str, number=number) -> LedgerError:
             return LedgerError(f"{path}:{number}: {name}: {message}")
 
+        check_nesting(line, f"{path}:{number}: line", LedgerError)  # bounded before it is parsed
         try:
             entry = json.loads(line)
         except ValueError as exc:

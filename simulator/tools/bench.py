@@ -288,15 +288,11 @@ def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str
     import shutil
 
     cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
-    per_cell = total // cells
-    per_cell -= per_cell % 2
-    chunk = min(chunk - chunk % 2, per_cell)
+    text, per_cell, chunk = scale_experiment(total, chunk, directory)
     root = Path(tempfile.mkdtemp(prefix="ginsim-scale-", dir=directory))
     try:
         exp = root / "scale.toml"
-        exp.write_text(f'name = "scale"\nseed = 1\ndeals = {per_cell}\nchunk = {chunk}\nmatchups = ['
-                       + ", ".join(f'["{a}", "{b}"]' for a, b in SCALE_MATCHUPS) + "]\n"
-                       + "".join(f'[variants.{v}]\npreset = "{v}"\n' for v in SCALE_VARIANTS))
+        exp.write_text(text)
         _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(root / "warm"), "--deals", "2",
                 "--quiet"])
         load_before = os.getloadavg()
@@ -321,6 +317,36 @@ def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str
             "data_bytes": data, "bytes_per_deal_on_disk": data / (per_cell * cells),
             "load_before": list(load_before), "load_after": list(load_after), "cpus": os.cpu_count(),
             "directory": str(root) if keep else None}
+
+
+def scale_experiment(total: int, chunk: int, directory: str | None) -> tuple[str, int, int]:
+    """The scale benchmark's experiment file for ``total`` deals (``--scale-deals``) over the
+    10 cells, with (deals per cell, chunk): checked as ``ginsim run`` checks an experiment
+    (sizes, memory) and against the free disk where the run goes, before anything is
+    written; a problem is one line naming ``--scale-deals``."""
+    from ..core.inputs import check_disk
+    from ..run.experiment import ExperimentError, parse_experiment
+    from ..run.runner import DISK_BYTES_PER_ROW
+
+    cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
+    if total < 2 * cells:
+        raise ValueError(f"--scale-deals must be at least {2 * cells} (a mirrored pair in each of the {cells} cells), "
+                         f"got {total:,}")
+    per_cell = total // cells
+    per_cell -= per_cell % 2
+    chunk = min(chunk - chunk % 2, per_cell)
+    text = (f'name = "scale"\nseed = 1\ndeals = {per_cell}\nchunk = {chunk}\nmatchups = ['
+            + ", ".join(f'["{a}", "{b}"]' for a, b in SCALE_MATCHUPS) + "]\n"
+            + "".join(f'[variants.{v}]\npreset = "{v}"\n' for v in SCALE_VARIANTS))
+    import tomllib
+
+    try:
+        parse_experiment(tomllib.loads(text), "the scale benchmark")
+    except ExperimentError as exc:
+        raise ValueError(f"--scale-deals {total:,}: {exc}") from None
+    check_disk(f"--scale-deals {total:,}", directory or tempfile.gettempdir(), per_cell * cells,
+               DISK_BYTES_PER_ROW, "deals to write", "give --scale-deals {most} or fewer, or a --scale-dir with room")
+    return text, per_cell, chunk
 
 
 def print_scale(r: dict) -> None:

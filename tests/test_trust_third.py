@@ -302,6 +302,21 @@ def test_an_edited_report_record_vouches_for_nothing(run):
     assert mine.read_text() == "my notes\n" and (run / "report.md").is_file()
 
 
+def test_a_record_of_an_earlier_ginsim_is_replaced_not_trusted(run):
+    assert ginsim("report", run).returncode == 0
+    record = json.loads((run / REPORT_RECORD).read_text())
+    del record["seal"]  # as an earlier ginsim wrote it (the committed results/ hold such records)
+    (run / REPORT_RECORD).write_text(json.dumps(record))
+    assert ginsim("report", run).returncode == 0  # replaced, now sealed
+    assert "seal" in json.loads((run / REPORT_RECORD).read_text())
+    (run / REPORT_RECORD).write_text(json.dumps({**record, "files": {**record["files"], "notes.md": "0" * 64}}))
+    (run / "notes.md").write_text("my notes\n")  # an unsealed record lists nothing ginsim trusts
+    one_line_error(ginsim("run", write(run.parent, TINY), "--out", run, "--force", "--quiet"), "notes.md")
+    (run / "notes.md").unlink()
+    assert ginsim("run", write(run.parent, TINY), "--out", run, "--force", "--quiet").returncode == 0
+    assert not (run / REPORT_RECORD).exists() and not (run / "report.md").exists()
+
+
 # ---- bug 4: a spec never writes outside the working directory ---------------------------------
 
 def test_a_spec_out_that_escapes_the_working_directory_is_refused(tmp_path, monkeypatch):

@@ -1042,47 +1042,54 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
-def _recorded(out: Path) -> dict[str, str] | None:
-    """The record's name -> sha256, or None when there is no record it can trust: none, an
-    unreadable one, or one whose seal does not match (an edited record vouches for nothing)."""
+def _recorded(out: Path) -> tuple[dict[str, str] | None, bool]:
+    """(the record's name -> sha256, or None when there is no record it can trust; whether
+    ``out`` holds an unsealed record of an earlier ginsim).  An unreadable record, or one
+    whose seal does not match (an edited record), vouches for nothing."""
     path = Path(out) / REPORT_RECORD
     if not path.exists() and not path.is_symlink():
-        return None
+        return None, False
     try:
-        data = read_sealed(path, "a report record", "")
+        data = read_json(path, "a report record", RunError, limit=1 << 20)
     except RunError:
-        return None
-    files = data.get("files") if data.get("generator") == GENERATOR else None
+        return None, False
+    if not isinstance(data, dict) or data.get("generator") != GENERATOR:
+        return None, False
+    if SEAL not in data:
+        return None, True
+    try:
+        check_seal(data, path, "")
+    except RunError:
+        return None, False
+    files = data.get("files")
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-        return None
-    return files
+        return None, False
+    return files, False
 
 
 def report_files(out: Path) -> list[Path]:
     """The files of ``out`` that ``ginsim report`` wrote and nobody changed since: those in
     its record (``REPORT_RECORD``, sealed, which is one of them) whose sha256 still matches.
-    A directory without a record (a report of an earlier ginsim) vouches for report.md and
-    report.html when they carry the mark, and for the marked figures report.md shows."""
+    A directory without a sealed record (a report of an earlier ginsim) vouches for
+    report.md and report.html when they carry the mark, for the marked figures report.md
+    shows, and for the earlier ginsim's unsealed record itself (whose list it does not
+    trust: anyone can edit it)."""
     out = Path(out)
-
-    def plain(path: Path) -> bool:
-        return written_by_ginsim(path)  # (read through open_regular: a regular file, not a link)
-
-    files = _recorded(out)
+    files, legacy = _recorded(out)
     if files is not None:
         ours = [out / name for name, digest in sorted(files.items())
-                if "/" not in name and name not in ("", ".", "..") and plain(out / name)
+                if "/" not in name and name not in ("", ".", "..") and written_by_ginsim(out / name)
                 and _sha256(out / name) == digest]
         return ours + [out / REPORT_RECORD]
-    ours = [out / name for name in _LEGACY_NAMES if plain(out / name)]
+    ours = [out / name for name in _LEGACY_NAMES if written_by_ginsim(out / name)]  # (regular files, not links)
     if out / "report.md" in ours:
         try:
             text = read_regular(out / "report.md", "a report", 1 << 26, RunError).decode("utf-8", "replace")
         except RunError:
             text = ""
         shown = re.findall(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)", text)
-        ours += [out / name for name in dict.fromkeys(shown) if plain(out / name)]
-    return ours
+        ours += [out / name for name in dict.fromkeys(shown) if written_by_ginsim(out / name)]
+    return ours + ([out / REPORT_RECORD] if legacy else [])
 
 
 #: ``ginsim confirm``'s outputs in a study's results directory (``simulator.studies.confirm``):

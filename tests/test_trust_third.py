@@ -62,9 +62,13 @@ def edit_chunk(path: Path, points: int = 50) -> None:
 
 
 @contextlib.contextmanager
-def deadline(seconds: float):
-    """Fail instead of hanging: a blocking open or read is interrupted after ``seconds``."""
+def deadline(seconds: float, fifo: Path | None = None):
+    """Fail instead of hanging: after ``seconds`` a blocking open or read is interrupted, and
+    a reader blocked on ``fifo`` in another thread is let go (its write end opened and closed)."""
     def expire(signum, frame):
+        if fifo is not None:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         raise TimeoutError(f"still blocked after {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -250,7 +254,7 @@ def test_a_fifo_in_a_run_directory_is_refused_at_once(run, tmp_path, name):
     assert ginsim("report", run).returncode == 0
     (run / name).unlink(missing_ok=True)
     os.mkfifo(run / name)
-    with deadline(30):
+    with deadline(30, run / name):
         for argv in (["show", run], ["report", run, "--out", tmp_path / "rep"]):
             done = ginsim(*argv)
             if name in (CHUNK, MANIFEST):

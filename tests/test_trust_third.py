@@ -14,7 +14,7 @@ import io
 import json
 import os
 import shutil
-import signal
+import threading
 import tomllib
 from pathlib import Path
 
@@ -62,22 +62,28 @@ def edit_chunk(path: Path, points: int = 50) -> None:
 
 
 @contextlib.contextmanager
-def deadline(seconds: float, fifo: Path | None = None):
-    """Fail instead of hanging: after ``seconds`` a blocking open or read is interrupted, and
-    a reader blocked on ``fifo`` in another thread is let go (its write end opened and closed)."""
-    def expire(signum, frame):
-        if fifo is not None:
+def deadline(seconds: float, fifo: Path):
+    """Fail instead of hanging on ``fifo``: once ``seconds`` have passed, a thread keeps
+    opening and closing its write end, which lets any reader blocked on it go, and the
+    test fails (a blocked open in C code never returns to Python for a signal to stop it)."""
+    done, fired = threading.Event(), []
+
+    def release() -> None:
+        if done.wait(seconds):
+            return
+        fired.append(True)
+        while not done.wait(0.05):
             with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        raise TimeoutError(f"still blocked after {seconds} s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    watcher = threading.Thread(target=release, daemon=True)
+    watcher.start()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        done.set()
+        watcher.join()
+    assert not fired, f"a reader blocked on {fifo} for more than {seconds} s"
 
 
 # ---- the principles, each one function ----------------------------------------------------
@@ -90,7 +96,7 @@ def test_read_regular_opens_no_link_and_never_waits(tmp_path):
     os.mkfifo(tmp_path / "fifo.json")
     (tmp_path / "sub").symlink_to(tmp_path)
     assert inputs.read_json("real.json", "a doc", within=tmp_path) == {"a": 1}
-    with deadline(10):
+    with deadline(10, tmp_path / "fifo.json"):
         for name, words in (("link.json", "symbolic link"), ("fifo.json", "is a FIFO, not a regular file"),
                             ("sub/real.json", "symbolic link"), ("../x.json", "not a plain path"),
                             ("nothing.json", "no such file")):

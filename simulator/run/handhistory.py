@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import as_codes, format_card, format_cards
+from ..core.inputs import read_toml
 from ..core.records import OUTCOMES
 from ..core.rules import Rules, resolve_rules
 from ..core.state import N_ACTIONS, action_name
@@ -417,12 +417,8 @@ def parse(data: dict[str, Any], where: str = "hand history") -> HandHistory:
 def read_file(path: str | Path) -> HandHistory:
     """Read and check a hand history file (``parse``; not played)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HandHistoryError(f"{path}: cannot be read: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HandHistoryError(f"{path}: not TOML: {exc}") from None
+    # a regular file, never waited on, bounded in size and nesting before it is parsed
+    data = read_toml(path, "a hand history file", HandHistoryError)
     return parse(data, str(path))
 
 

@@ -473,12 +473,15 @@ def _cmd_tune(args: argparse.Namespace) -> None:
                 "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
                 "edges": [{"baseline": row["name"], "strategy": row["strategy"],
                            "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
-                          for row in result["fresh"]["rows"][1:]]})
+                          for row in result["fresh"]["rows"][1:]],
+                "not_reproducible": result["not_reproducible"]})
             continue
         print(f"{spec.name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
               f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)")
         for row in result["fresh"]["rows"][1:]:
             print(f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]")
+        if result["not_reproducible"]:
+            print(f"  not reproducible from its spec and seed: {result['not_reproducible']}")
     summary = write_summary(results, args.summary) if args.summary else None
     if args.json:
         _print_json("tune", {"results": documents, "summary": None if summary is None else str(summary)})
@@ -503,13 +506,16 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
         _print_json("exploit", {
             "opponent": r["opponent"], "rules": r["rules"], "objective": r["objective"], "family": r["family"],
             "seed": r["seed"], "best_response": r["policy"], "tuned_params": r["tuned_params"], "out": r["out"],
-            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3)})
+            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3),
+            "not_reproducible": r["not_reproducible"]})
         return
     scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
     print(f"best response to {r['opponent']} under {r['rules']} within {r['family']}: {r['policy']}")
     print(f"  edge ({OBJECTIVE_TEXT[r['objective']]}, fresh {r['pairs']:,} mirrored pairs): "
           f"{scale * r['edge']:+.4f}{unit} [{scale * r['low']:+.4f}, {scale * r['high']:+.4f}]  "
           f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
+    if r["not_reproducible"]:
+        print(f"  not reproducible from its spec and seed: {r['not_reproducible']}")
 
 
 def _load_equilibrium_spec(path: str):

@@ -57,8 +57,20 @@ def fresh_result(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | N
         "tuning_value": float(best.value), "search_played": played_search,
         "fixed_sweep": sweep, "fresh": cached, "code_fingerprint": fingerprint,
         "sampler": spec.sampler, "pruner": spec.pruner, "optuna": study.user_attrs.get("ginsim_optuna"),
-        "interrupted_trials": study.user_attrs.get("ginsim_interrupted", []), "description": spec.description,
+        "interrupted_trials": study.user_attrs.get("ginsim_interrupted", []),
+        "not_reproducible": _not_reproducible(spec, study), "description": spec.description,
     }
+
+
+def _not_reproducible(spec: TuneSpec, study) -> str | None:
+    """Why the study is not the one its spec and seed give from the start (it was resumed
+    with another trial count), or None.  An interrupted study resumed with its own spec is
+    (``simulator.studies.tune.sampler``, ``search._clear_interrupted``)."""
+    counts = study.user_attrs.get("ginsim_trials", [spec.trials])
+    if len(counts) == 1:
+        return None
+    return (f"played with trials = {', then '.join(map(str, counts))}; a tuning of trials = {spec.trials} from the "
+            f"start samples and polishes at other points")
 
 
 def _fresh_rows(spec: TuneSpec, field_: Field, chosen: str, policies: dict[str, str], pairs: int,

@@ -322,3 +322,45 @@ def test_the_opponents_unseen_cards_follow_mcs_belief():
             favoured += sum(c & 15 in hot for c in hidden) / max(len(hot), 1)
             disfavoured += sum(c & 15 in cold for c in hidden) / max(len(cold), 1)
     assert favoured > 1.5 * disfavoured > 0
+
+
+# --------------------------------------------------------------------------- OpenSpiel's gin_rummy
+@pytest.mark.parametrize("params", [{}, {"knock_card": 7, "gin_bonus": 20, "undercut_bonus": 10}])
+def test_under_openspiels_rules_both_games_return_the_same_for_the_same_moves(params):
+    """Under ``gin_rummy``'s own rules options, every hand of ``python_ginsim`` (ginsim
+    strategies with random moves mixed in) replayed in ``gin_rummy`` through the cross-check's
+    translation (``replay_events``: the same chance outcomes, each move as OpenSpiel's
+    actions) returns the same to both players; a hand that cannot be replayed is skipped only
+    for a documented reason (OpenSpiel's 11-card knock shortcut, its upcard-draw cap)."""
+    from collections import Counter
+
+    from simulator.interop.openspiel import ReplaySkip, replay_events
+    from test_openspiel_crosscheck import SKIP_CATEGORIES
+
+    theirs = pyspiel.load_game("gin_rummy", params)
+    game = G.game_like_gin_rummy(theirs)
+    assert game.rules.knock_limit == theirs.get_parameters()["knock_card"] and not game.rules.undercut_on_tie
+    rng = random.Random(len(params))
+    outcomes, skipped = Counter(), Counter()
+    for i in range(240):
+        names = [("simple", "knock_early", "gin_hunter", "random")[(i + k) % 4] for k in (0, 1)]
+        bots = [G.StrategyBot(p, names[p]) for p in (0, 1)]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            elif rng.random() < 0.1:
+                state.apply_action(rng.choice(state.legal_actions()))
+            else:
+                state.apply_action(bots[state.current_player()].step(state))
+        try:
+            replay = replay_events(state.hand.events, theirs)
+        except ReplaySkip as skip:
+            skipped[skip.category] += 1
+            continue
+        assert replay.openspiel == state.returns(), replay
+        history = replay.state.history()
+        assert history[:21] == state.history()[:21]  # the deal: the same chance outcomes
+        outcomes[replay.outcome] += 1
+    assert set(skipped) <= set(SKIP_CATEGORIES) and sum(skipped.values()) <= 12, skipped
+    assert {"knock", "gin", "undercut", "dead"} <= set(outcomes), outcomes

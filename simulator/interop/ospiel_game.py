@@ -85,10 +85,10 @@ from ..core.rules import CANCEL_AT_STOCK, MAX_HANDS_PER_GAME, MAX_TURNS_PER_HAND
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..engine.hand import Hand
 from ..run.replay import describe_event
-from .openspiel import os_card, our_card
+from .openspiel import os_card, our_card, rules_for
 
 __all__ = ["SHORT_NAME", "GinsimGame", "GinsimState", "StrategyBot", "parameter_specification",
-           "rules_from_parameters", "CHANCE"]
+           "rules_from_parameters", "game_like_gin_rummy", "CHANCE"]
 
 SHORT_NAME = "python_ginsim"
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -220,6 +220,14 @@ class GinsimGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return GinsimObserver(iig_obs_type, params)
+
+
+def game_like_gin_rummy(game) -> GinsimGame:
+    """The ``python_ginsim`` game with the rules of an OpenSpiel ``gin_rummy`` game: one hand
+    of ``single_hand`` with its knock card, gin and undercut bonuses
+    (``simulator.interop.openspiel.rules_for``; docs/openspiel.md tables the parameters)."""
+    rules = rules_for(game)
+    return pyspiel.load_game(SHORT_NAME, _reported(rules, False, ""))
 
 
 # --------------------------------------------------------------------------- the state

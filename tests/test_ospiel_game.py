@@ -26,6 +26,7 @@ from strategies import view as V  # noqa: E402
 from simulator.engine.hand import Hand  # noqa: E402
 from simulator.interop import ospiel_game as G  # noqa: E402
 from simulator.interop.openspiel import os_card  # noqa: E402
+from simulator.interop.ospiel_play import deck_chance  # noqa: E402
 
 PRESETS = list(Rules.PRESETS)
 
@@ -154,16 +155,6 @@ def test_the_strings_never_show_the_opponents_stock_draws():
 
 
 # --------------------------------------------------------------------------- ginsim's own state machine
-def _deck_chance(state, deck: list[int]) -> int:
-    """The chance outcome that deals ``deck`` (ginsim's dealing order, non-dealer first; dealer
-    P1): the deal in OpenSpiel's order, then the stock from the top."""
-    n = len(state._dealt) if state.hand is None else None
-    if n is not None:
-        order = deck[0:20:2] + deck[1:20:2] + deck[20:21]
-        return os_card(order[n])
-    return os_card(next(c for c in deck[21:] if c in state.hand.stock()))
-
-
 @pytest.mark.parametrize("preset", ["hoyle", "modern", "oklahoma", "gin_only"])
 def test_strategy_bots_play_exactly_the_hand_ginsim_plays(preset):
     """The same deck, the same strategies: ``python_ginsim`` with ``StrategyBot``s and
@@ -175,7 +166,7 @@ def test_strategy_bots_play_exactly_the_hand_ginsim_plays(preset):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(_deck_chance(state, deck))
+                state.apply_action(deck_chance(state, deck))
             else:
                 state.apply_action(bots[state.current_player()].step(state))
         dealt = deck[0:20:2] + deck[1:20:2] + deck[20:21]

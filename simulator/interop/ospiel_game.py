@@ -255,6 +255,7 @@ class GinsimState(pyspiel.State):
         self._trail = array("q")  # this hand's entries (``_ENTRY`` ints each)
         self._past: list[tuple[str, str]] = []  # finished hands as each player saw them
         self._returns: list[float] | None = None
+        self._texts: dict = {}  # the strings of this state, made once: (player, perfect recall) -> text
         self._game_row = None
         if game.whole_game:
             self._game_row = np.zeros(N_GAME_COLS, np.int64)  # kept by ``end_of_hand_nb``
@@ -292,6 +293,7 @@ class GinsimState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         self._moves += 1
+        self._texts = {}
         if self.hand is None:
             self._deal(action)
             return
@@ -361,6 +363,14 @@ class GinsimState(pyspiel.State):
         rules = self.get_game().rules
         encode_view_nb(view, np.zeros(1, np.int64), np.int64(rules.target_score), out)
 
+    def text(self, player: int, perfect_recall: bool) -> str:
+        """``player``'s observation string (``perfect_recall``: its information state string),
+        made once per state."""
+        key = (player, perfect_recall)
+        if key not in self._texts:
+            self._texts[key] = self._record_text(player) if perfect_recall else self._view_text(player)
+        return self._texts[key]
+
     def _view_text(self, player: int) -> str:
         game = self.get_game()
         head = f"P{player}"
@@ -395,7 +405,7 @@ class GinsimState(pyspiel.State):
         parts = [f"{SHORT_NAME} P{player}"]
         parts += [past[player] for past in self._past]
         parts.append(self._hand_text(player))
-        parts.append("now: " + self._view_text(player))
+        parts.append("now: " + self.text(player, False))
         return "\n".join(parts)
 
     def _hand_text(self, player: int) -> str:
@@ -704,10 +714,12 @@ class _Resampler:
         for j in range(len(trail)):
             kind, seat, action = (int(x) for x in trail[j, :3])
             if kind != _MOVE:
-                card = os_card(places[j]) if j in places else action
-                if not world.is_chance_node() or card not in {c for c, _ in world.chance_outcomes()}:
+                if not world.is_chance_node():
                     return None
-                world.apply_action(card)
+                try:  # (a card not left to deal or draw is refused)
+                    world.apply_action(os_card(places[j]) if j in places else action)
+                except ValueError:
+                    return None
                 continue
             if seat == q and action == S.A_NO_KNOCK:  # private: the world's opponent may not have had the choice
                 if self._may_knock(world):
@@ -722,7 +734,7 @@ class _Resampler:
             if self._may_knock(src):
                 return None
             self._play_on(world)
-        if world.current_player() != src.current_player() or world._record_text(self.p) != src._record_text(self.p):
+        if world.current_player() != src.current_player() or world.text(self.p, True) != src.text(self.p, True):
             return None
         return world
 
@@ -759,7 +771,7 @@ class GinsimObserver:
         state._encode(player, self.tensor)
 
     def string_from(self, state: GinsimState, player: int) -> str:
-        return state._record_text(player) if self.perfect_recall else state._view_text(player)
+        return state.text(player, self.perfect_recall)
 
 
 pyspiel.register_game(_GAME_TYPE, GinsimGame)

@@ -9,9 +9,9 @@ same ``--eval-hands`` hands (fixed decks, player 0) against the same opponent, a
 (episodes, CPU seconds, points per hand with a 95% interval) is printed and, with ``--out``,
 written as JSON; the first row is the untrained network.
 
-Install and run (torch's CPU build; docs/openspiel.md):
+Install and run (torch's CPU build, and dm-tree, which OpenSpiel's PyTorch agents import; docs/openspiel.md):
 
-    pip install open_spiel torch==2.13.0
+    pip install open_spiel torch==2.13.0 dm-tree
     python examples/openspiel_dqn.py --rules single_hand --opponent random --episodes 6000
 """
 
@@ -32,7 +32,8 @@ try:
     from open_spiel.python import rl_environment
     from open_spiel.python.pytorch import dqn
 except ImportError as exc:
-    raise SystemExit(f"openspiel_dqn needs open_spiel and torch (pip install open_spiel torch==2.13.0): {exc}") from None
+    raise SystemExit(f"openspiel_dqn needs open_spiel, torch and dm-tree (pip install open_spiel torch==2.13.0 dm-tree): "
+                     f"{exc}") from None
 
 import pyspiel
 

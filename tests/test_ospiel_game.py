@@ -355,3 +355,21 @@ def test_under_openspiels_rules_both_games_return_the_same_for_the_same_moves(pa
         outcomes[replay.outcome] += 1
     assert set(skipped) <= set(SKIP_CATEGORIES) and sum(skipped.values()) <= 12, skipped
     assert {"knock", "gin", "undercut", "dead"} <= set(outcomes), outcomes
+
+
+def test_the_docs_table_maps_every_gin_rummy_parameter_to_ginsim_fields():
+    """docs/openspiel.md's table names every parameter of OpenSpiel's gin_rummy, and every
+    ginsim field it names exists."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text()
+    table = text[text.index("| OpenSpiel `gin_rummy` parameter |"):].split("\n\n")[0].split("\n")[2:]
+    theirs, ours = set(), set()
+    for row in table:
+        cells = row.split("|")
+        theirs |= set(re.findall(r"`(\w+)`", cells[1]))
+        ours |= set(re.findall(r"`(\w+)`", cells[2]))
+    assert theirs == set(pyspiel.load_game("gin_rummy").get_type().parameter_specification)
+    assert ours and ours <= {f.name for f in dataclasses.fields(Rules)}
+    game = G.game_like_gin_rummy(pyspiel.load_game("gin_rummy", {"knock_card": 8, "gin_bonus": 30}))
+    assert game.rules == Rules.preset("single_hand", knock_limit=8, gin_bonus=30)

@@ -60,3 +60,20 @@ def test_bench_game_counts_steps_of_both_games():
     r = P.bench_game(seconds=0.2)
     assert r["python_ginsim_steps_per_cpu_s"] > 0 and r["gin_rummy_steps_per_cpu_s"] > 0
     assert r["ratio"] == pytest.approx(r["python_ginsim_steps_per_cpu_s"] / r["gin_rummy_steps_per_cpu_s"])
+
+
+def test_the_dqn_example_trains_through_rl_environment_and_writes_its_curve(tmp_path):
+    """examples/openspiel_dqn.py (skipped without torch and dm-tree): OpenSpiel's DQN through
+    rl_environment on python_ginsim, its greedy policy evaluated on fixed decks."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tree")
+    path = Path(__file__).resolve().parents[1] / "examples" / "openspiel_dqn.py"
+    spec = importlib.util.spec_from_file_location("openspiel_dqn", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "curve.json"
+    assert module.main(["--episodes", "30", "--eval-every", "15", "--eval-hands", "6", "--hidden", "16",
+                        "--opponent", "simple", "--out", str(out)]) == 0
+    curve = json.loads(out.read_text())["curve"]
+    assert [row["episodes"] for row in curve] == [0, 15, 30]
+    assert all(row["ci95_low"] <= row["points_per_hand"] <= row["ci95_high"] for row in curve)

@@ -251,6 +251,11 @@ class Hand:
         other.__dict__ = fields
         return other
 
+    def __deepcopy__(self, memo) -> "Hand":
+        """``copy.deepcopy`` is ``clone`` (pyspiel clones a Python game's state by deep-copying
+        its fields)."""
+        return self.clone()
+
     def __getstate__(self) -> dict:
         """A ``Hand`` pickles (pyspiel clones and serializes a Python game's state by
         pickling it: ``simulator.interop.ospiel_game``): its work array, rules, events and

@@ -4,7 +4,7 @@ OpenSpiel's PyTorch DQN (``open_spiel.python.pytorch.dqn``) plays player 0 of ``
 single hands (``simulator.interop.ospiel_game``) against a ginsim strategy in seat 1
 (``StrategyBot``), through OpenSpiel's ``rl_environment`` (which deals the chance nodes): it
 sees the information-state tensor (ginsim's encoder of its view) and learns from the hand's
-points / 100 (Huber loss, Adam).  Every ``--eval-every`` episodes its greedy policy plays the
+points / 100 (Huber loss, Adam; exploration decays over about the run's first third).  Every ``--eval-every`` episodes its greedy policy plays the
 same ``--eval-hands`` hands (fixed decks, player 0) against the same opponent, and the curve
 (episodes, CPU seconds, points per hand with a 95% interval) is printed and, with ``--out``,
 written as JSON; the first row is the untrained network.
@@ -89,6 +89,10 @@ def main(argv=None) -> int:
     p.add_argument("--eval-every", type=int, default=1000, help="evaluate every this many hands (default: 1000)")
     p.add_argument("--eval-hands", type=int, default=400, help="hands per evaluation, fixed decks (default: 400)")
     p.add_argument("--hidden", type=int, default=256, help="units in each of the two hidden layers (default: 256)")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (default: 0.001)")
+    p.add_argument("--epsilon-decay", type=int,
+                   help="agent steps over which exploration decays from 1 to 0.05 (default: 3 per training hand, "
+                        "about a third of the run)")
     p.add_argument("--seed", type=int, default=1, help="the network's, the exploration's and the decks' seed (default: 1)")
     p.add_argument("--out", help="write the curve as JSON here (default: print only)")
     args = p.parse_args(argv)
@@ -97,10 +101,10 @@ def main(argv=None) -> int:
     env = rl_environment.Environment(game, seed=args.seed)
     agent = dqn.DQN(player_id=0, state_representation_size=env.observation_spec()["info_state"][0],
                     num_actions=env.action_spec()["num_actions"], hidden_layers_sizes=[args.hidden, args.hidden],
-                    replay_buffer_capacity=50_000, batch_size=64, learning_rate=5e-4, optimizer_str="adam",
+                    replay_buffer_capacity=50_000, batch_size=64, learning_rate=args.lr, optimizer_str="adam",
                     loss_str="huber", learn_every=4, update_target_network_every=1000,
                     min_buffer_size_to_learn=1000, epsilon_start=1.0, epsilon_end=0.05,
-                    epsilon_decay_duration=max(1, args.episodes * 8), seed=args.seed)
+                    epsilon_decay_duration=max(1, args.epsilon_decay or 3 * args.episodes), seed=args.seed)
     bot = StrategyBot(1, args.opponent)
     curve = []
     t0 = time.process_time()

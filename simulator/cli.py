@@ -24,7 +24,7 @@
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
-    ginsim bench [--quick] [--json] [--scale]                     speed on this machine
+    ginsim bench [--quick] [--json] [--scale] [--openspiel-game]  speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 
@@ -813,7 +813,19 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)
         print(json.dumps(result, indent=2)) if args.json else bench.print_rl_env(result)
         return
-    bench.run(quick=args.quick, as_json=args.json)
+    try:  # python_ginsim beside OpenSpiel's gin_rummy, when open_spiel is installed
+        from .interop import ospiel_play
+    except ImportError:
+        ospiel_play = None
+    if args.openspiel_game:
+        if ospiel_play is None:
+            raise ValueError("--openspiel-game needs OpenSpiel (the open_spiel package): pip install 'ginsim-rummy[openspiel]'")
+        result = ospiel_play.bench_game(seconds=1.0 if args.quick else 3.0)
+        print(json.dumps(result, indent=2)) if args.json else ospiel_play.print_bench(result)
+        return
+    extra = {} if ospiel_play is None else {
+        "openspiel_game": (lambda quick: ospiel_play.bench_game(seconds=1.0 if quick else 2.0), ospiel_play.print_bench)}
+    bench.run(quick=args.quick, as_json=args.json, extra=extra)
 
 
 def _cmd_completion(args: argparse.Namespace) -> None:
@@ -1112,6 +1124,10 @@ def _info_commands(command) -> None:
     p.add_argument("--rl", action="store_true",
                    help="instead: only the RL environments, agent steps per CPU-second of GinRummyVectorEnv (1024 hands "
                         "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
+    p.add_argument("--openspiel-game", action="store_true",
+                   help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
+                        "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "
+                        "open_spiel; default: everything, this included when open_spiel is installed)")
     p.set_defaults(func=_cmd_bench)
 
     p = command("cache", "manage compiled kernels")

@@ -658,7 +658,11 @@ def print_rl_env(r: dict) -> None:
     print(line)
 
 
-def run(quick: bool = False, as_json: bool = False) -> dict:
+def run(quick: bool = False, as_json: bool = False, extra: dict | None = None) -> dict:
+    """Every benchmark, printed as tables (or JSON).  ``extra`` maps a section's name to
+    ``(measure, show)``: ``measure(quick)`` gives its result, ``show(result)`` prints it after
+    the tables (the command line adds sections of layers this module may not import:
+    ``python_ginsim`` beside OpenSpiel's ``gin_rummy``, ``simulator.interop.ospiel_play``)."""
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 100_000 if quick else 1_000_000
     result = {
@@ -678,10 +682,14 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
         "rl_env": bench_rl_env(seconds=1.0 if quick else 3.0),
     }
+    for name, (measure, _) in (extra or {}).items():
+        result[name] = measure(quick)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
         print_tables(result)
+        for name, (_, show) in (extra or {}).items():
+            show(result[name])
     return result
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from simulator.cli import main
-from simulator.run.rundir import cell_seed
+from simulator.run.seeds import derive_seed
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
 from test_confirm import tiny_study  # the tiny study: knock_early against random, hoyle
@@ -189,7 +189,7 @@ def test_sizes_are_in_the_ledger_before_playing_and_a_second_confirmation_takes_
     real = C.play_cell_stats
 
     def crash_on_the_confirmation(cell, mode, n, seed, mirrored, jobs=1):
-        if seed != cell_seed(424242, 0) and not played:  # the study's own cell plays first
+        if seed != derive_seed(424242, 0) and not played:  # the study's own cell plays first
             played.append(n)
             raise OSError("interrupted")
         return real(cell, mode, n, seed, mirrored, jobs)

@@ -251,7 +251,7 @@ def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bo
     """Run (or resume) the double oracle of ``spec`` into ``out``; returns the result (what
     ``equilibrium.json`` holds)."""
     from ..run.rundir import locked_output
-    from .seeds import development_seed_error
+    from ..run.seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
     if refusal:

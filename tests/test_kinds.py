@@ -4,6 +4,7 @@ refusing in one line a kind it does not play and saying how that kind is played.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
     ("experiments/tune_small.toml", "tuning"),
     ("experiments/optimal_knock/hoyle.toml", "tuning"),
     ("experiments/optimal_knock", "tuning"),
+    ("experiments/equilibrium_knock/classic.toml", "equilibrium"),
+    ("experiments/equilibrium_knock.toml", "experiment"),
+    ("experiments/exploit/mc_family.toml", "exploit_family"),
 ])
 def test_every_study_is_the_kind_its_keys_declare(path, kind):
     assert kinds.kind_of(ROOT / path).name == kind
@@ -45,4 +49,23 @@ def test_commands_refuse_a_kind_they_do_not_play_in_one_line(tmp_path, monkeypat
     assert main(["report", "results/optimal_knock/hoyle", "--out", str(tmp_path / "y")]) == 2
     assert "holds the results of a tuning spec, whose report ginsim report does not write: ginsim tune SPEC " \
            "plays it, and ginsim tune SPEC --resume rewrites its report" in capsys.readouterr().err
-    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    assert main(["run", "experiments/equilibrium_knock/classic.toml"]) == 2
+    assert "is an equilibrium spec, which ginsim run does not play: ginsim equilibrium " \
+           "experiments/equilibrium_knock/classic.toml plays it" in capsys.readouterr().err
+    assert main(["report", "results/equilibrium_knock/classic", "--out", str(tmp_path / "z")]) == 2
+    assert "--resume rewrites its outputs" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in "xyz")
+
+
+def test_every_study_file_of_experiments_is_one_kind():
+    """Each TOML file under experiments/ (claims files aside) is owned by one kind, or by none
+    and read as an experiment file, which then loads."""
+    from simulator.run.experiment import load_experiment
+
+    for path in sorted(ROOT.glob("experiments/**/*.toml")):
+        if path.name.endswith("claims.toml"):
+            continue
+        owners = [k.name for k in kinds.KINDS if k.owns(tomllib.loads(path.read_text(encoding="utf-8")))]
+        assert len(owners) <= 1, (path, owners)
+        if not owners:
+            load_experiment(path)  # read as an experiment file, it is one

@@ -22,13 +22,15 @@ def _blake(text: str) -> int:
 
 @pytest.mark.parametrize("seed", [0, 5, 20261129, 2**63 - 1])
 def test_derive_seed_is_the_one_format_every_earlier_helper_used(seed):
-    # the formats of the five helpers it replaced: the runner's cell seed, the confirmation
-    # seed, a tuning's stream seed, a decision-values block seed, OpenSpiel's shadow seed
+    # the formats of the helpers it replaced: the runner's cell seed, the confirmation seed, a
+    # tuning's stream and sampler seeds, a decision-values block seed, OpenSpiel's shadow seed
+    # (and python_ginsim's hand seed, whose root is the hand's number in the game)
     assert derive_seed(seed, 3) == _blake(f"{seed}:3")
     assert derive_seed(seed, salt="ginsim-confirm-1") == _blake(f"ginsim-confirm-1:{seed}")
     assert derive_seed(seed, "fresh", 2, salt="ginsim-tune") == _blake(f"ginsim-tune:{seed}:fresh:2")
     assert derive_seed(seed, "mc", "simple", "hoyle", "game") == _blake(f"{seed}:mc:simple:hoyle:game")
     assert derive_seed(seed, 1, "4,17,30") == _blake(f"{seed}:1:4,17,30")
+    assert derive_seed(seed, "sampler", 7, salt="ginsim-tune") == _blake(f"ginsim-tune:{seed}:sampler:7")
     assert 0 <= derive_seed(seed, 3) < 2**63
 
 

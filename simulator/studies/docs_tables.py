@@ -1,7 +1,8 @@
-"""docs/experiments.md's tables of a claims file's keys, generated from their declaration
+"""The tables of the studies' keys, generated from their declarations by
+``simulator.run.config``: docs/experiments.md's of a claims file
 (``simulator.studies.confirm.CLAIMS_FILE_SCHEMA`` and ``CLAIM_SCHEMA``) and of a
-decision-values spec's (``simulator.studies.decision_values.SCHEMA`` and ``BLOCK_SCHEMA``) by
-``simulator.run.config``::
+decision-values spec (``simulator.studies.decision_values.SCHEMA`` and ``BLOCK_SCHEMA``),
+docs/equilibrium.md's of an equilibrium spec (``simulator.studies.equilibrium.SCHEMA``)::
 
     python -m simulator.studies.docs_tables            # rewrite the tables
     python -m simulator.studies.docs_tables --check    # exit 1 when they are stale
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..run import config
-from . import confirm, decision_values
+from . import confirm, decision_values, equilibrium
 
 PROG = "python -m simulator.studies.docs_tables"
 
@@ -20,7 +21,9 @@ PROG = "python -m simulator.studies.docs_tables"
 def main(argv: list[str] | None = None) -> int:
     schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA, decision_values.SCHEMA,
                decision_values.BLOCK_SCHEMA]
-    return config.main(argv, {config.ROOT / "docs" / "experiments.md": schemas}, PROG)
+    pages = {config.ROOT / "docs" / "experiments.md": schemas,
+             config.ROOT / "docs" / "equilibrium.md": [equilibrium.SCHEMA]}
+    return config.main(argv, pages, PROG)
 
 
 if __name__ == "__main__":

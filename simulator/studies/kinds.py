@@ -39,14 +39,14 @@ class Kind:
     every required key and no other, ``owns``); ``played_by`` says how it is played, for the
     refusals of commands it does not answer ({name} and {path} stand for the study's name
     and file); ``output`` is the file its results directory
-    holds.  ``run``, ``reproduce``, ``report`` and ``confirm`` are None for a command the kind
-    does not answer."""
+    holds (None: none of its own).  ``run``, ``reproduce``, ``report`` and ``confirm`` are None
+    for a command the kind does not answer."""
 
     name: str
     label: str
     schema: Schema | None
     played_by: str
-    output: str
+    output: str | None
     claims_file: Callable[[Path], Path] | None = None
     confirm: Callable[..., dict[str, Any]] | None = None
     reproduce: Callable[[Path, str, Options], list[str]] | None = None
@@ -123,6 +123,18 @@ def _experiment_schema() -> Schema:
     return SCHEMA
 
 
+def _equilibrium_schema() -> Schema:
+    from .equilibrium import SCHEMA
+
+    return SCHEMA
+
+
+def _family_schema() -> Schema:
+    from .exploit import FAMILY_SCHEMA
+
+    return FAMILY_SCHEMA
+
+
 #: the kinds, in the order a file is matched against them (an experiment file last: a file
 #: no kind owns is read as one, so its loader names what is wrong with it)
 KINDS = (
@@ -135,6 +147,11 @@ KINDS = (
          "ginsim tune {path} plays it, and ginsim tune {path} --resume rewrites its report", "tune.json",
          cf.tuning_claims_path,
          lambda path, protocol, deals, games, jobs, log: cf.confirm_tuning(path, protocol, deals, games, log)),
+    Kind("equilibrium", "an equilibrium spec", _equilibrium_schema(),
+         "ginsim equilibrium {path} plays it, and ginsim equilibrium {path} --resume rewrites its outputs",
+         "equilibrium.json"),
+    Kind("exploit_family", "an exploit family", _family_schema(),
+         "ginsim exploit OPPONENT --family {path} plays it", None),
     Kind("experiment", "an experiment file", _experiment_schema(),
          "ginsim run {path} or ginsim reproduce {name} plays it", "manifest.json", cf.claims_path, cf.confirm_study,
          _reproduce_experiment, run=True, report=_report_run),
@@ -180,7 +197,7 @@ def report(folder: Path, options: Options) -> list[Path]:
     """``ginsim report DIR``: the report of an output directory, by the kind that made it
     (the file it holds, ``Kind.output``); a directory no kind made is read as a run
     directory, whose reader names what is missing."""
-    kind = next((k for k in KINDS if (Path(folder) / k.output).is_file()), EXPERIMENT)
+    kind = next((k for k in KINDS if k.output and (Path(folder) / k.output).is_file()), EXPERIMENT)
     if kind.report is None:
         raise ValueError(f"{folder} holds the results of {kind.label}, whose report ginsim report does not write: "
                          f"{kind.played_by.format(name='NAME', path='SPEC')}")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...core.rules_api import max_knock_limit
-from ...run.config import REQUIRED, Key, Schema, is_int, is_number, plugins_key, refuse_unknown, seed_key
+from ...run.config import REQUIRED, Key, Schema, is_int, is_number, plugins_key, seed_key
 from ...run.experiment import format_value, read_toml_file
 from ...run.limits import MAX_PER_CELL, PER_CELL_BITS
 
@@ -526,16 +526,6 @@ SCHEMA = Schema("tune", (
 ))
 TOP_KEYS = set(SCHEMA.names)
 
-
-
-#: the keys an equilibrium spec (``simulator.studies.equilibrium``) shares with a tuning spec
+#: the keys an equilibrium spec (``simulator.studies.equilibrium.SCHEMA``) shares with a tuning
+#: spec: its schema holds these declarations themselves
 SHARED_HEAD = ("name", "description", "objective", "rules")
-
-
-def read_shared_head(data: dict[str, Any], top_keys: set[str], fail) -> dict[str, Any]:
-    """The keys of ``SHARED_HEAD`` read by ``SCHEMA``'s own declarations, for a spec that also
-    has keys of its own: a key outside ``top_keys`` is refused first; ``rules`` comes back as
-    (the table, its label, the resolved ``Rules``)."""
-    refuse_unknown(data, top_keys, fail)
-    head = Schema("head", tuple(SCHEMA[k] for k in SHARED_HEAD))
-    return head.read({k: data[k] for k in SHARED_HEAD if k in data}, fail)

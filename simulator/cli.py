@@ -305,6 +305,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
     from .analysis.summary import run_summaries
     from .run.runner import finished_run_of, run_experiment
+    from .studies.kinds import runnable
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
@@ -312,12 +313,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     from .run.bundled import experiment_path
 
-    path = experiment_path(args.experiment)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        raise ValueError(f"{path} is a decision-values study, not an experiment file: "
-                         f"ginsim reproduce {Path(path).stem} plays it")
+    path = runnable(experiment_path(args.experiment))
     exp = load_experiment(path, deals=args.deals, games=args.games)
     out = _out_dir(args.out, exp.name)
     start = time.perf_counter()
@@ -341,53 +337,16 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
-    from .run.experiment import load_experiment
-    from .analysis.report import write_report
-    from .run.runner import run_experiment
+    from .studies.kinds import reproduce
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.bundled import study_file
-
-    path = study_file(args.study)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        _reproduce_decision_values(path, args)
-        return
-    exp = load_experiment(path, deals=args.deals, games=args.games)
-    out = Path(_out_dir(args.out, args.study))
-    start = time.perf_counter()
-    run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
-    print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
-    paths = write_report(out, multiplicity=args.multiplicity)
-    pngs = [p for p in paths if p.suffix == ".png"]
-    print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
-
-
-def _reproduce_decision_values(path: Path, args: argparse.Namespace) -> None:
-    """``ginsim reproduce`` of a decision-values study (``simulator.studies.decision_values``):
-    every block played again at the spec's sizes, then its ``decision_values.json`` and
-    report written (into ``--out`` when given, else where the spec says)."""
-    from .studies import decision_values as dv
-
-    for flag in ("deals", "games"):
-        if getattr(args, flag) is not None:
-            raise ValueError(f"--{flag}: {path} is a decision-values study, which plays the sizes of its blocks")
-    if args.jobs != 1:
-        raise ValueError(f"--jobs must be 1 for the decision-values study {path}, which plays in one process")
-    spec = dv.load_spec(path)
-    if args.out is not None:
-        out = Path(_out_dir(args.out, args.study))
-        spec = dataclasses.replace(spec, out=str(out), report=str(out / "report.md") if spec.report else None)
-    start = time.perf_counter()
-    result = dv.run(spec, log=(lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr,
-                                                                                          flush=True)))
-    paths = dv.write_outputs(spec, result, str(path))
-    print(f"{spec.name}: {len(result['rows'])} decision values from {path} into {spec.out} in "
-          f"{time.perf_counter() - start:.1f} s; wrote {', '.join(str(p) for p in paths)}")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    for line in reproduce(args.study, args):
+        print(line)
 
 
 def _cmd_init(args: argparse.Namespace) -> None:
@@ -746,10 +705,9 @@ def _multiplicity_option(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from .analysis.report import write_report
+    from .studies.kinds import report
 
-    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity,
-                             trust_plugins=args.trust_plugins):
+    for path in report(Path(args.run_dir), args):
         print(path)
 
 

@@ -21,6 +21,7 @@ from simulator.core import state as S  # noqa: E402
 from simulator.core.cards import DECK, format_card, mask_cards  # noqa: E402
 from simulator.core.constants import OBSERVATION_LAYOUT  # noqa: E402
 from simulator.core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1  # noqa: E402
+from simulator.run.seeds import derive_seed  # noqa: E402
 from simulator.core.rules import OPTIONS, Rules  # noqa: E402
 from strategies import view as V  # noqa: E402
 from simulator.engine.hand import Hand  # noqa: E402
@@ -170,7 +171,9 @@ def test_strategy_bots_play_exactly_the_hand_ginsim_plays(preset):
             else:
                 state.apply_action(bots[state.current_player()].step(state))
         dealt = deck[0:20:2] + deck[1:20:2] + deck[20:21]
-        h = Hand(preset, seed=G._hand_seed(dealt, 0), deck=deck, dealer=1, a="simple", b="gin_hunter")
+        # the game's first hand: its seats' seed is derive_seed(hand number 0, the cards dealt)
+        h = Hand(preset, seed=derive_seed(0, ",".join(map(str, dealt))), deck=deck, dealer=1, a="simple",
+                 b="gin_hunter")
         while not h.is_over():
             h.apply(h.bot_action())
         assert state.hand.events == h.events

@@ -58,7 +58,6 @@ and the player's information state is the same.
 from __future__ import annotations
 
 import base64
-import hashlib
 import pickle
 import random
 from array import array
@@ -87,6 +86,7 @@ from ..core.rules import CANCEL_AT_STOCK, MAX_HANDS_PER_GAME, MAX_TURNS_PER_HAND
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..engine.hand import Hand
 from ..run.replay import describe_event
+from ..run.seeds import derive_seed
 from .openspiel import os_card, our_card, rules_for
 
 __all__ = ["SHORT_NAME", "GinsimGame", "GinsimState", "StrategyBot", "parameter_specification",
@@ -449,8 +449,10 @@ class GinsimState(pyspiel.State):
             non_dealer, dealer = self._seat_dealt(1 - d), self._seat_dealt(d)
             stock = [int(c) for c in DECK if int(c) not in self._dealt]
             deck = [c for pair in zip(non_dealer, dealer) for c in pair] + [card] + stock
-            self.hand = Hand(self.get_game().rules, seed=_hand_seed(self._dealt, self._hand_no), deck=deck,
-                             dealer=d, scores=self._scores)
+            # the seats' streams (used only by ginsim strategies asked to play, StrategyBot): the
+            # hand's number in the game and its cards
+            seed = derive_seed(self._hand_no, ",".join(map(str, self._dealt)))
+            self.hand = Hand(self.get_game().rules, seed=seed, deck=deck, dealer=d, scores=self._scores)
         self._note(_DEALT, owner, action)
 
     def _at_hand_start(self) -> GinsimState:
@@ -514,13 +516,6 @@ def _mask(cards) -> int:
 
 def _cards(mask) -> str:
     return " ".join(format_card(c) for c in mask_cards(int(mask))) or "-"
-
-
-def _hand_seed(dealt: list[int], hand_no: int) -> int:
-    """The seats' random streams of a hand (used only by ginsim strategies asked to play it,
-    ``StrategyBot``): keyed by its cards and its number in the game."""
-    data = f"{hand_no}:{','.join(map(str, dealt))}".encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
 
 
 def _event_text(player: int, seat: int, event: str, value: int, st: np.ndarray) -> str:

@@ -239,7 +239,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
     includes the manifest, the lock, verification and every chunk written."""
     from ..api import play_deal_records, simulate
     from ..run.experiment import load_experiment
-    from ..run.rundir import cell_seed
+    from ..run.seeds import derive_seed
     from ..run.runner import run_experiment
 
     a, b = matchup
@@ -249,7 +249,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
                             f'matchups = [["{a}", "{b}"]]\n[variants.v]\npreset = "{rules}"\n')
         exp = load_experiment(exp_path)
         run_experiment(load_experiment(exp_path, deals=chunk), Path(tmp) / "warm", progress=False)
-        seed = cell_seed(exp.seed, 0)  # the seed the run's cell plays with
+        seed = derive_seed(exp.seed, 0)  # the seed the run's cell plays with
         simulate(a, b, rules, n_deals=1000, seed=seed)
         runs = iter(range(repeats))
         paths = {"kernel": lambda: play_deal_records(a, b, rules, 0, n_deals, seed=seed),

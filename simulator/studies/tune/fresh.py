@@ -3,7 +3,7 @@ never saw.
 
 Picking the best of many noisy candidates flatters it (selection bias), so the best
 complete trial and every baseline (and the best fixed threshold) play ``fresh_deals`` each
-on the same fresh streams (``stream_seed(seed, "fresh", i)``).  The edge of the chosen
+on the same fresh streams (``derive_seed(seed, "fresh", i, salt=TUNE_SALT)``).  The edge of the chosen
 policy over a baseline is a paired mean: per mirrored pair index p, the weighted field mean
 of the chosen policy minus the baseline's; its 95% interval is the Student t interval over
 those pair units (``simulator.analysis.stats.t_interval``).

@@ -25,7 +25,7 @@
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
-    ginsim bench [--quick] [--json] [--scale]                     speed on this machine
+    ginsim bench [--quick] [--json] [--scale] [--openspiel-game]  speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 
@@ -314,6 +314,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
     from .analysis.summary import run_summaries
     from .run.runner import finished_run_of, run_experiment
+    from .studies.kinds import runnable
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
@@ -321,12 +322,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     from .run.bundled import experiment_path
 
-    path = experiment_path(args.experiment)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        raise ValueError(f"{path} is a decision-values study, not an experiment file: "
-                         f"ginsim reproduce {Path(path).stem} plays it")
+    path = runnable(experiment_path(args.experiment))
     exp = load_experiment(path, deals=args.deals, games=args.games)
     out = _out_dir(args.out, exp.name)
     start = time.perf_counter()
@@ -350,53 +346,16 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
-    from .run.experiment import load_experiment
-    from .analysis.report import write_report
-    from .run.runner import run_experiment
+    from .studies.kinds import reproduce
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.bundled import study_file
-
-    path = study_file(args.study)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        _reproduce_decision_values(path, args)
-        return
-    exp = load_experiment(path, deals=args.deals, games=args.games)
-    out = Path(_out_dir(args.out, args.study))
-    start = time.perf_counter()
-    run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
-    print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
-    paths = write_report(out, multiplicity=args.multiplicity)
-    pngs = [p for p in paths if p.suffix == ".png"]
-    print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
-
-
-def _reproduce_decision_values(path: Path, args: argparse.Namespace) -> None:
-    """``ginsim reproduce`` of a decision-values study (``simulator.studies.decision_values``):
-    every block played again at the spec's sizes, then its ``decision_values.json`` and
-    report written (into ``--out`` when given, else where the spec says)."""
-    from .studies import decision_values as dv
-
-    for flag in ("deals", "games"):
-        if getattr(args, flag) is not None:
-            raise ValueError(f"--{flag}: {path} is a decision-values study, which plays the sizes of its blocks")
-    if args.jobs != 1:
-        raise ValueError(f"--jobs must be 1 for the decision-values study {path}, which plays in one process")
-    spec = dv.load_spec(path)
-    if args.out is not None:
-        out = Path(_out_dir(args.out, args.study))
-        spec = dataclasses.replace(spec, out=str(out), report=str(out / "report.md") if spec.report else None)
-    start = time.perf_counter()
-    result = dv.run(spec, log=(lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr,
-                                                                                          flush=True)))
-    paths = dv.write_outputs(spec, result, str(path))
-    print(f"{spec.name}: {len(result['rows'])} decision values from {path} into {spec.out} in "
-          f"{time.perf_counter() - start:.1f} s; wrote {', '.join(str(p) for p in paths)}")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    for line in reproduce(args.study, args):
+        print(line)
 
 
 def _cmd_init(args: argparse.Namespace) -> None:
@@ -482,12 +441,15 @@ def _cmd_tune(args: argparse.Namespace) -> None:
                 "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
                 "edges": [{"baseline": row["name"], "strategy": row["strategy"],
                            "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
-                          for row in result["fresh"]["rows"][1:]]})
+                          for row in result["fresh"]["rows"][1:]],
+                "not_reproducible": result["not_reproducible"]})
             continue
         print(f"{spec.name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
               f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)")
         for row in result["fresh"]["rows"][1:]:
             print(f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]")
+        if result["not_reproducible"]:
+            print(f"  not reproducible from its spec and seed: {result['not_reproducible']}")
     summary = write_summary(results, args.summary) if args.summary else None
     if args.json:
         _print_json("tune", {"results": documents, "summary": None if summary is None else str(summary)})
@@ -512,13 +474,16 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
         _print_json("exploit", {
             "opponent": r["opponent"], "rules": r["rules"], "objective": r["objective"], "family": r["family"],
             "seed": r["seed"], "best_response": r["policy"], "tuned_params": r["tuned_params"], "out": r["out"],
-            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3)})
+            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3),
+            "not_reproducible": r["not_reproducible"]})
         return
     scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
     print(f"best response to {r['opponent']} under {r['rules']} within {r['family']}: {r['policy']}")
     print(f"  edge ({OBJECTIVE_TEXT[r['objective']]}, fresh {r['pairs']:,} mirrored pairs): "
           f"{scale * r['edge']:+.4f}{unit} [{scale * r['low']:+.4f}, {scale * r['high']:+.4f}]  "
           f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
+    if r["not_reproducible"]:
+        print(f"  not reproducible from its spec and seed: {r['not_reproducible']}")
 
 
 def _load_equilibrium_spec(path: str):
@@ -771,10 +736,9 @@ def _cmd_seal(args: argparse.Namespace) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from .analysis.report import write_report
+    from .studies.kinds import report
 
-    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity,
-                             trust_plugins=args.trust_plugins):
+    for path in report(Path(args.run_dir), args):
         print(path)
 
 
@@ -838,7 +802,19 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)
         print(json.dumps(result, indent=2)) if args.json else bench.print_rl_env(result)
         return
-    bench.run(quick=args.quick, as_json=args.json)
+    try:  # python_ginsim beside OpenSpiel's gin_rummy, when open_spiel is installed
+        from .interop import ospiel_play
+    except ImportError:
+        ospiel_play = None
+    if args.openspiel_game:
+        if ospiel_play is None:
+            raise ValueError("--openspiel-game needs OpenSpiel (the open_spiel package): pip install 'ginsim-rummy[openspiel]'")
+        result = ospiel_play.bench_game(seconds=1.0 if args.quick else 3.0)
+        print(json.dumps(result, indent=2)) if args.json else ospiel_play.print_bench(result)
+        return
+    extra = {} if ospiel_play is None else {
+        "openspiel_game": (lambda quick: ospiel_play.bench_game(seconds=1.0 if quick else 2.0), ospiel_play.print_bench)}
+    bench.run(quick=args.quick, as_json=args.json, extra=extra)
 
 
 def _cmd_completion(args: argparse.Namespace) -> None:
@@ -1147,6 +1123,10 @@ def _info_commands(command) -> None:
     p.add_argument("--rl", action="store_true",
                    help="instead: only the RL environments, agent steps per CPU-second of GinRummyVectorEnv (1024 hands "
                         "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
+    p.add_argument("--openspiel-game", action="store_true",
+                   help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
+                        "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "
+                        "open_spiel; default: everything, this included when open_spiel is installed)")
     p.set_defaults(func=_cmd_bench)
 
     p = command("cache", "manage compiled kernels")

@@ -243,6 +243,11 @@ class Hand:
         other.__dict__ = fields
         return other
 
+    def __deepcopy__(self, memo) -> "Hand":
+        """``copy.deepcopy`` is ``clone`` (pyspiel clones a Python game's state by deep-copying
+        its fields)."""
+        return self.clone()
+
     def __getstate__(self) -> dict:
         """A ``Hand`` pickles (pyspiel clones and serializes a Python game's state by
         pickling it: ``simulator.interop.ospiel_game``): its work array, rules, events and
@@ -273,12 +278,12 @@ class Hand:
         the next draw first): the same cards, reordered (a ``ValueError`` otherwise, and
         nothing changes).  Nothing else depends on the stock's order, so the hand plays on
         as if the stock had been shuffled so."""
-        codes = as_codes(cards)
+        codes = as_codes(cards) if isinstance(cards, str) else [int(c) for c in cards]
         st = self._state
         pos, n = int(st[S.S_STOCK_POS]), int(st[S.S_STOCK_N])
-        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):
+        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):  # (bad codes, repeats too)
             raise ValueError(f"set_stock needs the {n - pos} cards left in the stock, reordered; got "
-                             + (" ".join(format_card(c) for c in codes) or "none"))
+                             + (" ".join(format_card(c) if c in _CARD_CODES else str(c) for c in codes) or "none"))
         st[S.S_STOCK + pos:S.S_STOCK + n] = codes
 
     # ---- what a player may know ----------------------------------------------------------
@@ -506,3 +511,4 @@ def _name(action) -> str:
 _legal_actions_nb = S.legal_actions_nb
 _apply_action_nb = S.apply_action_nb
 _STATE_END = K_STATE + S.N_STATE
+_CARD_CODES = frozenset(DECK.tolist())

@@ -54,7 +54,6 @@ on 2,400 deals; that test imports them from here.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +76,7 @@ from ..core.inputs import argument
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
 from ..run.handhistory import HandHistory, play, record, write_file
+from ..run.seeds import derive_seed
 
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
@@ -746,12 +746,11 @@ def _deck_order(order: list[int]) -> list[int]:
     return deck + order[20:]
 
 
-def _hand_seed(seed: int, log: list, me: int) -> int:
-    """The shadow's seed: from the bot's seed and the cards the seat was dealt and the upcard,
-    so a seat dealt the same cards plays the same, whatever came before."""
-    mine = [a for p, a in log[:N_DEAL + 1] if p == CHANCE and a is not None]
-    data = f"{seed}:{me}:{','.join(map(str, mine))}".encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
+def _dealt(log: list) -> str:
+    """The cards dealt and the upcard, as the text a shadow's seed derives from (``derive_seed``
+    of the bot's seed, the seat and this), so a seat dealt the same cards plays the same,
+    whatever came before."""
+    return ",".join(str(a) for p, a in log[:N_DEAL + 1] if p == CHANCE and a is not None)
 
 
 def _decide(hand: Hand) -> int:
@@ -855,7 +854,7 @@ class GinsimBot(pyspiel.Bot):
         self.stats["rebuilds"] += 1
         try:
             filled = _fill(self._log, self.player_id, self.rules.knock_limit)
-            shadow = _Shadow(filled, self.player_id, self.rules, _hand_seed(self.seed, self._log, self.player_id),
+            shadow = _Shadow(filled, self.player_id, self.rules, derive_seed(self.seed, self.player_id, _dealt(self._log)),
                              self.strategy)
             shadow.feed(self._log)
         except (_CannotFollow, InteropError) as exc:

@@ -54,6 +54,7 @@ from typing import Any
 from ..core._cache import package_sources, playing_modules
 from ..core.inputs import open_regular, parse_json, read_json, read_regular
 from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
+from .seeds import derive_seed
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
@@ -87,13 +88,6 @@ class RunError(ValueError):
 
 
 # ----------------------------------------------------------------------------- where runs live
-
-def cell_seed(seed: int, cell: int) -> int:
-    """The engine seed of cell ``cell`` of an experiment whose seed is ``seed``: 63 bits of
-    BLAKE2b of ``"seed:cell"``, so every cell plays its own streams whatever the others."""
-    digest = hashlib.blake2b(f"{seed}:{cell}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
-
 
 def run_path(location) -> Path:
     """A run directory given as a path or an fsspec-style URL, as a local path.
@@ -372,7 +366,7 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
         if not isinstance(cell, dict) or cell.get("cell") != i or not all(
                 isinstance(cell.get(k), t) and not isinstance(cell.get(k), bool) for k, t in _CELL_TYPES.items()):
             raise fail(f"cells[{i}]", "malformed")
-        if cell["seed"] != cell_seed(exp["seed"], i):
+        if cell["seed"] != derive_seed(exp["seed"], i):
             raise fail(f"cells[{i}].seed", f"{cell['seed']} is not the seed the experiment gives cell {i}")
     derived = _derived_cells(exp)
     if derived is None:

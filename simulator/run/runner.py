@@ -40,6 +40,7 @@ import pandas as pd
 from ..core import inputs
 from ..core.records import GAME_ROW, HAND_ROW, RUN_LABELS, SWEEP_DOC, column_descriptions
 from .experiment import BYTES_PER_ROW, Cell, Experiment
+from .seeds import derive_seed
 from .rundir import (
     LOCK,
     MANIFEST,
@@ -54,7 +55,6 @@ from .rundir import (
     check_subdirs,
     chunk_provenance,
     chunk_record,
-    cell_seed,
     code_fingerprint,
     is_confirmation_file,
     report_files,
@@ -75,7 +75,7 @@ from .rundir import (
     verify_run,
 )
 
-__all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment",
+__all__ = ["MANIFEST", "RunError", "Chunk", "plan_chunks", "run_experiment",
            "chunk_frame"]
 
 
@@ -182,7 +182,7 @@ def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[
     """Play one chunk; its rows as ``api.record_columns`` (checked for strategy errors)."""
     from .. import api
 
-    seed = cell_seed(exp.seed, cell.index)
+    seed = derive_seed(exp.seed, cell.index)
     context = f"cell {cell.index}"
     if chunk.mode == "deals":
         records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored,
@@ -491,7 +491,7 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         "experiment_hash": experiment_hash(wanted),
         "code_fingerprint": fingerprint,
         "cells": [{"cell": c.index, "a": c.a, "b": c.b, "variant": c.variant, "rules": c.rules,
-                   "sweep": c.sweep, "seed": cell_seed(exp.seed, c.index)} for c in exp.cells()],
+                   "sweep": c.sweep, "seed": derive_seed(exp.seed, c.index)} for c in exp.cells()],
         "plugin_sha256": plugin_digests(exp.plugins),
         "versions": _versions(),
         "git_commit": _git_commit(),

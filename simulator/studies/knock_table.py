@@ -234,7 +234,7 @@ def draw_only_result(spec: TableSpec) -> dict[str, Any]:
 def knock_table_study(spec: TableSpec, out: str | Path | None = None, resume: bool = False, log=None) -> dict[str, Any]:
     """Run (or resume) the knock-table study of ``spec`` into ``out``; returns its result."""
     from ..run.rundir import locked_output
-    from .seeds import development_seed_error
+    from ..run.seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
     if refusal:

@@ -239,7 +239,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
     includes the manifest, the lock, verification and every chunk written."""
     from ..api import play_deal_records, simulate
     from ..run.experiment import load_experiment
-    from ..run.rundir import cell_seed
+    from ..run.seeds import derive_seed
     from ..run.runner import run_experiment
 
     a, b = matchup
@@ -249,7 +249,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
                             f'matchups = [["{a}", "{b}"]]\n[variants.v]\npreset = "{rules}"\n')
         exp = load_experiment(exp_path)
         run_experiment(load_experiment(exp_path, deals=chunk), Path(tmp) / "warm", progress=False)
-        seed = cell_seed(exp.seed, 0)  # the seed the run's cell plays with
+        seed = derive_seed(exp.seed, 0)  # the seed the run's cell plays with
         simulate(a, b, rules, n_deals=1000, seed=seed)
         runs = iter(range(repeats))
         paths = {"kernel": lambda: play_deal_records(a, b, rules, 0, n_deals, seed=seed),
@@ -684,7 +684,11 @@ def print_rl_env(r: dict) -> None:
     print(line)
 
 
-def run(quick: bool = False, as_json: bool = False) -> dict:
+def run(quick: bool = False, as_json: bool = False, extra: dict | None = None) -> dict:
+    """Every benchmark, printed as tables (or JSON).  ``extra`` maps a section's name to
+    ``(measure, show)``: ``measure(quick)`` gives its result, ``show(result)`` prints it after
+    the tables (the command line adds sections of layers this module may not import:
+    ``python_ginsim`` beside OpenSpiel's ``gin_rummy``, ``simulator.interop.ospiel_play``)."""
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 100_000 if quick else 1_000_000
     result = {
@@ -704,10 +708,14 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
         "rl_env": bench_rl_env(seconds=1.0 if quick else 3.0),
     }
+    for name, (measure, _) in (extra or {}).items():
+        result[name] = measure(quick)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
         print_tables(result)
+        for name, (_, show) in (extra or {}).items():
+            show(result[name])
     return result
 
 

@@ -107,7 +107,7 @@ policy is in words and as a threshold by draw comes from its strategy module
 (``strategies.thresholds``), never from the tuner.
 """
 
-from .field import Field, candidate_spec, stream_seed
+from .field import TUNE_SALT, Field, candidate_spec
 from .fresh import fresh_result
 from .outputs import (
     FIGURES,
@@ -144,6 +144,6 @@ __all__ = [
     "DEFAULT_BASELINES", "FIGURES", "MARK", "MAX_TRIALS", "OBJECTIVES", "OBJECTIVE_TEXT", "PRUNERS", "SAMPLERS",
     "STUDY_DB", "TOP_KEYS", "TUNE_FILES", "Budget", "Field", "FixedSweep", "Param", "TuneError", "TuneSpec",
     "best_document", "best_toml", "candidate_spec", "describe_policy", "fresh_result", "load_spec", "open_study",
-    "parse_spec", "play_study", "stream_seed", "threshold_curve", "tune", "tune_findings", "tune_out_dir",
+    "parse_spec", "play_study", "TUNE_SALT", "threshold_curve", "tune", "tune_findings", "tune_out_dir",
     "tune_sids", "write_outputs", "write_report", "write_summary",
 ]

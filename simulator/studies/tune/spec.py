@@ -534,16 +534,15 @@ SCHEMA = Schema("tune", (
 ))
 TOP_KEYS = set(SCHEMA.names)
 
-
-
-#: the keys an equilibrium spec (``simulator.studies.equilibrium``) shares with a tuning spec
+#: the keys an equilibrium spec (``simulator.studies.equilibrium.SCHEMA``), a class spec and a
+#: knock-table spec share with a tuning spec: their schemas read these declarations themselves
 SHARED_HEAD = ("name", "description", "objective", "rules")
 
 
 def read_shared_head(data: dict[str, Any], top_keys: set[str], fail) -> dict[str, Any]:
     """The keys of ``SHARED_HEAD`` read by ``SCHEMA``'s own declarations, for a spec that also
-    has keys of its own: a key outside ``top_keys`` is refused first; ``rules`` comes back as
-    (the table, its label, the resolved ``Rules``)."""
+    has keys of its own (the class game's, the knock table's): a key outside ``top_keys`` is
+    refused first; ``rules`` comes back as (the table, its label, the resolved ``Rules``)."""
     refuse_unknown(data, top_keys, fail)
     head = Schema("head", tuple(SCHEMA[k] for k in SHARED_HEAD))
     return head.read({k: data[k] for k in SHARED_HEAD if k in data}, fail)

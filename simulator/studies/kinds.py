@@ -37,8 +37,8 @@ Options = argparse.Namespace
 class Kind:
     """One kind of study.  ``schema`` is its spec's keys (a file is the kind's when it has
     every required key and no other, ``owns``); ``played_by`` says how it is played, for the
-    refusals of commands it does not answer ({name} and {path} stand for the study's name
-    and file); ``output`` is the file its results directory
+    refusals of commands it does not answer (its fields ``name`` and ``path``, in braces, are
+    filled with the study's name and file); ``output`` is the file its results directory
     holds (None: none of its own).  ``run``, ``reproduce``, ``report`` and ``confirm`` are None
     for a command the kind does not answer."""
 

@@ -82,7 +82,7 @@ PIECE = {"deals": 200_000, "games": 10_000}
 #: the studies whose confirm.json the README's headline block is made from, in its order
 HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
                     "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock",
-                    "decision_values")
+                    "equilibrium_class", "decision_values")
 HEADLINE_BEGIN = "<!-- headlines:begin (generated from experiments/ledger/*.jsonl by " \
                  "python -m simulator.studies.confirm headlines --write; do not edit) -->"
 HEADLINE_END = "<!-- headlines:end -->"

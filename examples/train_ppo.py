@@ -10,6 +10,7 @@ Run:
 
     python examples/train_ppo.py --steps 2000000 --out ppo_run      # a real run
     python examples/train_ppo.py --steps 4096 --eval-deals 20 --final-deals 20 --out /tmp/smoke   # smoke
+    python examples/train_ppo.py --out ppo_run --curve-table     # a finished run as docs/rl.md's table
 
 What it does: ``GinRummyVectorEnv`` (``num_envs`` hands against ``simple``, same-step
 autoreset, ``reward="points/100"``, ``actions="stable"``: every code means the same in every
@@ -20,6 +21,12 @@ mirrored deals against ``simple`` (``simulate``, hoyle rules), and the learning 
 wall and CPU seconds, points per hand with its 95% interval) is written to
 ``OUT/curve.csv``; at the end ``--final-deals`` deals give the final figure
 (``OUT/final.json``) and the model is saved as ``OUT/model.zip``.
+
+``--max-cpu-minutes`` bounds the whole run's CPU time, evaluations included: training is
+checked after every rollout (``num_envs * n_steps`` agent steps, a few CPU-seconds), not
+only between evaluations, and stops early enough to leave the final evaluation the CPU time
+the last evaluation took per deal.  ``--curve-table OUT`` prints the learning curve and the
+final figure of a finished run as the Markdown table docs/rl.md shows.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 try:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv
 except ImportError as exc:  # the [train] extra is not installed
     raise SystemExit(f"train_ppo needs the [train] extra (pip install -e '.[train]'): {exc}") from None
@@ -126,6 +134,42 @@ def evaluate(model, n_deals: int, seed: int, rules: str = "hoyle") -> dict:
             "win_rate": float((df["winner"] == "a").mean())}
 
 
+class CpuBudget(BaseCallback):
+    """Stops ``model.learn`` at the first environment step (``num_envs`` hands) at which this
+    process's CPU time reaches ``deadline`` (``time.process_time()`` seconds), so a CPU limit
+    holds to within one step, not one evaluation block; ``stopped`` says whether it did."""
+
+    def __init__(self, deadline: float):
+        super().__init__()
+        self.deadline = deadline
+        self.stopped = False
+
+    def _on_step(self) -> bool:
+        self.stopped = time.process_time() >= self.deadline
+        return not self.stopped
+
+
+def curve_table(out: Path) -> str:
+    """The learning curve of a finished run (``OUT/curve.csv``, ``OUT/final.json``) as
+    docs/rl.md's Markdown table and its final line."""
+    rows = list(csv.DictReader(open(out / "curve.csv")))
+    final = json.loads((out / "final.json").read_text())
+
+    def points(mean, low, high) -> str:
+        return f"{float(mean):+.2f} [{float(low):+.2f}, {float(high):+.2f}]".replace("-", "\u2212")
+
+    lines = ["| agent steps | wall s | CPU s | points per hand vs `simple` | hands won |", "|---:|---:|---:|---|---:|"]
+    lines += [f"| {int(r['steps']):,} | {float(r['wall_s']):,.0f} | {float(r['cpu_s']):,.0f} | "
+              f"{points(r['points_per_hand'], r['ci95_low'], r['ci95_high'])} | {float(r['win_rate']):.1%} |"
+              for r in rows]
+    lines += ["", f"Final evaluation, {final['deals']:,} mirrored deals: **"
+              f"{points(final['points_per_hand'], final['ci95_low'], final['ci95_high'])} points per hand**, "
+              f"{final['win_rate']:.1%} of hands won; {final['steps']:,} agent steps, "
+              f"{final['train_cpu_s']:,.0f} CPU s of training and evaluations, {final['total_cpu_s']:,.0f} CPU s "
+              f"in all."]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=2_000_000, help="agent steps to train (default: 2000000)")
@@ -136,9 +180,18 @@ def main(argv=None) -> int:
     p.add_argument("--final-deals", type=int, default=20_000, help="mirrored deals of the final evaluation")
     p.add_argument("--seed", type=int, default=0, help="seed of the environments and of PPO (default: 0)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
-    p.add_argument("--max-cpu-minutes", type=float, default=None, help="stop training after this much CPU time")
+    p.add_argument("--max-cpu-minutes", type=float, default=None,
+                   help="CPU time of the whole run, evaluations included: training stops early enough for the "
+                        "final evaluation to fit (default: no limit)")
     p.add_argument("--out", required=True, help="directory for curve.csv, final.json and model.zip")
+    p.add_argument("--curve-table", action="store_true",
+                   help="print the finished run in --out as docs/rl.md's table instead of training")
     args = p.parse_args(argv)
+    if args.curve_table:
+        print(curve_table(Path(args.out)))
+        return 0
+    if args.max_cpu_minutes is not None and args.max_cpu_minutes <= 0:
+        p.error("--max-cpu-minutes must be positive")
     if args.steps < 1 or args.num_envs < 1 or args.eval_every < 1:
         p.error("--steps, --num-envs and --eval-every must be positive")
     out = Path(args.out)
@@ -156,9 +209,13 @@ def main(argv=None) -> int:
     rows = []
     fields = ["steps", "wall_s", "cpu_s", "points_per_hand", "ci95_low", "ci95_high", "win_rate", "deals"]
 
+    eval_cpu = {"per_deal": 0.0}  # CPU seconds per deal of the last evaluation
+
     def log(steps):
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        before = time.process_time()
         r = evaluate(model, args.eval_deals, seed=10_000 + len(rows))
+        eval_cpu["per_deal"] = (time.process_time() - before) / max(1, r["deals"])
         rows.append({"steps": steps, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), **r})
         tmp = out / ".curve.csv.tmp"
         with open(tmp, "w", newline="") as f:
@@ -172,17 +229,24 @@ def main(argv=None) -> int:
     log(0)
     done = 0
     while done < args.steps:
+        deadline = float("inf")
+        if args.max_cpu_minutes is not None:  # leave room for one more evaluation and the final one
+            reserve = eval_cpu["per_deal"] * (args.eval_deals + args.final_deals)
+            deadline = cpu0 + 60 * args.max_cpu_minutes - reserve
+            if time.process_time() >= deadline:
+                break
+        budget = CpuBudget(deadline)
         chunk = min(args.eval_every, args.steps - done)
-        model.learn(total_timesteps=chunk, reset_num_timesteps=False)
+        model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=budget)
         done = model.num_timesteps
         log(done)
-        if args.max_cpu_minutes is not None and time.process_time() - cpu0 > 60 * args.max_cpu_minutes:
+        if budget.stopped:
             break
     model.save(out / "model.zip")
     final = evaluate(model, args.final_deals, seed=999_983)
     final.update({"steps": int(model.num_timesteps), "train_wall_s": rows[-1]["wall_s"],
-                  "train_cpu_s": rows[-1]["cpu_s"], "num_envs": args.num_envs, "seed": args.seed,
-                  "ginsim": simulator.__version__})
+                  "train_cpu_s": rows[-1]["cpu_s"], "total_cpu_s": round(time.process_time() - cpu0, 1),
+                  "num_envs": args.num_envs, "seed": args.seed, "ginsim": simulator.__version__})
     tmp = out / ".final.json.tmp"
     tmp.write_text(json.dumps(final, indent=2))
     os.replace(tmp, out / "final.json")

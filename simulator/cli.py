@@ -9,18 +9,23 @@
                                                                   experiments/STUDY.claims.toml on fresh seeds into
                                                                   results/STUDY/confirm.{md,json} and its ledger
     ginsim claims register|withdraw|log [STUDY] [ID --why TEXT]   the claims ledger experiments/ledger/STUDY.jsonl
+    ginsim field [SPEC] [--run DIR] [--deals N] [--games N] [--plugin NAME=FILE]  the field's ratings, matrix and
+                                                                  CPU per decision; with SPEC, place a new player in it
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
     ginsim equilibrium SPEC.toml [--out DIR] [--resume]           equilibrium policy mixture (double oracle, or a class game)
     ginsim show RUN_DIR                                           the summary again, from files
-    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--trust-plugins]  one deal, turn by turn (or a page)
+    ginsim seal DIR                                               record the chunk digests of an earlier ginsim's run
+    ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--export FILE] [--trust-plugins]  one deal, turn by
+                                                                  turn (or a page, or a hand history file)
+    ginsim replay FILE [--html FILE]                              a hand history file played again and told
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
-    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim]  two players on the same decks
-                                                                  inside OpenSpiel (needs open_spiel)
+    ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim] [--export DIR]  two players on the
+                                                                  same decks inside OpenSpiel (needs open_spiel)
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
-    ginsim bench [--quick] [--json] [--scale]                     speed on this machine
+    ginsim bench [--quick] [--json] [--scale] [--openspiel-game]  speed on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 
@@ -63,20 +68,34 @@ def _register_openspiel() -> None:
 
 def _cmd_arena(args: argparse.Namespace) -> None:
     try:
-        from .interop.openspiel import arena
+        from .interop.openspiel import arena, arena_seed
     except ImportError as exc:
         raise ValueError(str(exc)) from None
 
+    from tqdm import tqdm
+
+    from .infra.inputs import check_memory
+    from .run.runner import bar_disabled
+
     if args.decks <= 0:
         raise ValueError(f"--decks must be a positive integer, got {args.decks}")
+    arena_seed(args.seed, "--seed")
+    check_memory("--decks", args.decks, ARENA_BYTES_PER_DECK, "decks", "give --decks {most} or fewer")
     _register_plugins(args.plugin)
-    result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine)
+    if args.export is not None and not args.export.strip():
+        raise ValueError("--export must name a directory, got an empty string")
+    # hands inside OpenSpiel play at Python speed (hundreds of decks a second): a bar with its
+    # rate and time left on a terminal's stderr
+    with tqdm(total=args.decks, unit="deck", disable=bar_disabled(not args.json), desc="arena") as bar:
+        result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
+                       export=args.export, progress=lambda done, total: bar.update(done - bar.n))
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
     if args.json:
         _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
                               "decks": result.n_decks, "hands": 2 * result.n_decks, "seed": args.seed,
                               "net_points_per_hand_to_a": net, "won_by_a": result.won, "lost_by_a": result.lost,
-                              "translations": result.stats})
+                              "translations": result.stats,
+                              **({"export": result.export} if result.export is not None else {})})
         return
     interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
                 else f"({net['no_interval']})")
@@ -86,6 +105,15 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     print(f"hands won by A: {result.won:.1%}, lost: {result.lost:.1%}")
     if result.stats:
         print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
+    if result.export is not None:
+        e = result.export
+        print(f"hand histories: {e['written']:,} written to {e['directory']}"
+              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
+                 f"{e['first_reason']})" if e["not_written"] else ""))
+
+
+#: memory ``arena`` keeps per deck (its points, a Python float in a list)
+ARENA_BYTES_PER_DECK = 64
 
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
@@ -95,6 +123,8 @@ def _cmd_strategies(args: argparse.Namespace) -> None:
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+        if s["source"]:
+            print(f"{'':<20} source: {s['source']}")
 
 
 def _num(v: float) -> str:
@@ -143,27 +173,38 @@ def estimate(value: float, low: float, high: float, units: int, unit: str) -> di
             "units": units, "unit": unit, "no_interval": no_interval(units, unit) if missing else None}
 
 
+def _check_simulate_deals(deals: int, mirrored: bool) -> None:
+    """``simulate --deals``: a positive integer, even when mirrored, whose rows fit in the
+    memory budget (``api.check_rows_memory``: ``simulate`` holds every row at once; ``ginsim
+    run`` writes chunks to disk instead)."""
+    from .api import check_rows_memory
+
+    if deals <= 0:
+        raise ValueError(f"--deals must be a positive integer, got {deals}")
+    if deals % 2 and mirrored:
+        nearest = " or ".join(f"{n:,}" for n in (deals - 1, deals + 1) if n > 0)
+        raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {deals:,}: "
+                         f"give {nearest}, or add --no-mirror")
+    check_rows_memory("--deals", deals, step=2 if mirrored else 1)  # before anything compiles or is allocated
+
+
 def _cmd_simulate(args: argparse.Namespace) -> None:
     from .analysis.stats import hand_stats
     from .api import simulate
 
-    if args.deals <= 0:
-        raise ValueError(f"--deals must be a positive integer, got {args.deals}")
-    if args.deals % 2 and not args.no_mirror:
-        raise ValueError(f"--deals must be even for mirrored deals (they come in pairs), got {args.deals:,}: "
-                         f"give {args.deals - 1 or 2:,} or {args.deals + 1:,}, or add --no-mirror")
+    _check_simulate_deals(args.deals, not args.no_mirror)
 
     import strategies
 
-    from .infra.cache import COMPILING_MESSAGE
-    from .engine.select import kernels_compiled
+    from .infra.cache import announce_compile
     from .core.rules import resolve_rules
+    from .engine.select import kernels_compiled
 
     _register_plugins(args.plugin)
     a, b = strategies.parse_strategy(args.a), strategies.parse_strategy(args.b)
     resolve_rules(args.rules)
     if not kernels_compiled(("play_deal_block_nb",), sids=(a.sid, b.sid)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
     # the report's statistics (a mirrored pair is one independent unit; Student t interval)
@@ -184,6 +225,44 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
     print(f"net points per hand to A: {stats['net_mean']:+.3f} {interval}")
     print("outcomes: " + ", ".join(f"{k} {v:.1%}" for k, v in shares.items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
+
+
+def _cmd_field(args: argparse.Namespace) -> None:
+    from .studies.field import place, write_field
+
+    for flag in ("deals", "games", "cpu_deals"):
+        if getattr(args, flag) < 0:
+            raise ValueError(f"--{flag.replace('_', '-')} must be a non-negative integer, got {getattr(args, flag)}")
+    if args.spec is None:
+        path = write_field(args.run, cpu_deals=args.cpu_deals or 200, out=args.out)
+        print(f"wrote {path}")
+        return
+    if args.deals % 2 or args.games % 2 or not (args.deals or args.games):
+        raise ValueError(f"--deals and --games must be even (mirrored pairs) and not both 0, "
+                         f"got {args.deals} and {args.games}")
+    _register_plugins(args.plugin)
+    import strategies
+
+    strategies.parse_strategy(args.spec)
+    placed = place(args.spec, args.run, n_deals=args.deals, n_games=args.games, seed=args.seed)
+    for variant, result in placed.items():
+        print(f"\n{variant}: {args.spec} against the field ({args.deals:,} deals and {args.games:,} games per "
+              "opponent, common mirrored deals)")
+        if result["ratings"] is not None:
+            print(f"{'rank':>4}  {'player':<28} {'Elo vs simple':>13}  95% interval")
+            for i, r in result["ratings"].iterrows():
+                mark = "  <- placed" if r.player == args.spec else ""
+                print(f"{i + 1:>4}  {r.player:<28} {r.elo:>+13.0f}  [{r.ci_low:+.0f}, {r.ci_high:+.0f}]{mark}")
+        hands = result["hands"].set_index("b") if len(result["hands"]) else None
+        games = result["games"].set_index("b") if len(result["games"]) else None
+        opponents = (hands if hands is not None else games).index
+        print(f"{'opponent':<28} {'points per hand [95%]':>26} {'games won [95%]':>24}")
+        for b in opponents:
+            h = (f"{hands.at[b, 'net_mean']:+.2f} [{hands.at[b, 'net_ci_low']:+.2f}, {hands.at[b, 'net_ci_high']:+.2f}]"
+                 if hands is not None else "")
+            g = (f"{games.at[b, 'win_prob']:.1%} [{games.at[b, 'win_prob_ci_low']:.1%}, "
+                 f"{games.at[b, 'win_prob_ci_high']:.1%}]" if games is not None else "")
+            print(f"{b:<28} {h:>26} {g:>24}")
 
 
 def run_document(run_dir: str | Path) -> dict:
@@ -235,6 +314,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .run.experiment import load_experiment
     from .analysis.summary import run_summaries
     from .run.runner import finished_run_of, run_experiment
+    from .studies.kinds import runnable
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
@@ -242,12 +322,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
     from .run.bundled import experiment_path
 
-    path = experiment_path(args.experiment)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        raise ValueError(f"{path} is a decision-values study, not an experiment file: "
-                         f"ginsim reproduce {Path(path).stem} plays it")
+    path = runnable(experiment_path(args.experiment))
     exp = load_experiment(path, deals=args.deals, games=args.games)
     out = _out_dir(args.out, exp.name)
     start = time.perf_counter()
@@ -271,53 +346,16 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
-    from .run.experiment import load_experiment
-    from .analysis.report import write_report
-    from .run.runner import run_experiment
+    from .studies.kinds import reproduce
 
     for flag in ("deals", "games"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.bundled import study_file
-
-    path = study_file(args.study)
-    from .studies import decision_values
-
-    if decision_values.is_spec(path):
-        _reproduce_decision_values(path, args)
-        return
-    exp = load_experiment(path, deals=args.deals, games=args.games)
-    out = Path(_out_dir(args.out, args.study))
-    start = time.perf_counter()
-    run_experiment(exp, out, jobs=args.jobs, progress=not args.quiet, force=True)
-    print(f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s")
-    paths = write_report(out, multiplicity=args.multiplicity)
-    pngs = [p for p in paths if p.suffix == ".png"]
-    print(f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)")
-
-
-def _reproduce_decision_values(path: Path, args: argparse.Namespace) -> None:
-    """``ginsim reproduce`` of a decision-values study (``simulator.studies.decision_values``):
-    every block played again at the spec's sizes, then its ``decision_values.json`` and
-    report written (into ``--out`` when given, else where the spec says)."""
-    from .studies import decision_values as dv
-
-    for flag in ("deals", "games"):
-        if getattr(args, flag) is not None:
-            raise ValueError(f"--{flag}: {path} is a decision-values study, which plays the sizes of its blocks")
-    if args.jobs != 1:
-        raise ValueError(f"--jobs must be 1 for the decision-values study {path}, which plays in one process")
-    spec = dv.load_spec(path)
-    if args.out is not None:
-        out = Path(_out_dir(args.out, args.study))
-        spec = dataclasses.replace(spec, out=str(out), report=str(out / "report.md") if spec.report else None)
-    start = time.perf_counter()
-    result = dv.run(spec, log=(lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr,
-                                                                                          flush=True)))
-    paths = dv.write_outputs(spec, result, str(path))
-    print(f"{spec.name}: {len(result['rows'])} decision values from {path} into {spec.out} in "
-          f"{time.perf_counter() - start:.1f} s; wrote {', '.join(str(p) for p in paths)}")
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out must name a directory, got an empty string")
+    for line in reproduce(args.study, args):
+        print(line)
 
 
 def _cmd_init(args: argparse.Namespace) -> None:
@@ -380,12 +418,12 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .infra.cache import COMPILING_MESSAGE
+    from .infra.cache import announce_compile
     from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
     if not kernels_compiled(kernels, sids=tune_sids(specs)):
-        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+        announce_compile()
     results, documents = [], []
     for spec in specs:
         start = time.perf_counter()
@@ -403,12 +441,15 @@ def _cmd_tune(args: argparse.Namespace) -> None:
                 "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
                 "edges": [{"baseline": row["name"], "strategy": row["strategy"],
                            "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
-                          for row in result["fresh"]["rows"][1:]]})
+                          for row in result["fresh"]["rows"][1:]],
+                "not_reproducible": result["not_reproducible"]})
             continue
         print(f"{spec.name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
               f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)")
         for row in result["fresh"]["rows"][1:]:
             print(f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]")
+        if result["not_reproducible"]:
+            print(f"  not reproducible from its spec and seed: {result['not_reproducible']}")
     summary = write_summary(results, args.summary) if args.summary else None
     if args.json:
         _print_json("tune", {"results": documents, "summary": None if summary is None else str(summary)})
@@ -433,13 +474,16 @@ def _cmd_exploit(args: argparse.Namespace) -> None:
         _print_json("exploit", {
             "opponent": r["opponent"], "rules": r["rules"], "objective": r["objective"], "family": r["family"],
             "seed": r["seed"], "best_response": r["policy"], "tuned_params": r["tuned_params"], "out": r["out"],
-            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3)})
+            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3),
+            "not_reproducible": r["not_reproducible"]})
         return
     scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
     print(f"best response to {r['opponent']} under {r['rules']} within {r['family']}: {r['policy']}")
     print(f"  edge ({OBJECTIVE_TEXT[r['objective']]}, fresh {r['pairs']:,} mirrored pairs): "
           f"{scale * r['edge']:+.4f}{unit} [{scale * r['low']:+.4f}, {scale * r['high']:+.4f}]  "
           f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
+    if r["not_reproducible"]:
+        print(f"  not reproducible from its spec and seed: {r['not_reproducible']}")
 
 
 def _load_equilibrium_spec(path: str):
@@ -616,7 +660,7 @@ def _add_equilibrium_commands(command) -> None:
     _complete(p.add_argument("--family", metavar="SPEC",
                              help="family TOML file: a tuning spec's keys without name, rules and opponents "
                                   "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
-    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants'; default: tournament)")
+    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants')")
     p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
                    help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
     p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
@@ -669,25 +713,72 @@ def _multiplicity_option(p: argparse.ArgumentParser) -> None:
                         "discovery rate at 5%%, none tests each comparison on its own (default: holm)")
 
 
-def _cmd_report(args: argparse.Namespace) -> None:
-    from .analysis.report import write_report
+def _cmd_seal(args: argparse.Namespace) -> None:
+    from .run.rundir import MANIFEST, is_confirmation_file, seal_file, seal_run
 
-    for path in write_report(args.run_dir, args.out, multiplicity=args.multiplicity,
-                             trust_plugins=args.trust_plugins):
+    folder = Path(args.directory)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: not a directory")
+    did = []
+    if (folder / MANIFEST).exists():
+        n = seal_run(folder)
+        did.append(f"{folder / MANIFEST} records its chunks' digests already" if n is None else
+                   f"recorded the digests of {n:,} chunk(s) in {folder / MANIFEST}" if n else
+                   f"{folder}: no chunk file to record, the manifest is left as it is (play the run again)")
+    for name in ("confirm.json",):
+        if is_confirmation_file(folder / name):
+            did.append(f"sealed {folder / name} as it stands" if seal_file(folder / name) else
+                       f"{folder / name} is sealed already")
+    if not did:
+        raise ValueError(f"{folder} holds neither a run ({MANIFEST}) nor a confirm.json written by ginsim confirm")
+    for line in did:
+        print(line)
+
+
+def _cmd_report(args: argparse.Namespace) -> None:
+    from .studies.kinds import report
+
+    for path in report(Path(args.run_dir), args):
         print(path)
 
 
 def _cmd_replay(args: argparse.Namespace) -> None:
+    for option in ("html", "export"):
+        if getattr(args, option) is not None and not getattr(args, option).strip():
+            raise ValueError(f"--{option} must name a file, got an empty string")
+    if Path(args.run_dir).is_file():  # a hand history file
+        _replay_history(args)
+        return
+    for option in ("cell", "deal"):
+        if getattr(args, option) is None:
+            raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
+    if args.export is not None:
+        from .run.handhistory import from_run, write_file
+
+        print(write_file(from_run(args.run_dir, args.cell, args.deal, args.trust_plugins), Path(args.export)))
     if args.html is not None:
         from .tools.replay_html import write_replay_page
 
-        if not args.html.strip():
-            raise ValueError("--html must name a file, got an empty string")
         print(write_replay_page(args.run_dir, args.cell, args.deal, Path(args.html), args.trust_plugins))
-        return
-    from .run.replay import replay_text
+    if args.export is None and args.html is None:
+        from .run.replay import replay_text
 
-    print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+        print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
+
+
+def _replay_history(args: argparse.Namespace) -> None:
+    """``ginsim replay FILE``: a hand history played again, checked, and told (or paged)."""
+    for option in ("cell", "deal", "export"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} works on a run directory; {args.run_dir} is a hand history file")
+    if args.html is not None:
+        from .tools.replay_html import write_history_page
+
+        print(write_history_page(args.run_dir, Path(args.html)))
+        return
+    from .run.handhistory import read_file, story
+
+    print(story(read_file(args.run_dir), args.run_dir)[0])
 
 
 def _cmd_play(args: argparse.Namespace) -> None:
@@ -711,7 +802,19 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)
         print(json.dumps(result, indent=2)) if args.json else bench.print_rl_env(result)
         return
-    bench.run(quick=args.quick, as_json=args.json)
+    try:  # python_ginsim beside OpenSpiel's gin_rummy, when open_spiel is installed
+        from .interop import ospiel_play
+    except ImportError:
+        ospiel_play = None
+    if args.openspiel_game:
+        if ospiel_play is None:
+            raise ValueError("--openspiel-game needs OpenSpiel (the open_spiel package): pip install 'ginsim-rummy[openspiel]'")
+        result = ospiel_play.bench_game(seconds=1.0 if args.quick else 3.0)
+        print(json.dumps(result, indent=2)) if args.json else ospiel_play.print_bench(result)
+        return
+    extra = {} if ospiel_play is None else {
+        "openspiel_game": (lambda quick: ospiel_play.bench_game(seconds=1.0 if quick else 2.0), ospiel_play.print_bench)}
+    bench.run(quick=args.quick, as_json=args.json, extra=extra)
 
 
 def _cmd_completion(args: argparse.Namespace) -> None:
@@ -784,7 +887,7 @@ def _play_commands(command) -> None:
     p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
                 "Play two players on the same decks, each deck once in each seat, inside OpenSpiel's gin_rummy "
                 "(ginsim strategies play through simulator.interop.openspiel.GinsimBot) or inside ginsim, and "
-                "print points per hand with a paired 95%% interval (docs/openspiel.md).")
+                "print points per hand with a paired 95% interval (docs/openspiel.md).")
     p.add_argument("a", help="player A: a ginsim strategy spec (e.g. mc, 'simple:knock_at=0') or an OpenSpiel bot "
                              "(openspiel_simple, openspiel_random)")
     p.add_argument("b", help="player B, same form as A")
@@ -795,6 +898,9 @@ def _play_commands(command) -> None:
     p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
                    help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
                         "strategies")
+    _complete(p.add_argument("--export", metavar="DIR",
+                             help="write every hand as a hand history file into DIR (made if missing; "
+                                  "docs/hand-history.md) (default: none written)"), "directory")
     _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
 
@@ -888,6 +994,27 @@ def _run_commands(command) -> None:
     p.add_argument("--why", help="withdraw: the reason, recorded in the ledger (default: none; required with withdraw)")
     p.set_defaults(func=_cmd_claims)
 
+    p = command("field", "rate the field of players, or place a new player in it",
+                "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
+                "intervals), its Holm-labelled matrix of game-win shares and every player's CPU per decision to "
+                "results/field_ratings/field.md (the study: ginsim reproduce field). With SPEC: play it against "
+                "every member of the field on common mirrored deals under each of the study's variants and print "
+                "the ratings with it placed (docs/published.md#the-field).")
+    p.add_argument("spec", nargs="?", help="the player to place: any strategy spec, a plug-in given with --plugin "
+                                           "(default: none, write the field's page)")
+    _complete(p.add_argument("--run", default="results/field", help="the field study's run directory "
+                                                                     "(default: results/field)"), "dir")
+    p.add_argument("--deals", type=int, default=4_000, help="single hands against each member (even; default 4000)")
+    p.add_argument("--games", type=int, default=1_000, help="whole games against each member (even; default 1000)")
+    p.add_argument("--seed", type=int, help="seed of the placement's deals (default: the study's seed + 1)")
+    p.add_argument("--cpu-deals", type=int, default=200,
+                   help="deals over which each player's decisions are timed (default 200)")
+    p.add_argument("--out", help="where the field's page goes (default: results/field_ratings/field.md)")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as SPEC; repeatable (default: built-in strategies only)")
+    p.set_defaults(func=_cmd_field)
+
 
 def _tune_command(command) -> None:
     """``tune``."""
@@ -928,10 +1055,30 @@ def _read_commands(command) -> None:
                    "(default: plug-ins are not run and their defence is reported as unknown)")
     p.set_defaults(func=_cmd_report)
 
-    p = command("replay", "re-play one deal of a run turn by turn")
-    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run'"), "directory")
-    p.add_argument("--cell", type=int, required=True, help="cell number (the 'cell' column of the summary)")
-    p.add_argument("--deal", type=int, required=True, help="deal number within the cell (the 'deal' column)")
+    p = command("seal", "record the digests of a run (or confirm.json) written by an earlier ginsim",
+                "A run directory written by an earlier ginsim (run-directory format 2 or 3) records no digest of "
+                "its chunks, so show, report and replay refuse it. seal checks every chunk as --resume does (its "
+                "provenance against the manifest, every page decoded), then records each chunk's sha256, size and "
+                "rows in the manifest; a confirm.json written by an earlier ginsim confirm is sealed as it stands. "
+                "It vouches for the files as they are now, so run it only on directories you trust.")
+    _complete(p.add_argument("directory", help="a run directory, or a study's results directory holding confirm.json"),
+              "directory")
+    p.set_defaults(func=_cmd_seal)
+
+    p = command("replay", "re-play one deal of a run, or a hand history file, turn by turn",
+                "Re-play one deal of a run from its seed (checked against the row the run stored), or play a hand "
+                "history file again (checked against the result it records; format: docs/hand-history.md), and "
+                "tell it turn by turn.")
+    _complete(p.add_argument("run_dir", metavar="RUN_OR_FILE",
+                             help="a run directory written by 'ginsim run', or a hand history file (written by "
+                                  "--export or 'ginsim arena --export')"), "file")
+    p.add_argument("--cell", type=int, help="cell number (the 'cell' column of the summary); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    p.add_argument("--deal", type=int, help="deal number within the cell (the 'deal' column); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    _complete(p.add_argument("--export", metavar="FILE",
+                             help="write the deal as a hand history file (rules, deal, every action, result; "
+                                  "docs/hand-history.md) instead of the text (default: the text on stdout)"), "file")
     _complete(p.add_argument("--html", metavar="FILE",
                              help="write a self-contained web page that steps through the deal (both hands, the "
                                   "pile, each decision, the layout and the score; arrow keys or buttons) instead "
@@ -976,6 +1123,10 @@ def _info_commands(command) -> None:
     p.add_argument("--rl", action="store_true",
                    help="instead: only the RL environments, agent steps per CPU-second of GinRummyVectorEnv (1024 hands "
                         "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
+    p.add_argument("--openspiel-game", action="store_true",
+                   help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
+                        "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "
+                        "open_spiel; default: everything, this included when open_spiel is installed)")
     p.set_defaults(func=_cmd_bench)
 
     p = command("cache", "manage compiled kernels")
@@ -1019,24 +1170,39 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        args.func(args)
-        sys.stdout.flush()
-    except _NotReplicated:
-        return 1
-    except BrokenPipeError:
-        # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
-    except (ValueError, OSError) as exc:
-        print(f"ginsim: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ginsim: interrupted; finished chunks are kept, continue with --resume", file=sys.stderr)
-        return 130
+    from .infra.cache import announce_compiles
+    from .infra.terminal import terminal_streams
+
+    with terminal_streams():  # every command's output: text from data escaped, any encoding
+        args = build_parser().parse_args(argv)
+        announce_compiles()  # every command says so before it compiles (numba is not loaded for this)
+        try:
+            args.func(args)
+            sys.stdout.flush()
+        except _NotReplicated:
+            return 1
+        except BrokenPipeError:
+            # the reader went away (e.g. piped into head): stop quietly, as Unix tools do
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 141
+        except (ValueError, OSError) as exc:
+            print(f"ginsim: error: {_one_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"ginsim: interrupted{INTERRUPTED.get(args.command, '')}", file=sys.stderr)
+            return 130
     return 0
+
+
+#: what Ctrl-C leaves behind, for the commands that keep their work (the others say only
+#: that they were interrupted)
+INTERRUPTED = {"run": "; finished chunks are kept, continue with --resume",
+               "reproduce": "; finished chunks are kept, continue with ginsim run experiments/STUDY.toml --out DIR "
+                            "--resume",
+               "tune": "; finished trials are kept, continue with --resume",
+               "exploit": "; finished trials are kept, continue with --resume",
+               "equilibrium": "; finished steps are kept, continue with --resume"}
 
 
 if __name__ == "__main__":

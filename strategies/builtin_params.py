@@ -16,4 +16,7 @@ BUILTIN_PARAMS: dict[str, tuple[str, ...]] = {
     'expert': ('lookahead', 'danger', 'knock_turns', 'late_stock', 'knock_at', 'layout'),
     'mc': ('samples', 'candidates', 'rollout', 'knock_turns', 'game_aware', 'search', 'skill', 'late_knock'),
     'knock_table': ('t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'),
+    'gold_standard': ('knock_at', 'hold_for_gin'),
+    'heisenbot': ('early_knock', 'late_knock', 'low', 'lead', 'triangle_draws', 'double_draws'),
+    'marjj': ('weight', 'decay', 'future', 'spread', 'knock_turns'),
 }

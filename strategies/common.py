@@ -12,6 +12,7 @@ from simulator.core.cards import FULL_DECK_MASK
 from simulator.core.melds import (
     KNOCKER_RANDOM,
     KNOCKER_VS_LIVE,
+    arrangement_nb,
     arrangement_scan_nb,
     discard_deadwoods_nb,
     knocker_arrangement_nb,
@@ -97,6 +98,30 @@ def arrange_random_nb(view, rng):
     salt = np.int64(next_u64_nb(rng) >> np.uint64(1))
     sets, runs, _ = knocker_arrangement_nb(view[V_HAND], salt, np.int64(KNOCKER_RANDOM))
     return sets, runs
+
+
+@CORE
+def first_arrange_nb(params, view, pile, rules, rng, memory):
+    """A ready-made ``arrange_nb`` (and ``defend_nb``) decision: the first least-deadwood
+    arrangement of the hand in the canonical order (``simulator.core.melds.arrangement_nb``),
+    for a player whose source lays out "the best melds" without saying which.  Shared, so
+    numba compiles it once for all of them."""
+    sets, runs, _ = arrangement_nb(view[V_HAND], np.int64(0))
+    return sets, runs
+
+
+@CORE
+def deadwood_taking_top_nb(view):
+    """The least deadwood left after taking the face-up card ``view[V_TOP]`` and discarding
+    another card (the card taken may not go back: docs/rules.md, "The turn"); a large
+    number when there is no face-up card.  What a player weighs before taking the last
+    discard, which it may take only to knock (docs/rules.md#end-of-the-stock)."""
+    top = view[V_TOP]
+    if top < 0:
+        return np.int64(1 << 30)
+    hand = view[V_HAND]
+    dw, _ = discard_deadwoods_nb(hand | (np.int64(1) << top), hand)
+    return dw
 
 
 @CORE

@@ -27,9 +27,12 @@ from strategies import knock_policy
 from strategies import expert
 from strategies import mc
 from strategies import knock_table
+from strategies import gold_standard
+from strategies import heisenbot
+from strategies import marjj
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
-N_STRATEGIES = 11
+N_STRATEGIES = 14
 
 
 @MERGED
@@ -67,6 +70,12 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
         return mc.take_nb(params, view, pile, rules, rng, memory)
     if sid == 10:
         return knock_table.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return gold_standard.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return heisenbot.take_nb(params, view, pile, rules, rng, memory)
+    if sid == 13:
+        return marjj.take_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -96,6 +105,12 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
         return mc.discard_nb(params, view, pile, rules, rng, memory)
     if sid == 10:
         return knock_table.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return gold_standard.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return heisenbot.discard_nb(params, view, pile, rules, rng, memory)
+    if sid == 13:
+        return marjj.discard_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -125,6 +140,12 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
         return mc.knock_nb(params, view, pile, rules, rng, memory)
     if sid == 10:
         return knock_table.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return gold_standard.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return heisenbot.knock_nb(params, view, pile, rules, rng, memory)
+    if sid == 13:
+        return marjj.knock_nb(params, view, pile, rules, rng, memory)
     return False  # unknown id: refused by the engine
 
 
@@ -154,6 +175,12 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
         return mc.arrange_nb(params, view, pile, rules, rng, memory)
     if sid == 10:
         return knock_table.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return gold_standard.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return heisenbot.arrange_nb(params, view, pile, rules, rng, memory)
+    if sid == 13:
+        return marjj.arrange_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
@@ -183,4 +210,10 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
         return default_defend_nb(params, view, pile, rules, rng, memory)
     if sid == 10:
         return knock_table.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 11:
+        return gold_standard.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 12:
+        return heisenbot.defend_nb(params, view, pile, rules, rng, memory)
+    if sid == 13:
+        return marjj.defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine

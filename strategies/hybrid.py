@@ -29,6 +29,7 @@ neither of them a hybrid.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,12 +106,22 @@ def memory_decisions(info) -> frozenset[str]:
     return frozenset(getattr(info.module, "MEMORY_DECISIONS", ()))
 
 
+#: the '+' between a hybrid's host and its decisions: any '+' but a number's sign
+#: ("simple:knock_at=+5" is simple with knock_at 5; "mc+draw=simple" is a hybrid)
+HYBRID_PLUS = re.compile(r"\+(?!\s*[0-9.])")
+
+
+def is_hybrid(spec: str) -> bool:
+    """True when the strategy spec ``spec`` names a hybrid (``HYBRID_PLUS``)."""
+    return HYBRID_PLUS.search(spec) is not None
+
+
 def parse_hybrid(spec: str, parse, registry: dict) -> Hybrid:
     """Resolve ``"HOST+DECISION=DONOR[+DECISION=DONOR ...]"``, each part a strategy spec
     resolved by ``parse`` (``strategies.registry.parse_strategy``, whose ``REGISTRY`` is
     ``registry``); a bad part raises a one-line ValueError naming it and its allowed values."""
     text = spec.strip()
-    host_text, *parts = [p.strip() for p in text.split("+")]
+    host_text, *parts = [p.strip() for p in HYBRID_PLUS.split(text)]
     if not host_text:
         raise ValueError(f"hybrid spec {text!r}: the host strategy is missing before '+'; "
                          "write HOST+DECISION=DONOR, e.g. mc+draw=simple")

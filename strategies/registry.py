@@ -25,7 +25,7 @@ from types import ModuleType
 
 import numpy as np
 
-from .hybrid import Hybrid, parse_hybrid
+from .hybrid import Hybrid, is_hybrid, parse_hybrid
 from .pyplayer import Decider, Player, is_player, strategy_failure
 from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, load_plugin, plugin_digest
 from .view import N_PARAMS
@@ -48,6 +48,9 @@ class StrategyInfo:
     threshold: Callable | None = None
     #: the module's optional ``describe(params, rules)``: its knock rule in plain words
     describe: Callable | None = None
+    #: the module's optional ``SOURCE``: the paper or program a published player is written
+    #: from (``ginsim strategies`` prints it); None for ginsim's own players
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,10 @@ BUILTIN: list[tuple[str, str]] = [
     ("expert", "strategies.expert"),
     ("mc", "strategies.mc"),
     ("knock_table", "strategies.knock_table"),
+    # published players, written from their papers or public descriptions (docs/published.md)
+    ("gold_standard", "strategies.gold_standard"),
+    ("heisenbot", "strategies.heisenbot"),
+    ("marjj", "strategies.marjj"),
 ]
 
 REGISTRY: dict[str, StrategyInfo] = {}
@@ -182,7 +189,10 @@ def _info(name: str, sid: int, module: ModuleType, path: str | None, digest: str
         shown[hook] = getattr(module, hook, None)
         if shown[hook] is not None and not callable(shown[hook]):
             raise ValueError(f"strategy {name!r} ({where}): {hook} must be a function (see strategies.thresholds)")
-    return StrategyInfo(name, sid, module, params, summary, path, digest, ranges=ranges, **shown)
+    source = getattr(module, "SOURCE", None)
+    if source is not None and (not isinstance(source, str) or "\n" in source):
+        raise ValueError(f"strategy {name!r} ({where}): SOURCE must be a one-line string naming where the policy comes from")
+    return StrategyInfo(name, sid, module, params, summary, path, digest, ranges=ranges, source=source, **shown)
 
 
 for _sid, (_name, _module) in enumerate(BUILTIN):
@@ -270,8 +280,10 @@ def numba_count() -> int:
 
 
 def available() -> list[dict]:
-    """Every strategy: name, parameters with defaults, one-line summary."""
-    return [{"name": i.name, "params": dict(i.params), "summary": i.summary} for i in REGISTRY.values()]
+    """Every strategy: name, parameters with defaults, one-line summary, and the source a
+    published player is written from (None for ginsim's own)."""
+    return [{"name": i.name, "params": dict(i.params), "summary": i.summary, "source": i.source}
+            for i in REGISTRY.values()]
 
 
 def parse_strategy(spec: "str | Strategy") -> Strategy:
@@ -284,7 +296,7 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
         return parse_strategy(register_player(None, spec).name)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy spec must be a non-empty string, got {spec!r}")
-    if "+" in spec:  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
+    if is_hybrid(spec):  # a hybrid: "HOST+DECISION=DONOR" (strategies.hybrid)
         return parse_hybrid(spec, parse_strategy, REGISTRY)
     name, _, rest = spec.strip().partition(":")
     name = name.strip()

@@ -34,6 +34,14 @@ def ginsim(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(["ginsim", *argv], status, out.getvalue(), err.getvalue())
 
 
+def error_lines(stderr: str) -> list[str]:
+    """A command's stderr lines but the compile notice, which a command prints before its first
+    compile (``simulator.infra.cache.announce_compile``), an error that follows included."""
+    from simulator.infra.cache import COMPILING_MESSAGE
+
+    return [line for line in stderr.strip().splitlines() if line != COMPILING_MESSAGE]
+
+
 def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
     """The command refused with status 2 and one line ``ginsim: error: ...`` holding ``words``."""
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])

@@ -33,6 +33,14 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ
 #: ``call``, the default a user gets
 os.environ["GINSIM_ENGINE"] = "all"
 
+#: the compile notice (``simulator.infra.cache.announce_compile``) is printed once per process,
+#: at the first compile: in the test process that would be whichever test compiles first, and
+#: tests read the command line's stderr line by line, so the session counts it as printed
+#: (the tests of the notice set it back with monkeypatch)
+from simulator.infra import cache as _cache  # noqa: E402
+
+_cache._STATE["announced"] = True
+
 #: "module::test function" of every slow test (all its parametrisations)
 SLOW = frozenset({
     # cold compiles in a child: a fresh cache directory or an edited copy of the sources
@@ -87,6 +95,9 @@ SLOW = frozenset({
     "test_python_players.py::test_python_driver_reproduces_numba_games",
     # several runs started at once as children
     "test_trustworthy_runs.py::test_two_runs_started_at_once_never_mix",
+    # the docs tier: every console and pycon block of the README and the docs, run (the quick
+    # start's 800,000 deals, the RL and hand history examples)
+    "test_docs_blocks.py::test_docs_run_as_written_and_print_what_they_say",
     # large samples
     "test_rules_oracle.py::test_layoff_random_deals",
     "test_rules_oracle.py::test_layoff_meld_dense_deals",
@@ -109,7 +120,7 @@ FAST_ONLY = {
     "test_engine_reference.py::test_deals_match_reference": {"hoyle", "last_discard"},
     "test_engine_reference.py::test_games_match_reference": {"hoyle", "next_dealer_loser"},
     "test_reproduce.py::test_force_refuses_a_file_ginsim_did_not_write_and_removes_nothing": {"report.md"},
-    # a tuning interrupted in this process at eleven points (about 1.5 s each): three in the fast tier
+    # a tuning interrupted in this process at twelve points (about 1.5 s each): three in the fast tier
     "test_tune_resume.py::test_a_tuning_interrupted_anywhere_resumes_to_the_uninterrupted_study": {
         "a TPE trial in its second rung", "the polish's neighbours queued, none played", "Ctrl-C in a TPE trial"},
     "test_tune_resume.py::test_other_samplers_and_pruners_resume_to_the_uninterrupted_study_too": {

@@ -78,3 +78,29 @@ def test_the_public_names_load_on_first_use_and_match_what_type_checkers_see():
     assert declared == set(simulator._PUBLIC) == set(simulator.__all__) - {"__version__"}
     for name in simulator.__all__:
         assert getattr(simulator, name) is not None, name
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = "ginsim"):
+    """``(path, parser)`` of the command and every subcommand below it."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, f"{path} {name}")
+
+
+def test_help_texts_read_as_printed_no_doubled_default_no_escaped_percent():
+    """What ``--help`` prints: a description is not %-formatted by argparse, so a ``%%`` in it
+    would print as is; an option's help that says its default itself gets no second one."""
+    bad = []
+    for path, parser in _parsers(build_parser()):
+        text = parser.format_help()
+        if "%%" in text:
+            bad.append(f"{path}: prints %%")
+        formatter = _Help(prog=path)
+        for action in parser._actions:
+            if action.help and not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                shown = formatter._expand_help(action)
+                if shown.count("default:") > 1 or shown.count("(default") > 1:
+                    bad.append(f"{path} {action.dest}: {shown}")
+    assert bad == []

@@ -26,11 +26,11 @@ from simulator.analysis.report import write_report
 from simulator.analysis.stats import holm_adjust
 from simulator.cli import main
 from simulator.run.experiment import load_experiment
-from simulator.run.rundir import RunError
+from simulator.run.rundir import RunError, seal
 from simulator.run.runner import run_experiment
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
-from simulator.studies.seeds import DEVELOPMENT_SEEDS
+from simulator.run.seeds import DEVELOPMENT_SEEDS, derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,7 +102,7 @@ def test_a_planted_false_claim_is_not_replicated_and_the_rerun_is_byte_identical
         assert set(e["confirmation"]) >= {"estimate", "low", "high", "n", "seed"}
         assert e["original"]["n"] == 2_000 and e["confirmation"]["n"] <= 2_000
     # the confirmation seed comes from the study seed and the salt, and the study's seed is not it
-    assert result["seed"] == C.confirmation_seed(424242, C.CONFIRM_SALT) != 424242 and result["salt"] == C.CONFIRM_SALT
+    assert result["seed"] == derive_seed(424242, salt=C.CONFIRM_SALT) != 424242 and result["salt"] == C.CONFIRM_SALT
     # the original is the study's own rows: a vs b is the cell's b vs a, negated
     assert math.isclose(by_id["planted_false_claim"]["original"]["estimate"],
                         -by_id["true_claim"]["original"]["estimate"], rel_tol=1e-9)
@@ -148,11 +148,11 @@ def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seed
     shutil.move(run_dir / "confirm.json", out / "confirm.json")
     write_report(run_dir, out)
     assert "Claim true_claim (" in _findings((out / "report.md").read_text())
-    # a damaged confirm.json is one error naming the field, and no report file is replaced
+    # a damaged confirm.json is one error naming the field (even sealed again), and no report file is replaced
     good = (out / "confirm.json").read_text()
     damaged = json.loads(good)
     del damaged["claims"][0]["original"]["low"]
-    (out / "confirm.json").write_text(json.dumps(damaged, indent=1))
+    (out / "confirm.json").write_text(json.dumps(seal(damaged), indent=1))
     before = (out / "report.md").read_bytes()
     with pytest.raises(RunError, match=r"claims\[0\]\.original\.low is missing"):
         write_report(run_dir, out)
@@ -353,7 +353,7 @@ def test_a_tuning_study_is_confirmed_against_its_fresh_comparison(tmp_path, monk
     result = json.loads((tmp_path / "results" / "folder" / "confirm.json").read_text())
     status = {e["id"]: e["status"] for e in result["claims"]}
     assert status == {"holding_out_pays": "replicated", "planted_false_claim": "not replicated"}
-    assert result["seed"] == C.confirmation_seed(31337, C.CONFIRM_SALT)
-    monkeypatch.setattr(C, "confirmation_seed", lambda seed, salt: 31337)  # a salt that gave the tuning's seed
+    assert result["seed"] == derive_seed(31337, salt=C.CONFIRM_SALT)
+    monkeypatch.setattr(C.Protocol, "seed", lambda self, seed: 31337)  # a salt that gave the tuning's seed
     assert main(["confirm", "folder", "--salt", "another", "--quiet"]) == 2
     assert "is the one tuning tiny_tuning used" in capsys.readouterr().err

@@ -52,9 +52,15 @@ def _protocol(folder, claims):
     return open_protocol("tiny_values", claims, folder)
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """Every test works in its own directory: a spec writes only inside the working one."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _study(tmp_path):
     spec = tmp_path / "tiny_values.toml"
-    spec.write_text(SPEC.format(out=(tmp_path / "out").as_posix(), report=(tmp_path / "report.md").as_posix()))
+    spec.write_text(SPEC.format(out="out", report="report.md"))
     return spec
 
 
@@ -93,7 +99,11 @@ def test_pair_values_are_per_mirrored_pair():
 
 
 @pytest.mark.parametrize("change, words", [
-    (("seed = 20262977", "seed = 1000001"), "seed: seed: seed 1000001 is a development seed"),
+    (("seed = 20262977", "seed = 1000001"), ": seed: seed 1000001 is a development seed"),
+    (("seed = 20262977", "seed = 20262977\ncolour = 1"), "colour: unknown key; keys: blocks, decisions, donor"),
+    (('donor = "simple"\n', ""), "donor: required: one strategy spec"),
+    (('rules = "hoyle"\nunit = "game"', 'rules = "tournament"\nunit = "hand"'),
+     "blocks[1]: rules 'tournament' with unit 'hand' is given twice"),
     (('decisions = ["draw", "knock"]', 'decisions = ["drw"]'), "decisions: must be a list of distinct decisions among first_upcard"),
     (('unit = "hand"', 'unit = "deal"'), "blocks[0].unit: must be one of hand, game"),
     (("size = { expert = 400 }", "size = { expert = 401 }"), "blocks[0].size: counts must be even"),

@@ -99,3 +99,17 @@ def test_hybrid_specs_read_the_older_words_and_write_the_one_vocabulary():
     assert parse_strategy("mc+defence=simple+knock=simple").label == "mc+knock=simple+defend=simple"
     with pytest.raises(ValueError, match="given twice"):
         parse_strategy("mc+layout=simple+arrange=simple")
+
+
+def test_a_decision_values_spec_reads_the_older_words_into_the_one_vocabulary():
+    """``experiments/decision_values.toml`` names ``layout`` and ``defence``: they are read as
+    ``arrange`` and ``defend``; one decision given in both words is given twice."""
+    import tomllib
+    from pathlib import Path
+
+    from simulator.studies.decision_values import DecisionValuesError, parse_spec
+
+    data = tomllib.loads((Path(__file__).resolve().parents[1] / "experiments" / "decision_values.toml").read_text())
+    assert parse_spec(data).decisions == ("first_upcard", "draw", "discard", "knock", "arrange", "defend")
+    with pytest.raises(DecisionValuesError, match="decisions: must be a list of distinct decisions"):
+        parse_spec({**data, "decisions": ["layout", "arrange"]})

@@ -327,7 +327,7 @@ def test_bad_rule_values_and_unknown_presets_raise_clear_errors():
         simulator.simulate("smart", "simple", n_deals=2)
     with pytest.raises(ValueError, match="unknown parameter 'knock' for strategy 'simple'; parameters: knock_at"):
         simulator.simulate("simple:knock=3", "simple", n_deals=2)
-    with pytest.raises(ValueError, match="n_deals must be a non-negative integer"):
+    with pytest.raises(ValueError, match="n_deals must be an integer of at least 0, got -5"):
         simulator.simulate("simple", "simple", n_deals=-5)
 
 

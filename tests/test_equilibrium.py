@@ -3,12 +3,15 @@ whose interval excludes zero, a double oracle that resumes without replaying, an
 errors for bad specs."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from simulator.cli import main
 from test_cli_json import validate
 from simulator.studies.equilibrium import EquilibriumError, parse_equilibrium
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: a small knock_policy family: the early threshold and how long it lasts (about 5 s a tuning)
 SMALL_FAMILY = """
@@ -115,7 +118,7 @@ BASE = {"name": "e", "rules": "hoyle", "seed": 5}
     ({"matrix_deals": 3}, "matrix_deals: must be an even integer"),
     ({"matrix_games": 100}, "matrix_games: objective net_per_hand plays deals"),
     ({"compare": {"x": 3}}, "compare.x: must be a strategy spec"),
-    ({"family": {"opponents": []}}, "family: opponents: not a family key"),
+    ({"family": {"opponents": []}}, "family: opponents: unknown key; keys: baselines, budget"),
     ({"family": {"strategy": "knock_policy", "trials": 2, "params": {"nope": {"low": 0, "high": 1}},
                  "budget": {"deals": 100}}}, "family: params.nope: strategy 'knock_policy' has no parameter"),
 ])
@@ -124,6 +127,19 @@ def test_bad_specs_get_one_line_errors(change, key):
         parse_equilibrium({**BASE, **change}, "eq.toml")
     text = str(info.value)
     assert "\n" not in text and text.startswith("eq.toml: ") and key in text, text
+
+
+def test_the_committed_specs_read_as_the_runs_recorded_them():
+    """The spec's keys moved to the config layer (``SCHEMA``): every committed spec reads as
+    the spec its committed run recorded, so those runs still resume and reproduce."""
+    from simulator.studies.equilibrium import load_equilibrium, out_dir
+
+    specs = sorted((ROOT / "experiments" / "equilibrium_knock").glob("*.toml"))
+    assert specs
+    for path in specs:
+        spec = load_equilibrium(path)
+        state = json.loads((ROOT / out_dir(spec) / "equilibrium.json").read_text(encoding="utf-8"))
+        assert spec.identity() == state["spec"], path
 
 
 def test_a_run_interrupted_in_its_first_best_response_resumes(tmp_path, monkeypatch, capsys):

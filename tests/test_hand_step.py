@@ -119,7 +119,7 @@ def test_set_stock_orders_the_next_draws_and_refuses_other_cards():
         assert h.stock() in (before, before[1:])
     assert drawn == wanted[:len(drawn)] and drawn
     state = h.state.copy()
-    for bad in (h.stock()[1:], h.stock() + [h.stock()[0]], [c for c in range(52) if c % 16 < 13][:len(h.stock())]):
-        with pytest.raises(ValueError, match="set_stock needs the|duplicate card"):
+    for bad in (h.stock()[1:], h.stock()[1:] + [h.stock()[1]], h.stock()[1:] + [15], [c for c in range(52) if c % 16 < 13][:len(h.stock())]):
+        with pytest.raises(ValueError, match="set_stock needs the"):
             h.set_stock(bad)
     assert np.array_equal(h.state, state)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from simulator.cli import main
-from simulator.run.rundir import cell_seed
+from simulator.run.seeds import derive_seed
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
 from test_confirm import tiny_study  # the tiny study: knock_early against random, hoyle
@@ -112,6 +112,37 @@ def test_the_history_check_fails_on_a_commit_that_edits_or_removes_an_entry(tmp_
     assert L.history_problems(repo) == ["experiments/ledger/s.jsonl: deleted at HEAD; a ledger is never deleted"]
 
 
+def test_a_merge_keeps_both_sides_entries_in_their_order_and_nothing_else_passes(tmp_path):
+    """Two branches that each appended to a ledger merge into one that starts with the ledger
+    they shared and holds every entry of each side in its order (interleaved by date); a merge
+    that drops or reorders an entry of either side fails."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    base, ours, theirs = ('{"id": "a"}\n', '{"id": "ours"}\n', '{"id": "theirs"}\n')
+    _commit(repo, base, "base")
+    _git(repo, "checkout", "-q", "-b", "side")
+    _commit(repo, base + theirs, "theirs")
+    _git(repo, "checkout", "-q", "main")
+    _commit(repo, base + ours, "ours")
+
+    def merge(text: str) -> list[str]:
+        _git(repo, "checkout", "-q", "main")
+        _git(repo, "reset", "-q", "--hard", "main@{0}")
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q",
+                        "--no-ff", "--no-commit", "side"], capture_output=True)
+        _commit(repo, text, "merged")
+        problems = L.history_problems(repo)
+        _git(repo, "reset", "-q", "--hard", "HEAD~1")
+        return problems
+
+    assert merge(base + theirs + ours) == []  # the side's entry first (it is older): both kept in order
+    assert merge(base + ours + theirs) == []
+    assert merge(base + ours) == ["experiments/ledger/s.jsonl: its version at HEAD drops or reorders line 2 "
+                                  "of a parent's ledger"]
+    assert merge(theirs + base + ours) != []  # the shared ledger is no longer its start
+
+
 # ----------------------------------------------------------------------------- the ledger's own checks
 
 def test_a_ledger_line_that_breaks_its_history_is_one_error_naming_the_line(tmp_path):
@@ -189,7 +220,7 @@ def test_sizes_are_in_the_ledger_before_playing_and_a_second_confirmation_takes_
     real = C.play_cell_stats
 
     def crash_on_the_confirmation(cell, mode, n, seed, mirrored, jobs=1):
-        if seed != cell_seed(424242, 0) and not played:  # the study's own cell plays first
+        if seed != derive_seed(424242, 0) and not played:  # the study's own cell plays first
             played.append(n)
             raise OSError("interrupted")
         return real(cell, mode, n, seed, mirrored, jobs)

@@ -21,11 +21,13 @@ from simulator.core import state as S  # noqa: E402
 from simulator.core.cards import DECK, format_card, mask_cards  # noqa: E402
 from simulator.core.constants import OBSERVATION_LAYOUT  # noqa: E402
 from simulator.core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1  # noqa: E402
+from simulator.run.seeds import derive_seed  # noqa: E402
 from simulator.core.rules import OPTIONS, Rules  # noqa: E402
 from strategies import view as V  # noqa: E402
 from simulator.engine.hand import Hand  # noqa: E402
 from simulator.interop import ospiel_game as G  # noqa: E402
 from simulator.interop.openspiel import os_card  # noqa: E402
+from simulator.interop.ospiel_play import deck_chance  # noqa: E402
 
 PRESETS = list(Rules.PRESETS)
 
@@ -154,16 +156,6 @@ def test_the_strings_never_show_the_opponents_stock_draws():
 
 
 # --------------------------------------------------------------------------- ginsim's own state machine
-def _deck_chance(state, deck: list[int]) -> int:
-    """The chance outcome that deals ``deck`` (ginsim's dealing order, non-dealer first; dealer
-    P1): the deal in OpenSpiel's order, then the stock from the top."""
-    n = len(state._dealt) if state.hand is None else None
-    if n is not None:
-        order = deck[0:20:2] + deck[1:20:2] + deck[20:21]
-        return os_card(order[n])
-    return os_card(next(c for c in deck[21:] if c in state.hand.stock()))
-
-
 @pytest.mark.parametrize("preset", ["hoyle", "modern", "oklahoma", "gin_only"])
 def test_strategy_bots_play_exactly_the_hand_ginsim_plays(preset):
     """The same deck, the same strategies: ``python_ginsim`` with ``StrategyBot``s and
@@ -175,11 +167,13 @@ def test_strategy_bots_play_exactly_the_hand_ginsim_plays(preset):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(_deck_chance(state, deck))
+                state.apply_action(deck_chance(state, deck))
             else:
                 state.apply_action(bots[state.current_player()].step(state))
         dealt = deck[0:20:2] + deck[1:20:2] + deck[20:21]
-        h = Hand(preset, seed=G._hand_seed(dealt, 0), deck=deck, dealer=1, a="simple", b="gin_hunter")
+        # the game's first hand: its seats' seed is derive_seed(hand number 0, the cards dealt)
+        h = Hand(preset, seed=derive_seed(0, ",".join(map(str, dealt))), deck=deck, dealer=1, a="simple",
+                 b="gin_hunter")
         while not h.is_over():
             h.apply(h.bot_action())
         assert state.hand.events == h.events
@@ -322,3 +316,63 @@ def test_the_opponents_unseen_cards_follow_mcs_belief():
             favoured += sum(c & 15 in hot for c in hidden) / max(len(hot), 1)
             disfavoured += sum(c & 15 in cold for c in hidden) / max(len(cold), 1)
     assert favoured > 1.5 * disfavoured > 0
+
+
+# --------------------------------------------------------------------------- OpenSpiel's gin_rummy
+@pytest.mark.parametrize("params", [{}, {"knock_card": 7, "gin_bonus": 20, "undercut_bonus": 10}])
+def test_under_openspiels_rules_both_games_return_the_same_for_the_same_moves(params):
+    """Under ``gin_rummy``'s own rules options, every hand of ``python_ginsim`` (ginsim
+    strategies with random moves mixed in) replayed in ``gin_rummy`` through the cross-check's
+    translation (``replay_events``: the same chance outcomes, each move as OpenSpiel's
+    actions) returns the same to both players; a hand that cannot be replayed is skipped only
+    for a documented reason (OpenSpiel's 11-card knock shortcut, its upcard-draw cap)."""
+    from collections import Counter
+
+    from simulator.interop.openspiel import ReplaySkip, replay_events
+    from test_openspiel_crosscheck import SKIP_CATEGORIES
+
+    theirs = pyspiel.load_game("gin_rummy", params)
+    game = G.game_like_gin_rummy(theirs)
+    assert game.rules.knock_limit == theirs.get_parameters()["knock_card"] and not game.rules.undercut_on_tie
+    rng = random.Random(len(params))
+    outcomes, skipped = Counter(), Counter()
+    for i in range(240):
+        names = [("simple", "knock_early", "gin_hunter", "random")[(i + k) % 4] for k in (0, 1)]
+        bots = [G.StrategyBot(p, names[p]) for p in (0, 1)]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            elif rng.random() < 0.1:
+                state.apply_action(rng.choice(state.legal_actions()))
+            else:
+                state.apply_action(bots[state.current_player()].step(state))
+        try:
+            replay = replay_events(state.hand.events, theirs)
+        except ReplaySkip as skip:
+            skipped[skip.category] += 1
+            continue
+        assert replay.openspiel == state.returns(), replay
+        history = replay.state.history()
+        assert history[:21] == state.history()[:21]  # the deal: the same chance outcomes
+        outcomes[replay.outcome] += 1
+    assert set(skipped) <= set(SKIP_CATEGORIES) and sum(skipped.values()) <= 12, skipped
+    assert {"knock", "gin", "undercut", "dead"} <= set(outcomes), outcomes
+
+
+def test_the_docs_table_maps_every_gin_rummy_parameter_to_ginsim_fields():
+    """docs/openspiel.md's table names every parameter of OpenSpiel's gin_rummy, and every
+    ginsim field it names exists."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text()
+    table = text[text.index("| OpenSpiel `gin_rummy` parameter |"):].split("\n\n")[0].split("\n")[2:]
+    theirs, ours = set(), set()
+    for row in table:
+        cells = row.split("|")
+        theirs |= set(re.findall(r"`(\w+)`", cells[1]))
+        ours |= set(re.findall(r"`(\w+)`", cells[2]))
+    assert theirs == set(pyspiel.load_game("gin_rummy").get_type().parameter_specification)
+    assert ours and ours <= {f.name for f in dataclasses.fields(Rules)}
+    game = G.game_like_gin_rummy(pyspiel.load_game("gin_rummy", {"knock_card": 8, "gin_bonus": 30}))
+    assert game.rules == Rules.preset("single_hand", knock_limit=8, gin_bonus=30)

@@ -176,7 +176,7 @@ def test_python_strategy_in_an_experiment_file_and_run_with_two_jobs(tmp_path):
     out = run_experiment(exp, tmp_path / "run", jobs=2, progress=False)
     df = pd.read_parquet(out / "data").sort_values("deal").reset_index(drop=True)
     direct = simulator.simulate("mine", "simple", exp.cells()[0].rules, n_deals=40,
-                                seed=__import__("simulator.run.runner", fromlist=["cell_seed"]).cell_seed(5, 0))
+                                seed=__import__("simulator.run.seeds", fromlist=["derive_seed"]).derive_seed(5, 0))
     np.testing.assert_array_equal(df["net_a"].to_numpy(), direct["net_a"].to_numpy())
     assert strategies.REGISTRY["mine"].kind == "python"
 

@@ -56,6 +56,8 @@ def test_the_steps_follow_the_trace_and_keep_every_card(run):
         assert all(len(h) in (10, 11) for h in s["hands"])
     last = steps[-1]
     assert last["score"] and last["layout"]["deadwood"] is not None
+    assert last["seat"] == -1  # the score ends the hand: no seat is marked as playing
+    assert {s["seat"] for s in steps[1:-1]} == {0, 1}  # every move before it marks its player
     knocker = last["layout"]["knocker"]
     melded = last["layout"]["sets"] + last["layout"]["runs"] + last["layout"]["deadwood"]
     assert Counter(melded) == Counter(last["hands"][knocker])

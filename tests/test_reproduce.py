@@ -5,6 +5,7 @@ results/STUDY and writes its report there, and a cold cache says it is compiling
 
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -145,31 +146,108 @@ def test_every_study_has_a_reproduce_line():
 
 # ---- a cold cache says it is compiling instead of showing a bar frozen at 0% ------------------
 
-def test_kernels_compiled_looks_for_the_engine_index(tmp_path, monkeypatch):
-    from simulator.infra import cache as _cache
+def test_kernels_compiled_reads_numbas_own_index_for_this_copy_of_the_sources(tmp_path):
+    """The wheel case: the same sources at another path (a wheel installed beside a clone)
+    share the cache directory of their content hash, but numba files machine code by each
+    source file's path and time stamp, so that copy compiles.  ``kernels_compiled`` must say
+    so (it used to find the clone's index files in the shared directory and stay silent
+    while the wheel compiled for a minute and a half)."""
+    import subprocess
+    import sys
+
     from simulator.engine import select
 
-    monkeypatch.setattr(_cache, "numba_cache_dir", lambda: tmp_path)
-    assert not select.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
-    (tmp_path / "simulator_abc").mkdir()
-    (tmp_path / "simulator_abc" / "kernels.play_deal_block_nb-697.py311.nbi").write_bytes(b"")
+    # this session has played the engine routing every strategy (GINSIM_ENGINE=all): its
+    # machine code is in the cache for this checkout
+    import simulator
+
+    simulator.simulate("simple", "simple", "hoyle", n_deals=2, seed=1)
     assert select.kernels_compiled(("play_deal_block_nb",), module="simulator.engine.kernels")
-    assert not select.kernels_compiled(("play_deal_block_nb", "play_game_block_nb"), module="simulator.engine.kernels")
-    assert not select.kernels_compiled(("play_deal_block_nb",), module="ginsim_engine_0123")
+    copy = tmp_path / "site-packages"
+    for package in ("simulator", "strategies"):
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    probe = ("import simulator.infra.cache as c, simulator.engine.select as s; "
+             "print(c.numba_cache_dir().name, s.kernels_compiled(('play_deal_block_nb',), "
+             "module='simulator.engine.kernels'))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(copy)})
+    assert done.returncode == 0, done.stderr
+    from simulator.infra import cache as _cache
+
+    directory, compiled = done.stdout.split()
+    assert directory == _cache.numba_cache_dir().name  # the same sources: the same cache directory
+    assert compiled == "False"  # but no machine code for this copy yet
+
+
+def _load_module(source: Path, name: str):
+    """The module of file ``source`` imported under ``name`` (a new module each time)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_is_cached_follows_numbas_index_and_the_source_stamp(tmp_path, monkeypatch):
+    """``is_cached`` is numba's own verdict: no index, an index of the file as it is, the file
+    changed since (numba would compile again), a function that is not cached."""
+    from simulator.infra import cache as _cache
+
+    source = tmp_path / "tiny_kernel.py"
+    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef add(x):\n    return x + 1\n\n"
+                      "@njit\ndef plain(x):\n    return x\n")
+
+    def load(name):
+        return _load_module(source, name)
+
+    first = load("tiny_kernel_a")
+    assert _cache.is_cached(first.add) is False and _cache.is_cached(first.plain) is None
+    assert first.add(1) == 2
+    assert _cache.is_cached(load("tiny_kernel_b").add) is True
+    source.write_text(source.read_text() + "# edited\n")
+    assert _cache.is_cached(load("tiny_kernel_c").add) is False
+
+
+def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, monkeypatch, capsys):
+    """``announce_compiles`` (every ``ginsim`` command calls it first): the notice comes at
+    numba's first compile of a ginsim function in the process, once, and never for machine
+    code loaded from the cache."""
+    from simulator.infra import cache as _cache
+
+    source = tmp_path / "tiny_engine.py"
+    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n"
+                      "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
+
+    def load(name):
+        return _load_module(source, name)
+
+    monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
+    monkeypatch.setitem(_cache._STATE, "announced", False)
+    _cache.announce_compiles()
+    first = load("tiny_engine_a")
+    assert first.twice(2) == 4 and first.thrice(1) == 3  # two compiles: one notice
+    assert capsys.readouterr().err == _cache.COMPILING_MESSAGE + "\n"
+    monkeypatch.setitem(_cache._STATE, "announced", False)
+    assert load("tiny_engine_b").twice(3) == 6  # loaded from the cache: no compile, no notice
+    assert capsys.readouterr().err == ""
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
-    from simulator.infra import cache as _cache
     from simulator.engine import select
+    from simulator.infra import cache as _cache
     from simulator.run.experiment import load_experiment
     from simulator.run.runner import run_experiment
 
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)
     monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: False)
+    monkeypatch.setitem(_cache._STATE, "announced", False)  # (the session announces nothing: conftest)
     run_experiment(load_experiment(exp), tmp_path / "cold", progress=True)
     assert _cache.COMPILING_MESSAGE in capsys.readouterr().err
+    monkeypatch.setitem(_cache._STATE, "announced", False)
     monkeypatch.setattr(select, "kernels_compiled", lambda *a, **k: True)
     run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
     assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
-    assert "compiling kernels (first run only, about 30 s; a minute with expert or mc)" in _cache.COMPILING_MESSAGE
+    lo, hi = _cache.COMPILE_SECONDS["light"]
+    assert f"compiling kernels for this version of ginsim, once: about {lo}-{hi} s" in _cache.COMPILING_MESSAGE

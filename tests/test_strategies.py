@@ -23,8 +23,11 @@ from simulator.core.melds import hand_value_nb, min_deadwood_nb, popcount_nb, ra
 from strategies import (
     defensive,
     gin_hunter,
+    gold_standard,
+    heisenbot,
     knock_early,
     knock_policy,
+    marjj,
     random_play,
     simple,
     threshold_schedule,
@@ -63,7 +66,8 @@ from strategies.view import (
 RULES = Rules.preset("hoyle").to_array()
 MELDED = "2s 3s 4s 5h 6h 7h 9d 9c 9h"
 AMBIGUOUS = "5h 6h 7h 8h 8s 8d 8c Ad 2s 3c"
-ALL = [random_play, knock_early, simple, gin_hunter, threshold_schedule, defensive, undercut_aware, knock_policy]
+ALL = [random_play, knock_early, simple, gin_hunter, threshold_schedule, defensive, undercut_aware, knock_policy,
+       gold_standard, heisenbot, marjj]
 LEAST_EXPOSURE = [knock_early, gin_hunter, threshold_schedule, defensive, undercut_aware]
 
 
@@ -199,7 +203,8 @@ def _jitted_callees(dispatcher) -> set:
 
 def test_the_hot_decisions_compile_into_the_engines_loop():
     """The dispatch's ``take_nb``, ``discard_nb`` and ``knock_nb``, and those of every built-in
-    but ``expert`` and ``mc``, are compiled ``forceinline=True``, so the engine's loop holds
+    but ``expert``, ``mc`` and ``marjj`` (whose decisions cost far more than a call), are
+    compiled ``forceinline=True``, so the engine's loop holds
     their code instead of calling them with six arrays (docs/architecture.md).  numba hands
     ``forceinline`` on to a function first compiled from inside one that sets it, so every
     numba function such a function calls states the flag itself: otherwise how it compiles,
@@ -207,10 +212,11 @@ def test_the_hot_decisions_compile_into_the_engines_loop():
     from strategies import dispatch, expert, mc
 
     hot = ("take_nb", "discard_nb", "knock_nb")
+    heavy = (expert, mc, marjj)
     for module in ALL + [expert, mc, dispatch]:
         for name in [n for n in hot + ("arrange_nb", "defend_nb") if hasattr(module, n)]:
             inline = getattr(module, name).targetoptions.get("forceinline")
-            assert inline is (name in hot and module not in (expert, mc)), f"{module.__name__}.{name}"
+            assert inline is (name in hot and module not in heavy), f"{module.__name__}.{name}"
     seen, todo, checked = set(), [getattr(dispatch, n) for n in hot], 0
     while todo:
         for callee in _jitted_callees(todo.pop()) - seen:
@@ -664,8 +670,9 @@ def _available() -> list[dict]:
 _PRESETS = list(Rules.PRESETS)
 #: the strong players are too slow for 1.4 million hands in CI: their 100,000-hand check per
 #: preset is ``python -m simulator.studies.strong_study legality`` (results/strong_players_supplement/legality*.md),
-#: and tests/test_strong_players.py plays them on a few hands of several presets
-_SLOW = {"expert", "mc"}
+#: and tests/test_strong_players.py and tests/test_published_players.py play them on a few
+#: thousand hands of every preset
+_SLOW = {"expert", "mc", "marjj"}
 
 
 @pytest.mark.parametrize("name", [s["name"] for s in _available() if s["name"] not in _SLOW])

@@ -22,6 +22,7 @@ from simulator.run.experiment import ExperimentError, load_experiment, parse_exp
 from simulator.run.rundir import (
     LOCK,
     RunError,
+    chunk_record,
     code_fingerprint,
     experiment_hash,
     load_plugins,
@@ -95,13 +96,18 @@ def test_an_edited_cell_strategy_or_seed_is_refused(run, capsys, rehash):
 def test_a_format_2_run_is_verified_by_deriving_its_cells(run, capsys):
     def as_format_2(m):
         m["format"] = 2
-        del m["manifest_hash"], m["plugin_sha256"]
+        del m["manifest_hash"], m["plugin_sha256"], m["chunks"]
 
     before = run_summaries(run)
     edit_manifest(run, as_format_2, rehash=False)
-    assert run_summaries(run) == before
     edit_manifest(run, lambda m: m["cells"][1].update(a="simple:knock_at=9"), rehash=False)
     error_line(capsys, ["show", run], "cells[1].a", "simple:knock_at=9")
+    edit_manifest(run, lambda m: m["cells"][1].update(a="simple:knock_at=5"), rehash=False)
+    # its chunks carry no digests: read only once sealed, by an explicit command
+    error_line(capsys, ["show", run], "format 2", "no digest", f"ginsim seal {run}")
+    assert main(["seal", str(run)]) == 0
+    assert "recorded the digests of 4 chunk(s)" in capsys.readouterr().out
+    assert read_manifest(run)["format"] == 4 and run_summaries(run) == before
 
 
 def test_replay_refuses_a_deal_that_does_not_give_the_stored_row(run, capsys):
@@ -119,6 +125,11 @@ def test_replay_refuses_a_deal_that_does_not_give_the_stored_row(run, capsys):
     table = table.set_column(i, table.schema.field(i), pa.array(net, table.schema.field(i).type))
     pq.write_table(table, path)  # the provenance stays in the schema metadata
     assert pc.sum(pq.read_table(path)["net_a"]).as_py() is not None
+    error_line(capsys, ["replay", run, "--cell", 1, "--deal", 7], "cell-0001-chunk-00000.parquet",
+               "changed since ginsim wrote it")
+    # a hostile user who records the edited chunk's digest too: the replay still catches it
+    edit_manifest(run, lambda m: m["chunks"].update({"data/cell-0001-chunk-00000.parquet": chunk_record(
+        path.read_bytes(), table.num_rows)}))
     error_line(capsys, ["replay", run, "--cell", 1, "--deal", 7], "replays to net_a", "the run stored")
 
 
@@ -288,7 +299,8 @@ def test_sizes_are_bounded_before_anything_is_planned(tmp_path):
     exp = parse_experiment({**base, "deals": 2**40})
     with pytest.raises(RunError, match=r"deals/games: .* rows to write need about .* TB on disk"):
         run_experiment(exp, tmp_path / "out", progress=False)
-    with pytest.raises(RunError, match=r"--jobs 100000: each worker process needs about .* give --jobs \d+"):
+    with pytest.raises(RunError, match=r"--jobs 100000: 100,000 worker processes with their chunks need about .* "
+                                       r"give --jobs [\d,]+ or less"):
         run_experiment(parse_experiment(base), tmp_path / "out", jobs=100_000, progress=False)
     assert not (tmp_path / "out").exists()
 

@@ -13,12 +13,14 @@ The same with real ``kill -9`` of a child process, for ``tune``, ``exploit`` and
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import optuna
 import pytest
 import tqdm
 
+from simulator.cli import main
 from simulator.studies.tune import load_spec, tune
 from simulator.studies.tune.field import Field
 from simulator.studies.tune.sampler import TrialSeeded
@@ -75,9 +77,11 @@ SHOULD_PRUNE = (optuna.trial.Trial, "should_prune")  # the pruner, its rung kept
 BEFORE_TRIAL = (TrialSeeded, "before_trial")  # a trial made, its candidate not sampled yet
 UPDATE = (tqdm.std.tqdm, "update")  # a progress bar step: a trial (or sweep value, fresh policy) finished
 ENQUEUE = (optuna.study.Study, "enqueue_trial")  # a candidate queued (two enqueued, then the polish's four)
+STUDY_ATTR = (optuna.study.Study, "set_user_attr")  # the first: a new study's file path, before its spec
 
 #: (id, target, count, exception, the trials the resume reports interrupted)
 POINTS = [
+    ("the study being created", STUDY_ATTR, 1, Killed, []),
     ("the fixed sweep", PAIR_VALUES, 1, Killed, []),
     ("an enqueued trial between two opponents", PAIR_VALUES, 5, Killed, [0]),
     ("the pruner's decision on a random trial", SHOULD_PRUNE, 5, Killed, [2]),
@@ -221,3 +225,22 @@ def test_an_unfinished_study_is_not_resumed_under_another_optuna(tmp_path, monke
                                         r"again with another out$"):
         tune(spec, out, resume=True, progress=False)
     assert [t.state.name for t in study.get_trials()] == ["RUNNING", "WAITING"]  # refused before any change
+
+
+def test_a_study_resumed_with_another_trial_count_says_it_is_not_reproducible(tmp_path, capsys, uninterrupted):
+    """Raising ``trials`` and resuming goes on with the study, but the study is no longer
+    the one its spec gives from the start: ``tune.json``, the report and the printed
+    result say so.  A resume with the spec's own trial count never does (above)."""
+    whole = uninterrupted()
+    assert json.loads((whole / "tune.json").read_text(encoding="utf-8"))["not_reproducible"] is None
+    out = tmp_path / "out"
+    shutil.copytree(whole, out)
+    more = tmp_path / "more.toml"
+    more.write_text(SPEC.format(sampler="tpe", pruner="successive_halving").replace("trials = 12", "trials = 14"),
+                    encoding="utf-8")
+    assert main(["tune", str(more), "--out", str(out), "--quiet", "--resume"]) == 0
+    why = ("played with trials = 12, then 14; a tuning of trials = 14 from the start samples and polishes at "
+           "other points")
+    assert f"\n  not reproducible from its spec and seed: {why}\n" in capsys.readouterr().out
+    assert json.loads((out / "tune.json").read_text(encoding="utf-8"))["not_reproducible"] == why
+    assert f"**Not reproducible from its spec and seed**: {why}." in (out / "report.md").read_text(encoding="utf-8")

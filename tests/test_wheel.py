@@ -129,6 +129,10 @@ def test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory(wheel,
     done = subprocess.run([str(env_dir / "bin" / "ginsim"), "run", "quickstart", "--deals", "200", "--quiet"],
                           capture_output=True, text=True, cwd=empty, env=env, timeout=800)
     assert done.returncode == 0, done.stderr[-3000:]
+    # an empty cache: the first run says it compiles before it does, even with --quiet
+    from simulator.infra.cache import COMPILING_MESSAGE
+
+    assert COMPILING_MESSAGE in done.stderr.splitlines(), done.stderr[-3000:]
     assert "quickstart: 4 cells into results/quickstart" in done.stdout
     assert "gin_hunter vs knock_early" in done.stdout and "net_a ± 95%" in done.stdout
     assert (empty / "results" / "quickstart" / "manifest.json").is_file()

@@ -12,11 +12,10 @@ in pyproject.toml: analysis sits below studies).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..run.rundir import RunError, is_confirmation_file
+from ..run.rundir import RunError, is_confirmation_file, read_sealed
 
 
 def scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
@@ -96,16 +95,16 @@ def _check(confirmation: Any, path: Path) -> dict[str, Any]:
 
 def confirmation_of(folders: list[Path]) -> tuple[Path, dict[str, Any]] | None:
     """The first ``confirm.json`` written by ginsim confirm in ``folders`` (the run directory,
-    then the report's output directory), with its contents; None when there is none.  One
-    that is not valid JSON or lacks a field the report reads is a ``RunError`` naming it."""
+    then the report's output directory), with its contents; None when there is none.  It is
+    read as every file of a run is (bounded, no link, never waited on) and must carry the
+    seal ginsim confirm gave it (``rundir.read_sealed``): an edited one, or one that is not
+    valid JSON or lacks a field the report reads, is a ``RunError`` naming it."""
     for folder in folders:
         path = Path(folder) / "confirm.json"
-        if path.is_file() and is_confirmation_file(path):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise RunError(f"{path}: not readable as JSON ({exc}); re-run ginsim confirm or move the file "
-                               f"away") from None
+        if is_confirmation_file(path):  # (a regular file, not a link, carrying ginsim confirm's mark)
+            data = read_sealed(path, "a confirmation", "re-run ginsim confirm, or move the file away (a "
+                                                        "confirm.json of an earlier ginsim is sealed as it stands by "
+                                                        "ginsim seal DIR)")
             return path, _check(data, path)
     return None
 

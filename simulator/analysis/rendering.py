@@ -38,6 +38,7 @@ from ..run.rundir import (  # noqa: F401  (re-exported: the mark of report files
     REPORT_RECORD,
     file_sha256,
     report_files,
+    seal,
     written_by_ginsim,
 )
 
@@ -331,13 +332,14 @@ def save_figure(fig, path: Path) -> Path:
 
 def record_report(out: Path, paths: list[Path]) -> Path:
     """Record ``paths`` (files a report just wrote in ``out``) by name and sha256, keeping
-    the entries of earlier reports whose files are still as they wrote them."""
+    the entries of earlier reports whose files are still as they wrote them.  The record is
+    sealed (``rundir.seal``): an edited record vouches for no file."""
     import json
 
     out = Path(out)
     files = {p.name: file_sha256(p) for p in report_files(out) if p.name != REPORT_RECORD}
     files.update({p.name: file_sha256(p) for p in paths})
-    atomic_write(out / REPORT_RECORD, json.dumps({"generator": GENERATOR, "files": dict(sorted(files.items()))},
+    atomic_write(out / REPORT_RECORD, json.dumps(seal({"generator": GENERATOR, "files": dict(sorted(files.items()))}),
                                                  indent=1) + "\n")
     return out / REPORT_RECORD
 

@@ -208,10 +208,11 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
     staging folder and moved in only when all are ready; a file of the same name that
     ``ginsim report`` did not write, or that changed since, is never replaced (``RunError``
     names it; ``rendering.report_files``)."""
+    import contextlib
     import shutil
     import tempfile
 
-    from ..run.rundir import RunError, load_plugins, readable_run, run_path
+    from ..run.rundir import SUBDIR, RunError, load_plugins, readable_run, run_path
 
     if multiplicity not in an.MULTIPLICITY_METHODS:
         raise ValueError(f"multiplicity must be one of {', '.join(an.MULTIPLICITY_METHODS)}; got {multiplicity!r}")
@@ -222,11 +223,18 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
     if not verification.good["deals"] and not verification.good["games"]:
         raise RunError(f"{run_dir}: the run holds no rows to report")
     out = run_path(out_dir) if out_dir is not None else run_dir
+    for sub in SUBDIR.values():  # a report's files there would be foreign files of the run
+        folder = (run_dir / sub).resolve()
+        if out.resolve() == folder or out.resolve().is_relative_to(folder):
+            raise RunError(f"--out {out} is inside the run's {sub}/ folder, which holds only its chunk files; give the "
+                           f"run directory or a folder outside it")
+    made = [p for p in (out, *out.parents) if not p.exists()]  # the folders this report creates
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RunError(f"report directory {out} is not writable: {exc.strerror or exc}") from None
     stage = Path(tempfile.mkdtemp(prefix=".ginsim-report-", dir=out))
+    done = False
     try:
         written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity,
                                       confirm_dirs=[run_dir, out])
@@ -240,9 +248,13 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
             # the markdown and HTML refer to the PNGs by bare name, so they stay valid in out
             made.replace(target)
         record_report(out, targets)
+        done = True
         return targets
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        for folder in made if not done else ():  # a refused report leaves nothing behind
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
 
 def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str, list[Path]],

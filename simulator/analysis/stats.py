@@ -532,8 +532,11 @@ def _prefetched(paths: list, read):
             yield current
 
 
-def _scan_mode(paths: list, columns: tuple[str, ...], values_of, mirrored: bool, draws: dict | None):
-    """Moments, labels, rows per cell and "every row has a winner" over ``paths``."""
+def _scan_mode(run_dir, manifest: dict, paths: list, columns: tuple[str, ...], values_of, mirrored: bool,
+               draws: dict | None):
+    """Moments, labels, rows per cell and "every row has a winner" over ``paths``, chunk
+    files of the run in ``run_dir`` whose bytes are proven as they are read
+    (``rundir.read_chunk_table``)."""
     import pyarrow.parquet as pq
 
     moments = None
@@ -541,21 +544,14 @@ def _scan_mode(paths: list, columns: tuple[str, ...], values_of, mirrored: bool,
     n_rows: dict[int, int] = {}
     all_won = True
 
+    def labels_of(names: list[str]) -> list[str]:
+        return [c for c in names if (c in LABELS and c != "cell") or (c[:2] in ("a.", "b.") and len(c) > 2)]
+
     def read(path):
-        from pathlib import Path
+        from ..run.rundir import read_chunk_table
 
-        import pyarrow as pa
-
-        from ..run.rundir import RunError
-
-        try:
-            names = pq.read_schema(path).names
-            label_cols = [c for c in names if (c in LABELS and c != "cell") or (c[:2] in ("a.", "b.") and len(c) > 2)]
-            return pq.read_table(path, columns=[*columns, *label_cols]), label_cols
-        except (OSError, ValueError, pa.ArrowException) as exc:
-            run = Path(path).parent.parent
-            raise RunError(f"{path}: a damaged chunk ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__});"
-                           f" re-play it with: ginsim run EXPERIMENT --out {run} --resume") from None
+        table = read_chunk_table(run_dir, path, manifest, lambda names: [*columns, *labels_of(names)])
+        return table, labels_of(table.schema.names)
 
     for table, label_cols in _prefetched(list(paths), read):
         if table.num_rows == 0:
@@ -613,16 +609,19 @@ def scan_run(run_dir, confidence: float = 0.95, files: dict | None = None,
     equal those of the rows loaded whole, to float rounding."""
     from ..run.rundir import readable_run, run_path
 
+    run_dir = run_path(run_dir)
     if files is None or manifest is None:  # else the caller verified the run
-        manifest, verification = readable_run(run_path(run_dir), allow_missing=allow_missing)
+        manifest, verification = readable_run(run_dir, allow_missing=allow_missing)
         files = verification.good if files is None else files
     mirrored = bool(manifest["experiment"].get("mirrored", True))
     draws: dict[int, np.ndarray] = {}
     hands = games = None
-    scanned = _scan_mode(files.get("deals", []), HAND_SCAN_COLUMNS, _hand_value_columns, mirrored, draws)
+    scanned = _scan_mode(run_dir, manifest, files.get("deals", []), HAND_SCAN_COLUMNS, _hand_value_columns,
+                         mirrored, draws)
     if scanned is not None:
         hands = _hand_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
-    scanned = _scan_mode(files.get("games", []), GAME_SCAN_COLUMNS, _game_value_columns, mirrored, None)
+    scanned = _scan_mode(run_dir, manifest, files.get("games", []), GAME_SCAN_COLUMNS, _game_value_columns,
+                         mirrored, None)
     if scanned is not None:
         games = _game_estimates(*scanned[:3], not mirrored, scanned[3], confidence)
     return RunScan(hands, games, draws, manifest)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..infra.terminal import printable
 from ..run.rundir import read_manifest, readable_run, run_path
 from ..run.runner import run_status
 from .stats import scan_run
@@ -78,12 +79,6 @@ def no_interval(units: int, unit: str) -> str:
     return f"n = {units:,} {unit}{'' if units == 1 else 's'}: no interval"
 
 
-def _label(text: str) -> str:
-    """A label as one line of a table: control characters (a newline in a variant name)
-    shown escaped, as in a Python string."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
-
-
 def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     """The summary as a text table; every label is shown whole (columns as wide as the
     longest), so distinct cells never print alike; a row without an interval (fewer than
@@ -91,8 +86,9 @@ def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     unfinished run) prints a dash for each figure."""
     value = "net_a" if "net_a" in summary else "margin_a"
     rows = [r._asdict() for r in summary.itertuples(index=False)]
-    matchups = [_label(d["matchup"]) for d in rows]
-    variants = [_label(d["variant"]) for d in rows]
+    # every label on one line of the table, control characters shown escaped
+    matchups = [printable(d["matchup"], keep_lines=False) for d in rows]
+    variants = [printable(d["variant"], keep_lines=False) for d in rows]
     wm = max([43, *map(len, matchups)]) + 1
     wv = max([13, *map(len, variants)]) + 1
     lines = []

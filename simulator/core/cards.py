@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..infra.inputs import argument
+
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "shdc"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -47,6 +49,9 @@ class Card(int):
     """
 
     __slots__ = ()
+
+    def __new__(cls, code: int) -> "Card":
+        return super().__new__(cls, argument("card", code, "int", text=CODE_TEXT))
 
     def __repr__(self) -> str:
         return format_card(self)
@@ -111,8 +116,12 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     return tuple(codes)
 
 
+#: a card code in words, for one-line errors
+CODE_TEXT = "a card code (suit * 16 + rank: 0-12, 16-28, 32-44 or 48-60)"
+
+
 def format_card(code: int) -> str:
-    code = int(code)
+    code = argument("card", code, "int", text=CODE_TEXT)
     if not (0 <= code < 64 and code % SUIT_SHIFT < N_RANKS):
         raise ValueError(f"not a card code: {code}")
     return RANK_CHARS[code % SUIT_SHIFT] + SUIT_CHARS[code // SUIT_SHIFT]
@@ -129,7 +138,9 @@ def as_codes(cards: str | Sequence[int] | np.ndarray) -> tuple[int, ...]:
     """Card codes from a card string or a sequence of codes; rejects duplicates and bad codes."""
     if isinstance(cards, str):
         return parse_cards(cards)
-    codes = tuple(int(c) for c in cards)
+    if isinstance(cards, (bytes, dict)) or not hasattr(cards, "__iter__"):
+        raise ValueError(f"cards must be a string such as \"As 2s 3s\" or a sequence of card codes, got {cards!r}")
+    codes = tuple(argument("card", c, "int", text=CODE_TEXT) for c in cards)
     for c in codes:
         format_card(c)  # validates
     if len(set(codes)) != len(codes):
@@ -148,5 +159,5 @@ def cards_mask(cards: str | Sequence[int] | np.ndarray) -> int:
 
 def mask_cards(mask: int) -> tuple[Card, ...]:
     """The cards of a hand mask, in increasing code order."""
-    mask = int(mask)
+    mask = argument("mask", mask, "int", 0, 2**64 - 1, text="a hand mask (an integer from 0 to 2**64 - 1)")
     return tuple(Card(c) for c in range(64) if mask >> c & 1)

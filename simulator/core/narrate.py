@@ -8,7 +8,9 @@ play`` and the OpenSpiel game's information strings (``simulator.interop.ospiel_
 tell events with it.  ``names`` names each seat's player (a seat named ``"You"`` is spoken
 to: "You draw 7h from the stock."); told to ``you`` (a seat), its opponent's stock draws are
 told without the card, which that seat does not see.  The deal's single cards (``deal``) are
-told as a whole by the caller (``tell`` returns "" for them).
+told as a whole: ``tell_hand(events, names)`` tells a hand from its events, both dealt hands
+once the deal is complete and then every later event (``ginsim replay``'s text for a run's
+deal and for a hand history file); ``tell`` returns "" for a dealt card.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def tell(event: tuple[int, str, int], names: Sequence[str], you: int | None = No
     if kind == "big_gin":
         return f"{who} {verb('have', 'has')} big gin!"
     if kind in ("sets", "runs"):
-        return f"{who} {verb('lay')} out the {kind} {_cards(value)}."
+        return f"{who} {verb('lay')} out the {kind} {_cards(value)}." if value else f"{who} {verb('lay')} out no {kind}."
     if kind == "defend":
         how = _DEFENCES.get(value, f"least-deadwood arrangement {value + 1}")
         return f"{who} {verb('defend')} with {how}."
@@ -78,3 +80,18 @@ def tell(event: tuple[int, str, int], names: Sequence[str], you: int | None = No
     if kind == "score":
         return f"{who} {verb('score')} {value} points." if seat >= 0 else "A tie: nobody scores."
     return f"{who}: {kind} {value}"
+
+
+def tell_hand(events: Sequence[tuple[int, str, int]], names: Sequence[str], you: int | None = None) -> list[str]:
+    """A hand's events in words, one line each: both dealt hands once the deal is complete
+    (``"A (simple) holds 2c 3c ..."``), then every later event as ``tell`` tells it."""
+    dealt: dict[int, list[int]] = {0: [], 1: []}
+    lines = []
+    for seat, kind, value in events:
+        if kind == "deal":
+            dealt[seat].append(value)
+            if len(dealt[0]) + len(dealt[1]) == 20:
+                lines += [f"{names[s]} holds {format_cards(sorted(dealt[s]))}" for s in (0, 1)]
+        else:
+            lines.append(tell((seat, kind, value), names, you))
+    return lines

@@ -10,11 +10,16 @@ in one entry below, and the rest is derived from these tables:
   ``python -m simulator.core.layouts``; the raw column names (``HAND_RECORD_NAMES``, ``GAME_RECORD_NAMES``, ``RULE_SLOT_NAMES``);
 * the DataFrame columns, their order and dtypes (``simulator.api.hand_frame`` /
   ``game_frame`` read ``HAND_ROW`` / ``GAME_ROW`` entry by entry, by ``kind``);
-* the column documentation (the table in ``simulator.api``'s docstring,
-  ``frame_doc_table``);
+* the column documentation: the tables in ``simulator.api``'s docstring and on the docs site
+  (``column_table``) and the description each run's Parquet files carry
+  in their fields' metadata (``column_descriptions``, under the key ``description``);
 * the reference engine's record columns (``tests/reference_engine.py``);
 * the rule vector ``Rules.to_array`` builds (``RULE_VECTOR``, made from the ``Rules`` fields'
   declarations in ``simulator.core.rules``).
+
+The label columns a run writes before a record's columns (``cell``, ``matchup``, ``a``, ``b``,
+``variant`` and one per swept parameter) are declared here too (``RUN_LABELS``,
+``SWEEP_DOC``), so every column of a run's files has one description.
 
 Adding an output column is one entry here plus the code that fills it (``out[H_NEW] = ...``
 in ``simulator.engine.kernels``); the frame, its documentation and the reference's column list
@@ -67,10 +72,10 @@ HAND_ROW: tuple[Column, ...] = (
     Column("a_seat", None, np.int64, "raw", "strategy A's seat (0 or 1)"),
     Column("dealer", "a_dealt", np.bool_, "a_seat", "True when strategy A dealt (B moved first)"),
     Column("outcome", "outcome", "category", "outcome",
-           "``knock``, ``gin``, ``big_gin``, ``undercut`` or ``dead`` (cancelled)"),
-    Column("knocker", "knocker", "category", "seat", "``a``, ``b`` or missing (dead hand)"),
+           "`knock`, `gin`, `big_gin`, `undercut` or `dead` (cancelled)"),
+    Column("knocker", "knocker", "category", "seat", "`a`, `b` or missing (dead hand)"),
     Column("winner", "winner", "category", "seat",
-           "``a``, ``b`` or missing (dead hand, or a scoreless tie)"),
+           "`a`, `b` or missing (dead hand, or a scoreless tie)"),
     Column("points", "points", np.int32, "int",
            "points to the hand's winner (Oklahoma spade doubling included)"),
     Column(None, "net_a", np.int32, "net_a", "points to A minus points to B"),
@@ -84,12 +89,12 @@ HAND_ROW: tuple[Column, ...] = (
            "cards drawn in the hand by both players (pile takes included)"),
     Column("turns", "turns", np.int16, "int", "discards made in the hand"),
     Column("stock_left", "stock_left", np.int16, "int", "cards left in the stock when the hand ended"),
-    Column("upcard", "upcard", "category", "card", "the first upcard (e.g. ``7h``)"),
+    Column("upcard", "upcard", "category", "card", "the first upcard (e.g. `7h`)"),
     Column("knock_limit", "knock_limit", np.int16, "int",
            "the knock limit in force (Oklahoma: set by the upcard)"),
     Column("reshuffles", "reshuffles", np.int16, "int",
-           "times the pile was turned into a new stock (``reshuffle_stock``)"),
-    Column("error", None, np.int64, "raw", "error code (``simulator.core.constants.ERR_*``; 0 = none)"),
+           "times the pile was turned into a new stock (`reshuffle_stock`)"),
+    Column("error", None, np.int64, "raw", "error code (`simulator.core.constants.ERR_*`; 0 = none)"),
     Column("game", None, np.int64, "raw", "game number (-1 for single deals)"),
     Column("hand_in_game", None, np.int64, "raw", "hand number within its game (-1 for single deals)"),
     Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),
@@ -104,18 +109,33 @@ GAME_ROW: tuple[Column, ...] = (
     Column("a_seat", None, np.int64, "raw", "strategy A's seat (0 or 1)"),
     Column("first_dealer", "a_dealt_first", np.bool_, "a_seat", "True when A dealt the first hand"),
     Column("winner", "winner", "category", "seat",
-           "``a``, ``b`` or missing (the hand guard stopped the game)"),
+           "`a`, `b` or missing (the hand guard stopped the game)"),
     Column("hands", "hands", np.int32, "int", "hands played, dead hands included"),
     Column("dead_hands", "dead_hands", np.int32, "int", "hands cancelled at the end of the stock"),
     Column("points", "points", np.int32, "by_seat", "hand points only (what reaches the target)"),
     Column("boxes", "boxes", np.int32, "by_seat", "hands won"),
     Column("score", "score", np.int32, "by_seat", "final totals, after game, box and shutout bonuses"),
-    Column(None, "margin_a", np.int32, "margin_a", "``score_a - score_b``"),
+    Column(None, "margin_a", np.int32, "margin_a", "`score_a - score_b`"),
     Column("shutout", "shutout", np.bool_, "flag", "the loser scored no hand points"),
     Column("error", None, np.int64, "raw", "error code of the hand that stopped the game (0 = none)"),
     Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),
     Column("error_value", None, np.int64, "raw", "the offending value (as in the hand row)"),
 )
+
+
+# ---- the labels of a run's rows --------------------------------------------------------
+# ``simulator.run.runner`` writes these before the hand or game columns of every row of a run
+# (``kind`` ``label``: made from the cell, not from a record).  The dictionary-encoded ones
+# (``category``) list the run's values in cell order in every file.
+RUN_LABELS: tuple[Column, ...] = (
+    Column(None, "cell", np.int32, "label", "cell number in the experiment (0-based; `ginsim show` lists them)"),
+    Column(None, "matchup", "category", "label", "`A vs B`: the two strategy specs of the cell"),
+    Column(None, "a", "category", "label", "strategy A's spec, e.g. `simple:knock_at=0`"),
+    Column(None, "b", "category", "label", "strategy B's spec"),
+    Column(None, "variant", "category", "label", "the cell's rule variant, named as in the experiment file"),
+)
+#: the description of a swept parameter's column, whose name is the parameter (``a.knock_at``)
+SWEEP_DOC = "swept parameter `{name}`: its value in this cell (null in cells that do not take it)"
 
 
 # ---- the rule vector (``Rules.to_array``) ---------------------------------------------------
@@ -176,15 +196,31 @@ def frame_columns(row: tuple[Column, ...]) -> list[tuple[str, object, str]]:
     return out
 
 
-def frame_doc_table(row: tuple[Column, ...]) -> str:
-    """The frame's columns as a reStructuredText table (name, documentation)."""
-    items = []
+def column_descriptions(row: tuple[Column, ...]) -> dict[str, str]:
+    """DataFrame column -> its description, in frame order (a ``by_seat`` entry gives two):
+    the text each run's Parquet files carry in their fields' metadata."""
+    return {name: doc for name, _, doc in frame_columns(row)}
+
+
+def column_table(row: tuple[Column, ...]) -> str:
+    """The frame's columns as a Markdown table (column, type, description); a ``by_seat``
+    entry is one line naming both columns."""
+    lines = ["| column | type | description |", "|---|---|---|"]
     for c in row:
         if c.frame is None:
             continue
-        name = f"{c.frame}_a, {c.frame}_b" if c.kind == "by_seat" else c.frame
-        items.append((name, c.doc))
-    width = max(len(n) for n, _ in items) + 2
-    rule = "=" * (width - 1) + "  " + "=" * 74
-    lines = [rule] + [f"{n:<{width}} {d}".rstrip() for n, d in items] + [rule]
+        name = f"`{c.frame}_a`, `{c.frame}_b`" if c.kind == "by_seat" else f"`{c.frame}`"
+        lines.append(f"| {name} | {_type_name(c.dtype)} | {c.doc} |")
     return "\n".join(lines)
+
+
+def run_label_table() -> str:
+    """The label columns of a run's rows as a Markdown table (``column_table`` of
+    ``RUN_LABELS``), with the line of a swept parameter's column."""
+    sweep = SWEEP_DOC.format(name="a.knock_at")
+    return column_table(RUN_LABELS) + f"\n| one per swept parameter, e.g. `a.knock_at` | float64 | {sweep} |"
+
+
+def _type_name(dtype) -> str:
+    """A column's type in words: ``int32``, ``bool``, ``Int16`` (nullable), ``category``."""
+    return dtype if isinstance(dtype, str) else np.dtype(dtype).name

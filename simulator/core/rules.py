@@ -16,6 +16,8 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 SHUTOUT_MODES = ("none", "double", "double_bonus")
+#: the highest game target a rule set may have (``target_score``); game scores before a hand are below it
+MAX_TARGET = 100_000
 OKLAHOMA_ACE_MODES = ("gin", "one")
 NEXT_DEALER_MODES = ("alternate", "loser", "winner")
 
@@ -120,7 +122,7 @@ class Rules:
         1, "reshuffles allowed per hand under reshuffle_stock; after that the hand is cancelled when the stock is "
         "empty", "max_reshuffles", "reshuffles allowed per hand", ("end-of-the-stock",), low=0, high=100)
     target_score: int = option(
-        100, "hand points that win the game", "target", "game target score", ("the-game",), low=1, high=100_000,
+        100, "hand points that win the game", "target", "game target score", ("the-game",), low=1, high=MAX_TARGET,
         note="to {}")
     game_bonus: int = option(
         100, "bonus of the game's winner", "game_bonus", "game bonus", ("the-game",),

@@ -44,13 +44,27 @@ import numpy as np
 from strategies import view as V
 
 from ..core import state as S
-from ..core.constants import K_N_RULES, K_RECORD, K_RNGS, K_SIDS, K_STATE, K_WIDTH, N_OBS, N_PARAMS, N_VIEW, R_TARGET
+from ..core.constants import (
+    K_DECK,
+    K_DECK_RNG,
+    K_N_RULES,
+    K_RECORD,
+    K_RNGS,
+    K_SIDS,
+    K_STATE,
+    K_WIDTH,
+    N_OBS,
+    N_PARAMS,
+    N_VIEW,
+    R_TARGET,
+)
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
 from ..core.observation import encode_state_nb
 from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.records import G_PAIR, G_POINTS0, G_POINTS1, H_ERROR_SEAT, H_HAND_IN_GAME, N_GAME_COLS, N_HAND_COLS, OUTCOMES
-from ..core.rules import MAX_HANDS_PER_GAME, Rules, resolve_rules
+from ..core.rules import MAX_HANDS_PER_GAME, MAX_TARGET, Rules, resolve_rules
+from ..infra.inputs import argument, int_pair
 from .work import (
     new_work,
     next_hand_nb,
@@ -85,31 +99,39 @@ class Hand:
 
     ``Hand(deck=..., dealer=0, ...)`` deals an explicit 52-card deck instead (cards 0..19
     alternately to the non-dealer and the dealer, card 20 the upcard, the rest the stock in
-    drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``.
+    drawing order), with A in seat 0 and the streams of ``simulator.api.play_deck``;
+    ``deck_stream`` (an int64) replaces its reshuffle stream (``rules.reshuffle_stock``),
+    so a deal of a run dealt again from its deck reshuffles as the run did
+    (``simulator.run.handhistory``).
     ``scores`` are the game scores before the hand, as the players see them.
     """
 
     def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, deal: int = 0, *,
                  a=None, b=None, mirrored: bool = True, deck=None, dealer: int | None = None,
-                 scores=(0, 0), hand_in_game: int | None = None):
+                 scores=(0, 0), hand_in_game: int | None = None, deck_stream: int | None = None):
         self._setup(rules, seed, a, b)
+        mirrored = argument("mirrored", mirrored, "bool")
+        s0, s1 = (np.int64(x) for x in int_pair("scores", scores, 0, MAX_TARGET - 1))
         record = self._work[K_RECORD:K_RECORD + N_HAND_COLS]
-        s0, s1 = (np.int64(int(x)) for x in scores)
         self.game, self.hand_in_game = -1, -1
+        if deck_stream is not None and (deck is None or isinstance(deck_stream, bool)
+                                        or not isinstance(deck_stream, (int, np.integer))
+                                        or not -2**63 <= deck_stream < 2**63):
+            raise ValueError(f"deck_stream must be an int64 and comes with an explicit deck, got {deck_stream!r}")
         if deck is not None:
             cards = np.array(as_codes(deck), dtype=np.int64)
             if len(cards) != 52 or set(cards.tolist()) != set(DECK.tolist()):
                 raise ValueError("deck must list all 52 cards exactly once")
-            dealer = 0 if dealer is None else dealer
-            if dealer not in (0, 1):
-                raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
-            start_deck_nb(self._work, cards, np.int64(dealer), s0, s1, np.uint64(self.seed), self._rules, record,
-                          self._trace)
+            dealer = argument("dealer", 0 if dealer is None else dealer, "int", 0, 1, text="seat 0 or 1")
+            if deck_stream is None:
+                start_deck_nb(self._work, cards, np.int64(dealer), s0, s1, np.uint64(self.seed), self._rules,
+                              record, self._trace)
+            else:
+                start_deck_nb(self._work, cards, np.int64(dealer), s0, s1, np.uint64(self.seed), self._rules,
+                              record, self._trace, np.int64(deck_stream))
             self._dealt(0, 0, 0)
             return
-        if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 0:
-            raise ValueError(f"deal must be a non-negative integer, got {deal!r}")
-        deal = int(deal)
+        deal = argument("deal", deal, "int", low=0)
         # the deck and streams as the batch kernels key them (one definition: simulator.engine.work)
         if hand_in_game is None:
             pair, dealt, a_seat = start_deal_nb(self._work, np.uint64(self.seed), np.int64(deal), bool(mirrored), s0,
@@ -118,12 +140,11 @@ class Hand:
                 raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
             self._dealt(deal, pair, a_seat)
             return
-        if isinstance(hand_in_game, bool) or not isinstance(hand_in_game, (int, np.integer)) or hand_in_game < 0:
-            raise ValueError(f"hand_in_game must be a non-negative integer, got {hand_in_game!r}")
+        hand_in_game = argument("hand_in_game", hand_in_game, "int", low=0)
         if dealer is None and hand_in_game:
             raise ValueError("dealer is needed for a hand after a game's first: it depends on the hands before")
-        if dealer is not None and dealer not in (0, 1):
-            raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+        if dealer is not None:
+            dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
         pair, _, a_seat = start_game_hand_nb(self._work, np.uint64(self.seed), np.int64(deal), np.int64(hand_in_game),
                                              np.int64(-1 if dealer is None else dealer), s0, s1, bool(mirrored),
                                              self._rules, record, self._trace)
@@ -138,9 +159,7 @@ class Hand:
         self.rules = resolve_rules(rules)
         self._rules = self.rules.to_array()
         self.strategies = tuple(None if s is None else parse_strategy(s) for s in (a, b))
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-        self.seed = int(seed)
+        self.seed = argument("seed", seed, "int", 0, 2**64 - 1, text="an integer from 0 to 2**64 - 1")
         width = max([N_PARAMS] + [len(s.row) for s in self.strategies if s is not None])
         self._work = new_work(self._rules, width)  # the hand and its seats' companions
         self._state = self._work[K_STATE:K_STATE + S.N_STATE]
@@ -226,6 +245,18 @@ class Hand:
     def dealer(self) -> int:
         return int(self._state[S.S_DEALER])
 
+    @property
+    def deck(self) -> list[int]:
+        """The 52 cards the hand was dealt from (codes, in dealing order: the ``deck`` that
+        ``Hand(deck=...)`` takes).  Neither player may know them all."""
+        return self._work[K_DECK:K_DECK + 52].tolist()
+
+    @property
+    def deck_stream(self) -> int:
+        """The deck's stream (int64), which reshuffles the pile (``rules.reshuffle_stock``):
+        the ``deck_stream`` that deals the hand again from ``deck`` with the same reshuffles."""
+        return int(self._work[K_DECK_RNG])
+
     def is_over(self) -> bool:
         return self.phase == S.PHASE_OVER
 
@@ -278,6 +309,11 @@ class Hand:
         other.__dict__ = fields
         return other
 
+    def __deepcopy__(self, memo) -> "Hand":
+        """``copy.deepcopy`` is ``clone`` (pyspiel clones a Python game's state by deep-copying
+        its fields)."""
+        return self.clone()
+
     def __getstate__(self) -> dict:
         """A ``Hand`` pickles (pyspiel clones and serializes a Python game's state by
         pickling it: ``simulator.interop.ospiel_game``): its work array, rules, events and
@@ -308,12 +344,12 @@ class Hand:
         the next draw first): the same cards, reordered (a ``ValueError`` otherwise, and
         nothing changes).  Nothing else depends on the stock's order, so the hand plays on
         as if the stock had been shuffled so."""
-        codes = as_codes(cards)
+        codes = as_codes(cards) if isinstance(cards, str) else [int(c) for c in cards]
         st = self._state
         pos, n = int(st[S.S_STOCK_POS]), int(st[S.S_STOCK_N])
-        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):
+        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):  # (bad codes, repeats too)
             raise ValueError(f"set_stock needs the {n - pos} cards left in the stock, reordered; got "
-                             + (" ".join(format_card(c) for c in codes) or "none"))
+                             + (" ".join(format_card(c) if c in _CARD_CODES else str(c) for c in codes) or "none"))
         st[S.S_STOCK + pos:S.S_STOCK + n] = codes
 
     # ---- what a player may know ----------------------------------------------------------
@@ -540,10 +576,10 @@ class Game:
 
     def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, game: int = 0, *, a=None, b=None,
                  mirrored: bool = True):
-        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or game < 0:
-            raise ValueError(f"game must be a non-negative integer, got {game!r}")
+        game = argument("game", game, "int", low=0)
         hand = Hand.__new__(Hand)
         hand._setup(rules, seed, a, b)
+        mirrored = argument("mirrored", mirrored, "bool")
         self.record = np.zeros(N_GAME_COLS, np.int64)
         row = hand._work[K_RECORD:K_RECORD + N_HAND_COLS]
         a_seat = start_game_nb(hand._work, np.uint64(hand.seed), np.int64(game), bool(mirrored), hand._rules,
@@ -593,3 +629,4 @@ def _name(action) -> str:
 _legal_actions_nb = S.legal_actions_nb
 _apply_action_nb = S.apply_action_nb
 _STATE_END = K_STATE + S.N_STATE
+_CARD_CODES = frozenset(DECK.tolist())

@@ -197,18 +197,16 @@ def loop_module(sids=None) -> ModuleType:
 
 def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module: str | None = None,
                      sids=None) -> bool:
-    """True when this source version's kernel directory holds numba's index file of every
-    engine entry point in ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the
-    first call loads machine code instead of compiling it (15–21 s of CPU for ``simple``
-    alone, 27–33 s with ``mc``, on the development machine).  ``module`` is the engine module's name
-    (``simulator.engine.kernels``, or a generated one: routing some strategies, or with plug-ins);
-    default the engine ``engine_module(sids)`` plays strategy ids
-    ``sids`` with.  Cheap: one directory listing, nothing is compiled."""
-    if module is None:
-        module = engine_module(sids).__name__
-    stem = module.rsplit(".", 1)[-1]
-    try:
-        names = {p.name for p in _cache.numba_cache_dir().glob(f"*/{stem}.*.nbi")}
-    except OSError:
-        return False
-    return all(any(n.startswith(f"{stem}.{entry}-") for n in names) for entry in entries)
+    """True when the cache holds machine code numba will load for every engine entry point in
+    ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the first call loads it
+    instead of compiling (``simulator.infra.cache.COMPILE_SECONDS``).  Each entry's own index
+    file is read where numba's locator puts it for this copy of the sources, and must match
+    the source file's stamp (``simulator.infra.cache.is_cached``): the same sources installed
+    at another path (a wheel beside a clone) have no machine code yet, though the cache
+    directory of these sources holds the other copy's.  ``module`` is the engine module's
+    name (``simulator.engine.kernels``, or a generated one: routing some strategies, or with
+    plug-ins); default the engine ``engine_module(sids)`` plays strategy ids ``sids`` with.
+    Cheap: an index file read per entry, nothing is compiled."""
+
+    engine = engine_module(sids) if module is None else importlib.import_module(module)
+    return all(_cache.is_cached(getattr(engine, entry)) for entry in entries)

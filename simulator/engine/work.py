@@ -18,7 +18,8 @@ environments, the belief study, ``ginsim play``):
   made with the row);
 * ``start_deal_nb`` deals deal d of ``simulate`` (its deck, dealer, seats and streams, keyed
   by ``simulator.core.rng``), ``start_game_nb`` a game's first hand, ``start_game_hand_nb``
-  hand k of a game with its dealer and scores given, ``start_deck_nb`` an explicit deck;
+  hand k of a game with its dealer and scores given, ``start_deck_nb`` an explicit deck
+  (with a given reshuffle stream, if any);
 * ``next_hand_nb`` chains the hands of a game: after a hand, the game's record is brought up
   to date (``simulator.core.scoring.end_of_hand_nb``) and the next hand dealt, until the game
   is over;
@@ -279,13 +280,18 @@ def start_game_hand_nb(work, seed, game, hand, dealer, score0, score1, mirrored,
 
 
 @CORE
-def start_deck_nb(work, cards, dealer, score0, score1, seed, rules, out, trace):
+def start_deck_nb(work, cards, dealer, score0, score1, seed, rules, out, trace, deck_stream=None):
     """Deal the explicit 52-card deck ``cards`` (cards 0..19 alternately to the non-dealer
     and the dealer, card 20 the upcard, the rest the stock in drawing order), A in seat 0,
-    with the streams of ``simulator.core.rng.scripted_streams_nb`` for ``seed``."""
+    with the streams of ``simulator.core.rng.scripted_streams_nb`` for ``seed``; a given
+    ``deck_stream`` (int64) replaces the deck's stream, which reshuffles the pile
+    (``rules.reshuffle_stock``), so a deal of a run dealt again from its deck reshuffles as
+    the run did (``simulator.run.handhistory``)."""
     f = fields_nb(work)
     f.seed[0] = seed
     scripted_streams_nb(seed, f.deck_rng, f.rngs)
+    if deck_stream is not None:
+        work[K_DECK_RNG] = deck_stream
     for i in range(52):
         f.deck[i] = cards[i]
     _ids_nb(out, np.int64(0), np.int64(0), np.int64(0), np.int64(-1), np.int64(-1))

@@ -58,6 +58,7 @@ from ..core.rules import R_TARGET, resolve_rules
 from ..engine.hand import Game, Hand
 from ..engine.loop import stop_at
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
+from ..infra.inputs import argument
 from .rewards import check_action_set, illegal_reward_for, reward_mode, scale, stable_mask
 
 AGENTS = ("player_0", "player_1")
@@ -88,7 +89,7 @@ class GinRummyEnv(AECEnv):
         self.rules = resolve_rules(rules)
         self._rules = self.rules.to_array()
         self.target = int(self._rules[R_TARGET])
-        self.game = bool(game)
+        self.game = argument("game", game, "bool")
         self.reward = reward
         reward_mode(reward, self.game)  # checks the option
         self.actions = check_action_set(actions)
@@ -268,7 +269,8 @@ def env(illegal_reward: float | None = None, **kwargs):
     from pettingzoo.utils import wrappers
 
     inner = GinRummyEnv(**kwargs)
-    penalty = illegal_reward_for(inner.reward) if illegal_reward is None else float(illegal_reward)
+    penalty = illegal_reward_for(inner.reward) if illegal_reward is None else \
+        argument("illegal_reward", illegal_reward, "number")
     wrapped = wrappers.TerminateIllegalWrapper(inner, illegal_reward=penalty)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

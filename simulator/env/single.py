@@ -29,6 +29,7 @@ import numpy as np
 from strategies import parse_strategy
 
 from .aec import AGENTS, GinRummyEnv, action_code
+from ..infra.inputs import argument
 from .rewards import illegal_reward_for
 
 
@@ -38,8 +39,7 @@ class GinRummySingleEnv(gym.Env):
     def __init__(self, opponent="simple", rules="hoyle", game: bool = False, seat: int | None = None,
                  illegal_reward: float | None = None, render_mode: str | None = None, reward: str = "points",
                  actions: str = "all"):
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None (drawn per episode), got {seat!r}")
+        seat = None if seat is None else argument("seat", seat, "int", 0, 1, text="0, 1 or None (drawn per episode)")
         self.opponent = parse_strategy(opponent)
         self.aec = GinRummyEnv(rules, game=game, render_mode=render_mode, reward=reward, actions=actions)
         if illegal_reward is None:
@@ -47,7 +47,7 @@ class GinRummySingleEnv(gym.Env):
         self.observation_space = self.aec.observation_space(AGENTS[0])
         self.action_space = self.aec.action_space(AGENTS[0])
         self.fixed_seat = seat
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = argument("illegal_reward", illegal_reward, "number")
         self.render_mode = render_mode
         self.seat = 0
         self._over = True  # no episode until reset()

@@ -57,6 +57,7 @@ from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
 from ..engine.work import new_works
 from . import batch as B
 from .aec import GinRummyEnv
+from ..infra.inputs import argument
 from .rewards import illegal_reward_for, reward_mode
 
 #: entries of each sub-environment's seed and seat buffers (refilled when 4 or fewer are left)
@@ -113,10 +114,9 @@ class GinRummyVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, opponent="simple", rules="hoyle", game: bool = False,
                  seat: int | None = None, reward: str = "points", illegal_reward: float | None = None,
                  actions: str = "all", autoreset_mode=AutoresetMode.NEXT_STEP):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None (drawn per episode), got {seat!r}")
+        num_envs = argument("num_envs", num_envs, "int", low=1)
+        seat = None if seat is None else argument("seat", seat, "int", 0, 1, text="0, 1 or None (drawn per episode)")
+        game = argument("game", game, "bool")
         modes = {m.value: m for m in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)}
         mode = modes.get(getattr(autoreset_mode, "value", autoreset_mode))
         if mode is None:
@@ -129,7 +129,8 @@ class GinRummyVectorEnv(VectorEnv):
         self.fixed_seat = -1 if seat is None else int(seat)
         self.reward = reward
         self._reward_mode = reward_mode(reward, self.game)
-        self.illegal_reward = illegal_reward_for(reward) if illegal_reward is None else float(illegal_reward)
+        self.illegal_reward = illegal_reward_for(reward) if illegal_reward is None else \
+            argument("illegal_reward", illegal_reward, "number")
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         single = GinRummyEnv(self.rules, game=self.game, actions=actions)

@@ -89,7 +89,8 @@ _KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b|^
 #: examples, not ginsim's code
 DATA_PACKAGES = ("simulator/experiments/", "simulator/examples/")
 
-_STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None}
+_STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None, "announce": False,
+                "announced": False, "listening": False}
 
 
 def package_sources(only: frozenset[str] | None = None) -> list[tuple[str, Path]]:
@@ -181,7 +182,9 @@ def _scans(sources: list[tuple[str, Path]]) -> dict[str, tuple[list[str], list[s
     digests = {name: hashlib.sha256(name.encode() + b"\0" + data).hexdigest() for name, data in contents.items()}
     if not all(d in _SCANS for d in digests.values()):
         try:
-            stored = json.loads((folder / _SCAN_TABLE).read_text(encoding="utf-8"))
+            from .inputs import read_json
+
+            stored = read_json(folder / _SCAN_TABLE, "the cache's scan table")  # bounded before parsing
             _SCANS.update({d: (list(v[0]), list(v[1])) for d, v in stored.items()
                            if isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)})
         except (OSError, ValueError, TypeError, AttributeError):
@@ -394,6 +397,8 @@ def _configure_now() -> Path:
     _STATE["configured"] = numba_cache_dir()
     _install_locator()
     _install_cache_guard()
+    if _STATE["announce"]:
+        _listen_for_compiles()
     return _STATE["configured"]
 
 
@@ -617,6 +622,69 @@ def _install_cache_guard() -> None:
 
 # --------------------------------------------------------------- cold start
 
+#: how long a first run compiles, in seconds of one core (the compile is single-threaded) with an
+#: empty cache: the low end is what the quick start (simple, gin_hunter, knock_early) and a first
+#: `ginsim simulate mc simple` took, compile and play, on the development machine; the high end
+#: allows twice that for a slower or busier machine (docs/benchmarks.md#the-compile-notice)
+COMPILE_SECONDS = {"light": (15, 30), "search": (20, 40)}
 
-#: what the command line prints on stderr before the first call compiles the engine
-COMPILING_MESSAGE = "ginsim: compiling kernels (first run only, about 30 s; a minute with expert or mc)"
+#: what the command line prints on stderr before this process compiles its first kernel
+COMPILING_MESSAGE = (
+    "ginsim: compiling kernels for this version of ginsim, once: about {light[0]}-{light[1]} s, "
+    "{search[0]}-{search[1]} s with expert or mc, longer on a busy machine; later runs load them from the cache"
+).format(**COMPILE_SECONDS)
+
+
+def announce_compile() -> None:
+    """Print ``COMPILING_MESSAGE`` on stderr, once per process."""
+    if not _STATE["announced"]:
+        _STATE["announced"] = True
+        print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+
+
+def announce_compiles() -> None:
+    """From now on, ``announce_compile()`` the moment numba starts compiling one of ginsim's
+    cached functions in this process, whatever the command (the command line calls this
+    first): a listener on numba's ``numba:compile`` event, which numba raises only when a
+    function is compiled, not when its machine code is loaded from the cache.  numba is not
+    imported for this: the listener is registered once numba is loaded."""
+    _STATE["announce"] = True
+    if "numba.core.caching" in sys.modules:
+        _listen_for_compiles()
+    else:
+        configure_numba_cache()
+
+
+def _listen_for_compiles() -> None:
+    from numba.core import event
+
+    if _STATE["listening"]:
+        return
+    _STATE["listening"] = True
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev) -> None:
+            dispatcher = (ev.data or {}).get("dispatcher")
+            py_file = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
+            if py_file is not None and is_cached(dispatcher) is not None and is_ginsim_source(py_file.co_filename):
+                announce_compile()
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())
+
+
+def is_cached(dispatcher) -> bool | None:
+    """Whether the cache holds machine code of numba ``dispatcher`` that numba will load: its
+    index file, in the directory and under the name numba's cache locator gives it (a
+    subdirectory named after the source file's path), lists compiled signatures and carries
+    the stamp of the source file as it is now (numba discards an index whose stamp differs,
+    and compiles again).  None for a function that is not cached (``cache=False``)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is None:
+        return None
+    try:
+        return bool(cache_file._load_index())
+    except Exception:  # an unreadable index: numba would compile
+        return False

@@ -54,9 +54,9 @@ on 2,400 deals; that test imports them from here.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -70,14 +70,18 @@ from strategies import Player, parse_strategy
 from strategies.registry import register_player
 
 from .. import actions as A
-from ..core.cards import DECK, as_codes, mask_cards
+from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
+from ..infra.inputs import argument
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
+from ..run.handhistory import HandHistory, play, record, write_file
+from ..run.seeds import derive_seed
 
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
-           "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS"]
+           "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS",
+           "ARENA_SEED_LIMIT", "arena_seed"]
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)
@@ -101,12 +105,14 @@ OS_SUIT_TO_OURS = (0, 3, 2, 1)  # the permutation is its own inverse
 
 
 def os_card(code: int) -> int:
-    """OpenSpiel's index of our card code."""
+    """OpenSpiel's index of our card code (a ValueError for anything that is not one)."""
+    code = as_codes([code])[0]
     return OUR_SUIT_TO_OS[code >> 4] * 13 + (code & 15)
 
 
 def our_card(index: int) -> int:
-    """Our card code of OpenSpiel's card index."""
+    """Our card code of OpenSpiel's card index 0..51 (a ValueError for anything else)."""
+    index = argument("OpenSpiel card index", index, "int", 0, 51)
     return OS_SUIT_TO_OURS[index // 13] * 16 + index % 13
 
 
@@ -250,6 +256,231 @@ def best_meld_action(state, player: int) -> int | None:
             if UTILS.min_deadwood([c for c in hand if c not in meld]) == target:
                 return a
     raise InteropError(f"no legal OpenSpiel meld keeps deadwood {target} in {card_names(hand)}")
+
+
+# --------------------------------------------------------------------------- a ginsim hand inside OpenSpiel
+class ReplaySkip(InteropError):
+    """A hand OpenSpiel cannot play as ginsim played it, for a documented reason
+    (docs/openspiel.md): ``category`` names it (``knock_blocked_by_openspiel_shortcut``,
+    ``openspiel_upcard_draw_cap``)."""
+
+    def __init__(self, category: str, detail: str):
+        super().__init__(f"{category}: {detail}")
+        self.category = category
+        self.detail = detail
+
+
+class ReplayMismatch(InteropError):
+    """OpenSpiel and ginsim disagree on a hand replayed into OpenSpiel."""
+
+
+@dataclass
+class EventReplay:
+    """A ginsim hand replayed inside OpenSpiel (``replay_events``): ``outcome`` (knock, gin,
+    undercut, tie or dead), ``ours`` (ginsim's winner seat or -1, points), ``openspiel``
+    (``state.returns()`` by OpenSpiel player), ``osp`` (ginsim seat -> OpenSpiel player),
+    OpenSpiel's final (knocker, defender) ``deadwood``, ``extra`` and the final ``state``."""
+
+    outcome: str
+    ours: tuple
+    openspiel: list
+    osp: dict
+    deadwood: tuple = (None, None)
+    extra: dict = field(default_factory=dict)
+    state: object = None
+
+
+def _apply(state, action, what: str):
+    legal = state.legal_actions()
+    if action not in legal:
+        raise ReplayMismatch(f"{what}: action {action} ({state.action_to_string(state.current_player(), action)}) "
+                             f"not legal in phase {state.current_phase()}; legal: {legal}")
+    state.apply_action(action)
+
+
+def _chance(state, os_code: int, what: str):
+    if not state.is_chance_node():
+        raise ReplayMismatch(f"{what}: expected a chance node, phase {state.current_phase()}")
+    if os_code not in {a for a, _ in state.chance_outcomes()}:
+        raise ReplayMismatch(f"{what}: card {UTILS.card_string(os_code)} is not a chance outcome")
+    state.apply_action(os_code)
+
+
+def _lay_best_melds(state, player: int, what: str) -> None:
+    """Lay melds (OpenSpiel's legal meld actions) reaching the hand's least deadwood, then
+    pass (``best_meld_action`` one meld at a time)."""
+    while True:
+        try:
+            meld = best_meld_action(state, player)
+        except InteropError as exc:
+            raise ReplayMismatch(f"{what}: {exc}") from None
+        if meld is None:
+            break
+        _apply(state, meld, what)
+    _apply(state, PASS, what)
+
+
+def replay_events(events: list[tuple[int, str, int]], game=None) -> EventReplay:
+    """Replay one ginsim hand, given by its events (``simulator.api.trace_deal``,
+    ``simulator.Hand.events``), through OpenSpiel's ``gin_rummy`` (``game``, default the
+    ``single_hand`` rules): the chance outcomes deal exactly ginsim's cards (the hands, the
+    upcard, every stock draw), each decision becomes OpenSpiel's action, the knocker lays
+    ginsim's melds and the defender lays off ginsim's cards (or plays OpenSpiel's best
+    response where ginsim's defender did: ``best_layoffs``).  Raises ``ReplaySkip`` for a
+    documented case OpenSpiel cannot follow and ``ReplayMismatch`` for any disagreement;
+    ``tests/test_openspiel_crosscheck.py`` proves it on 2,400 deals."""
+    game = game or game_for("single_hand")
+    state = game.new_initial_state()
+    deals = [(s, c) for s, e, c in events if e == "deal"]
+    non_dealer = deals[0][0]
+    # OpenSpiel's player 0 always acts first: it is our non-dealer
+    osp = {non_dealer: 0, 1 - non_dealer: 1}
+    # OpenSpiel deals player 0's ten cards, then player 1's, then the upcard
+    for seat in (non_dealer, 1 - non_dealer):
+        for s, c in deals:
+            if s == seat:
+                _chance(state, os_card(c), "deal")
+    upcard = next(v for _, e, v in events if e == "upcard")
+    _chance(state, os_card(upcard), "upcard")
+    for seat in (0, 1):
+        ours = sorted(os_card(c) for s, c in deals if s == seat)
+        if sorted(state.hands()[osp[seat]]) != ours:
+            raise ReplayMismatch("dealt hands differ")
+    if state.current_phase() != Phase.FIRST_UPCARD or state.current_player() != 0:
+        raise ReplayMismatch("OpenSpiel does not start with player 0 facing the upcard")
+
+    stock = 31
+    rest = [ev for ev in events if ev[1] not in ("deal", "upcard")]
+    i = 0
+    while i < len(rest):
+        seat, ev, value = rest[i]
+        i += 1
+        where = f"event {ev} {format_card(value) if ev in ('decline', 'take_pile', 'draw_stock', 'discard') else value}"
+        if ev in ("decline", "take_pile", "draw_stock", "discard") and state.current_player() != osp[seat]:
+            raise ReplayMismatch(f"{where}: OpenSpiel's player to move is {state.current_player()}, "
+                                 f"ours is seat {seat} (OpenSpiel {osp[seat]})")
+        if ev == "decline":
+            if state.current_phase() != Phase.FIRST_UPCARD:
+                raise ReplayMismatch(f"{where}: not in OpenSpiel's first-upcard phase")
+            _apply(state, PASS, where)
+        elif ev == "take_pile":
+            if state.upcard() != os_card(value):
+                raise ReplayMismatch(f"{where}: OpenSpiel's upcard is {UTILS.card_string(state.upcard())}")
+            _apply(state, DRAW_UPCARD, where)
+            if state.is_terminal():
+                raise ReplaySkip("openspiel_upcard_draw_cap", "OpenSpiel ended the hand at its upcard-draw cap")
+        elif ev == "draw_stock":
+            _apply(state, DRAW_STOCK, where)
+            _chance(state, os_card(value), where)
+            stock -= 1
+            if state.stock_size() != stock:
+                raise ReplayMismatch(f"{where}: stock {state.stock_size()} vs ours {stock}")
+        elif ev == "discard":
+            knock = i < len(rest) and rest[i][1] in ("knock", "gin")
+            if not knock:
+                _apply(state, os_card(value), where)
+                if state.is_terminal():
+                    raise ReplayMismatch(f"{where}: OpenSpiel ended the hand (repeated-move rule?)")
+                continue
+            # OpenSpiel: Knock is a decision taken *before* the discard
+            if KNOCK not in state.legal_actions():
+                hand = list(state.hands()[osp[seat]])
+                raise ReplaySkip("knock_blocked_by_openspiel_shortcut",
+                                 f"{card_names(hand)}: OpenSpiel's 11-card deadwood {UTILS.min_deadwood(hand)} > "
+                                 f"{game.get_parameters()['knock_card']}")
+            _apply(state, KNOCK, where)
+            _apply(state, os_card(value), where + " (knock discard)")
+            _, kind, k_dw = rest[i]
+            i += 1
+            return _settle(state, osp, seat, kind, k_dw, rest[i:])
+        elif ev == "dead":
+            if state.current_phase() != Phase.WALL or state.stock_size() != 2:
+                raise ReplayMismatch(f"dead hand but OpenSpiel is in phase {state.current_phase()}, "
+                                     f"stock {state.stock_size()}")
+            _apply(state, PASS, "wall: pass")  # single_hand has no last_discard_rule
+            if not state.is_terminal():
+                raise ReplayMismatch("OpenSpiel did not end the hand after passing at the wall")
+            returns = list(state.returns())
+            if returns != [0.0, 0.0]:
+                raise ReplayMismatch(f"dead hand: OpenSpiel returns {returns}")
+            return EventReplay("dead", (-1, 0), returns, osp, state=state)
+        else:
+            raise ReplayMismatch(f"unexpected event {ev} before the end of the hand")
+    raise ReplayMismatch("the trace ended without a knock or a dead hand")
+
+
+def _settle(state, osp, knocker_seat, kind, k_dw, tail) -> EventReplay:
+    """The end of a replayed hand after the knock: the knocker's melds, the defender's
+    layoffs and melds, and the returns compared with ginsim's score."""
+    knocker = osp[knocker_seat]
+    defender = 1 - knocker
+    tail_by_name = {e: (s, v) for s, e, v in tail}
+    if kind == "knock":
+        ids = meld_ids(tail_by_name["sets"][1], tail_by_name["runs"][1])
+        for mid in ids:
+            _apply(state, MELD_BASE + mid, f"knocker meld {card_names(UTILS.int_to_meld[mid])}")
+        _apply(state, PASS, "knocker done laying melds")
+    else:  # gin: our trace has no layout; any full layout is the same (no layoffs)
+        _lay_best_melds(state, knocker, "gin melds")
+    os_k = state.deadwood()[knocker]
+    if os_k != k_dw:
+        raise ReplayMismatch(f"knocker deadwood: OpenSpiel {os_k}, ours {k_dw}")
+    if state.current_phase() != Phase.LAYOFF or state.current_player() != defender:
+        raise ReplayMismatch(f"after the knock OpenSpiel is in {state.current_phase()}")
+
+    hand = list(state.hands()[defender])
+    extra = {}
+    defence = tail_by_name.get("defend", (None, -1))[1]
+    if not state.finished_layoffs() and defence != -1:
+        # our defender kept one of its least-deadwood arrangements (``simple``'s EAAI
+        # defence) and laid off what fits, or none (-2, no layoffs): lay off the same cards
+        # in an order OpenSpiel offers them, then meld the rest to its least deadwood
+        our_laid = os_cards(tail_by_name["layoff"][1])
+        seq: list[int] = []
+        knocker_melds = list(state.layed_melds()[knocker])
+        while len(seq) < len(our_laid):
+            offered = set(UTILS.all_layoffs(knocker_melds, list(seq)))
+            card = next((x for x in our_laid if x not in seq and x in offered), None)
+            if card is None:
+                raise ReplayMismatch(f"OpenSpiel does not offer our layoffs {card_names(our_laid)}")
+            _apply(state, card, f"layoff {UTILS.card_string(card)}")
+            seq.append(card)
+        _apply(state, PASS, "defender done laying off")
+        best_dw = UTILS.min_deadwood([x for x in hand if x not in seq])
+    elif not state.finished_layoffs():  # OpenSpiel skips layoffs against gin, as we do
+        best_dw, seq = best_layoffs(list(state.layed_melds()[knocker]), hand)
+        for card in seq:
+            _apply(state, card, f"layoff {UTILS.card_string(card)}")
+        _apply(state, PASS, "defender done laying off")
+        our_laid = sorted(os_cards(tail_by_name["layoff"][1]))
+        extra["same_layoffs"] = sorted(seq) == our_laid
+    else:
+        best_dw = UTILS.min_deadwood(hand)
+    _lay_best_melds(state, defender, "defender melds")
+    if not state.is_terminal():
+        raise ReplayMismatch("OpenSpiel's hand is not over after the defender's melds")
+    d_ours = tail_by_name["defender_deadwood"][1]
+    os_d = state.deadwood()[defender]
+    if not (os_d == best_dw == d_ours):
+        raise ReplayMismatch(f"defender deadwood: OpenSpiel {'best response' if defence < 0 else 'same defence'} "
+                             f"{best_dw} (state {os_d}), ours {d_ours}")
+    winner_seat, points = tail_by_name["score"]
+    returns = list(state.returns())
+    expected = [0.0, 0.0]
+    if winner_seat >= 0:
+        expected[osp[winner_seat]] = float(points)
+        expected[1 - osp[winner_seat]] = -float(points)
+    if returns != expected:
+        raise ReplayMismatch(f"returns: OpenSpiel {returns}, ours {expected} (K={k_dw}, D={d_ours}, {kind})")
+    if kind == "gin":
+        outcome = "gin"
+    elif winner_seat < 0:
+        outcome = "tie"
+    elif winner_seat == knocker_seat:
+        outcome = "knock"
+    else:
+        outcome = "undercut"
+    return EventReplay(outcome, (winner_seat, points), returns, osp, (os_k, os_d), extra, state)
 
 
 # --------------------------------------------------------------------------- the public history
@@ -497,7 +728,7 @@ class _Shadow:
 
 
 def _code(card) -> int:
-    return as_codes(card)[0] if isinstance(card, str) else int(card)
+    return as_codes(card if isinstance(card, str) else [card])[0]
 
 
 def _codes_mask(cards) -> int:
@@ -515,12 +746,11 @@ def _deck_order(order: list[int]) -> list[int]:
     return deck + order[20:]
 
 
-def _hand_seed(seed: int, log: list, me: int) -> int:
-    """The shadow's seed: from the bot's seed and the cards the seat was dealt and the upcard,
-    so a seat dealt the same cards plays the same, whatever came before."""
-    mine = [a for p, a in log[:N_DEAL + 1] if p == CHANCE and a is not None]
-    data = f"{seed}:{me}:{','.join(map(str, mine))}".encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
+def _dealt(log: list) -> str:
+    """The cards dealt and the upcard, as the text a shadow's seed derives from (``derive_seed``
+    of the bot's seed, the seat and this), so a seat dealt the same cards plays the same,
+    whatever came before."""
+    return ",".join(str(a) for p, a in log[:N_DEAL + 1] if p == CHANCE and a is not None)
 
 
 def _decide(hand: Hand) -> int:
@@ -624,7 +854,7 @@ class GinsimBot(pyspiel.Bot):
         self.stats["rebuilds"] += 1
         try:
             filled = _fill(self._log, self.player_id, self.rules.knock_limit)
-            shadow = _Shadow(filled, self.player_id, self.rules, _hand_seed(self.seed, self._log, self.player_id),
+            shadow = _Shadow(filled, self.player_id, self.rules, derive_seed(self.seed, self.player_id, _dealt(self._log)),
                              self.strategy)
             shadow.feed(self._log)
         except (_CannotFollow, InteropError) as exc:
@@ -1043,6 +1273,9 @@ class ArenaResult:
     seconds: float
     stats: dict = field(default_factory=dict)
     per_deck: list = field(default_factory=list, repr=False)  # A's mean points per deck
+    #: with ``export``: ``directory``, ``written`` (files), ``not_written`` (hands ginsim's rules
+    #: cannot play) and ``first_reason`` (why the first of those was not written, else None)
+    export: dict | None = None
 
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
@@ -1074,11 +1307,11 @@ def _is_strategy_like(obj) -> bool:
     return is_player(obj)
 
 
-def _play_openspiel(game, bots, deck: list[int], observe=None) -> list[float]:
+def _play_openspiel(game, bots, deck: list[int], observe=None):
     """One hand inside OpenSpiel, its chance outcomes dealt from ``deck`` (our codes, in
     ginsim's dealing order: non-dealer and dealer alternately, the upcard, the stock), each
     player's move asked of ``bots[player]`` (every bot is told the other's moves);
-    ``observe(state)`` sees each state before a player moves.  Returns ``state.returns()``."""
+    ``observe(state)`` sees each state before a player moves.  Returns the final state."""
     state = game.new_initial_state()
     order = [os_card(c) for c in deck[0:20:2]] + [os_card(c) for c in deck[1:20:2]] + [os_card(c) for c in deck[20:]]
     k = 0
@@ -1097,11 +1330,23 @@ def _play_openspiel(game, bots, deck: list[int], observe=None) -> list[float]:
             if q != p:
                 bots[q].inform_action(state, p, action)
         state.apply_action(action)
-    return list(state.returns())
+    return state
+
+
+#: arena seeds: 0 .. ARENA_SEED_LIMIT - 1 (OpenSpiel's random bot takes a 32-bit signed seed)
+ARENA_SEED_LIMIT = 2**31
+
+
+def arena_seed(seed, name: str = "seed") -> int:
+    """``seed`` checked as an arena seed (one-line ValueError naming ``name`` otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < ARENA_SEED_LIMIT:
+        raise ValueError(f"{name} must be an integer from 0 to 2**31 - 1 (OpenSpiel's bots take a 32-bit seed), "
+                         f"got {seed!r}")
+    return int(seed)
 
 
 def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine: str = "openspiel",
-          progress=None) -> ArenaResult:
+          progress=None, export=None) -> ArenaResult:
     """Play ``a`` against ``b`` on ``n_decks`` decks, each deck twice (A as OpenSpiel's player
     0, the non-dealer, then as player 1), inside OpenSpiel (``engine="openspiel"``: ginsim
     specs play through ``GinsimBot``; ``"openspiel_simple"``, ``"openspiel_random"`` or a
@@ -1109,39 +1354,71 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
     ``simulator.Hand`` on the same decks; OpenSpiel bots play through ``OpenSpielPlayer``).
     Returns points per hand to A with a 95% Student t interval over decks (a deck's two hands
     are one paired unit, as ``ginsim simulate`` pairs mirrored deals), the shares of hands A
-    won and lost, and the translation counts of the ginsim bots."""
+    won and lost, and the translation counts of the ginsim bots.
+
+    ``export`` (a directory, made if missing) receives every hand as a hand history file
+    (``simulator.run.handhistory``; ``hand-DECK-aSEAT.toml``, SEAT the OpenSpiel player A
+    was): inside ginsim the actions played, inside OpenSpiel its action sequence converted by
+    ``from_openspiel``; a hand ginsim's rules cannot play (OpenSpiel allows a few moves
+    docs/rules.md does not) is not written, and counted (``ArenaResult.export``)."""
     from ..analysis.stats import mean_interval
 
     if isinstance(n_decks, bool) or not isinstance(n_decks, int) or n_decks < 1:
         raise ValueError(f"n_decks must be a positive integer, got {n_decks!r}")
     if engine not in ("openspiel", "ginsim"):
         raise ValueError(f"engine must be 'openspiel' or 'ginsim', got {engine!r}")
+    seed = arena_seed(seed)
     game = game_for(rules)
     if engine == "ginsim":
         a, b = _ginsim_spec(a), _ginsim_spec(b)
+    if export is not None:
+        export = Path(export)
+        if export.exists() and not export.is_dir():
+            raise ValueError(f"--export {export} is a file; give a directory for the hand history files")
+        export.mkdir(parents=True, exist_ok=True)
     t0 = time.process_time()
     per_deck, won, lost = [], 0, 0
     stats: dict = {}
+    exported = None if export is None else {"directory": str(export), "written": 0, "not_written": 0,
+                                            "first_reason": None}
     for i in range(n_decks):
         deck = _deck(seed, i)
         points = []
         for a_player in (0, 1):
+            specs = (a, b) if a_player == 0 else (b, a)
+            source = {"seed": seed, "deck": i, "engine": engine, "a": _label(a), "b": _label(b), "a_seat": a_player}
             if engine == "openspiel":
-                specs = (a, b) if a_player == 0 else (b, a)
                 bots = [_os_player(specs[p], game, p, seed) for p in (0, 1)]
-                returns = _play_openspiel(game, bots, deck)
+                state = _play_openspiel(game, bots, deck)
+                returns = list(state.returns())
                 for bot in bots:
                     for k, v in getattr(bot, "stats", {}).items():
                         stats[k] = stats.get(k, 0) + v
+                if export is not None:
+                    try:
+                        history = from_openspiel(state.history(), game, (_label(specs[0]), _label(specs[1])),
+                                                 source)
+                    except InteropError as exc:
+                        exported["not_written"] += 1
+                        exported["first_reason"] = exported["first_reason"] or f"deck {i}, A as player {a_player}: {exc}"
+                        history = None
             else:
-                specs = (a, b) if a_player == 0 else (b, a)
                 h = Hand(rules_for(game), seed=seed + i, deck=deck, dealer=1, a=specs[0], b=specs[1])
+                played = []
                 while not h.is_over():
                     try:
-                        h.apply(h.bot_action())
+                        action = h.bot_action()
                     except StrategyError as exc:
                         raise InteropError(str(exc)) from None
+                    played.append((h.current_player, action))
+                    h.apply(action)
                 returns = list(h.returns())
+                if export is not None:
+                    history = record(rules_for(game), deck, 1, played, (_label(specs[0]), _label(specs[1])),
+                                     source=source)
+            if export is not None and history is not None:
+                write_file(history, export / f"hand-{i:05d}-a{a_player}.toml")
+                exported["written"] += 1
             points.append(returns[a_player])
             won += returns[a_player] > 0
             lost += returns[a_player] < 0
@@ -1151,7 +1428,7 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
     mean, low, high = mean_interval(per_deck)
     n_hands = 2 * n_decks
     return ArenaResult(_label(a), _label(b), engine, n_decks, seed, mean, low, high, won / n_hands, lost / n_hands,
-                       time.process_time() - t0, stats, per_deck)
+                       time.process_time() - t0, stats, per_deck, exported)
 
 
 def wall_census(a="openspiel_simple", b="openspiel_simple", n_decks: int = 10000, seed: int = 0,
@@ -1212,3 +1489,143 @@ def _ginsim_spec(spec):
         name = "openspiel_" + "".join(ch if ch.isalnum() else "_" for ch in getattr(spec, "__name__", "bot"))
         return parse_strategy(register_player(name, OpenSpielPlayer.for_bot(spec, name)).name)
     return spec
+
+
+# --------------------------------------------------------------------------- hand histories
+def to_openspiel(history: HandHistory, game=None) -> list[int]:
+    """A hand history (``simulator.run.handhistory``) as OpenSpiel's action sequence:
+    ``state.history()`` of OpenSpiel's ``gin_rummy`` (``game``, default the one of the
+    history's rules, ``game_for``) after ``replay_events`` has played the hand there, chance
+    outcomes (the deal, the upcard, each stock draw) included.  OpenSpiel's player 0 is the
+    history's non-dealer.  Raises ``ValueError`` for rules OpenSpiel cannot play,
+    ``ReplaySkip`` for a hand it cannot follow (docs/openspiel.md) and ``ReplayMismatch``
+    if it scores the hand differently."""
+    hand = play(history)
+    return [int(a) for a in replay_events(hand.events, game or game_for(history.rules)).state.history()]
+
+
+def from_openspiel(actions, game=None, players=("", ""), source: dict | None = None,
+                   dealer: int = 1) -> HandHistory:
+    """OpenSpiel's action sequence of one ``gin_rummy`` hand (``state.history()``, chance
+    outcomes included) as a hand history under the game's rules (``rules_for``): the deck is
+    the chance outcomes (player 0's ten cards, player 1's, the upcard, the stock draws, then
+    the cards never drawn in increasing order); OpenSpiel's player 1 deals, and sits in seat
+    ``dealer`` (default 1: each player in the seat of its number; ``to_openspiel`` of a
+    history whose dealer is seat 0 converts back with ``dealer=0``); ``players`` names the
+    seats.  Each
+    OpenSpiel move becomes ginsim's action (OpenSpiel's knock before the discard is ginsim's
+    after it; its melds one at a time are the one ginsim arrangement of those melds).  The
+    defender's layoffs and melds become the ginsim defence that lays off the same cards and
+    leaves the same deadwood, else one that leaves the same deadwood (the same score).
+    Raises ``InteropError`` naming the first move ginsim's rules do not allow (docs/openspiel.md
+    lists them: the card just taken discarded, a layout that is not least-deadwood, the
+    last discard taken at the wall) or a result ginsim scores differently."""
+    game = game or game_for("single_hand")
+    actions = [int(a) for a in actions]
+    state = game.new_initial_state()
+    dealt: list[int] = []
+    for k, action in enumerate(actions):
+        legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        if state.is_terminal() or action not in legal:
+            raise InteropError(f"OpenSpiel action {k} ({action}) is not legal there")
+        if state.is_chance_node():
+            dealt.append(action)
+        state.apply_action(action)
+    if not state.is_terminal():
+        raise InteropError(f"the {len(actions)} OpenSpiel actions stop before the hand ends")
+    if dealer not in (0, 1):
+        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
+    seat = (1 - dealer, dealer)  # OpenSpiel player -> seat
+    returns = [int(r) for r in state.returns()]
+    stock = dealt[21:] + sorted(set(range(52)) - set(dealt))
+    deck = [our_card(c) for pair in zip(dealt[0:10], dealt[10:20], strict=True) for c in pair]
+    deck += [our_card(dealt[20])] + [our_card(c) for c in stock]
+    rules = rules_for(game)
+    hand = Hand(rules, deck=deck, dealer=dealer)
+    played = _ginsim_moves(game, actions, hand, seat)
+    if [hand.returns()[seat[p]] for p in (0, 1)] != returns:
+        raise InteropError(f"ginsim scores the hand {list(hand.returns())} by seat, OpenSpiel {returns} by player")
+    return record(rules, deck, dealer, played, players, source=source)
+
+
+def _ginsim_moves(game, actions: list[int], hand: Hand, seat: tuple[int, int]) -> list[tuple[int, int]]:
+    """Play OpenSpiel's ``actions`` on ``hand`` (dealt from the same deck; OpenSpiel's player
+    p in ``seat[p]``) as ginsim's actions; the (seat, action) pairs played."""
+    state = game.new_initial_state()
+    played: list[tuple[int, int]] = []
+    layout: list[int] = []  # the knocker's meld actions
+    laid: list[int] = []  # the defender's layoffs (OpenSpiel cards)
+    knocked = False
+
+    def move(action: int, what: str) -> None:
+        if hand.is_over() or action not in hand.legal_actions():
+            legal = ", ".join(A.name(a) for a in hand.legal_actions()) if not hand.is_over() else "none (over)"
+            raise InteropError(f"OpenSpiel's {what} is not a move docs/rules.md allows here "
+                               f"(ginsim's legal moves: {legal})")
+        played.append((hand.current_player, action))
+        hand.apply(action)
+
+    for k, action in enumerate(actions):
+        if state.is_chance_node():
+            state.apply_action(action)
+            continue
+        player, phase = state.current_player(), state.current_phase()
+        what = f"move {k} ({state.action_to_string(player, action)}, player {player})"
+        if phase in (Phase.FIRST_UPCARD, Phase.DRAW):
+            # after both players pass the first upcard OpenSpiel's player 0 draws from the stock
+            # as a move; ginsim has drawn for it already
+            if not (action == DRAW_STOCK and hand.phase_name == "discard" and hand.current_player == seat[player]):
+                move({PASS: A.PASS, DRAW_STOCK: A.DRAW_STOCK}.get(action, A.TAKE_PILE), what)
+        elif phase in (Phase.DISCARD, Phase.KNOCK) and action < 52 and not layout:
+            move(A.discard(our_card(action)), what)
+            if knocked and not hand.is_over() and hand.phase_name == "knock":
+                move(A.KNOCK, what + " after OpenSpiel's knock")
+            elif not knocked and not hand.is_over() and hand.phase_name == "knock":
+                move(A.PLAY_ON, what + " without a knock")
+        elif phase == Phase.DISCARD and action == KNOCK:
+            knocked = True
+        elif phase == Phase.KNOCK and action >= MELD_BASE:
+            layout.append(action - MELD_BASE)
+        elif phase == Phase.KNOCK and action == PASS:
+            if not hand.is_over() and hand.phase_name == "arrange":
+                move(A.lay_out(_arrangement(hand, [UTILS.int_to_meld[m] for m in layout], what)), what)
+        elif phase == Phase.LAYOFF and action < 52:
+            laid.append(action)
+        elif phase == Phase.WALL:
+            if action != PASS:
+                move(A.TAKE_PILE, what)
+        state.apply_action(action)
+        if state.is_terminal() and not hand.is_over() and hand.phase_name == "defend":
+            _defend(hand, laid, int(state.deadwood()[seat.index(hand.current_player)]), move)
+    if not hand.is_over():
+        raise InteropError(f"OpenSpiel's hand is over, ginsim's is in phase {hand.phase_name}")
+    return played
+
+
+def _arrangement(hand: Hand, melds: list[list[int]], what: str) -> int:
+    """The index of the knocker's ginsim arrangement made of OpenSpiel's ``melds``."""
+    sets, runs = _meld_masks(melds)
+    for k, (set_cards, run_cards) in enumerate(hand.arrangements()):
+        if _codes_mask(set_cards) == sets and _codes_mask(run_cards) == runs:
+            return k
+    raise InteropError(f"{what}: the knocker's melds {card_names(sum(melds, []))} are not a least-deadwood "
+                       "arrangement of its hand (docs/rules.md lays out one)")
+
+
+def _defend(hand: Hand, laid: list[int], deadwood: int, move) -> None:
+    """The ginsim defence matching OpenSpiel's defender: the one laying off the cards
+    ``laid`` and leaving ``deadwood``, else one leaving ``deadwood``."""
+    same_deadwood = []
+    for action in hand.legal_actions():
+        trial = hand.clone()
+        trial.apply(action)
+        result = trial.observation(0)["result"]
+        if result["defender_deadwood"] == deadwood:
+            if _codes_mask(result["laid_off"]) == _mask(laid):
+                move(action, "defence")
+                return
+            same_deadwood.append(action)
+    if not same_deadwood:
+        raise InteropError(f"no ginsim defence leaves the defender OpenSpiel's deadwood {deadwood}")
+    move(same_deadwood[0], "defence")
+

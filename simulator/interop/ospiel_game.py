@@ -57,7 +57,8 @@ and the player's information state is the same.
 
 from __future__ import annotations
 
-import hashlib
+import base64
+import pickle
 import random
 from array import array
 from dataclasses import fields
@@ -85,10 +86,11 @@ from ..core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS
 from ..core.rules import CANCEL_AT_STOCK, MAX_HANDS_PER_GAME, MAX_TURNS_PER_HAND, OPTIONS, Rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..engine.hand import Hand
-from .openspiel import os_card, our_card
+from ..run.seeds import derive_seed
+from .openspiel import os_card, our_card, rules_for
 
 __all__ = ["SHORT_NAME", "GinsimGame", "GinsimState", "StrategyBot", "parameter_specification",
-           "rules_from_parameters", "CHANCE"]
+           "rules_from_parameters", "game_like_gin_rummy", "CHANCE"]
 
 SHORT_NAME = "python_ginsim"
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -222,6 +224,14 @@ class GinsimGame(pyspiel.Game):
         return GinsimObserver(iig_obs_type, params)
 
 
+def game_like_gin_rummy(game) -> GinsimGame:
+    """The ``python_ginsim`` game with the rules of an OpenSpiel ``gin_rummy`` game: one hand
+    of ``single_hand`` with its knock card, gin and undercut bonuses
+    (``simulator.interop.openspiel.rules_for``; docs/openspiel.md tables the parameters)."""
+    rules = rules_for(game)
+    return pyspiel.load_game(SHORT_NAME, _reported(rules, False, ""))
+
+
 # --------------------------------------------------------------------------- the state
 # the kinds of a hand's entries (``GinsimState._trail``): a card dealt (to a seat, or the
 # upcard: seat -1), a stock card drawn (by a seat), a player's move
@@ -247,6 +257,7 @@ class GinsimState(pyspiel.State):
         self._trail = array("q")  # this hand's entries (``_ENTRY`` ints each)
         self._past: list[tuple[str, str]] = []  # finished hands as each player saw them
         self._returns: list[float] | None = None
+        self._texts: dict = {}  # the strings of this state, made once: (player, perfect recall) -> text
         self._game_row = None
         if game.whole_game:
             self._game_row = np.zeros(N_GAME_COLS, np.int64)  # kept by ``end_of_hand_nb``
@@ -284,6 +295,7 @@ class GinsimState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         self._moves += 1
+        self._texts = {}
         if self.hand is None:
             self._deal(action)
             return
@@ -323,8 +335,9 @@ class GinsimState(pyspiel.State):
             return head + f"; dealing: {' '.join(format_card(c) for c in self._dealt)}"
         st = self.hand.state
         pile = st[S.S_PILE:S.S_PILE + st[S.S_PILE_LEN]]
-        text = (f"{head}; phase {self.hand.phase_name}, P{self.hand.current_player} to act"
-                f"{'' if self._pending < 0 else f' (draws P{self._drawer})'}; "
+        mover = "" if self.hand.is_over() else f", P{self.hand.current_player} to act"
+        text = (f"{head}; phase {self.hand.phase_name}{mover}"
+                f"{'' if self._pending < 0 else f' (a stock card for P{self._drawer})'}; "
                 f"P0 {_cards(st[S.S_HANDS])}; P1 {_cards(st[S.S_HANDS + 1])}; "
                 f"pile {' '.join(format_card(int(c)) for c in pile)}; "
                 f"stock {' '.join(format_card(c) for c in self.hand.stock())}")
@@ -352,6 +365,14 @@ class GinsimState(pyspiel.State):
         view[V.V_MY_SCORE], view[V.V_OPP_SCORE] = self._scores[player], self._scores[1 - player]
         rules = self.get_game().rules
         encode_view_nb(view, np.zeros(1, np.int64), np.int64(rules.target_score), out)
+
+    def text(self, player: int, perfect_recall: bool) -> str:
+        """``player``'s observation string (``perfect_recall``: its information state string),
+        made once per state."""
+        key = (player, perfect_recall)
+        if key not in self._texts:
+            self._texts[key] = self._record_text(player) if perfect_recall else self._view_text(player)
+        return self._texts[key]
 
     def _view_text(self, player: int) -> str:
         game = self.get_game()
@@ -387,7 +408,7 @@ class GinsimState(pyspiel.State):
         parts = [f"{SHORT_NAME} P{player}"]
         parts += [past[player] for past in self._past]
         parts.append(self._hand_text(player))
-        parts.append("now: " + self._view_text(player))
+        parts.append("now: " + self.text(player, False))
         return "\n".join(parts)
 
     def _hand_text(self, player: int) -> str:
@@ -428,9 +449,22 @@ class GinsimState(pyspiel.State):
             non_dealer, dealer = self._seat_dealt(1 - d), self._seat_dealt(d)
             stock = [int(c) for c in DECK if int(c) not in self._dealt]
             deck = [c for pair in zip(non_dealer, dealer) for c in pair] + [card] + stock
-            self.hand = Hand(self.get_game().rules, seed=_hand_seed(self._dealt, self._hand_no), deck=deck,
-                             dealer=d, scores=self._scores)
+            # the seats' streams (used only by ginsim strategies asked to play, StrategyBot): the
+            # hand's number in the game and its cards
+            seed = derive_seed(self._hand_no, ",".join(map(str, self._dealt)))
+            self.hand = Hand(self.get_game().rules, seed=seed, deck=deck, dealer=d, scores=self._scores)
         self._note(_DEALT, owner, action)
+
+    def _at_hand_start(self) -> GinsimState:
+        """A new state holding this game as it stood when this hand's first card was dealt
+        (the finished hands, scores and dealer), for ``_Resampler`` to play this hand again on
+        its Python side: its pyspiel history is empty."""
+        other = self.get_game().new_initial_state()
+        other._dealer, other._scores, other._hand_no = self._dealer, self._scores, self._hand_no
+        other._moves = other._hand_start = self._hand_start
+        other._past = list(self._past)
+        other._game_row = None if self._game_row is None else self._game_row.copy()
+        return other
 
     def _note(self, kind: int, seat: int, action: int) -> None:
         """Record a history entry of this hand with the cards unknown to each seat after it
@@ -482,13 +516,6 @@ def _mask(cards) -> int:
 
 def _cards(mask) -> str:
     return " ".join(format_card(c) for c in mask_cards(int(mask))) or "-"
-
-
-def _hand_seed(dealt: list[int], hand_no: int) -> int:
-    """The seats' random streams of a hand (used only by ginsim strategies asked to play it,
-    ``StrategyBot``): keyed by its cards and its number in the game."""
-    data = f"{hand_no}:{','.join(map(str, dealt))}".encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
 
 
 def _event_text(player: int, seat: int, event: str, value: int, st: np.ndarray) -> str:
@@ -602,7 +629,12 @@ class _Resampler:
         weights = self._weights(k)
         if belief:
             hidden = self._mc_hidden(int(unknown[n]), k, weights)
-            return None if hidden is None else self._match(shown + [(c, n) for c in hidden], slots, fits)
+            if hidden is None:
+                return None
+            items = shown + [(c, n) for c in hidden]
+            at = np.array(slots, np.int64)
+            options = [[t for t in at[(at < u) & (seen[at, c] == seen[u + 1, c])].tolist()] for c, u in items]
+            return self._match(items, slots, options)
         return self._build(shown, slots, fits, int(unknown[n]), n, weights)
 
     def _weights(self, k: int):
@@ -629,18 +661,18 @@ class _Resampler:
                                        np.int64(view[V.V_OPP_TOOK]), tries, self.stream))
         return mask_cards(drawn) if bin(drawn).count("1") == k else None
 
-    def _match(self, items: list, slots: list[int], fits) -> dict | None:
-        """A place for every (card, shown at) item among the slots (Kuhn's augmenting paths,
-        the slots tried in a random order)."""
+    def _match(self, items: list, slots: list[int], options: list[list[int]]) -> dict | None:
+        """A place for every (card, shown at) item among the slots, ``options[i]`` the slots
+        item i fits (Kuhn's augmenting paths, each item's slots tried in a random order)."""
         if len(items) != len(slots):
             return None
-        order = slots[:]
+        for opts in options:
+            self.rng.shuffle(opts)
         taken: dict[int, int] = {}  # slot -> item index
 
         def place(i: int, visited: set) -> bool:
-            self.rng.shuffle(order)
-            for t in list(order):
-                if t not in visited and fits(*items[i], t):
+            for t in options[i]:
+                if t not in visited:
                     visited.add(t)
                     if t not in taken or place(taken[t], visited):
                         taken[t] = i
@@ -682,45 +714,68 @@ class _Resampler:
         return places
 
     def _replay(self, trail: np.ndarray, places: dict) -> GinsimState | None:
-        """This hand again from its start with the opponent's cards ``places``; None when the
-        world parts from what the player saw."""
+        """This hand again from its start with the opponent's cards ``places``, played on the
+        Python side (``_apply_action``) of a state holding the game up to this hand; None when
+        the world parts from what the player saw.  The result is made as pyspiel makes a
+        deserialized state, with the world's history: the game's so far, then this hand's."""
         src, q = self.src, self.q
-        world = src.get_game().new_initial_state()
-        for a in src.history()[:src._hand_start]:
-            world.apply_action(a)
+        world = src._at_hand_start()
+        moves: list[tuple[int, int]] = []
+
+        def play(player: int, action: int) -> None:
+            world._apply_action(action)
+            moves.append((player, action))
+
         for j in range(len(trail)):
             kind, seat, action = (int(x) for x in trail[j, :3])
             if kind != _MOVE:
-                card = os_card(places[j]) if j in places else action
-                if not world.is_chance_node() or card not in {c for c, _ in world.chance_outcomes()}:
+                if world.current_player() != CHANCE:
                     return None
-                world.apply_action(card)
+                try:  # (a card not left to deal or draw is refused)
+                    play(CHANCE, os_card(places[j]) if j in places else action)
+                except ValueError:
+                    return None
                 continue
             if seat == q and action == S.A_NO_KNOCK:  # private: the world's opponent may not have had the choice
                 if self._may_knock(world):
-                    world.apply_action(action)
+                    play(q, action)
                 continue
             if not (seat == q and action == S.A_KNOCK):
-                self._play_on(world)
-            if world.current_player() != seat or action not in world.legal_actions():
+                self._play_on(play, world)
+            if world.current_player() != seat or action not in world.hand.legal_actions():
                 return None
-            world.apply_action(action)
+            play(seat, action)
         if self._may_knock(src) != self._may_knock(world):
             if self._may_knock(src):
                 return None
-            self._play_on(world)
-        if world.current_player() != src.current_player() or world._record_text(self.p) != src._record_text(self.p):
+            self._play_on(play, world)
+        if world.current_player() != src.current_player() or world.text(self.p, True) != src.text(self.p, True):
             return None
-        return world
+        history = [(int(h.player), int(h.action)) for h in src.full_history()[:src._hand_start]] + moves
+        return _state_from(src.get_game(), history, world.__dict__)
 
     def _may_knock(self, state: GinsimState) -> bool:
         """The opponent decides whether to knock (a private decision point)."""
         return (state.current_player() == self.q and state.hand is not None
                 and state.hand.phase == S.PHASE_KNOCK)
 
-    def _play_on(self, world: GinsimState) -> None:
+    def _play_on(self, play, world: GinsimState) -> None:
         while self._may_knock(world):
-            world.apply_action(S.A_NO_KNOCK)
+            play(self.q, S.A_NO_KNOCK)
+
+
+def _state_from(game: GinsimGame, history: list[tuple[int, int]], fields: dict) -> GinsimState:
+    """A ``python_ginsim`` state with this history ((player, action) pairs) and these fields,
+    made by ``game.deserialize_state`` from the text pyspiel writes for a Python game's state
+    (its history, move number and pickled ``__dict__``): the history is taken as it is, not
+    replayed."""
+    fields = dict(fields, _texts={})
+    text = "\n".join([
+        "history=" + ",".join(f"{p}:{a}" for p, a in history),
+        f"move_number={len(history)}",
+        "__dict__=" + base64.b64encode(pickle.dumps(fields)).decode("ascii"),
+    ])
+    return game.deserialize_state(text)
 
 
 # --------------------------------------------------------------------------- observations
@@ -746,7 +801,7 @@ class GinsimObserver:
         state._encode(player, self.tensor)
 
     def string_from(self, state: GinsimState, player: int) -> str:
-        return state._record_text(player) if self.perfect_recall else state._view_text(player)
+        return state.text(player, self.perfect_recall)
 
 
 pyspiel.register_game(_GAME_TYPE, GinsimGame)

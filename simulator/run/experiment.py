@@ -38,18 +38,18 @@ import itertools
 import math
 import os
 import sys
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..infra.inputs import MAX_TOML_BYTES, human_bytes, memory_budget, memory_problem, read_toml
 from ..core.rules import Rules
 from .config import NAME_PATTERN  # noqa: F401  (confirm and the tuner import it from here)
 from .config import NAME_TEXT, REQUIRED, Key, Schema, plugins_key, seed_key
 from .limits import MAX_PER_CELL, PER_CELL_BITS
 
 #: the largest experiment file read (an experiment is a short text, never a stream)
-MAX_FILE_BYTES = 1 << 20
+MAX_FILE_BYTES = MAX_TOML_BYTES
 
 
 #: memory a cell takes while a run is planned (its ``Cell``, manifest entry and labels),
@@ -62,28 +62,12 @@ BYTES_PER_ROW = {"deals": 250, "games": 500}
 CHUNKS_IN_MEMORY = 2
 
 
-def memory_budget() -> int:
-    """The memory a run may plan to use: half of this machine's physical memory."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not a POSIX system
-        return 4 << 30
-
-
 def name_max(folder: Path | None) -> int:
     """The longest file name the file system of ``folder`` (default: here) allows."""
     try:
         return os.pathconf(folder if folder is not None and folder.is_dir() else ".", "PC_NAME_MAX")
     except (ValueError, OSError):  # pragma: no cover
         return 255
-
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
-        if n < 1000 or unit == "PB":
-            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
-        n /= 1000
-    raise AssertionError  # pragma: no cover
 
 
 class ExperimentError(ValueError):
@@ -176,27 +160,11 @@ def _with_params(spec: str, values: dict[str, int | float], side: str) -> str:
 
 def read_toml_file(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
     """The table in the TOML file ``path``, read with the limits every ginsim input file
-    has: a regular file, at most ``MAX_FILE_BYTES``, UTF-8 (a leading byte-order mark, as
-    some Windows editors write, is skipped).  ``what`` names the kind of file in messages
-    (e.g. "an experiment file"); every problem is one line as ``error``."""
-    where = str(path)
-    if not path.exists():
-        raise error(f"{where}: no such {what.split(' ', 1)[1]}")
-    if not path.is_file():
-        raise error(f"{where}: not a regular file ({what} is a TOML text file)")
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise error(f"{where}: {size:,} bytes; {what} is at most {MAX_FILE_BYTES:,} bytes")
-        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise error(f"{where}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-    except OSError as exc:
-        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{where}: malformed TOML: {exc}") from None
+    has (``simulator.infra.inputs.read_toml``): a regular file, never waited on, at most
+    ``MAX_FILE_BYTES``, UTF-8, nested at most ``MAX_NESTING`` deep.  ``what`` names the
+    kind of file in messages (e.g. "an experiment file"); every problem is one line as
+    ``error``."""
+    return read_toml(path, what, error, MAX_FILE_BYTES)
 
 
 def load_experiment(path: str | Path, deals: int | None = None, games: int | None = None) -> Experiment:
@@ -308,15 +276,14 @@ def _chunk(key: str):
 
 
 def _chunk_memory(values: dict[str, Any], fail) -> None:
-    """The rows of one chunk of deals and of games, two chunks at once, within the memory budget."""
-    budget = memory_budget()
+    """The rows of one chunk of deals and of games, two chunks at once, within the memory
+    budget (``simulator.infra.inputs.memory_problem``)."""
     for mode, key in (("deals", "chunk"), ("games", "game_chunk")):
         rows = min(values[key], values[mode] or 0)
-        need = rows * BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY
-        if need > budget:
-            most = budget // (BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY) // 2 * 2
-            raise fail(key, f"{rows:,} {mode} per file need about {human_bytes(need)} of memory while played, more "
-                            f"than {human_bytes(budget)} (half this machine's memory); give {key} = {most:,} or less")
+        problem = memory_problem(rows, BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY, f"{mode} per file",
+                                 f"give {key} = {{most}} or less", step=2)
+        if problem:
+            raise fail(key, problem)
 
 
 def _matchups(matchups: list, values: dict[str, Any], fail) -> list[tuple[str, str]]:

@@ -9,8 +9,8 @@ these, and their one-line errors name them from here.
 #: so deal numbers stay far inside int64
 PER_CELL_BITS = 40
 MAX_PER_CELL = 2**PER_CELL_BITS
-#: seeds of experiments, tunings and confirmations: 0 .. 2**SEED_BITS - 1 (``cell_seed`` and
-#: ``stream_seed`` keep 63 bits of a hash, and the engine takes a signed 64-bit seed)
+#: seeds of experiments, tunings and confirmations: 0 .. 2**SEED_BITS - 1 (``derive_seed``
+#: keeps 63 bits of a hash, and the engine takes a signed 64-bit seed)
 SEED_BITS = 63
 SEED_LIMIT = 2**SEED_BITS
 #: the allowed seeds in words, for one-line errors

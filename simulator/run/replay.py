@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.cards import format_cards
-from ..core.narrate import tell
-from .rundir import Plan, RunError, code_fingerprint, load_plugins, readable_run, run_path
+from ..core.narrate import tell_hand
+from .rundir import Plan, RunError, code_fingerprint, finish_advice, load_plugins, read_chunk_table, readable_run, run_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,15 +23,14 @@ if TYPE_CHECKING:
 def stored_row(run_dir: Path, manifest: dict, good: list[Path], cell: int, deal: int) -> dict:
     """The hand row a run stored for (cell, deal), read from its verified chunk file."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     chunk = plan.chunk("deals", cell, deal // plan.sizes["deals"][1])
     path = run_dir / chunk.path
     if path not in good:
         raise RunError(f"{run_dir}: {chunk.path}, which holds deal {deal} of cell {cell}, is not written yet; "
-                       f"finish the run with ginsim run EXPERIMENT --out {run_dir} --resume")
-    table = pq.read_table(path)
+                       f"{finish_advice(run_dir)}")
+    table = read_chunk_table(run_dir, path, manifest)  # its bytes proven first
     rows = table.filter(pc.equal(table["deal"], deal)).to_pylist()
     if len(rows) != 1:
         raise RunError(f"{path}: holds {len(rows)} rows for deal {deal}, one expected")
@@ -80,16 +78,7 @@ def replay_text(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool =
     one narrator (``simulator.core.narrate.tell``)."""
     c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
     names = seat_names(c, int(row["a_seat"]))
-    dealt = {0: [], 1: []}
-    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}"]
-    for seat, kind, value in events:
-        if kind == "deal":
-            dealt[seat].append(value)
-            if len(dealt[0]) + len(dealt[1]) == 20:
-                for s in (0, 1):
-                    lines.append(f"{names[s]} holds {format_cards(sorted(dealt[s]))}")
-        else:
-            lines.append(tell((seat, kind, value), names))
+    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}", *tell_hand(events, names)]
     record = {k: _value(v) for k, v in row.items()}
     lines.append(f"row: outcome {record['outcome']}, winner {record['winner']}, points {record['points']}, "
                  f"net_a {record['net_a']}")

@@ -52,20 +52,30 @@ from pathlib import Path
 from typing import Any
 
 from ..infra.cache import package_sources, playing_modules
+from ..infra.inputs import open_regular, parse_json, read_json, read_regular
 from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
+from .seeds import derive_seed
 
 MANIFEST = "manifest.json"
 LOCK = ".ginsim-run.lock"
+#: attempts, 50 ms apart, to take a run directory's lock before refusing: a reader that
+#: checks whether a run is live (``live_holder``) holds it for an instant only
+LOCK_TRIES = 4
 #: the Parquet metadata key of a chunk's provenance
 META_KEY = b"ginsim"
 #: the first run-directory format whose manifest carries ``manifest_hash`` (over the
 #: experiment, cells, seeds, fingerprint and plug-in sha256s) and ``plugin_sha256``
 HASHED_FORMAT = 3
+#: the first format whose manifest records, as each chunk is written, its sha256, size and
+#: rows (``chunks``), so that every byte read from a chunk is proven (``read_chunk``)
+DIGEST_FORMAT = 4
 #: version of the run-directory layout this code writes
-FORMAT = HASHED_FORMAT
+FORMAT = DIGEST_FORMAT
 #: the formats this code reads; a format-2 manifest (no ``manifest_hash``) is verified by
-#: deriving its cells and seeds from its experiment (``_check_cells``)
-READ_FORMATS = (2, 3)
+#: deriving its cells and seeds from its experiment (``_check_cells``).  Runs of formats 2
+#: and 3 recorded no chunk digests: their rows are read only once ``seal_run``
+#: (``ginsim seal``) has recorded them
+READ_FORMATS = (2, 3, 4)
 #: where each kind of row goes in a run directory
 SUBDIR = {"deals": "data", "games": "games"}
 
@@ -78,13 +88,6 @@ class RunError(ValueError):
 
 
 # ----------------------------------------------------------------------------- where runs live
-
-def cell_seed(seed: int, cell: int) -> int:
-    """The engine seed of cell ``cell`` of an experiment whose seed is ``seed``: 63 bits of
-    BLAKE2b of ``"seed:cell"``, so every cell plays its own streams whatever the others."""
-    digest = hashlib.blake2b(f"{seed}:{cell}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
-
 
 def run_path(location) -> Path:
     """A run directory given as a path or an fsspec-style URL, as a local path.
@@ -363,7 +366,7 @@ def _check_cells(manifest: dict[str, Any], fail) -> None:
         if not isinstance(cell, dict) or cell.get("cell") != i or not all(
                 isinstance(cell.get(k), t) and not isinstance(cell.get(k), bool) for k, t in _CELL_TYPES.items()):
             raise fail(f"cells[{i}]", "malformed")
-        if cell["seed"] != cell_seed(exp["seed"], i):
+        if cell["seed"] != derive_seed(exp["seed"], i):
             raise fail(f"cells[{i}].seed", f"{cell['seed']} is not the seed the experiment gives cell {i}")
     derived = _derived_cells(exp)
     if derived is None:
@@ -410,15 +413,14 @@ def _derive_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The manifest of a run directory, verified (its fields, its hash, its cells); one-line
-    RunError otherwise."""
+    """The manifest of a run directory, verified (its fields, its hash, its cells, its
+    chunk records); one-line RunError otherwise.  It is read as every file of a run is
+    (``simulator.infra.inputs.read_json``: a regular file, no link, never waited on,
+    bounded in size and nesting before it is parsed)."""
     path = Path(run_dir) / MANIFEST
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise RunError(f"{run_dir} is not a run directory (no {MANIFEST})")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunError(f"{path}: not a ginsim manifest (unreadable JSON: {exc})") from None
+    manifest = read_json(MANIFEST, "a ginsim manifest", RunError, within=run_dir)
     if not isinstance(manifest, dict):
         raise RunError(f"{path}: not a ginsim manifest (a JSON object expected)")
     if "format" not in manifest and "experiment" in manifest:
@@ -444,7 +446,28 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise RunError(f"{path}: the experiment was edited after the run started (its hash differs)")
     _check_experiment(manifest["experiment"], fail)
     _check_cells(manifest, fail)
+    if manifest["format"] >= DIGEST_FORMAT:
+        _check_chunk_records(manifest, fail)
     return manifest
+
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _check_chunk_records(manifest: dict[str, Any], fail) -> None:
+    """``chunks``: per chunk file written, by its path in the run directory, its sha256,
+    size in bytes and rows."""
+    records = manifest.get("chunks")
+    if not isinstance(records, dict):
+        raise fail("chunks", "a table of chunk file -> {sha256, bytes, rows} expected")
+    for rel, record in records.items():
+        sub, _, name = rel.partition("/")
+        if sub not in SUBDIR.values() or not _CHUNK_NAME.match(name):
+            raise fail(f"chunks[{rel!r}]", "not the path of a chunk file (data/ or games/cell-NNNN-chunk-NNNNN.parquet)")
+        if not isinstance(record, dict) or set(record) != {"sha256", "bytes", "rows"} \
+                or not isinstance(record["sha256"], str) or not _SHA256.match(record["sha256"]) \
+                or not all(_is_int(record[k]) and record[k] >= 0 for k in ("bytes", "rows")):
+            raise fail(f"chunks[{rel!r}]", "{sha256: 64 hex digits, bytes and rows: non-negative integers} expected")
 
 
 def new_file(path: Path, data: bytes) -> None:
@@ -505,14 +528,19 @@ class RunLock:
             raise RunError(f"{self.path} is not a plain file of its own (a "
                            f"{'hard link' if stat.S_ISREG(info.st_mode) else 'special file'}); ginsim writes its "
                            f"lock only to a file of its own there: remove it or choose another --out")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        for _ in range(LOCK_TRIES):  # a reader's probe (live_holder) holds it for an instant only
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+            time.sleep(0.05)
+        else:
             os.close(fd)
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise
             raise RunError(f"{self.path.parent} is in use by another ginsim run ({self.holder()}); "
-                           f"wait for it or choose another --out") from None
+                           f"wait for it or choose another --out")
         self.fd = fd
         info = {"pid": os.getpid(), "host": socket.gethostname(), "what": self.what,
                 "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
@@ -522,9 +550,9 @@ class RunLock:
 
     def holder(self) -> str:
         try:
-            info = json.loads(self.path.read_text())
+            info = read_json(self.path, "a lock file", RunError, limit=1 << 16)
             return f"pid {info['pid']} on {info['host']}, {info['what']}, since {info['since']}"
-        except (OSError, ValueError, KeyError, TypeError):
+        except (RunError, KeyError, TypeError):
             return "holder unknown"
 
     def __exit__(self, *exc: object) -> None:
@@ -532,6 +560,34 @@ class RunLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def live_holder(run_dir: Path) -> str | None:
+    """Who is writing ``run_dir`` now (``RunLock.holder``), or None when no live process
+    holds its lock: the lock is taken shared for an instant and given back, which a run
+    starting in that instant waits out (``LOCK_TRIES``)."""
+    try:
+        fd = os.open(Path(run_dir) / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None  # no lock file: no run has written here
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return RunLock(run_dir, "").holder() if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES) else None
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def finish_advice(run_dir: Path) -> str:
+    """How an unfinished run gets finished, for the messages that find one: wait for the
+    live ginsim run writing it, else resume it."""
+    holder = live_holder(run_dir)
+    if holder is not None:
+        return f"ginsim is still writing this run ({holder}): wait for it to finish"
+    return f"finish the run with: ginsim run EXPERIMENT --out {run_dir} --resume"
 
 
 def locked_output(out: Path, what: str, error: type[Exception], work: Callable[[], Any]) -> Any:
@@ -566,10 +622,10 @@ def kept_state(out: Path, resume: bool, state_file: str, mark: str, error: type[
         if not resume:
             raise error(f"{out} already holds {kind}; continue it with --resume or choose another out")
         try:
-            data = json.loads(state.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise error(f"{state}: cannot read it ({exc}); move it away or choose another out") from None
-        if data.get("_") != mark:
+            data = read_json(state, kind.removeprefix("an ").removeprefix("a ") + "'s state", error)
+        except error as exc:
+            raise error(f"{exc}; move it away or choose another out") from None
+        if not isinstance(data, dict) or data.get("_") != mark:
             raise error(f"{state} was not written by ginsim; move it away or choose another out")
         return data
     entries = [p.name for p in out.iterdir() if p.name != LOCK]
@@ -601,14 +657,15 @@ class Verification:
     good: dict[str, list[Path]] = field(default_factory=lambda: {"deals": [], "games": []})
     missing: int = 0
     first_missing: list[str] = field(default_factory=list)
-    damaged: list[str] = field(default_factory=list)  # truncated or unreadable planned chunks
+    damaged: list[str] = field(default_factory=list)  # truncated, unreadable or changed planned chunks
     foreign: list[str] = field(default_factory=list)  # files ginsim did not write for this run
     other_code: list[str] = field(default_factory=list)  # chunks played by other code
+    unrecorded: list[str] = field(default_factory=list)  # written, but the manifest holds no digest yet
     present: dict[str, set[tuple[int, int]]] = field(default_factory=dict)  # verified (cell, index)
 
     @property
     def complete(self) -> bool:
-        return not (self.missing or self.damaged or self.foreign or self.other_code)
+        return not (self.missing or self.damaged or self.foreign or self.other_code or self.unrecorded)
 
     def problems(self) -> list[str]:
         """One phrase per kind of problem, naming up to three files each."""
@@ -623,48 +680,129 @@ class Verification:
         if self.other_code:
             out.append(f"{len(self.other_code)} chunk(s) played by other code: {names(self.other_code)}")
         if self.damaged:
-            out.append(f"{len(self.damaged)} truncated or damaged chunk(s): {names(self.damaged)}")
+            out.append(f"{len(self.damaged)} truncated, damaged or changed chunk(s): {names(self.damaged)}")
         if self.missing:
-            out.append(f"{self.missing} of {self.plan.n_chunks()} chunk(s) missing: "
+            unrecorded = f", {len(self.unrecorded)} of them written but not recorded in the manifest" \
+                if self.unrecorded else ""
+            out.append(f"{self.missing} of {self.plan.n_chunks()} chunk(s) missing{unrecorded}: "
                        f"{names(self.first_missing, self.missing)}")
         return out
 
 
-def _read_provenance(path: Path) -> tuple[dict[str, Any] | None, int | None]:
-    """(provenance, number of rows) from a Parquet footer; (None, None) when unreadable."""
+#: what ``_read_provenance`` gives for a path that is no regular file (a link, a FIFO...)
+NOT_A_FILE: dict[str, Any] = {"not": "a regular file"}
+
+
+def _read_provenance(run_dir: Path, rel: str) -> tuple[dict[str, Any] | None, int | None]:
+    """(provenance, number of rows) from the Parquet footer of ``run_dir/rel``, the file
+    opened as every run file is (``open_regular``: no link, never waited on); (None, None)
+    when its footer cannot be read, (``NOT_A_FILE``, None) when it is no regular file."""
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.read_metadata(path)
-    except Exception:  # noqa: BLE001 - any unreadable footer is a damaged file
-        return None, None
+        fd = open_regular(rel, "a chunk file", RunError, within=run_dir)
+    except RunError:
+        return NOT_A_FILE, None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            meta = pq.read_metadata(handle)
+        except Exception:  # noqa: BLE001 - any unreadable footer is a damaged file
+            return None, None
     raw = (meta.metadata or {}).get(META_KEY)
     try:
-        return (json.loads(raw) if raw else {}), meta.num_rows
-    except ValueError:
+        return (parse_json(raw, f"{run_dir / rel}", RunError, limit=1 << 16, what="a chunk's provenance")
+                if raw else {}), \
+            meta.num_rows
+    except RunError:
         return {}, meta.num_rows
 
 
-def _reads_whole(path: Path) -> bool:
-    """True when every page of a Parquet file decodes (a file can be damaged inside behind
-    an intact footer)."""
+def chunk_record(data: bytes, rows: int) -> dict[str, Any]:
+    """What the manifest records of a chunk file as it is written: the sha256 of its bytes,
+    their number and the rows they hold."""
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": int(rows)}
+
+
+def read_chunk(run_dir: Path, rel: str, manifest: dict[str, Any]) -> bytes:
+    """The bytes of the chunk file ``rel`` (``data/cell-0000-chunk-00000.parquet``) of a run,
+    proven to be the bytes ginsim wrote: read as every run file is (``read_regular``: a
+    regular file, no link in its path, never waited on, no more than the recorded size)
+    and their sha256 equal to the one the manifest recorded when the chunk was written.
+    Otherwise one-line ``RunError`` naming the chunk.  Everything ginsim reads from a chunk
+    (the statistics of ``show`` and ``report``, ``replay``'s stored row) is parsed from
+    these bytes, so what is verified is what is read."""
+    record = (manifest.get("chunks") or {}).get(rel)
+    path = Path(run_dir) / rel
+    if record is None:
+        raise RunError(f"{path}: the manifest records no digest for this chunk, so its rows cannot be proven; "
+                       f"re-play it with: ginsim run EXPERIMENT --out {run_dir} --resume")
+    fd = open_regular(rel, "a chunk file", RunError, within=run_dir)
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size  # never more than the recorded size is read
+        data = handle.read(record["bytes"] + 1) if size == record["bytes"] else b""
+    if len(data) != record["bytes"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
+        now = f"sha256 {hashlib.sha256(data).hexdigest()[:12]}..." if data else f"{size:,} bytes"
+        raise RunError(f"{path}: changed since ginsim wrote it ({now}, the manifest recorded "
+                       f"{record['sha256'][:12]}... in {record['bytes']:,} bytes); re-play it with: ginsim run "
+                       f"EXPERIMENT --out {run_dir} --resume")
+    return data
+
+
+def read_chunk_table(run_dir: Path, path: Path, manifest: dict[str, Any], columns=None):
+    """The Arrow table of a verified chunk file ``path`` of a run, parsed from the bytes
+    ``read_chunk`` proved.  ``columns``: every column (None), a list, or a function of the
+    file's column names that gives the list."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    rel = Path(path).relative_to(run_dir).as_posix()
+    data = read_chunk(run_dir, rel, manifest)
     try:
-        pq.read_table(path, use_threads=False)
-    except Exception:  # noqa: BLE001 - any page that does not decode is a damaged file
+        if callable(columns):
+            columns = columns(pq.read_schema(pa.BufferReader(data)).names)
+        return pq.read_table(pa.BufferReader(data), columns=columns, use_threads=False)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise RunError(f"{path}: a damaged chunk ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                       f"re-play it with: ginsim run EXPERIMENT --out {run_dir} --resume") from None
+
+
+def read_rows(run_dir: Path, mode: str, columns: list[str] | None = None):
+    """Every row of ``mode`` ("deals" or "games") of a complete, verified run
+    (``readable_run``), each chunk's bytes proven as it is read (``read_chunk_table``), as
+    one pandas DataFrame of ``columns`` (default all): what a study's own analysis reads
+    instead of ``pandas.read_parquet`` on the folder."""
+    import pyarrow as pa
+
+    run_dir = run_path(run_dir)
+    manifest, verification = readable_run(run_dir)
+    tables = [read_chunk_table(run_dir, path, manifest, columns) for path in verification.good[mode]]
+    if not tables:
+        raise RunError(f"{run_dir}: the run holds no {mode}")
+    return pa.concat_tables(tables).to_pandas()
+
+
+def _proven(run_dir: Path, rel: str, manifest: dict[str, Any]) -> bool:
+    """True when ``read_chunk`` proves the chunk (for ``--resume`` and the reuse of a finished run)."""
+    try:
+        read_chunk(run_dir, rel, manifest)
+    except RunError:
         return False
     return True
 
 
-def verify_run(run_dir: Path, manifest: dict[str, Any], deep: bool = False) -> Verification:
-    """Check every file of ``data/`` and ``games/`` against the plan and the provenance in
-    the manifest.  Reads Parquet footers only, and with ``deep`` (``--resume``) every page
-    too, so that a chunk damaged inside counts as damaged."""
+def verify_run(run_dir: Path, manifest: dict[str, Any], deep: bool = False, unsealed: bool = False) -> Verification:
+    """Check every file of ``data/`` and ``games/`` against the plan, the provenance and the
+    chunk records in the manifest.  Reads Parquet footers only (a reader proves each chunk's
+    bytes as it reads them: ``read_chunk``), and with ``deep`` (``--resume``, the reuse of a
+    finished run) every byte too, so that a chunk changed or damaged inside counts as
+    damaged.  A planned chunk the manifest holds no record of (a run killed between writing
+    it and recording it) counts as missing, to be played again.  ``unsealed`` (for
+    ``seal_run``: a manifest that records no digests yet) checks footers and provenance alone."""
     run_dir = Path(run_dir)
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     result = Verification(plan)
     run_id = manifest["run_id"]
+    records = manifest.get("chunks") or {}
     present = result.present
     for mode, sub in SUBDIR.items():
         folder = run_dir / sub
@@ -682,11 +820,11 @@ def verify_run(run_dir: Path, manifest: dict[str, Any], deep: bool = False) -> V
             if chunk is None:
                 result.foreign.append(rel)
                 continue
-            prov, rows = _read_provenance(folder / name)
+            prov, rows = _read_provenance(run_dir, rel)
             if prov is None:
                 result.damaged.append(rel)
                 continue
-            if prov.get("run_id") != run_id or prov.get("experiment_hash") != manifest["experiment_hash"]:
+            if prov is NOT_A_FILE or prov.get("run_id") != run_id or prov.get("experiment_hash") != manifest["experiment_hash"]:
                 result.foreign.append(rel)
                 continue
             expected = {"mode": chunk.mode, "cell": chunk.cell, "chunk": chunk.index, "start": chunk.start,
@@ -700,7 +838,10 @@ def verify_run(run_dir: Path, manifest: dict[str, Any], deep: bool = False) -> V
             if prov.get("code_fingerprint") != manifest["code_fingerprint"]:
                 result.other_code.append(rel)
                 continue
-            if deep and not _reads_whole(folder / name):
+            if not unsealed and rel not in records:
+                result.unrecorded.append(rel)
+                continue
+            if not unsealed and (records[rel]["rows"] != chunk.count or (deep and not _proven(run_dir, rel, manifest))):
                 result.damaged.append(rel)
                 continue
             result.good[mode].append(folder / name)
@@ -730,18 +871,73 @@ def todo_chunks(plan: Plan, verification: Verification) -> Iterator[Chunk]:
         yield from _missing(plan, mode, verification.present[mode])
 
 
+def require_digests(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Refuse, in one line naming what to run, a run whose manifest (format 2 or 3, written
+    by an earlier ginsim) records no digest of its chunks: its rows cannot be proven."""
+    if manifest["format"] < DIGEST_FORMAT:
+        raise RunError(f"{run_dir}: written by an earlier ginsim (run-directory format {manifest['format']}), which "
+                       f"recorded no digest of its chunks, so its rows cannot be proven; record them with: ginsim "
+                       f"seal {run_dir} (it checks every chunk first), or play the run again")
+
+
 def readable_run(run_dir: Path, allow_missing: bool = False) -> tuple[dict[str, Any], Verification]:
     """The manifest and the verified files of a run, for reading.  Refuses (RunError, one
-    line) a run with foreign, damaged or other-code files, and one with missing chunks
-    unless ``allow_missing``."""
+    line) a run without chunk digests (``require_digests``), one with foreign, damaged or
+    other-code files, and one with missing chunks unless ``allow_missing``."""
     manifest = read_manifest(run_dir)
+    require_digests(run_dir, manifest)
     verification = verify_run(run_dir, manifest)
     problems = [p for p in verification.problems() if allow_missing is False or "missing" not in p]
     if problems:
-        hint = " (finish it with ginsim run ... --resume)" if verification.missing and not (
+        hint = f" ({finish_advice(run_dir)})" if verification.missing and not (
             verification.foreign or verification.damaged or verification.other_code) else ""
         raise RunError(f"{run_dir}: " + "; ".join(problems) + hint)
     return manifest, verification
+
+
+def seal_run(run_dir: Path) -> int | None:
+    """Record the digest of every chunk of a run written by an earlier ginsim (format 2 or
+    3), the explicit step that lets this ginsim read it (``ginsim seal``); returns the
+    number of chunks recorded (None for a run that carries its digests already, 0 for one
+    without any chunk file, whose manifest is left as it is).
+
+    Holding the run's lock, every chunk is checked first as ``--resume`` checks it (its
+    footer's provenance against the manifest, and every page decoded): a foreign, damaged
+    or other-code file stops it before anything is written.  The manifest is then rewritten
+    in the current format, its hash recomputed.  This vouches for the chunks as they are
+    now: it cannot tell an edit made before it ran, so it is never done without being asked."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run_dir = Path(run_dir)
+    with RunLock(run_dir, "ginsim seal"):
+        manifest = read_manifest(run_dir)
+        if manifest["format"] >= DIGEST_FORMAT:
+            return None
+        if manifest["format"] < HASHED_FORMAT and manifest["experiment"].get("plugins"):
+            raise RunError(f"{run_dir}: a format-{manifest['format']} run of plug-ins recorded no sha256 of their "
+                           f"files, so they cannot be vouched for; play the run again")
+        verification = verify_run(run_dir, manifest, unsealed=True)
+        problems = [p for p in verification.problems() if "missing" not in p]
+        if problems:
+            raise RunError(f"{run_dir}: " + "; ".join(problems) + "; nothing recorded")
+        if not any(verification.good.values()):
+            return 0  # nothing to vouch for: the manifest stays as it is
+        records = {}
+        for mode in SUBDIR:
+            for path in verification.good[mode]:
+                rel = path.relative_to(run_dir).as_posix()
+                data = read_regular(rel, "a chunk file", 1 << 40, RunError, within=run_dir)
+                try:
+                    rows = pq.read_table(pa.BufferReader(data), use_threads=False).num_rows
+                except (OSError, ValueError, pa.ArrowException):
+                    raise RunError(f"{path}: a damaged chunk (a page does not decode); nothing recorded") from None
+                records[rel] = chunk_record(data, rows)
+        manifest = {**manifest, "format": DIGEST_FORMAT, "chunks": dict(sorted(records.items()))}
+        manifest.setdefault("plugin_sha256", {})
+        manifest["manifest_hash"] = manifest_hash(manifest)
+        update_manifest(run_dir, manifest)
+        return len(records)
 
 
 #: every file ``ginsim report`` writes carries this mark, so a report is only ever
@@ -749,17 +945,82 @@ def readable_run(run_dir: Path, allow_missing: bool = False) -> tuple[dict[str, 
 GENERATOR = "ginsim report"
 
 
+def _head(path: Path, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of ``path``, read as every run file is (``open_regular``:
+    a regular file, no link, never waited on); empty when it cannot be read so."""
+    try:
+        fd = open_regular(path, "a file", RunError)
+    except RunError:
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read(size)
+        except OSError:
+            return b""
+
+
 def written_by_ginsim(path: Path) -> bool:
     """True when ``path`` is a file that ``ginsim report`` wrote (it carries the mark)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    if path.suffix == ".png":
+    head = _head(Path(path))
+    if Path(path).suffix == ".png":
         return b"tEXtSoftware\x00" + GENERATOR.encode() in head
     return f'<meta name="generator" content="{GENERATOR}">'.encode() in head or \
         f"<!-- generated by {GENERATOR}".encode() in head
+
+
+# ----------------------------------------------------------------------------- sealed documents
+
+#: the key of a sealed JSON document (``seal``): the sha256 of the rest of it, canonical
+SEAL = "seal"
+
+
+def _canonical(document: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in document.items() if k != SEAL}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def seal(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with its seal: under ``SEAL``, the sha256 of the rest of it as canonical
+    JSON.  A derived file ginsim writes and later reads back as fact (``confirm.json``, the
+    report's record of its files) is sealed, so that an edit is refused (``check_seal``)."""
+    return {**{k: v for k, v in document.items() if k != SEAL},
+            SEAL: {"sha256": hashlib.sha256(_canonical(document)).hexdigest()}}
+
+
+def check_seal(document: Any, path: Path, fix: str) -> dict[str, Any]:
+    """``document`` (read from ``path``) when its seal matches its content; else one-line
+    ``RunError`` saying it was edited (or written by an earlier ginsim) and ``fix``."""
+    recorded = document.get(SEAL) if isinstance(document, dict) else None
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("sha256"), str):
+        raise RunError(f"{path}: not sealed (written by an earlier ginsim, or edited); {fix}")
+    if hashlib.sha256(_canonical(document)).hexdigest() != recorded["sha256"]:
+        raise RunError(f"{path}: edited since ginsim wrote it (its content no longer matches its seal); {fix}")
+    return document
+
+
+def read_sealed(path: Path, what: str, fix: str) -> dict[str, Any]:
+    """A sealed JSON file (``seal``), read as every run file is (``read_json``: a regular
+    file, no link, never waited on, bounded before parsing) and its seal checked."""
+    return check_seal(read_json(path, what, RunError), path, fix)
+
+
+def seal_file(path: Path) -> bool:
+    """Seal, as it stands, a JSON document ginsim wrote before it sealed them (an earlier
+    ginsim's ``confirm.json``): the explicit step (``ginsim seal``) that lets this ginsim
+    read it; False when it is sealed already.  A sealed file whose seal does not match (an
+    edit) is refused, never sealed again."""
+    path = Path(path)
+    document = read_json(path, "a JSON document", RunError)
+    if not isinstance(document, dict):
+        raise RunError(f"{path}: not a JSON object, so not a document ginsim seals")
+    if SEAL in document:
+        check_seal(document, path, "re-run the command that wrote it")
+        return False
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    new_file(tmp, (json.dumps(seal(document), indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode())
+    os.replace(tmp, path)
+    return True
 
 
 #: the record of the files ``ginsim report`` wrote in a directory: name -> sha256
@@ -770,50 +1031,59 @@ _LEGACY_NAMES = ("report.md", "report.html")
 
 def _sha256(path: Path) -> str | None:
     try:
-        return file_sha256(path)
-    except OSError:
+        return hashlib.sha256(read_regular(path, "a report file", 1 << 31, RunError)).hexdigest()
+    except RunError:
         return None
 
 
-def _recorded(out: Path) -> dict[str, str] | None:
-    """The record's name -> sha256, or None when there is no readable record."""
-    import json
-
+def _recorded(out: Path) -> tuple[dict[str, str] | None, bool]:
+    """(the record's name -> sha256, or None when there is no record it can trust; whether
+    ``out`` holds an unsealed record of an earlier ginsim).  An unreadable record, or one
+    whose seal does not match (an edited record), vouches for nothing."""
     path = Path(out) / REPORT_RECORD
-    if path.is_symlink() or not path.is_file():
-        return None
+    if not path.exists() and not path.is_symlink():
+        return None, False
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    files = data.get("files") if isinstance(data, dict) and data.get("generator") == GENERATOR else None
+        data = read_json(path, "a report record", RunError, limit=1 << 20)
+    except RunError:
+        return None, False
+    if not isinstance(data, dict) or data.get("generator") != GENERATOR:
+        return None, False
+    if SEAL not in data:
+        return None, True
+    try:
+        check_seal(data, path, "")
+    except RunError:
+        return None, False
+    files = data.get("files")
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-        return None
-    return files
+        return None, False
+    return files, False
 
 
 def report_files(out: Path) -> list[Path]:
     """The files of ``out`` that ``ginsim report`` wrote and nobody changed since: those in
-    its record (``REPORT_RECORD``, which is one of them) whose sha256 still matches.  A
-    directory without a record (a report of an earlier ginsim) vouches for report.md and
-    report.html when they carry the mark, and for the marked figures report.md shows."""
-    import re
-
+    its record (``REPORT_RECORD``, sealed, which is one of them) whose sha256 still matches.
+    A directory without a sealed record (a report of an earlier ginsim) vouches for
+    report.md and report.html when they carry the mark, for the marked figures report.md
+    shows, and for the earlier ginsim's unsealed record itself (whose list it does not
+    trust: anyone can edit it)."""
     out = Path(out)
-
-    def plain(path: Path) -> bool:
-        return path.is_file() and not path.is_symlink() and written_by_ginsim(path)
-
-    files = _recorded(out)
+    files, legacy = _recorded(out)
     if files is not None:
         ours = [out / name for name, digest in sorted(files.items())
-                if "/" not in name and plain(out / name) and _sha256(out / name) == digest]
+                if "/" not in name and name not in ("", ".", "..") and written_by_ginsim(out / name)
+                and _sha256(out / name) == digest]
         return ours + [out / REPORT_RECORD]
-    ours = [out / name for name in _LEGACY_NAMES if plain(out / name)]
+    ours = [out / name for name in _LEGACY_NAMES if written_by_ginsim(out / name)]  # (regular files, not links)
     if out / "report.md" in ours:
-        shown = re.findall(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)", (out / "report.md").read_text(encoding="utf-8"))
-        ours += [out / name for name in dict.fromkeys(shown) if plain(out / name)]
-    return ours
+        try:
+            text = read_regular(out / "report.md", "a report", 1 << 26, RunError).decode("utf-8", "replace")
+        except RunError:
+            text = ""
+        shown = re.findall(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)", text)
+        ours += [out / name for name in dict.fromkeys(shown) if written_by_ginsim(out / name)]
+    return ours + ([out / REPORT_RECORD] if legacy else [])
 
 
 #: ``ginsim confirm``'s outputs in a study's results directory (``simulator.studies.confirm``):
@@ -827,10 +1097,4 @@ CONFIRMATION_FILES = {"confirm.json": f'"written_by": "{CONFIRM_WRITER}"',
 def is_confirmation_file(path: Path) -> bool:
     """True when ``path`` is a ``confirm.json`` / ``confirm.md`` that ``ginsim confirm`` wrote."""
     mark = CONFIRMATION_FILES.get(Path(path).name)
-    if mark is None:
-        return False
-    try:
-        with open(path, "rb") as handle:
-            return mark.encode() in handle.read(4096)
-    except OSError:
-        return False
+    return mark is not None and mark.encode() in _head(Path(path))

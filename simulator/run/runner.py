@@ -37,7 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .experiment import BYTES_PER_ROW, Cell, Experiment, human_bytes, memory_budget
+from ..infra import inputs
+from ..core.records import GAME_ROW, HAND_ROW, RUN_LABELS, SWEEP_DOC, column_descriptions
+from .experiment import BYTES_PER_ROW, Cell, Experiment
+from .seeds import derive_seed
 from .rundir import (
     LOCK,
     MANIFEST,
@@ -46,22 +49,25 @@ from .rundir import (
     Chunk,
     Plan,
     RunError,
+    DIGEST_FORMAT,
     FORMAT,
     RunLock,
     check_subdirs,
     chunk_provenance,
-    cell_seed,
+    chunk_record,
     code_fingerprint,
     is_confirmation_file,
     report_files,
     create_manifest,
     experiment_hash,
+    finish_advice,
     is_own_temp,
     manifest_hash,
     plugin_digests,
     new_run_id,
     read_manifest,
     readable_run,
+    require_digests,
     temp_name,
     todo_chunks,
     update_manifest,
@@ -69,7 +75,7 @@ from .rundir import (
     verify_run,
 )
 
-__all__ = ["MANIFEST", "RunError", "Chunk", "cell_seed", "plan_chunks", "run_experiment",
+__all__ = ["MANIFEST", "RunError", "Chunk", "plan_chunks", "run_experiment",
            "chunk_frame"]
 
 
@@ -101,7 +107,8 @@ def _versions() -> dict[str, str]:
 
 #: the label columns of every row of a run, dictionary-encoded (Arrow dictionary arrays,
 #: pandas categoricals) with the run's values in cell order as the dictionary of every file
-LABEL_COLUMNS = ("matchup", "a", "b", "variant")
+#: (declared with their descriptions in ``simulator.core.records.RUN_LABELS``)
+LABEL_COLUMNS = tuple(c.frame for c in RUN_LABELS if c.dtype == "category")
 
 
 def _cell_labels(cell: Cell) -> dict[str, str]:
@@ -175,7 +182,7 @@ def play_chunk_columns(exp: Experiment, cell: Cell, chunk: Chunk) -> list[tuple[
     """Play one chunk; its rows as ``api.record_columns`` (checked for strategy errors)."""
     from .. import api
 
-    seed = cell_seed(exp.seed, cell.index)
+    seed = derive_seed(exp.seed, cell.index)
     context = f"cell {cell.index}"
     if chunk.mode == "deals":
         records = api.play_deal_records(cell.a, cell.b, cell.rules, chunk.start, chunk.count, seed, exp.mirrored,
@@ -222,8 +229,19 @@ def _empty_frames(n_hand_cols: int, n_game_cols: int) -> dict[str, pd.DataFrame]
 def run_schema(exp: Experiment, mode: str):
     """The one Arrow schema of every ``mode`` file of a run: the types ``chunk_table``
     builds, with the pandas metadata of the same frame (so pandas reads the nullable and
-    categorical columns back as ``chunk_frame`` makes them)."""
+    categorical columns back as ``chunk_frame`` makes them), and each field's description
+    in its metadata under ``description`` (``run_column_descriptions``)."""
     return _cached(f"schema-{mode}", exp, lambda e: _make_run_schema(e, mode))
+
+
+def run_column_descriptions(exp: Experiment, mode: str) -> dict[str, str]:
+    """Every column of a run's ``mode`` files (``deals`` or ``games``) -> its description, in
+    file order: the labels, one column per swept parameter, then the hand or game row's
+    columns, all declared in ``simulator.core.records``."""
+    out = column_descriptions(RUN_LABELS)
+    out.update({key: SWEEP_DOC.format(name=key) for key in exp.sweep})
+    out.update(column_descriptions(HAND_ROW if mode == "deals" else GAME_ROW))
+    return out
 
 
 def _make_run_schema(exp: Experiment, mode: str):
@@ -239,7 +257,9 @@ def _make_run_schema(exp: Experiment, mode: str):
     empty = np.zeros((0, N_HAND_COLS if mode == "deals" else N_GAME_COLS), np.int64)
     columns = api.hand_columns(empty) if mode == "deals" else api.game_columns(empty)
     arrays = _label_arrays(exp, cell, 0) + api.arrow_arrays(columns)
-    fields = [pa.field(name, array.type) for name, array in zip(pandas_schema.names, arrays, strict=True)]
+    docs = run_column_descriptions(exp, mode)
+    fields = [pa.field(name, array.type, metadata={"description": docs[name]})
+              for name, array in zip(pandas_schema.names, arrays, strict=True)]
     return pa.schema(fields, metadata=pandas_schema.metadata)
 
 
@@ -316,22 +336,28 @@ def parquet_options(schema) -> dict[str, Any]:
             "write_statistics": [name for name in STATISTICS_COLUMNS if name in schema.names]}
 
 
-def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[int, int]:
-    """Write a chunk's table atomically: under a temporary name unique to the run and this
-    process, then renamed.  pyarrow releases the GIL while it encodes and writes."""
+def _write_chunk(table, chunk: Chunk, run_dir: str, run_id: str) -> tuple[Chunk, dict[str, Any]]:
+    """Write a chunk's table atomically: encoded in memory, then written under a temporary
+    name unique to the run and this process, then renamed.  Returns the chunk and what the
+    manifest records of it (``rundir.chunk_record``: the sha256, size and rows of the bytes
+    written).  pyarrow releases the GIL while it encodes."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **parquet_options(table.schema))
+    data = memoryview(sink.getvalue())
     target = Path(run_dir) / chunk.path
     tmp = temp_name(target, run_id)
     try:
         tmp.unlink(missing_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle, **parquet_options(table.schema))
+            handle.write(data)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-    return chunk.cell, chunk.count
+    return chunk, chunk_record(data, table.num_rows)
 
 
 def experiment_sids(exp: Experiment) -> set[int]:
@@ -344,7 +370,7 @@ def experiment_sids(exp: Experiment) -> set[int]:
 
 
 def _run_chunk(exp: Experiment, cell: Cell, chunk: Chunk, run_dir: str, threads: int,
-               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[int, int]:
+               provenance: dict[str, Any], watch_parent: bool = False) -> tuple[Chunk, dict[str, Any]]:
     """Play and write one chunk (what a worker process does)."""
     table = _play_chunk(exp, cell, chunk, threads, provenance, watch_parent)
     return _write_chunk(table, chunk, run_dir, provenance["run_id"])
@@ -356,8 +382,8 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
     kernel (``nogil``) and pyarrow both release the GIL, so playing chunk i + 1 overlaps
     writing chunk i.  At most one chunk waits for the writer (memory: two chunks).  Every
     write is finished (or its temporary file removed) before this returns or raises, so
-    the run's lock is never released under a write in flight.  ``done(count)`` is called
-    as each chunk lands; returns the number written."""
+    the run's lock is never released under a write in flight.  ``done(chunk, record)`` is
+    called as each chunk lands; returns the number written."""
     from concurrent.futures import ThreadPoolExecutor
 
     wrote = 0
@@ -370,12 +396,12 @@ def _play_and_write(exp: Experiment, cells: dict[int, Cell], chunks, out: Path, 
                 table = _play_chunk(exp, cells[chunk.cell], chunk, threads, chunk_provenance(manifest, chunk),
                                     check_code=bool(exp.plugins))
                 if pending is not None:
-                    done(pending.result()[1])
+                    done(*pending.result())
                     wrote += 1
                 pending = writer.submit(_write_chunk, table, chunk, str(out), manifest["run_id"])
                 del table
             if pending is not None:
-                done(pending.result()[1])
+                done(*pending.result())
                 wrote += 1
                 pending = None
         finally:
@@ -398,17 +424,12 @@ WORKER_BYTES = 350_000_000
 
 def check_disk(out: Path, rows: int, files: int) -> None:
     """Refuse a run whose files would not fit on the disk of ``out`` (bytes and inodes),
-    before anything is written."""
-    import shutil
-
+    before anything is written (``simulator.infra.inputs.check_disk``)."""
+    inputs.check_disk("deals/games", out, rows, DISK_BYTES_PER_ROW, "rows to write",
+                      "give fewer deals or games, or another --out", RunError)
     where = Path(out).absolute()
     while not where.exists() and where != where.parent:
         where = where.parent
-    need = rows * DISK_BYTES_PER_ROW
-    free = shutil.disk_usage(where).free
-    if need > free:
-        raise RunError(f"deals/games: {rows:,} rows to write need about {human_bytes(need)} on disk, "
-                       f"{human_bytes(free)} free at {where}; give fewer deals or games, or another --out")
     inodes = os.statvfs(where).f_favail
     if inodes and files > inodes:
         raise RunError(f"chunk/game_chunk: {files:,} chunk files to write, the file system at {where} has room for "
@@ -421,11 +442,8 @@ def check_jobs(exp: Experiment, jobs: int) -> None:
         return
     per_worker = WORKER_BYTES + max(min(size, per_file) * BYTES_PER_ROW[mode] for mode, size, per_file in
                                     (("deals", exp.deals or 0, exp.chunk), ("games", exp.games or 0, exp.game_chunk)))
-    budget = memory_budget()
-    most = max(1, budget // per_worker)
-    if jobs > most:
-        raise RunError(f"--jobs {jobs}: each worker process needs about {human_bytes(per_worker)}, and "
-                       f"{human_bytes(budget)} (half this machine's memory) holds {most}; give --jobs {most} or less")
+    inputs.check_memory(f"--jobs {jobs}", jobs, per_worker, "worker processes with their chunks",
+                        "give --jobs {most} or less", RunError)
 
 
 def _check_output_dir(out: Path) -> None:
@@ -458,6 +476,7 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         if not resume:
             state = "a finished run" if manifest["complete"] else "an unfinished run (use --resume)"
             raise RunError(f"{out} already holds {state}; choose another --out, or --force to replace it")
+        require_digests(out, manifest)
         if manifest["experiment"] != wanted:
             raise RunError(f"{out} holds a run of a different experiment; cannot --resume it")
         if manifest["code_fingerprint"] != fingerprint:
@@ -472,12 +491,13 @@ def prepare_run_dir(exp: Experiment, out: Path, resume: bool) -> dict[str, Any]:
         "experiment_hash": experiment_hash(wanted),
         "code_fingerprint": fingerprint,
         "cells": [{"cell": c.index, "a": c.a, "b": c.b, "variant": c.variant, "rules": c.rules,
-                   "sweep": c.sweep, "seed": cell_seed(exp.seed, c.index)} for c in exp.cells()],
+                   "sweep": c.sweep, "seed": derive_seed(exp.seed, c.index)} for c in exp.cells()],
         "plugin_sha256": plugin_digests(exp.plugins),
         "versions": _versions(),
         "git_commit": _git_commit(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "complete": False,
+        "chunks": {},
     }
     manifest = json.loads(json.dumps(manifest))  # as read back: the hash covers the JSON data
     manifest["manifest_hash"] = manifest_hash(manifest)
@@ -506,8 +526,8 @@ def _is_ginsim_manifest(path: Path) -> bool:
     """True for a manifest ginsim wrote, of this or an older format: a JSON object holding
     the resolved experiment and its cells."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        data = inputs.read_json(path, "a run manifest", RunError)
+    except RunError:
         return False
     return isinstance(data, dict) and isinstance(data.get("experiment"), dict) and isinstance(data.get("cells"), list)
 
@@ -674,7 +694,8 @@ def finished_run_of(exp: Experiment, out: str | Path) -> bool:
     """True when ``out`` holds a finished run of exactly ``exp`` (the same resolved
     experiment), played by this code, whose every file verifies: re-running it would only
     reproduce the same rows, so ``ginsim run`` shows that run instead of refusing.  Anything
-    else (no run, another experiment or code, an unfinished or damaged run) is False."""
+    else (no run, another experiment or code, an unfinished, damaged or changed run, one
+    without chunk digests) is False."""
     out = run_path(out)
     if not (out / MANIFEST).is_file():
         return False
@@ -682,10 +703,11 @@ def finished_run_of(exp: Experiment, out: str | Path) -> bool:
         manifest = read_manifest(out)
     except RunError:
         return False
-    if not manifest.get("complete") or manifest["experiment"] != json.loads(json.dumps(exp.to_dict())) \
+    if not manifest.get("complete") or manifest["format"] < DIGEST_FORMAT \
+            or manifest["experiment"] != json.loads(json.dumps(exp.to_dict())) \
             or manifest["code_fingerprint"] != code_fingerprint(exp.plugins):
         return False
-    return verify_run(out, manifest).complete
+    return verify_run(out, manifest, deep=True).complete  # every chunk's bytes proven
 
 
 def _plural(n: int, word: str) -> str:
@@ -773,42 +795,70 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
     if progress and done < total:
-        from ..infra.cache import COMPILING_MESSAGE
+        from ..infra.cache import announce_compile
         from ..engine.select import kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)
         if not kernels_compiled(entries, sids=experiment_sids(exp)):  # say so, rather than show a bar frozen at 0%
-            print(COMPILING_MESSAGE, file=sys.stderr, flush=True)
+            announce_compile()
             compiling = True
     bar = _Progress(lambda initial: tqdm(total=total, initial=initial, unit=unit, unit_scale=True,
                                          disable=bar_disabled(progress), desc=exp.name, smoothing=0.1),
                     done, compiling)
     tasks = (joblib.delayed(_run_chunk)(exp, cells[c.cell], c, str(out), threads, chunk_provenance(manifest, c))
              for c in todo_chunks(plan, verification))
-    wrote = 0
+    records = _Records(out, manifest, bar.update)
     try:
         if backend == "dask":
             with joblib.parallel_config(backend="dask", wait_for_workers_timeout=120):
-                for _, count in joblib.Parallel(return_as="generator_unordered")(tasks):
-                    bar.update(count)
-                    wrote += 1
+                for chunk, record in joblib.Parallel(return_as="generator_unordered")(tasks):
+                    records.landed(chunk, record)
         elif jobs == 1:
-            wrote = _play_and_write(exp, cells, todo_chunks(plan, verification), out, threads, manifest,
-                                    bar.update)
+            _play_and_write(exp, cells, todo_chunks(plan, verification), out, threads, manifest, records.landed)
         else:
             tasks = (joblib.delayed(fn)(*args, **kwargs, watch_parent=True) for fn, args, kwargs in tasks)
-            for _, count in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
-                bar.update(count)
-                wrote += 1
+            for chunk, record in joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(tasks):
+                records.landed(chunk, record)
     finally:
         bar.close()
+        records.flush()  # what landed stays recorded, even when interrupted
     final = verify_run(out, manifest)
     if not final.complete:
         raise RunError(f"{out}: the run did not complete: " + "; ".join(final.problems()))
     manifest["complete"] = True
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     update_manifest(out, manifest)
-    return wrote
+    return records.count
+
+
+#: the manifest is written again at most this often while chunks land (``_Records``)
+RECORD_SECONDS = 2.0
+
+
+class _Records:
+    """The run's chunk records, kept as its chunks land: each chunk's sha256, size and rows
+    (``rundir.chunk_record``) go into the manifest's ``chunks``, and the manifest is written
+    again (atomically) at most every ``RECORD_SECONDS`` and once when the run stops, so a
+    run of many chunks does not rewrite it for every one.  A chunk a killed process wrote
+    but did not record yet is played again by ``--resume``; ``progress(rows)`` is the bar."""
+
+    def __init__(self, out: Path, manifest: dict[str, Any], progress):
+        self.out, self.manifest, self.progress = out, manifest, progress
+        self.count, self.pending, self.last = 0, 0, time.monotonic()
+        manifest.setdefault("chunks", {})
+
+    def landed(self, chunk: Chunk, record: dict[str, Any]) -> None:
+        self.manifest["chunks"][chunk.path] = record
+        self.count += 1
+        self.pending += 1
+        self.progress(chunk.count)
+        if time.monotonic() - self.last >= RECORD_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            update_manifest(self.out, self.manifest)
+            self.pending, self.last = 0, time.monotonic()
 
 
 def run_status(run_dir: str | Path) -> str | None:
@@ -817,6 +867,6 @@ def run_status(run_dir: str | Path) -> str | None:
     if verification.complete and manifest["complete"]:
         return None
     if verification.complete:
-        return "UNFINISHED RUN: every chunk is written but the run was not closed; finish it with --resume"
+        return f"UNFINISHED RUN: every chunk is written but the run was not closed; {finish_advice(run_dir)}"
     return (f"UNFINISHED RUN: {'; '.join(verification.problems())}; the numbers below cover the chunks "
-            f"written so far (finish it with: ginsim run EXPERIMENT --out {run_dir} --resume)")
+            f"written so far ({finish_advice(run_dir)})")

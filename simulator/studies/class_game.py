@@ -98,9 +98,13 @@ def _draws(value: Any, values: dict[str, Any], fail) -> tuple[int, ...]:
 
 
 def _out(value: Any, values: dict[str, Any], fail) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value.strip() or Path(value).is_absolute()
-                              or Path(value).parts[0] == ".."):
-        raise fail("out", f"must be a directory inside the current directory, got {value!r}")
+    from ..infra.inputs import outside_work
+
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise fail("out", f"must name a directory inside the current directory, got {value!r}")
+    problem = None if value is None else outside_work(value)  # a spec never writes outside the working directory
+    if problem:
+        raise fail("out", f"must be a directory inside the current directory: {problem}")
     return value
 
 
@@ -374,7 +378,7 @@ def class_game(spec: ClassSpec, out: str | Path | None = None, resume: bool = Fa
     """Play (or resume) the class game of ``spec`` into ``out``; returns the result (what
     ``class_game.json`` holds under ``result``)."""
     from ..run.rundir import locked_output
-    from .seeds import development_seed_error
+    from ..run.seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
     if refusal:
@@ -416,7 +420,8 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
     import strategies
 
     from ..engine.select import will_play
-    from .tune.field import stream_seed
+    from ..run.seeds import derive_seed
+    from .tune.field import TUNE_SALT
 
     state = _check_out(out, resume) or {"_": MARK, "spec": spec.identity(), "done": {"matrix": [], "fresh": []},
                                         "cpu_seconds": 0.0, "deals": 0}
@@ -449,7 +454,7 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
         play("matrix", j, list(range(j)), spec.pairs, spec.blocks)
     matrix = matrix_from(moments["matrix"], k, per)
     mixture, value = symmetric_nash((matrix - matrix.T) / 2)
-    weights = bootstrap_weights(spec.blocks, spec.bootstrap, k, stream_seed(spec.seed, "class-bootstrap", 0))
+    weights = bootstrap_weights(spec.blocks, spec.bootstrap, k, derive_seed(spec.seed, "class-bootstrap", 0, salt=TUNE_SALT))
     replicas = matrix_from(moments["matrix"], k, per, weights, spec.bootstrap)
     cert = certify(matrix, mixture, replicas, spec.blocks)
     support = [int(j) for j in np.flatnonzero(mixture > SUPPORT_TOL)]

@@ -26,7 +26,7 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    ``max_games``; a salt whose size the ledger holds keeps it;
 3. re-plays the cells on the **confirmation seed** — derived from the study seed and the
    salt (``CONFIRM_SALT`` unless ``--salt`` names another; recorded in the ledger and the
-   output), never the study's seed nor a development seed (``simulator.studies.seeds``);
+   output), never the study's seed nor a development seed (``simulator.run.seeds``);
 4. tests the claim on the confirmation rows.  A one-sided claim is a one-sided t test
    against its bound; an interval or equivalence claim is two one-sided tests (TOST)
    (``test_interval``: the bound or 90% interval each uses).  The study's claims are one
@@ -45,7 +45,6 @@ simulator.studies.confirm headlines --write`` / ``--check``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -60,11 +59,12 @@ from ..analysis.claims import format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
+from ..infra.inputs import read_json
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
-from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, is_confirmation_file
+from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
+from ..run.seeds import derive_seed, development_seed_error
 from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now
-from .seeds import development_seed_error
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
@@ -82,7 +82,7 @@ PIECE = {"deals": 200_000, "games": 10_000}
 #: the studies whose confirm.json the README's headline block is made from, in its order
 HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
                     "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock",
-                    "decision_values")
+                    "equilibrium_class", "decision_values")
 HEADLINE_BEGIN = "<!-- headlines:begin (generated from experiments/ledger/*.jsonl by " \
                  "python -m simulator.studies.confirm headlines --write; do not edit) -->"
 HEADLINE_END = "<!-- headlines:end -->"
@@ -273,12 +273,6 @@ def load_claims(path: str | Path) -> Claims:
 
 # ----------------------------------------------------------------------------- seeds and the ledger
 
-def confirmation_seed(study_seed: int, salt: str = CONFIRM_SALT) -> int:
-    """The confirmation's experiment seed: from the study seed and the salt, below 2**63."""
-    digest = hashlib.blake2b(f"{salt}:{study_seed}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
-
-
 def conservative_effect(claim: Claim, low: float, high: float) -> tuple[float, str]:
     """The effect a confirmation is powered for, and where it comes from: the claim's
     declared ``effect``, else the edge of the study's 95% interval ``[low, high]`` nearest
@@ -329,7 +323,8 @@ class Protocol:
         return self.family["alpha"] / self.family["size"]
 
     def seed(self, study_seed: int) -> int:
-        return confirmation_seed(study_seed, self.salt)
+        """The confirmation's seed: ``derive_seed`` of the study's seed under the salt."""
+        return derive_seed(study_seed, salt=self.salt)
 
     def fail(self, claim: Claim, message: str) -> ClaimError:
         return ClaimError(f"{self.claims.path}: claim {claim.id}: {message}")
@@ -433,13 +428,11 @@ def result_document(protocol: Protocol, entries: list[dict[str, Any]], **fields:
 
 def check_confirmation_seed(exp: Experiment, seed: int) -> None:
     """Refuse (one line) a confirmation seed the study used or a development seed."""
-    from ..run.runner import cell_seed
-
     for who, s in (("study " + exp.name, exp.seed), ("confirmation", seed)):
         message = development_seed_error(s, f"ginsim confirm {exp.name}: {who}")
         if message:
             raise ClaimError(message)
-    if seed == exp.seed or seed in {cell_seed(exp.seed, c.index) for c in exp.cells()}:
+    if seed == exp.seed or seed in {derive_seed(exp.seed, c.index) for c in exp.cells()}:
         raise ClaimError(f"ginsim confirm {exp.name}: seed {seed} is one the study used (its seed or a cell's); "
                          f"a confirmation plays on seeds the study never used")
 
@@ -648,8 +641,6 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
                   max_games: int | None = None, jobs: int = 1, log=None) -> dict[str, Any]:
     """Confirm the claims of a study (``protocol``: its claims, ledger and salt); returns
     what ``confirm.json`` holds (the plan entries are in the ledger; nothing else written)."""
-    from ..run.runner import cell_seed
-
     experiment = Path(experiment)
     exp = load_experiment(experiment)
     root = experiment.resolve().parent.parent
@@ -673,7 +664,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
             key = (cell.index, p["mode"])
             if key not in originals:
                 log(f"original: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {size:,} {p['mode']}")
-                originals[key] = play_cell_stats(cell, p["mode"], size, cell_seed(exp.seed, cell.index),
+                originals[key] = play_cell_stats(cell, p["mode"], size, derive_seed(exp.seed, cell.index),
                                                  exp.mirrored, jobs)
         est, low, high, se, units = _estimate(originals, p["claim"], p["cells"], p["mode"])
         sd = se * math.sqrt(units) if math.isfinite(se) else 0.0  # per unit of every cell (the field's mean)
@@ -697,15 +688,15 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
             key = (cell.index, p["mode"])
             if key not in confirmations:
                 log(f"confirmation: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {sizes[key]:,} {p['mode']}")
-                confirmations[key] = play_cell_stats(cell, p["mode"], sizes[key], cell_seed(seed, cell.index),
+                confirmations[key] = play_cell_stats(cell, p["mode"], sizes[key], derive_seed(seed, cell.index),
                                                      exp.mirrored, jobs)
     for p in plan:
         claim, mode = p["claim"], p["mode"]
         est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
         p["confirmation"] = {"estimate": est, "low": low, "high": high,
                              "n": sum(sizes[(c.index, mode)] for c, _ in p["cells"]), "seed": seed}
-        p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": cell_seed(exp.seed, c.index),
-                              "confirmation": cell_seed(seed, c.index)} for c, _ in p["cells"]]
+        p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": derive_seed(exp.seed, c.index),
+                              "confirmation": derive_seed(seed, c.index)} for c, _ in p["cells"]]
         p.update(conf_se=se, units=units, dof=max(units - 1, 1) if len(p["cells"]) == 1 else math.inf)
     return result_document(protocol, _judge(plan, protocol.level), study=exp.name,
                            experiment=_shown(experiment, root), claims_file=_shown(protocol.claims.path, root),
@@ -729,7 +720,7 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
     seed (``Protocol.seed`` of the spec's seed) instead of the spec's."""
     import dataclasses
 
-    from .tune import Field, TuneError, load_spec, stream_seed, tune_out_dir
+    from .tune import TUNE_SALT, Field, TuneError, load_spec, tune_out_dir
 
     folder = Path(folder)
     root = folder.resolve().parent.parent
@@ -751,9 +742,9 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
             raise fail("unit", f"tuning {claim.tuning} plays {mode}: unit = \"{'hand' if mode == 'deals' else 'game'}\"")
         tune_json = root / tune_out_dir(tspec) / "tune.json"
         try:
-            result = json.loads(tune_json.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise fail("tuning", f"cannot read the tuning's result {tune_json}: {exc}") from None
+            result = read_json(tune_json, "a tuning's result", RunError)
+        except RunError as exc:
+            raise fail("tuning", f"cannot read the tuning's result: {exc}") from None
         if result.get("name") != tspec.name or result.get("seed") != tspec.seed:
             raise fail("tuning", f"{tune_json} is not the result of {tspec.path} (name or seed differ)")
         rows = {r["name"]: r for r in result["fresh"]["rows"]}
@@ -793,8 +784,8 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
         n_opp = len(tspec.opponents)
         p["confirmation"] = {"estimate": float(diff.mean()), "low": float(low), "high": float(high),
                              "n": 2 * 2 * p["pairs"] * n_opp, "seed": p["conf_seed"]}
-        p["engine_seeds"] = [{"opponent": o, "study": stream_seed(p["spec"].seed, "fresh", i),
-                              "confirmation": stream_seed(p["conf_seed"], "fresh", i)}
+        p["engine_seeds"] = [{"opponent": o, "study": derive_seed(p["spec"].seed, "fresh", i, salt=TUNE_SALT),
+                              "confirmation": derive_seed(p["conf_seed"], "fresh", i, salt=TUNE_SALT)}
                              for i, (o, _) in enumerate(p["spec"].opponents)]
         p.update(conf_se=float(se), units=len(diff), dof=max(len(diff) - 1, 1))
     study_seeds = sorted({v[0] for v in seeds.values()})
@@ -811,7 +802,7 @@ def _assertion_text(entry: dict[str, Any]) -> str:
     (kind, value), = entry["assertion"].items()
     mult, dec, _, _ = _scale(entry["metric"], entry["unit"])
     pct = "%" if entry["metric"] == "win_share" else ""
-    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip(".") + pct)
+    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip(".").replace("-", "−") + pct)
     if kind == "sign":
         null = METRICS[entry["metric"]][entry["unit"]][2]
         return f"{'>' if value == 'positive' else '<'} {num(null)}"
@@ -901,7 +892,9 @@ def _kind(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_json(result: dict[str, Any]) -> str:
-    return json.dumps(result, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """``confirm.json``: the result, sealed (``rundir.seal``), so that a report refuses it
+    once edited."""
+    return json.dumps(seal(result), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _outputs(result: dict[str, Any] | None = None) -> list[tuple[str, str, str | None]]:
@@ -992,8 +985,8 @@ def _headline_line(claim: HeadlineClaim) -> str:
         salt = f" (salt `{t['salt']}`)" if len(claim.tests) > 1 else ""
         shown.append(f"confirmation{salt} {_number(entry, t['confirmation']['estimate'])} on "
                      f"{t['confirmation']['n']:,} {content['unit']}s, {kind} "
-                     f"**{format_test_bound(entry, t['test_interval'])}** (claimed: {claimed}; Holm p = "
-                     f"{t['family_p']:.2g})")
+                     f"**{format_test_bound(entry, t['test_interval']).removeprefix('90% ')}** (claimed: {claimed}; "
+                     f"Holm p = {t['family_p']:.2g})")
     return (f"  * {content['statement']} ({who}{unit_text}): study {format_estimate({**entry, **claim.tests[0]}, 'original')}, "
             + "; ".join(shown) + ".")
 

@@ -14,11 +14,12 @@ every swapped one, mirrored seats), and reports the loss of the swap:
   by mirrored game pair.
 
 A positive loss means the decision is worth that much to X over the donor's way of making
-it.  The engine seed of a (player, opponent, rules, unit) block is 63 bits of BLAKE2b of
-the study seed and the block's names, so each block has its own deals and adding a block
-changes no other; a development seed (``simulator.studies.seeds``) is refused.
+it.  The engine seed of a (player, opponent, rules, unit) block is ``derive_seed(seed,
+player, opponent, rules, unit)``, so each block has its own deals and adding a block
+changes no other; a development seed (``simulator.run.seeds``) is refused.
 
-Spec (TOML), every key required unless marked::
+Spec (TOML; its keys are declared in ``SCHEMA`` and ``BLOCK_SCHEMA``, whose table is in
+docs/experiments.md), every key required unless marked::
 
     name = "decision_values"
     seed = 20262901
@@ -40,12 +41,11 @@ Outputs are written atomically; the same spec gives the same bytes.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,16 +57,15 @@ from strategies.hybrid import DECISION_PHASES
 
 from ..core import constants as C
 from ..core.decisions import decision as named_decision
+from ..infra.inputs import outside_work, read_json
 from ..core.rules import resolve_rules
 from ..run.rundir import code_fingerprint
-from .seeds import development_seed_error
+from ..run.config import REQUIRED, Key, Schema, is_int, seed_key
+from ..run.seeds import derive_seed, development_seed_error
 
 #: deals / games played per call (bounded memory; results do not depend on it)
 PIECE = {"hand": 20_000, "game": 2_000}
 UNITS = ("hand", "game")
-TOP_KEYS = {"name", "seed", "players", "opponents", "donor", "decisions", "out", "report", "blocks"}
-BLOCK_KEYS = {"rules", "unit", "size"}
-BLOCK_OPTIONAL = {"opponents"}
 
 
 class DecisionValuesError(ValueError):
@@ -94,105 +93,140 @@ class Spec:
     blocks: tuple[Block, ...]
 
 
-def _count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def _specs(value: Any, fail, key: str) -> tuple[str, ...] | None:
+    """A list of numba strategy specs that are not hybrids (one string counts as a list of
+    one), each as its label; None stays None (a block without its own opponents)."""
+    if value is None:
+        return None
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise fail(key, f"must be a non-empty list of strategy specs, got {value!r}")
+    out = []
+    for v in value:
+        try:
+            parsed = strategies.parse_strategy(v)
+        except ValueError as exc:
+            raise fail(key, str(exc)) from None
+        if parsed.is_python or isinstance(parsed, strategies.registry.Hybrid):
+            raise fail(key, f"{v!r}: a numba strategy that is not a hybrid")
+        out.append(parsed.label)
+    if len(set(out)) != len(out):
+        raise fail(key, "a strategy is given twice")
+    return tuple(out)
+
+
+def _specs_key(name: str, help: str, default: Any = REQUIRED) -> Key:
+    return Key(name, "any", default, help, text="a non-empty list of strategy specs", got=False, type_text="list",
+               check=lambda v, values, fail: _specs(v, fail, values["_prefix"] + name),
+               default_text="the spec's `opponents`" if default is None else None)
+
+
+def _rules(value: str, values: dict[str, Any], fail) -> str:
+    try:
+        resolve_rules(value)
+    except (ValueError, TypeError) as exc:
+        raise fail(values["_prefix"] + "rules", str(exc)) from None
+    return value
+
+
+def _sizes(value: dict[str, Any], values: dict[str, Any], fail) -> dict[str, int]:
+    """``size``: an even count for each player of the spec (named by its spec or its strategy
+    name), as player spec -> count."""
+    players = values["players"]
+    key = values["_prefix"] + "size"
+    if set(value) != {strategies.parse_strategy(p).name for p in players} and set(value) != set(players):
+        raise fail(key, f"must give a count for each player ({', '.join(players)}), got {value!r}")
+    if not all(is_int(v) and v > 0 and v % 2 == 0 for v in value.values()):
+        raise fail(key, f"counts must be even positive integers (mirrored pairs), got {value!r}")
+    return {p: int(value.get(p, value.get(strategies.parse_strategy(p).name, 0))) for p in players}
+
+
+def _decisions(value: list, values: dict[str, Any], fail) -> tuple[str, ...]:
+    """The decisions to swap, each named as ``simulator.core.decisions`` names it (one
+    vocabulary; older words such as ``layout`` are read), in phase order."""
+    named = [named_decision(d) if isinstance(d, str) else None for d in value]
+    if not named or None in named or len({d.name for d in named}) != len(named):
+        raise fail("decisions", f"must be a list of distinct decisions among {', '.join(DECISION_PHASES)}, "
+                                f"got {value!r}")
+    return tuple(d for d in DECISION_PHASES if d in {n.name for n in named})
+
+
+def _seed(value: int, values: dict[str, Any], fail) -> int:
+    problem = development_seed_error(value, "seed")
+    if problem:
+        raise fail("seed", problem.removeprefix("seed: "))
+    return value
+
+
+def _path(name: str, help: str, default: Any) -> Key:
+    def check(value, values, fail):
+        if value is not None and not value:
+            raise fail(name, "must be a path, got ''")
+        problem = None if value is None else outside_work(value)  # a spec never writes outside the working directory
+        if problem:
+            raise fail(name, problem)
+        return value
+
+    return Key(name, "str", default, help, text="a path", check=check,
+               default_text="none" if default is None else None)
+
+
+#: the keys of one ``[[blocks]]`` table: a rules variant and unit the players are measured in
+BLOCK_SCHEMA = Schema("decision_values_block", (
+    Key("rules", "str", REQUIRED, "the block's rules", text="a rules preset (`ginsim variants`)", check=_rules),
+    Key("unit", "choice", REQUIRED, "single hands or whole games", choices=UNITS),
+    Key("size", "table", REQUIRED, "deals (unit hand) or games (unit game) per player: `{ mc = 30_000, ... }`",
+        text="a table of an even positive count per player", got=False, check=_sizes),
+    _specs_key("opponents", "the block's own opponents, instead of the spec's", None),
+))
+
+
+def _blocks(value: list, values: dict[str, Any], fail) -> tuple[Block, ...]:
+    if not value or not all(isinstance(b, dict) for b in value):
+        raise fail("blocks", "must be a non-empty list of [[blocks]] tables")
+    parsed, seen = [], set()
+    for i, table in enumerate(value):
+        b = BLOCK_SCHEMA.read(table, fail, prefix=f"blocks[{i}].", values={"players": values["players"]})
+        if (b["rules"], b["unit"]) in seen:
+            raise fail(f"blocks[{i}]", f"rules {b['rules']!r} with unit {b['unit']!r} is given twice")
+        seen.add((b["rules"], b["unit"]))
+        parsed.append(Block(b["rules"], b["unit"], b["size"], b["opponents"] or values["opponents"]))
+    return tuple(parsed)
+
+
+#: every key of a decision-values spec, in the order they are checked
+SCHEMA = Schema("decision_values", (
+    Key("name", "name", REQUIRED, "the study's name"),
+    replace(seed_key("Every block's engine seed derives from it (`derive_seed`); a development seed is refused."),
+            default=REQUIRED, check=_seed),
+    _specs_key("players", "the strong players whose decisions are valued"),
+    _specs_key("opponents", "the opponents they meet (a block may give its own)"),
+    Key("donor", "str", REQUIRED, "the strategy that makes the swapped decision", text="one strategy spec",
+        check=lambda v, values, fail: _specs(v, fail, "donor")[0]),
+    Key("decisions", "list", REQUIRED, "the decisions to swap, one at a time", check=_decisions,
+        text="distinct decisions among " + ", ".join(DECISION_PHASES)),
+    _path("out", "where decision_values.json is written", REQUIRED),
+    _path("report", "where the Markdown report is written", None),
+    Key("blocks", "list", REQUIRED, "one per rules variant and unit (keys below)", text="`[[blocks]]` tables",
+        got=False, check=_blocks),
+))
 
 
 def parse_spec(data: dict[str, Any], where: str = "<spec>") -> Spec:
-    """A spec checked: one-line ``DecisionValuesError`` naming the key and its allowed values."""
+    """A spec checked by ``SCHEMA``: one-line ``DecisionValuesError`` naming the key and its
+    allowed values."""
     def fail(key: str, text: str) -> DecisionValuesError:
         return DecisionValuesError(f"{where}: {key}: {text}")
 
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key; keys: {', '.join(sorted(TOP_KEYS))}")
-    for key in sorted(TOP_KEYS - {"report"}):
-        if key not in data:
-            raise fail(key, "missing")
-    if not isinstance(data["name"], str) or not data["name"].isidentifier():
-        raise fail("name", f"must be an identifier, got {data['name']!r}")
-    seed = data["seed"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
-        raise fail("seed", f"must be an integer in 0 .. 2**63 - 1, got {seed!r}")
-    problem = development_seed_error(seed, "seed")
-    if problem:
-        raise fail("seed", problem)
-
-    def specs(key: str, value) -> tuple[str, ...]:
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            raise fail(key, f"must be a non-empty list of strategy specs, got {value!r}")
-        out = []
-        for v in value:
-            try:
-                s = strategies.parse_strategy(v)
-            except ValueError as exc:
-                raise fail(key, str(exc)) from None
-            if s.is_python or isinstance(s, strategies.registry.Hybrid):
-                raise fail(key, f"{v!r}: a numba strategy that is not a hybrid")
-            out.append(s.label)
-        if len(set(out)) != len(out):
-            raise fail(key, "a strategy is given twice")
-        return tuple(out)
-
-    players, opponents = specs("players", data["players"]), specs("opponents", data["opponents"])
-    donor = specs("donor", data["donor"])
-    if len(donor) != 1:
-        raise fail("donor", "must be one strategy spec")
-    decisions = data["decisions"]
-    allowed = ", ".join(DECISION_PHASES)
-    named = [named_decision(d) if isinstance(d, str) else None for d in decisions] if isinstance(decisions, list) else []
-    if not named or None in named or len({d.name for d in named}) != len(named):
-        raise fail("decisions", f"must be a list of distinct decisions among {allowed}, got {decisions!r}")
-    decisions = [d.name for d in named]  # one vocabulary (older words such as "layout" are read)
-    for key in ("out", "report"):
-        if key in data and (not isinstance(data[key], str) or not data[key]):
-            raise fail(key, f"must be a path, got {data[key]!r}")
-    blocks = data["blocks"]
-    if not isinstance(blocks, list) or not blocks:
-        raise fail("blocks", "must be a non-empty list of [[blocks]] tables")
-    parsed, seen = [], set()
-    for i, b in enumerate(blocks):
-        key = f"blocks[{i}]"
-        if not isinstance(b, dict):
-            raise fail(key, "must be a table")
-        extra = sorted(set(b) - BLOCK_KEYS - BLOCK_OPTIONAL) or sorted(BLOCK_KEYS - set(b))
-        if extra:
-            raise fail(f"{key}.{extra[0]}", f"unknown or missing; a block has {', '.join(sorted(BLOCK_KEYS))} "
-                                            f"and may have {', '.join(sorted(BLOCK_OPTIONAL))}")
-        try:
-            resolve_rules(b["rules"])
-        except (ValueError, TypeError) as exc:
-            raise fail(f"{key}.rules", str(exc)) from None
-        if b["unit"] not in UNITS:
-            raise fail(f"{key}.unit", f"must be one of {', '.join(UNITS)}, got {b['unit']!r}")
-        size = b["size"]
-        if not isinstance(size, dict) or set(size) != {strategies.parse_strategy(p).name for p in players} and \
-                set(size) != set(players):
-            raise fail(f"{key}.size", f"must give a count for each player ({', '.join(players)}), got {size!r}")
-        if not all(_count(v) and v % 2 == 0 for v in size.values()):
-            raise fail(f"{key}.size", f"counts must be even positive integers (mirrored pairs), got {size!r}")
-        if (b["rules"], b["unit"]) in seen:
-            raise fail(key, f"rules {b['rules']!r} with unit {b['unit']!r} is given twice")
-        seen.add((b["rules"], b["unit"]))
-        by_player = {p: int(size.get(p, size.get(strategies.parse_strategy(p).name, 0))) for p in players}
-        parsed.append(Block(b["rules"], b["unit"], by_player,
-                            specs(f"{key}.opponents", b["opponents"]) if "opponents" in b else opponents))
-    return Spec(data["name"], seed, players, opponents, donor[0], tuple(d for d in DECISION_PHASES if d in decisions),
-                data["out"], data.get("report"), tuple(parsed))
+    v = SCHEMA.read(data, fail)
+    return Spec(v["name"], v["seed"], v["players"], v["opponents"], v["donor"], v["decisions"], v["out"],
+                v["report"], v["blocks"])
 
 
 def load_spec(path: str | Path) -> Spec:
     from ..run.experiment import read_toml_file
 
     return parse_spec(read_toml_file(Path(path), "a decision-values spec", DecisionValuesError), str(path))
-
-
-def block_seed(seed: int, player: str, opponent: str, rules: str, unit: str) -> int:
-    """The engine seed of one block: the full player and every hybrid play its deals."""
-    digest = hashlib.blake2b(f"{seed}:{player}:{opponent}:{rules}:{unit}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
 
 
 def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: int) -> np.ndarray:
@@ -239,8 +273,10 @@ def previous_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     if not path.is_file():
         return {}
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
+        doc = read_json(path, "a decision-values result", DecisionValuesError)
+    except DecisionValuesError:
+        return {}
+    if not isinstance(doc, dict):
         return {}
     if (doc.get("name"), doc.get("seed"), doc.get("donor"), doc.get("version"), doc.get("code")) != \
             (spec.name, spec.seed, spec.donor, __version__, code_fingerprint()):
@@ -259,7 +295,7 @@ def run(spec: Spec, log=print, reuse: dict[tuple, dict[str, Any]] | None = None)
         for player in spec.players:
             n = block.size[player]
             for opponent in block.opponents:
-                seed = block_seed(spec.seed, player, opponent, block.rules, block.unit)
+                seed = derive_seed(spec.seed, player, opponent, block.rules, block.unit)
                 kept = [reuse.get((player, opponent, block.rules, block.unit, d)) for d in spec.decisions]
                 if all(r is not None and r["size"] == n and r["seed"] == seed for r in kept):
                     rows.extend(kept)
@@ -388,14 +424,15 @@ def _study_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     path = Path(spec.out) / "decision_values.json"
     if not path.is_file():
         raise ClaimError(f"{path}: missing; run python -m simulator.studies.decision_values first")
-    doc = json.loads(path.read_text())
-    if doc.get("seed") != spec.seed or doc.get("name") != spec.name:
-        raise ClaimError(f"{path}: made from another spec (seed {doc.get('seed')}); run the study again")
+    doc = read_json(path, "a decision-values result", ClaimError)
+    if not isinstance(doc, dict) or doc.get("seed") != spec.seed or doc.get("name") != spec.name:
+        raise ClaimError(f"{path}: made from another spec (seed {doc.get('seed') if isinstance(doc, dict) else '?'}); "
+                         f"run the study again")
     rows = {}
     for r in doc["rows"]:
         block = next((b for b in spec.blocks if (b.rules, b.unit) == (r["rules"], r["unit"])), None)
         if block is None or block.size.get(r["player"]) != r["size"] or \
-                r["seed"] != block_seed(spec.seed, r["player"], r["opponent"], r["rules"], r["unit"]):
+                r["seed"] != derive_seed(spec.seed, r["player"], r["opponent"], r["rules"], r["unit"]):
             raise ClaimError(f"{path}: row {r['hybrid']} vs {r['opponent']} ({r['rules']}, {r['unit']}) does not "
                              "match the spec's sizes and seeds; run the study again")
         rows[(r["player"], r["hybrid"], r["opponent"], r["rules"], r["unit"])] = r
@@ -417,7 +454,7 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     claims = protocol.claims
     log = log or (lambda text: None)
     seed = protocol.seed(spec.seed)
-    used = {spec.seed} | {block_seed(spec.seed, p, o, b.rules, b.unit)
+    used = {spec.seed} | {derive_seed(spec.seed, p, o, b.rules, b.unit)
                           for b in spec.blocks for p in spec.players for o in b.opponents}
     for who, s in (("study " + spec.name, spec.seed), ("confirmation", seed)):
         message = development_seed_error(s, f"ginsim confirm {spec.name}: {who}")
@@ -456,7 +493,7 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     protocol.fix()  # the sizes are in the ledger before anything is played
     for p in plan:
         player, hybrid, opponent, rules, unit = p["key"]
-        engine_seed = block_seed(seed, player, opponent, rules, unit)
+        engine_seed = derive_seed(seed, player, opponent, rules, unit)
         n = 2 * p["pairs"]
         log(f"confirmation: {hybrid} vs {opponent} ({rules}, per {unit}), {n:,} {unit}s")
         diff = pair_values(player, opponent, rules, unit, n, engine_seed) - \

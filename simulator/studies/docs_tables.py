@@ -1,8 +1,10 @@
-"""docs/experiments.md's tables of a claims file's keys, generated from their declaration
-(``simulator.studies.confirm.CLAIMS_FILE_SCHEMA`` and ``CLAIM_SCHEMA``), and
-docs/equilibrium.md's of a class spec's and a table spec's
-(``simulator.studies.class_game.SCHEMA``, ``simulator.studies.knock_table.SCHEMA``), by
-``simulator.run.config``::
+"""The tables of the studies' keys, generated from their declarations by
+``simulator.run.config``: docs/experiments.md's of a claims file
+(``simulator.studies.confirm.CLAIMS_FILE_SCHEMA`` and ``CLAIM_SCHEMA``) and of a
+decision-values spec (``simulator.studies.decision_values.SCHEMA`` and ``BLOCK_SCHEMA``),
+docs/equilibrium.md's of an equilibrium spec (``simulator.studies.equilibrium.SCHEMA``), a
+class spec's and a table spec's (``simulator.studies.class_game.SCHEMA``,
+``simulator.studies.knock_table.SCHEMA``)::
 
     python -m simulator.studies.docs_tables            # rewrite the tables
     python -m simulator.studies.docs_tables --check    # exit 1 when they are stale
@@ -13,15 +15,17 @@ from __future__ import annotations
 import sys
 
 from ..run import config
-from . import class_game, confirm, knock_table
+from . import class_game, confirm, decision_values, equilibrium, knock_table
 
 PROG = "python -m simulator.studies.docs_tables"
 
 
 def main(argv: list[str] | None = None) -> int:
-    schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA]
-    return config.main(argv, {config.ROOT / "docs" / "experiments.md": schemas,
-                              config.ROOT / "docs" / "equilibrium.md": [class_game.SCHEMA, knock_table.SCHEMA]}, PROG)
+    schemas = [confirm.CLAIMS_FILE_SCHEMA, confirm.CLAIM_SCHEMA, decision_values.SCHEMA,
+               decision_values.BLOCK_SCHEMA]
+    pages = {config.ROOT / "docs" / "experiments.md": schemas,
+             config.ROOT / "docs" / "equilibrium.md": [equilibrium.SCHEMA, class_game.SCHEMA, knock_table.SCHEMA]}
+    return config.main(argv, pages, PROG)
 
 
 if __name__ == "__main__":

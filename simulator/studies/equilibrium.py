@@ -1,6 +1,7 @@
 """An equilibrium knock policy by double oracle: ``ginsim equilibrium SPEC.toml``.
 
-An equilibrium spec (TOML)::
+An equilibrium spec (TOML; its keys are declared in ``SCHEMA``, whose table is in
+docs/equilibrium.md)::
 
     name = "equilibrium_knock_tournament"   # names the study (and the default out directory)
     description = "..."                      # optional, goes into the report
@@ -51,7 +52,6 @@ anything is written.  Outputs: ``equilibrium.json`` (everything) and ``report.md
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,14 +60,16 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
+from ..infra.inputs import outside_work
+from ..run.config import Key, Schema
 from ..run.experiment import read_toml_file
-from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT, SEED_TEXT
+from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT
 from .exploit import best_response, check_family, default_family, response_spec
 from .metagame import Response, double_oracle, payoff_matrix
 from .tune import OBJECTIVE_TEXT, OBJECTIVES, TuneError
+from .tune.spec import SCHEMA as TUNE_SCHEMA
+from .tune.spec import SHARED_HEAD
 
-TOP_KEYS = {"name", "description", "rules", "objective", "seed", "out", "start", "max_iterations", "tolerance",
-            "matrix_deals", "matrix_games", "compare_deals", "compare_games", "compare", "family"}
 STATE = "equilibrium.json"
 MARK = "written by ginsim equilibrium"
 #: at most this many iterations (each one a tuning)
@@ -123,39 +125,14 @@ def load_equilibrium(path: str | Path) -> EquilibriumSpec:
     return parse_equilibrium(data, str(path), path.parent)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | None = None) -> EquilibriumSpec:
-    """Validate an equilibrium spec given as a dict (the parsed TOML); the first problem is
-    raised as a one-line ``EquilibriumError``."""
+def _start(value: list, values: dict[str, Any], fail) -> tuple[str, ...]:
+    """``start``: distinct strategy specs, each as its label."""
     import strategies
 
-    from ..core.rules_api import max_knock_limit
-    from .tune.spec import read_shared_head
-
-    def fail(key: str, message: str) -> EquilibriumError:
-        return EquilibriumError(f"{where}: {key}: {message}")
-
-    head = read_shared_head(data, TOP_KEYS, fail)
-    name, description, objective = head["name"], head["description"], head["objective"]
-    unit = OBJECTIVES[objective]
-    table, _, resolved = head["rules"]
-    rules = data.get("rules", "hoyle")
-    label = str(table.get("preset", "custom")) + "".join(f", {k}={v}" for k, v in table.items() if k != "preset")
-    seed = data.get("seed", 0)
-    if not _is_int(seed) or not 0 <= seed < SEED_LIMIT - MAX_ITERATIONS:
-        raise fail("seed", f"must be {SEED_TEXT}")
-    out = data.get("out")
-    if out is not None and (not isinstance(out, str) or not out.strip() or Path(out).is_absolute()
-                            or Path(out).parts[0] == ".."):
-        raise fail("out", f"must be a directory inside the current directory, got {out!r}")
-    start = data.get("start", ["simple"])
-    if not isinstance(start, list) or not start or not all(isinstance(s, str) for s in start):
+    if not value or not all(isinstance(s, str) for s in value):
         raise fail("start", "must be a non-empty list of strategy specs, e.g. [\"simple\"]")
-    canonical = []
-    for i, s in enumerate(start):
+    canonical: list[str] = []
+    for i, s in enumerate(value):
         try:
             c = strategies.parse_strategy(s).label
         except ValueError as exc:
@@ -163,44 +140,109 @@ def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | 
         if c in canonical:
             raise fail(f"start[{i}]", f"{c!r} is already in the set")
         canonical.append(c)
-    max_iterations = data.get("max_iterations", 6)
-    if not _is_int(max_iterations) or not 1 <= max_iterations <= MAX_ITERATIONS:
-        raise fail("max_iterations", f"must be an integer from 1 to {MAX_ITERATIONS}, got {max_iterations!r}")
-    tolerance = data.get("tolerance", 0.0)
-    if not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or not math.isfinite(tolerance) \
-            or tolerance < 0:
-        raise fail("tolerance", f"must be a number of at least 0, got {tolerance!r}")
-    other = "deals" if unit == "games" else "games"
-    for k in (f"matrix_{other}", f"compare_{other}"):
-        if k in data:
-            raise fail(k, f"objective {objective} plays {unit}: give {k.replace(other, unit)}")
-    units = {}
-    for k, default in ((f"matrix_{unit}", 100_000 if unit == "deals" else 10_000),
-                       (f"compare_{unit}", 200_000 if unit == "deals" else 20_000)):
-        v = data.get(k, default)
-        if not _is_int(v) or not 4 <= v <= MAX_PER_CELL or v % 2:
-            raise fail(k, f"must be an even integer from 4 to {MAX_PER_CELL:,} (mirrored pairs), got {v!r}")
-        units[k.split("_")[0]] = v
-    compare = data.get("compare", {})
-    if not isinstance(compare, dict):
-        raise fail("compare", "must be a table of label = \"strategy spec\"")
+    return tuple(canonical)
+
+
+def _out(value: str | None, values: dict[str, Any], fail) -> str | None:
+    if value is not None and not value.strip():
+        raise fail("out", f"must name a directory inside the current directory, got {value!r}")
+    problem = None if value is None else outside_work(value)  # a spec never writes outside the working directory
+    if problem:
+        raise fail("out", f"must be a directory inside the current directory: {problem}")
+    return value
+
+
+def _compare(value: dict[str, Any], values: dict[str, Any], fail) -> dict[str, str]:
+    """``[compare]``: label = strategy spec, each as its label."""
+    import strategies
+
     compared = {}
-    for lbl, s in compare.items():
+    for label, s in value.items():
         if not isinstance(s, str):
-            raise fail(f"compare.{lbl}", "must be a strategy spec such as \"simple\"")
+            raise fail(f"compare.{label}", "must be a strategy spec such as \"simple\"")
         try:
-            compared[lbl] = strategies.parse_strategy(s).label
+            compared[label] = strategies.parse_strategy(s).label
         except ValueError as exc:
-            raise fail(f"compare.{lbl}", str(exc)) from None
-    family = data.get("family", default_family(max_knock_limit(resolved), objective))
-    try:
-        check_family(family, f"{where}: family")
-    except TuneError as exc:
-        raise EquilibriumError(str(exc)) from None
-    spec = EquilibriumSpec(name=name, path=where, rules=rules, rules_label=label, objective=objective, seed=seed,
-                           start=tuple(canonical), max_iterations=max_iterations, tolerance=float(tolerance),
-                           matrix_units=units["matrix"], compare_units=units["compare"], compare=compared,
-                           family=family, out=out, description=description,
+            raise fail(f"compare.{label}", str(exc)) from None
+    return compared
+
+
+def _size(name: str, default: int, help: str) -> Key:
+    """``matrix_deals`` and the like: mirrored pairs in deals (or games), given only for the
+    objective's unit (``net_per_hand`` plays deals, ``game_win`` games)."""
+    unit = name.split("_")[1]
+
+    def check(value: int | None, values: dict[str, Any], fail) -> int | None:
+        plays = OBJECTIVES[values["objective"]]
+        if value is not None and plays != unit:
+            raise fail(name, f"objective {values['objective']} plays {plays}: give {name.replace(unit, plays)}")
+        if value is not None and value % 2:
+            raise fail(name, f"must be an even integer from 4 to {MAX_PER_CELL:,} (mirrored pairs), got {value!r}")
+        return value
+
+    return Key(name, "int", None, help, low=4, high=MAX_PER_CELL, check=check,
+               text=f"an even integer from 4 to {MAX_PER_CELL:,} (mirrored pairs)", default_text=f"{default:,}",
+               doc=f"Only with the objective that plays {unit}.")
+
+
+def _family(value: dict[str, Any] | None, values: dict[str, Any], fail) -> dict[str, Any] | None:
+    if value is not None:
+        try:
+            check_family(value, f"{values['_where']}: family")
+        except TuneError as exc:
+            raise EquilibriumError(str(exc)) from None
+    return value
+
+
+#: every key of an equilibrium spec, in the order they are checked (the keys it shares with a
+#: tuning spec are the tuning schema's own declarations)
+SCHEMA = Schema("equilibrium", (
+    *(TUNE_SCHEMA[k] for k in SHARED_HEAD),
+    Key("seed", "int", 0, "the study's seed: the matrix, each best response's tuning (seed + k for iteration k) "
+        "and the comparisons derive from it", low=0, high=SEED_LIMIT - MAX_ITERATIONS - 1,
+        text=f"an integer from 0 to 2**63 - {MAX_ITERATIONS + 1}", got=False),
+    Key("out", "str", None, "the output directory (`--out` overrides)", check=_out,
+        text="a directory inside the current directory", default_text="`results/<name>`"),
+    Key("start", "list", ["simple"], "the restricted set to begin with", check=_start,
+        text="a non-empty list of distinct strategy specs"),
+    Key("max_iterations", "int", 6, "best responses at most (raise it and `--resume` to go on)", low=1,
+        high=MAX_ITERATIONS),
+    Key("tolerance", "number", 0.0, "converged when a best response's interval reaches down to this", low=0),
+    _size("matrix_deals", 100_000, "deals per payoff-matrix entry"),
+    _size("matrix_games", 10_000, "games per payoff-matrix entry"),
+    _size("compare_deals", 200_000, "deals per compared policy against the equilibrium"),
+    _size("compare_games", 20_000, "games per compared policy against the equilibrium"),
+    Key("compare", "table", {}, "policies measured against the equilibrium: `label = \"strategy spec\"`",
+        text='a table of label = "strategy spec"', check=_compare, got=False),
+    Key("family", "table", None, "the best responses' family: a tuning spec's keys without name, rules and "
+        "the field (`simulator.studies.exploit`)", check=_family, got=False,
+        default_text="knock_policy's thresholds (`exploit.default_family`)"),
+))
+#: the default sizes, in mirrored-pair units of the objective's unit
+DEFAULT_UNITS = {"deals": {"matrix": 100_000, "compare": 200_000}, "games": {"matrix": 10_000, "compare": 20_000}}
+
+
+def parse_equilibrium(data: dict[str, Any], where: str = "<spec>", base: Path | None = None) -> EquilibriumSpec:
+    """Validate an equilibrium spec given as a dict (the parsed TOML) by ``SCHEMA``; the
+    first problem is raised as a one-line ``EquilibriumError``."""
+    from ..core.rules_api import max_knock_limit
+
+    def fail(key: str, message: str) -> EquilibriumError:
+        return EquilibriumError(f"{where}: {key}: {message}")
+
+    v = SCHEMA.read(data, fail, values={"_where": where, "_base": base})
+    objective = v["objective"]
+    unit = OBJECTIVES[objective]
+    table, _, resolved = v["rules"]
+    # the label equilibrium.json has always recorded (a resumed run's spec must be the same)
+    label = str(table.get("preset", "custom")) + "".join(f", {k}={x}" for k, x in table.items() if k != "preset")
+    units = {which: v[f"{which}_{unit}"] or DEFAULT_UNITS[unit][which] for which in ("matrix", "compare")}
+    family = v["family"] if v["family"] is not None else default_family(max_knock_limit(resolved), objective)
+    spec = EquilibriumSpec(name=v["name"], path=where, rules=data.get("rules", "hoyle"), rules_label=label,
+                           objective=objective, seed=v["seed"], start=v["start"],
+                           max_iterations=v["max_iterations"], tolerance=float(v["tolerance"]),
+                           matrix_units=units["matrix"], compare_units=units["compare"], compare=v["compare"],
+                           family=family, out=v["out"], description=v["description"],
                            base=None if base is None else str(base))
     try:
         spec.matrix_spec()  # the family must make a valid tuning spec (its errors name the family's key)
@@ -227,7 +269,7 @@ def equilibrium(spec: EquilibriumSpec, out: str | Path | None = None, resume: bo
     """Run (or resume) the double oracle of ``spec`` into ``out``; returns the result (what
     ``equilibrium.json`` holds)."""
     from ..run.rundir import locked_output
-    from .seeds import development_seed_error
+    from ..run.seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
     if refusal:

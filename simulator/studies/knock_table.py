@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
+from ..infra.inputs import read_json
 from ..run.config import Key, Schema, seed_key
 from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR
@@ -217,9 +218,10 @@ def draw_only_result(spec: TableSpec) -> dict[str, Any]:
 
     path = Path(spec.draw_only) / CLASS_STATE
     try:
-        result = json.loads(path.read_text(encoding="utf-8")).get("result")
-    except (OSError, ValueError):
-        result = None
+        state = read_json(path, "a class game's state", KnockTableError)  # bounded before it is parsed
+    except KnockTableError:
+        state = None
+    result = state.get("result") if isinstance(state, dict) else None
     if result is None:
         raise KnockTableError(f"{spec.path}: draw_only: {path} holds no finished class game; run "
                               f"ginsim equilibrium on the class spec of the same rules first")
@@ -232,7 +234,7 @@ def draw_only_result(spec: TableSpec) -> dict[str, Any]:
 def knock_table_study(spec: TableSpec, out: str | Path | None = None, resume: bool = False, log=None) -> dict[str, Any]:
     """Run (or resume) the knock-table study of ``spec`` into ``out``; returns its result."""
     from ..run.rundir import locked_output
-    from .seeds import development_seed_error
+    from ..run.seeds import development_seed_error
 
     refusal = development_seed_error(spec.seed, f"ginsim equilibrium {spec.name}")
     if refusal:

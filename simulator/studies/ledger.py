@@ -33,6 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..infra.inputs import check_nesting
+
 #: the ledgers' folder inside ``experiments/``, and a ledger's suffix
 LEDGER_DIR = "ledger"
 SUFFIX = ".jsonl"
@@ -197,6 +199,7 @@ def parse_ledger(data: bytes, path: Path, study: str) -> Ledger:
         def fail(name: str, message: str, number=number) -> LedgerError:
             return LedgerError(f"{path}:{number}: {name}: {message}")
 
+        check_nesting(line, f"{path}:{number}: line", LedgerError)  # bounded before it is parsed
         try:
             entry = json.loads(line)
         except ValueError as exc:
@@ -352,17 +355,47 @@ def _prefix_problem(name: str, old: bytes, new: bytes, where: str) -> str | None
     return f"{name}: {where} is not an extension of the ledger before it: line {line} {what}"
 
 
+def _interleaving_problem(name: str, side: bytes, merged: bytes, where: str) -> str | None:
+    """Why ``merged`` does not hold every line of ``side`` in ``side``'s order (None when it
+    does): a merge of two ledgers keeps both sides' entries, each side's in its order."""
+    lines = iter(merged.splitlines())
+    for number, line in enumerate(side.splitlines(), 1):
+        if not any(line == candidate for candidate in lines):
+            return f"{name}: {where} drops or reorders line {number} of a parent's ledger"
+    return None
+
+
 def history_problems(root: str | Path, rev: str = "HEAD", folder: str = "experiments/" + LEDGER_DIR) -> list[str]:
-    """The ledgers of commit ``rev`` that are not extensions of its first parent's (an entry
-    edited, removed or reordered, or a ledger deleted), one line each; empty when the commit
-    has no parent."""
+    """The ledgers of commit ``rev`` that are not extensions of its parent's (an entry edited,
+    removed or reordered, or a ledger deleted), one line each; empty when the commit has no
+    parent.  A merge commit joins two ledgers that grew apart: its ledger starts with the
+    ledger both sides had (their merge base's) and holds every entry of each parent in that
+    parent's order, so a merge may interleave the sides' new entries (by date) but never edit,
+    drop or reorder one."""
     root = Path(root)
     if _git(root, "rev-parse", "--verify", "--quiet", f"{rev}~1").returncode != 0:
         return []
-    old, new = _ledger_files(root, f"{rev}~1", folder), _ledger_files(root, rev, folder)
-    problems = [f"{name}: deleted at {rev}; a ledger is never deleted" for name in old if name not in new]
-    for name, data in new.items():
-        problem = _prefix_problem(name, old.get(name, b""), data, f"its version at {rev}")
+    new = _ledger_files(root, rev, folder)
+    parents = [f"{rev}^1"]
+    if _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^2").returncode == 0:
+        parents.append(f"{rev}^2")
+    problems: list[str] = []
+    for parent in parents:
+        old = _ledger_files(root, parent, folder)
+        problems += [f"{name}: deleted at {rev}; a ledger is never deleted" for name in old if name not in new]
+        if len(parents) == 1:
+            for name, data in new.items():
+                problem = _prefix_problem(name, old.get(name, b""), data, f"its version at {rev}")
+                if problem:
+                    problems.append(problem)
+            return problems
+        for name, data in new.items():
+            problem = _interleaving_problem(name, old.get(name, b""), data, f"its version at {rev}")
+            if problem:
+                problems.append(problem)
+    base = _git(root, "merge-base", parents[0], parents[1]).stdout.decode().strip()
+    for name, data in _ledger_files(root, base, folder).items():
+        problem = _prefix_problem(name, data, new.get(name, b""), f"its version at {rev}")
         if problem:
             problems.append(problem)
     return problems

@@ -35,6 +35,7 @@ import pandas as pd
 
 from ..core.rules import Rules
 from ..run.limits import RESULTS_DIR
+from ..run.rundir import read_rows
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: simulator/studies/ is two levels down
 RESULTS = ROOT / RESULTS_DIR
@@ -137,7 +138,7 @@ def _fmt(rate: tuple[float, float, float]) -> str:
 
 def _read_hands(run_dir: Path) -> pd.DataFrame:
     cols = ["cell", "a", "b", "variant", "pair", "outcome", "knocker", "winner", "knocker_deadwood"]
-    return pd.read_parquet(run_dir / "data", columns=cols)
+    return read_rows(run_dir, "deals", cols)
 
 
 def knock_profile(hands: pd.DataFrame) -> pd.DataFrame:
@@ -171,7 +172,7 @@ def knock_profile(hands: pd.DataFrame) -> pd.DataFrame:
 
 def _game_cells(run_dir: Path) -> pd.DataFrame:
     """Game-win rate of A per cell (matchup, variant), 95% interval over mirrored pairs."""
-    g = pd.read_parquet(run_dir / "games", columns=["cell", "a", "b", "variant", "pair", "winner"])
+    g = read_rows(run_dir, "games", ["cell", "a", "b", "variant", "pair", "winner"])
     rows = []
     for (a, b, variant), sub in g.groupby(["a", "b", "variant"], observed=True):
         win = (sub["winner"].astype(str) == "a").astype(float)
@@ -182,7 +183,7 @@ def _game_cells(run_dir: Path) -> pd.DataFrame:
 def _hand_cells(run_dir: Path) -> pd.DataFrame:
     from ..analysis.stats import mean_interval
 
-    h = pd.read_parquet(run_dir / "data", columns=["cell", "a", "b", "variant", "pair", "net_a"])
+    h = read_rows(run_dir, "deals", ["cell", "a", "b", "variant", "pair", "net_a"])
     rows = []
     for (a, b, variant), sub in h.groupby(["a", "b", "variant"], observed=True):
         units = sub.groupby("pair")["net_a"].mean()

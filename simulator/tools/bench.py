@@ -239,7 +239,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
     includes the manifest, the lock, verification and every chunk written."""
     from ..api import play_deal_records, simulate
     from ..run.experiment import load_experiment
-    from ..run.rundir import cell_seed
+    from ..run.seeds import derive_seed
     from ..run.runner import run_experiment
 
     a, b = matchup
@@ -249,7 +249,7 @@ def bench_paths(n_deals: int = 2_000_000, chunk: int = 250_000, repeats: int = 3
                             f'matchups = [["{a}", "{b}"]]\n[variants.v]\npreset = "{rules}"\n')
         exp = load_experiment(exp_path)
         run_experiment(load_experiment(exp_path, deals=chunk), Path(tmp) / "warm", progress=False)
-        seed = cell_seed(exp.seed, 0)  # the seed the run's cell plays with
+        seed = derive_seed(exp.seed, 0)  # the seed the run's cell plays with
         simulate(a, b, rules, n_deals=1000, seed=seed)
         runs = iter(range(repeats))
         paths = {"kernel": lambda: play_deal_records(a, b, rules, 0, n_deals, seed=seed),
@@ -288,15 +288,11 @@ def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str
     import shutil
 
     cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
-    per_cell = total // cells
-    per_cell -= per_cell % 2
-    chunk = min(chunk - chunk % 2, per_cell)
+    text, per_cell, chunk = scale_experiment(total, chunk, directory)
     root = Path(tempfile.mkdtemp(prefix="ginsim-scale-", dir=directory))
     try:
         exp = root / "scale.toml"
-        exp.write_text(f'name = "scale"\nseed = 1\ndeals = {per_cell}\nchunk = {chunk}\nmatchups = ['
-                       + ", ".join(f'["{a}", "{b}"]' for a, b in SCALE_MATCHUPS) + "]\n"
-                       + "".join(f'[variants.{v}]\npreset = "{v}"\n' for v in SCALE_VARIANTS))
+        exp.write_text(text)
         _child([sys.executable, "-m", "simulator.cli", "run", str(exp), "--out", str(root / "warm"), "--deals", "2",
                 "--quiet"])
         load_before = os.getloadavg()
@@ -321,6 +317,36 @@ def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str
             "data_bytes": data, "bytes_per_deal_on_disk": data / (per_cell * cells),
             "load_before": list(load_before), "load_after": list(load_after), "cpus": os.cpu_count(),
             "directory": str(root) if keep else None}
+
+
+def scale_experiment(total: int, chunk: int, directory: str | None) -> tuple[str, int, int]:
+    """The scale benchmark's experiment file for ``total`` deals (``--scale-deals``) over the
+    10 cells, with (deals per cell, chunk): checked as ``ginsim run`` checks an experiment
+    (sizes, memory) and against the free disk where the run goes, before anything is
+    written; a problem is one line naming ``--scale-deals``."""
+    from ..infra.inputs import check_disk
+    from ..run.experiment import ExperimentError, parse_experiment
+    from ..run.runner import DISK_BYTES_PER_ROW
+
+    cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
+    if total < 2 * cells:
+        raise ValueError(f"--scale-deals must be at least {2 * cells} (a mirrored pair in each of the {cells} cells), "
+                         f"got {total:,}")
+    per_cell = total // cells
+    per_cell -= per_cell % 2
+    chunk = min(chunk - chunk % 2, per_cell)
+    text = (f'name = "scale"\nseed = 1\ndeals = {per_cell}\nchunk = {chunk}\nmatchups = ['
+            + ", ".join(f'["{a}", "{b}"]' for a, b in SCALE_MATCHUPS) + "]\n"
+            + "".join(f'[variants.{v}]\npreset = "{v}"\n' for v in SCALE_VARIANTS))
+    import tomllib
+
+    try:
+        parse_experiment(tomllib.loads(text), "the scale benchmark")
+    except ExperimentError as exc:
+        raise ValueError(f"--scale-deals {total:,}: {exc}") from None
+    check_disk(f"--scale-deals {total:,}", directory or tempfile.gettempdir(), per_cell * cells,
+               DISK_BYTES_PER_ROW, "deals to write", "give --scale-deals {most} or fewer, or a --scale-dir with room")
+    return text, per_cell, chunk
 
 
 def print_scale(r: dict) -> None:
@@ -658,7 +684,11 @@ def print_rl_env(r: dict) -> None:
     print(line)
 
 
-def run(quick: bool = False, as_json: bool = False) -> dict:
+def run(quick: bool = False, as_json: bool = False, extra: dict | None = None) -> dict:
+    """Every benchmark, printed as tables (or JSON).  ``extra`` maps a section's name to
+    ``(measure, show)``: ``measure(quick)`` gives its result, ``show(result)`` prints it after
+    the tables (the command line adds sections of layers this module may not import:
+    ``python_ginsim`` beside OpenSpiel's ``gin_rummy``, ``simulator.interop.ospiel_play``)."""
     n_calls = 200_000 if quick else 1_000_000
     n_deals = 100_000 if quick else 1_000_000
     result = {
@@ -678,10 +708,14 @@ def run(quick: bool = False, as_json: bool = False) -> dict:
         "strong_players": bench_mc(500 if quick else 2000),  # mc at 16/64/128 samples vs simple, 1 thread
         "rl_env": bench_rl_env(seconds=1.0 if quick else 3.0),
     }
+    for name, (measure, _) in (extra or {}).items():
+        result[name] = measure(quick)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
         print_tables(result)
+        for name, (_, show) in (extra or {}).items():
+            show(result[name])
     return result
 
 

@@ -30,6 +30,12 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
     ``stock`` (cards left), ``moved`` (the card the event moved, if any), ``layout`` once
     someone has knocked, and ``score`` once the hand is scored."""
     names = seat_names(cell, int(row["a_seat"]))
+    return names, named_steps(names, events)
+
+
+def named_steps(names: list[str], events: list[tuple[int, str, int]]) -> list[dict]:
+    """``deal_steps``'s states of a hand whose seats are called ``names``, each event told by
+    the one narrator (``simulator.core.narrate.tell``)."""
     hands: list[list[int]] = [[], []]
     pile: list[int] = []
     stock = 52
@@ -82,8 +88,9 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
             layout["defender_deadwood"] = int(value)
         elif kind in ("score", "dead"):
             score = tell((seat, kind, value), names)
-        snapshot(seat, tell((seat, kind, value), names), moved)
-    return names, steps
+        # the score and a dead hand end the hand: the table announces them, nobody plays
+        snapshot(-1 if kind in ("score", "dead") else seat, tell((seat, kind, value), names), moved)
+    return steps
 
 
 _WINNER = {"a": "A", "b": "B"}
@@ -101,6 +108,26 @@ def replay_page(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool =
     facts = (f"{c['a']} (A) vs {c['b']} (B), variant {c['variant']}, run {Path(run_dir).resolve().name}; "
              f"{dealer} deals. Result: {record['outcome'].replace('_', ' ')}, winner {_WINNER.get(record['winner'], record['winner'])}, "
              f"{record['points']} points, net {record['net_a']:+d} to A.")
+    return _page(title, facts, names, steps)
+
+
+def history_page(path: str | Path) -> str:
+    """The page of a hand history file (``simulator.run.handhistory``), played and checked
+    against its result first."""
+    from ..run.handhistory import play, read_file, seat_names
+
+    history = read_file(path)
+    hand = play(history, str(path))
+    names = seat_names(history)
+    r = history.result
+    winner = names[r["winner"]] if r["winner"] >= 0 else "nobody"
+    facts = (f"{names[0]} vs {names[1]}, hand history {Path(path).name}; {names[history.dealer]} deals. "
+             f"Result: {r['outcome'].replace('_', ' ')}, winner {winner}, {r['points']} points.")
+    return _page(f"ginsim replay: {Path(path).name}", facts, names, named_steps(names, hand.events))
+
+
+def _page(title: str, facts: str, names: list[str], steps: list[dict]) -> str:
+    """The self-contained HTML page stepping through ``steps``."""
     data = json.dumps({"names": names, "steps": steps}).replace("</", "<\\/")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"generator\" content=\"{GENERATOR}\">"
@@ -112,14 +139,23 @@ def replay_page(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool =
 
 
 def write_replay_page(run_dir: str | Path, cell: int, deal: int, path: Path, trust_plugins: bool = False) -> Path:
-    """Write the page to ``path`` whole or not at all; a file there that ginsim did not
-    write is never replaced (a ``ValueError`` names it)."""
+    """Write the page of a run's deal to ``path`` whole or not at all; a file there that
+    ginsim did not write is never replaced (a ``ValueError`` names it)."""
+    return _write(path, lambda: replay_page(run_dir, cell, deal, trust_plugins))
+
+
+def write_history_page(history: str | Path, path: Path) -> Path:
+    """Write the page of a hand history file to ``path``, as ``write_replay_page`` does."""
+    return _write(path, lambda: history_page(history))
+
+
+def _write(path: Path, make) -> Path:
     path = Path(path)
     if path.exists() and (path.is_dir() or not written_by_ginsim(path)):
         raise ValueError(f"--html {path} exists and was not written by ginsim; choose another file")
     if not path.parent.is_dir():
         raise ValueError(f"--html {path}: the directory {path.parent} does not exist")
-    page = replay_page(run_dir, cell, deal, trust_plugins)  # every check and the replay before anything is written
+    page = make()  # every check and the replay before anything is written
     atomic_write(path, page)
     return path
 
@@ -151,7 +187,7 @@ _STYLE = (
     "cursor:pointer}.controls button:disabled{opacity:.4;cursor:default}#counter{min-width:7em;text-align:center}"
     "#decision{font-weight:600;min-height:1.4em;background:#fff8e0;border-left:4px solid #e0a800;padding:.3em .6em}"
     ".table{display:grid;gap:.6em;background:#0b6e3a;color:#fff;border-radius:8px;padding:.8em}"
-    ".middle{display:flex;gap:2em;flex-wrap:wrap}.seat.active h2::after{content:' \\2190 to act'}"
+    ".middle{display:flex;gap:2em;flex-wrap:wrap}.seat.active h2::after{content:' \\2190 plays'}"
     ".cards{display:flex;flex-wrap:wrap;gap:.25em;min-height:2.6em}"
     ".card{display:inline-block;min-width:2.3em;padding:.35em .3em;border-radius:5px;background:#fff;color:#111;"
     "text-align:center;font-weight:600;border:1px solid #ccc}.card.red{color:#c00}"

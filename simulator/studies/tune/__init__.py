@@ -8,7 +8,7 @@ A tuning spec (TOML)::
     strategy = "knock_policy"            # the strategy whose parameters are tuned
     objective = "net_per_hand"           # or "game_win" (probability of winning a game)
     trials = 24                          # candidates sampled or seeded (raise it and --resume to go on)
-    seed = 1                             # tuning deals, fresh deals and the sampler
+    seed = 1                             # tuning deals, fresh deals and the sampler (per trial)
     out = "results/tune_small"           # optional, relative to the current directory;
                                          # default results/<name>; --out overrides
     rules = "hoyle"                      # a preset name, or a table: [rules] preset = ..., field = ...
@@ -82,12 +82,15 @@ How a tuning goes (``tune``):
 
 The study lives in ``OUT/study.db`` (SQLite, Optuna's RDB storage) and ``OUT`` is locked for
 the whole tuning (``simulator.run.rundir.RunLock``), so a tuning killed in any way (even
-``kill -9``) continues with ``--resume``: a trial that was running is marked failed and
-the search goes on to ``trials`` finished (complete or pruned) trials.  Results of the
-sweep and the fresh comparison are kept in the study, so a finished tuning resumed only
-rewrites its outputs (even after ginsim changed: it plays nothing).  Resuming with another
-spec (``trials`` aside) is refused, and so is resuming an unfinished tuning with other code,
-so one study never mixes two versions of the game.  Outputs: ``best.toml`` (``strategy`` is
+``kill -9``) continues with ``--resume`` and finds what the uninterrupted tuning finds: the
+sampler is made again for every trial, seeded by the seed and the trial's number
+(``simulator.studies.tune.sampler``), a trial that was cut short is played again under its
+own number (``search._clear_interrupted``), and a polish round is kept before its
+neighbours are queued.  Results of the sweep and the fresh comparison are kept in the
+study, so a finished tuning resumed only rewrites its outputs (even after ginsim changed:
+it plays nothing).  Resuming with another spec (``trials`` aside) is refused, and so is
+resuming an unfinished tuning with other code or another Optuna, so one study never mixes
+two versions of the game or of the sampler.  Outputs: ``best.toml`` (``strategy`` is
 a spec string to paste wherever a strategy is named), ``tune.json`` (everything,
 machine-readable), ``report.md``, ``report.html`` and PNG figures.
 
@@ -95,15 +98,16 @@ Every problem with a spec raises ``TuneError`` with one line naming the file and
 before anything is written.
 
 The package, by part: ``spec`` (the format above, validated), ``field`` (playing a policy
-against the field on common deals), ``search`` (the sweep, the enqueued candidates, Optuna's
-rungs, pruning and polish, resuming), ``fresh`` (the fresh-deal comparison), ``tuning``
+against the field on common deals), ``sampler`` (Optuna's sampler, seeded per trial),
+``search`` (the sweep, the enqueued candidates, Optuna's rungs, pruning and polish,
+resuming), ``fresh`` (the fresh-deal comparison), ``tuning``
 (``tune``: the locked output directory, start to end), ``outputs`` (``best.toml``,
 ``tune.json``, the summary over tunings) and ``report`` (one function per section).  What a
 policy is in words and as a threshold by draw comes from its strategy module
 (``strategies.thresholds``), never from the tuner.
 """
 
-from .field import Field, candidate_spec, stream_seed
+from .field import TUNE_SALT, Field, candidate_spec
 from .fresh import fresh_result
 from .outputs import (
     FIGURES,
@@ -140,6 +144,6 @@ __all__ = [
     "DEFAULT_BASELINES", "FIGURES", "MARK", "MAX_TRIALS", "OBJECTIVES", "OBJECTIVE_TEXT", "PRUNERS", "SAMPLERS",
     "STUDY_DB", "TOP_KEYS", "TUNE_FILES", "Budget", "Field", "FixedSweep", "Param", "TuneError", "TuneSpec",
     "best_document", "best_toml", "candidate_spec", "describe_policy", "fresh_result", "load_spec", "open_study",
-    "parse_spec", "play_study", "stream_seed", "threshold_curve", "tune", "tune_findings", "tune_out_dir",
+    "parse_spec", "play_study", "TUNE_SALT", "threshold_curve", "tune", "tune_findings", "tune_out_dir",
     "tune_sids", "write_outputs", "write_report", "write_summary",
 ]

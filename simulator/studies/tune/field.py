@@ -1,25 +1,22 @@
 """Playing candidates against the field: common random numbers for every candidate.
 
 Opponent i of the field plays on its own fixed stream of mirrored deals (or games),
-seeded by ``stream_seed(seed, phase, i)``: every candidate sees exactly the same deals in
+seeded by ``derive_seed(seed, phase, i, salt=TUNE_SALT)``: every candidate sees exactly the same deals in
 a phase ("tune" for the search and the sweep, "fresh" for the final comparison), so the
 differences between candidates are not luck of the deal.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from ...run.experiment import format_value
+from ...run.seeds import derive_seed
 from .spec import TuneSpec
 
 
-def stream_seed(seed: int, phase: str, opponent: int) -> int:
-    """The engine seed of opponent ``opponent``'s deals in ``phase`` ("tune" or "fresh")."""
-    digest = hashlib.blake2b(f"ginsim-tune:{seed}:{phase}:{opponent}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
+#: the salt of a tuning's streams, so they never meet a seed derived without it
+TUNE_SALT = "ginsim-tune"
 
 
 class Field:
@@ -41,7 +38,7 @@ class Field:
         from ... import api
 
         opp = self.spec.opponents[opponent][0]
-        seed = stream_seed(self.spec.seed, phase, opponent)
+        seed = derive_seed(self.spec.seed, phase, opponent, salt=TUNE_SALT)
         context = f"tuning {self.spec.name}, {phase} deals, against {opp}"
         start, count = 2 * first_pair, 2 * n_pairs
         if self.spec.objective == "net_per_hand":

@@ -3,7 +3,7 @@ never saw.
 
 Picking the best of many noisy candidates flatters it (selection bias), so the best
 complete trial and every baseline (and the best fixed threshold) play ``fresh_deals`` each
-on the same fresh streams (``stream_seed(seed, "fresh", i)``).  The edge of the chosen
+on the same fresh streams (``derive_seed(seed, "fresh", i, salt=TUNE_SALT)``).  The edge of the chosen
 policy over a baseline is a paired mean: per mirrored pair index p, the weighted field mean
 of the chosen policy minus the baseline's; its 95% interval is the Student t interval over
 those pair units (``simulator.analysis.stats.t_interval``).
@@ -57,8 +57,20 @@ def fresh_result(spec: TuneSpec, study, field_: Field, sweep: dict[str, Any] | N
         "tuning_value": float(best.value), "search_played": played_search,
         "fixed_sweep": sweep, "fresh": cached, "code_fingerprint": fingerprint,
         "sampler": spec.sampler, "pruner": spec.pruner, "optuna": study.user_attrs.get("ginsim_optuna"),
-        "interrupted_trials": study.user_attrs.get("ginsim_interrupted", []), "description": spec.description,
+        "interrupted_trials": study.user_attrs.get("ginsim_interrupted", []),
+        "not_reproducible": _not_reproducible(spec, study), "description": spec.description,
     }
+
+
+def _not_reproducible(spec: TuneSpec, study) -> str | None:
+    """Why the study is not the one its spec and seed give from the start (it was resumed
+    with another trial count), or None.  An interrupted study resumed with its own spec is
+    (``simulator.studies.tune.sampler``, ``search._clear_interrupted``)."""
+    counts = study.user_attrs.get("ginsim_trials", [spec.trials])
+    if len(counts) == 1:
+        return None
+    return (f"played with trials = {', then '.join(map(str, counts))}; a tuning of trials = {spec.trials} from the "
+            f"start samples and polishes at other points")
 
 
 def _fresh_rows(spec: TuneSpec, field_: Field, chosen: str, policies: dict[str, str], pairs: int,

@@ -182,6 +182,8 @@ def _about_section(doc, spec: TuneSpec, result: dict[str, Any]) -> None:
         *([f"Resumed after an interruption in trial(s) {', '.join(map(str, result['interrupted_trials']))}: each "
            f"was played again under its own number, so the trials are those of an uninterrupted tuning."]
           if result["interrupted_trials"] else []),
+        *([f"**Not reproducible from its spec and seed**: {result['not_reproducible']}."]
+          if result["not_reproducible"] else []),
     ])
 
 

@@ -5,8 +5,8 @@ consumed by every trial it samples.  A tuning resumed in a new process makes a n
 whose stream starts again from the seed: the first trial sampled after the resume draws
 what the first trial of the study drew, not what the uninterrupted tuning drew at that
 point, and the search goes elsewhere.  ``TrialSeeded`` makes the spec's sampler again for
-each trial, seeded by the spec's seed and the trial's number (``stream_seed(seed,
-"sampler", number)``), so the candidate trial k gets is a function of the seed, k and the
+each trial, seeded by the spec's seed and the trial's number (``derive_seed(seed,
+"sampler", number, salt=TUNE_SALT)``), so the candidate trial k gets is a function of the seed, k and the
 trials finished before it (which the sampler reads from the study) and of nothing the
 process did before: a resumed tuning proposes exactly what the uninterrupted one did, with
 TPE, random sampling and CMA-ES alike (CMA-ES keeps its state in the finished trials).
@@ -18,13 +18,14 @@ from collections.abc import Callable
 
 import optuna
 
-from .field import stream_seed
+from ...run.seeds import derive_seed
+from .field import TUNE_SALT
 from .spec import TuneSpec
 
 
 class TrialSeeded(optuna.samplers.BaseSampler):
     """An Optuna sampler that makes its inner sampler (``make(seed)``) again for every trial,
-    seeded by ``stream_seed(seed, "sampler", trial number)``; each call goes to the inner
+    seeded by ``derive_seed(seed, "sampler", trial number, salt=TUNE_SALT)``; each call goes to the inner
     sampler of its trial."""
 
     def __init__(self, make: Callable[[int], optuna.samplers.BaseSampler], seed: int):
@@ -37,7 +38,7 @@ class TrialSeeded(optuna.samplers.BaseSampler):
         """The inner sampler of ``trial``, made at its first call for that trial."""
         if self._inner is None or trial.number != self._number:
             self._number = trial.number
-            self._inner = self._make(stream_seed(self._seed, "sampler", trial.number) % 2**32)
+            self._inner = self._make(derive_seed(self._seed, "sampler", trial.number, salt=TUNE_SALT) % 2**32)
         return self._inner
 
     def before_trial(self, study, trial) -> None:

@@ -45,6 +45,9 @@ def open_study(spec: TuneSpec, storage, fingerprint: str, out, log: Callable[[st
     if "ginsim_spec" not in study.user_attrs and not study.get_trials(deepcopy=False):
         _mark_study(spec, study, fingerprint)  # killed while it was being created
     fingerprint = _check_resume(spec, study, fingerprint, out, log)
+    counts = study.user_attrs.get("ginsim_trials", [spec.trials])
+    if counts[-1] != spec.trials:  # "raise trials and --resume to go on": no longer the study of one spec
+        study.set_user_attr("ginsim_trials", [*counts, spec.trials])
     interrupted = _clear_interrupted(storage, storage.get_study_id_from_name(spec.name))
     if interrupted:
         study = _load_study(spec, storage)  # a new view: Optuna keeps finished trials in memory
@@ -66,6 +69,7 @@ def _mark_study(spec: TuneSpec, study, fingerprint: str) -> None:
     study.set_user_attr("ginsim_path", spec.path)
     study.set_user_attr("ginsim_code", fingerprint)
     study.set_user_attr("ginsim_optuna", _optuna().__version__)
+    study.set_user_attr("ginsim_trials", [spec.trials])
     study.set_user_attr("ginsim_started", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     study.set_user_attr("ginsim_spec", spec.identity())
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 
 from ...core.rules_api import max_knock_limit
 from ...run.config import REQUIRED, Key, Schema, is_int, is_number, plugins_key, refuse_unknown, seed_key
+from ...infra.inputs import outside_work
 from ...run.experiment import format_value, read_toml_file
 from ...run.limits import MAX_PER_CELL, PER_CELL_BITS
 
@@ -178,9 +178,10 @@ def _out(out: Any, values: dict[str, Any], fail) -> str | None:
     """``out``: a directory inside the current one, or None for the default."""
     if out is not None and (not isinstance(out, str) or not out.strip()):
         raise fail("out", "must name a directory")
-    if out is not None and (Path(out).is_absolute() or os.path.normpath(out).split(os.sep)[0] == ".."):
-        raise fail("out", f"must be a directory inside the current directory (a relative path without a leading "
-                          f"'..'), got {out!r}; give another place with ginsim tune --out")
+    problem = None if out is None else outside_work(out)  # a spec never writes outside the working directory
+    if problem:
+        raise fail("out", f"must be a directory inside the current directory: {problem}; give another place with "
+                          f"ginsim tune --out")
     return out
 
 
@@ -230,6 +231,10 @@ def _params(params_data: dict[str, Any], values: dict[str, Any], fail) -> tuple[
     return tuple(params)
 
 
+#: the most values a tuned parameter's ``step`` may make of its range (Optuna lists the grid)
+MAX_GRID_POINTS = 1_000_000
+
+
 def _param(pname: str, pd_: dict[str, Any], key: str, strategy: str, fail) -> Param:
     """One ``[params]`` entry, its keys read: low and high inside the strategy's range, an
     int's bounds and step integers, a log scale above 0 without a step."""
@@ -251,6 +256,9 @@ def _param(pname: str, pd_: dict[str, Any], key: str, strategy: str, fail) -> Pa
             raise fail(f"{key}.{k}", problem)
     if step is not None and (not is_number(step) or step <= 0 or (kind == "int" and not float(step).is_integer())):
         raise fail(f"{key}.step", f"must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}")
+    if step is not None and (high - low) / step > MAX_GRID_POINTS:
+        raise fail(f"{key}.step", f"{step!r} makes {(high - low) / step:,.0f} grid points from {low} to {high}, at "
+                                  f"most {MAX_GRID_POINTS:,}; give a step of at least {(high - low) / MAX_GRID_POINTS:.3g}")
     if pd_["log"] and (low <= 0 or step is not None):
         raise fail(f"{key}.log", "a log scale needs low > 0 and no step")
     return Param(pname, kind, float(low), float(high), None if step is None else float(step), pd_["log"])
@@ -526,16 +534,15 @@ SCHEMA = Schema("tune", (
 ))
 TOP_KEYS = set(SCHEMA.names)
 
-
-
-#: the keys an equilibrium spec (``simulator.studies.equilibrium``) shares with a tuning spec
+#: the keys an equilibrium spec (``simulator.studies.equilibrium.SCHEMA``), a class spec and a
+#: knock-table spec share with a tuning spec: their schemas read these declarations themselves
 SHARED_HEAD = ("name", "description", "objective", "rules")
 
 
 def read_shared_head(data: dict[str, Any], top_keys: set[str], fail) -> dict[str, Any]:
     """The keys of ``SHARED_HEAD`` read by ``SCHEMA``'s own declarations, for a spec that also
-    has keys of its own: a key outside ``top_keys`` is refused first; ``rules`` comes back as
-    (the table, its label, the resolved ``Rules``)."""
+    has keys of its own (the class game's, the knock table's): a key outside ``top_keys`` is
+    refused first; ``rules`` comes back as (the table, its label, the resolved ``Rules``)."""
     refuse_unknown(data, top_keys, fail)
     head = Schema("head", tuple(SCHEMA[k] for k in SHARED_HEAD))
     return head.read({k: data[k] for k in SHARED_HEAD if k in data}, fail)

@@ -68,7 +68,7 @@ def tune(spec: TuneSpec, out: str | Path | None = None, resume: bool = False, pr
     """Run (or resume) a tuning into ``out`` and write its outputs; returns the result
     (what ``tune.json`` holds)."""
     from ...run.rundir import locked_output
-    from ..seeds import development_seed_error
+    from ...run.seeds import development_seed_error
 
     # the fresh-deal evaluation's seeds derive from spec.seed: no development seed (docs/experiments.md)
     refusal = development_seed_error(spec.seed, f"ginsim tune {spec.name}: the final (fresh-deal) evaluation")

@@ -217,3 +217,21 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 13:
         return marjj.defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
+
+
+@MERGED_HOT
+def answer_nb(function, sid, params, view, pile, rules, rng, memory):
+    """Strategy ``sid``'s answer by the strategy function of index ``function`` in the
+    table of decisions, as two integers (``simulator.engine.loop.decode_nb`` decodes them)."""
+    zero = np.int64(0)
+    if function == 0:
+        return np.int64(take_nb(sid, params, view, pile, rules, rng, memory)), zero
+    if function == 1:
+        return np.int64(discard_nb(sid, params, view, pile, rules, rng, memory)), zero
+    if function == 2:
+        return np.int64(knock_nb(sid, params, view, pile, rules, rng, memory)), zero
+    if function == 3:
+        first, second = arrange_nb(sid, params, view, pile, rules, rng, memory)
+        return np.int64(first), np.int64(second)
+    first, second = defend_nb(sid, params, view, pile, rules, rng, memory)
+    return np.int64(first), np.int64(second)

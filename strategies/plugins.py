@@ -44,6 +44,7 @@ from pathlib import Path
 from types import ModuleType
 
 from simulator.core.decisions import BY_NAME, EVERY_TURN, FUNCTIONS, OPTIONAL
+from simulator.core.decisions import DECISIONS as TABLE
 
 #: the decision functions every strategy module defines, those it may leave out (and the
 #: ready-made function that then answers: the defence defaults to the best response), and the
@@ -98,9 +99,12 @@ _HYBRID_ROUTE = """\
 #: caller with NRT (the step API's and the Python driver's) would release it once too often
 _DISPATCH_PROFILES = {True: {"route": "MERGED", "hot": "MERGED_HOT", "other": "MERGED"},
                       False: {"route": "PLUGIN_HOT", "hot": "PLUGIN_HOT", "other": "ALLOCATES"}}
-#: what each decision answers for an unknown strategy id: something the engine rejects
-_UNKNOWN_ANSWER = {"take_nb": "False", "discard_nb": "np.int64(-1)", "knock_nb": "False",
-                   "arrange_nb": "np.int64(-1), np.int64(-1)", "defend_nb": "np.int64(-1), np.int64(-1)"}
+#: what each kind of answer is for an unknown strategy id: something the engine rejects (a
+#: yes or no cannot be rejected: False, the decision's no)
+_UNKNOWN_BY_KIND = {"yes_no": "False", "card": "np.int64(-1)", "melds": "np.int64(-1), np.int64(-1)",
+                    "defence": "np.int64(-1), np.int64(-1)"}
+#: what each strategy function answers for an unknown strategy id, by its kind of answer
+_UNKNOWN_ANSWER = {d.function: _UNKNOWN_BY_KIND[d.kind] for d in TABLE}
 
 
 def _defines(module: str, decision: str) -> bool:
@@ -158,6 +162,30 @@ def dispatch_source(entries: list[tuple[str, str | None]],
                 call = OPTIONAL_DECISIONS[decision]
             lines.append(f"    if sid == {sid}:\n        return {call}(params, view, pile, rules, rng, memory)\n")
         lines.append(f"    return {_UNKNOWN_ANSWER[decision]}  # unknown id: refused by the engine\n")
+    lines.append(_answer_source(profiles["hot"]))
+    return "".join(lines)
+
+
+def _answer_source(profile: str) -> str:
+    """Source of the dispatch's ``answer_nb``: the strategy functions by their index in
+    ``simulator.core.decisions.FUNCTIONS``, each answer as two integers (a yes or no, or a
+    card: the answer and 0; melds or a defence: the two masks), so the engine's loop asks
+    every decision point through one call and a new strategy function needs no edit of it."""
+    kinds = {d.function: d.kind for d in TABLE}
+    lines = [f"\n\n@{profile}\ndef answer_nb(function, sid, params, view, pile, rules, rng, memory):\n",
+             '    """Strategy ``sid``\'s answer by the strategy function of index ``function`` in the\n'
+             '    table of decisions, as two integers (``simulator.engine.loop.decode_nb`` decodes them)."""\n',
+             "    zero = np.int64(0)\n"]
+    for index, function in enumerate(FUNCTIONS):
+        call = f"{function}(sid, params, view, pile, rules, rng, memory)"
+        last = index == len(FUNCTIONS) - 1
+        body = "    " if last else "        "
+        if not last:
+            lines.append(f"    if function == {index}:\n")
+        if kinds[function] in ("yes_no", "card"):
+            lines.append(f"{body}return np.int64({call}), zero\n")
+        else:
+            lines.append(f"{body}first, second = {call}\n{body}return np.int64(first), np.int64(second)\n")
     return "".join(lines)
 
 

@@ -188,7 +188,7 @@ EDIT_SCRIPT = textwrap.dedent('''
     # register() checked the plug-in against the arguments the engine really passes: when
     # this process compiled the engine (the first run after any edit of it) the dispatch
     # functions saw those types (an engine loaded from the cache leaves them uncompiled)
-    dispatch = engine_module().dispatch
+    dispatch = engine_module().loop.dispatch
     for decision in ("take_nb", "discard_nb", "knock_nb", "arrange_nb"):
         seen = [tuple(s[1:]) for s in getattr(dispatch, decision).signatures]
         assert seen in ([], [contract_types()]), (decision, seen, contract_types())

@@ -120,8 +120,6 @@ _FUNCTION = np.array([FUNCTIONS.index(BY_PHASE[p].function) for p in range(PHASE
 _KIND = np.array([KINDS.index(BY_PHASE[p].kind) for p in range(PHASE_OVER)], np.int64)
 _YES = np.array([BY_PHASE[p].yes for p in range(PHASE_OVER)], np.int64)
 _NO = np.array([BY_PHASE[p].no for p in range(PHASE_OVER)], np.int64)
-_DISCARD_NB, _KNOCK_NB, _ARRANGE_NB, _DEFEND_NB = (FUNCTIONS.index(f) for f in (
-    "discard_nb", "knock_nb", "arrange_nb", "defend_nb"))
 _YES_NO, _CARD, _MELDS = (KINDS.index(k) for k in ("yes_no", "card", "melds"))
 
 
@@ -166,20 +164,7 @@ def ask_nb(state, sid, params, view, pile, rules, rng, memory):
     directly."""
     fill_view_nb(state, state[S_CURRENT], view)
     phase = state[S_PHASE]
-    function = _FUNCTION[phase]
-    zero = np.int64(0)
-    if function == _DISCARD_NB:
-        r0, r1 = np.int64(dispatch.discard_nb(sid, params, view, pile, rules, rng, memory)), zero
-    elif function == _KNOCK_NB:
-        r0, r1 = np.int64(dispatch.knock_nb(sid, params, view, pile, rules, rng, memory)), zero
-    elif function == _ARRANGE_NB:
-        sets, runs = dispatch.arrange_nb(sid, params, view, pile, rules, rng, memory)
-        r0, r1 = np.int64(sets), np.int64(runs)
-    elif function == _DEFEND_NB:
-        sets, runs = dispatch.defend_nb(sid, params, view, pile, rules, rng, memory)
-        r0, r1 = np.int64(sets), np.int64(runs)
-    else:
-        r0, r1 = np.int64(dispatch.take_nb(sid, params, view, pile, rules, rng, memory)), zero
+    r0, r1 = dispatch.answer_nb(_FUNCTION[phase], sid, params, view, pile, rules, rng, memory)
     return decode_nb(phase, r0, r1)
 
 

@@ -138,6 +138,18 @@ def default_defend_nb(params, view, pile, rules, rng, memory):
     return np.int64(DEFEND_BEST), np.int64(0)
 
 
+@CORE
+def answer_yes_nb(params, view, pile, rules, rng, memory):
+    """A ready-made answer of a yes-or-no decision that a strategy leaves out: yes."""
+    return True
+
+
+@CORE
+def answer_no_nb(params, view, pile, rules, rng, memory):
+    """A ready-made answer of a yes-or-no decision that a strategy leaves out: no."""
+    return False
+
+
 #: ways to split a block of n consecutive cards of a suit into runs of three or more
 #: (n = 0 .. 13): c(n) = c(n - 1) + c(n - 3), c(0) = 1
 RUN_SPLITS = np.array([1, 0, 0, 1, 1, 1, 2, 3, 4, 6, 9, 13, 19, 28], np.int64)

@@ -54,7 +54,8 @@ A class may instead override ``choose_action(obs)`` and return an action code of
 ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
 ``defend(k)``, ``DEFEND_NO_LAYOFFS``) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
-needs one row in ``DECISIONS`` and one default method here.
+is a row of the table of decisions (``simulator.core.decisions``); a player without a method
+for it gets the row's ready answer.
 
 The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
 the deadwood (after the best discard), discard so as to keep the least deadwood (the
@@ -78,6 +79,7 @@ import numpy as np
 
 from simulator.core import state as S
 from simulator.core import view as V
+from simulator.core.decisions import BY_PHASE, READY_ANSWERS
 from simulator.core.decisions import DECISIONS as TABLE
 from simulator.core.cards import Card, parse_cards
 from simulator.core.melds import (
@@ -499,9 +501,19 @@ def _defence(decision):
 #: how each kind of answer (``simulator.core.decisions.KINDS``) becomes an action
 _CONVERTERS = {"yes_no": _yes_no, "card": _card, "melds": _melds, "defence": _defence}
 #: phase -> (the ``Player`` method that decides it: the decision's name, its answer -> action
-#: code), from the one table of decisions (``simulator.core.decisions``).  A new decision
-#: point of the engine is a row there and a default method on ``Player``.
+#: code), from the one table of decisions (``simulator.core.decisions``); a decision the
+#: player has no method for gets its row's ready answer.
 DECISIONS = {d.phase: (d.name, _CONVERTERS[d.kind](d)) for d in TABLE}
+
+
+def _ready(phase: int, name: str):
+    """The answer of a decision a Python player leaves out: its row's ready answer
+    (``simulator.core.decisions``); a decision without one must be answered."""
+    ready = BY_PHASE[phase].ready
+    if ready is None:
+        raise AttributeError(f"a Python player needs a method {name}(obs) (or choose_action(obs))")
+    answer = READY_ANSWERS[ready]
+    return lambda obs: answer
 
 
 class _Answer(ValueError):
@@ -532,7 +544,7 @@ class Decider:
         self.methods = [None] * (max(DECISIONS) + 1)  # by phase code
         if not self.generic:
             for phase, (name, convert) in DECISIONS.items():
-                self.methods[phase] = (getattr(player, name), convert)
+                self.methods[phase] = (getattr(player, name, None) or _ready(phase, name), convert)
 
     def decide(self, obs: Observation) -> int:
         if self.generic:

@@ -76,7 +76,7 @@ def test_every_reader_reads_the_table():
     from strategies import hybrid, plugins, pyplayer
 
     assert {p: m for p, (m, _) in pyplayer.DECISIONS.items()} == {d.phase: d.name for d in D.DECISIONS}
-    assert all(hasattr(pyplayer.Player, d.name) for d in D.DECISIONS)
+    assert all(hasattr(pyplayer.Player, d.name) for d in D.DECISIONS if d.ready is None)
     assert hybrid.DECISION_PHASES == {d.name: d.phase for d in D.DECISIONS}
     assert plugins.DECISIONS + tuple(plugins.OPTIONAL_DECISIONS) == D.FUNCTIONS
     assert plugins.HOT_DECISIONS == D.EVERY_TURN
@@ -90,6 +90,39 @@ def test_a_python_players_yes_or_no_becomes_the_tables_action(decision):
     assert convert(True, None) == decision.yes and convert(False, None) == decision.no
     if decision.words:
         assert [convert(w, None) for w in decision.words] == [decision.yes, decision.no]
+
+
+def test_a_ready_answer_is_the_same_for_numba_and_python_strategies():
+    """Each ready-made function of ``strategies.common`` answers what ``READY_ANSWERS`` gives a
+    Python player, decoded to the same action."""
+    import strategies.common as common
+    from simulator.engine.loop import decode_nb
+    from strategies import pyplayer
+
+    view = np.zeros(S.N_VIEW, np.int64)
+    args = (np.zeros(8), view, np.zeros(64, np.int64), np.zeros(32, np.int64), np.zeros(1, np.uint64),
+            np.zeros(64, np.int64))
+    for d in D.DECISIONS:
+        for ready in ([d.ready] if d.ready else []) + ["answer_yes_nb", "answer_no_nb"] * (d.kind == "yes_no"):
+            raw = getattr(common, ready)(*args)
+            first, second = (raw if isinstance(raw, tuple) else (raw, 0))
+            action = decode_nb(np.int64(d.phase), np.int64(first), np.int64(second))[0]
+            assert pyplayer.DECISIONS[d.phase][1](D.READY_ANSWERS[ready], None) == action, (d.name, ready)
+
+
+def test_a_python_player_without_an_optional_decision_gets_the_ready_answer():
+    from strategies.pyplayer import Decider
+
+    class NoDefence:
+        def __getattr__(self, name):  # every decision but the defence
+            if name == "defend" or name.startswith("_") or name == "choose_action":
+                raise AttributeError(name)
+            return lambda obs: None
+
+    decider = Decider(NoDefence())
+    assert decider.methods[S.PHASE_DEFEND][0](None) == "best"
+    with pytest.raises(AttributeError, match=r"needs a method discard\(obs\)"):
+        Decider(type("NoDiscard", (), {d.name: (lambda self, obs: None) for d in D.DECISIONS if d.name != "discard"})())
 
 
 def test_hybrid_specs_read_the_older_words_and_write_the_one_vocabulary():

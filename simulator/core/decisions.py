@@ -15,7 +15,10 @@ decoder, from arrays built from this table), which ``tests/test_decisions.py`` c
 hands.
 
 A new decision point is a phase of the state machine (``simulator.core.layouts``,
-``simulator.core.state``), a row here, and a default method on ``strategies.Player``.
+``simulator.core.state``), exported to strategies by the view contract
+(``simulator.core.view``), and a row here.  A strategy written before it existed leaves it
+out: the row's ``ready`` answers for it, a ready-made function of ``strategies.common`` (a
+numba strategy gets that function, a Python player the same answer in Python).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Decision(NamedTuple):
     words: tuple[str, str] | None = None  # yes_no: the words a Python player may answer instead
     every_turn: bool = False  # asked on every turn (its function is compiled into the loop)
     spelled: tuple[str, ...] = ()  # the older words hybrid specs still accept for it
+    ready: str | None = None  # a strategy may leave it out: the function of strategies.common that answers
 
 
 DECISIONS: tuple[Decision, ...] = (
@@ -65,7 +69,7 @@ DECISIONS: tuple[Decision, ...] = (
     Decision("discard", PHASE_DISCARD, "discard_nb", "card", every_turn=True),
     Decision("knock", PHASE_KNOCK, "knock_nb", "yes_no", A_KNOCK, A_NO_KNOCK, every_turn=True),
     Decision("arrange", PHASE_ARRANGE, "arrange_nb", "melds", spelled=("layout",)),
-    Decision("defend", PHASE_DEFEND, "defend_nb", "defence", spelled=("defence",)),
+    Decision("defend", PHASE_DEFEND, "defend_nb", "defence", spelled=("defence",), ready="default_defend_nb"),
 )
 #: the decisions by phase code and by name
 BY_PHASE: dict[int, Decision] = {d.phase: d for d in DECISIONS}
@@ -75,8 +79,11 @@ FUNCTIONS: tuple[str, ...] = tuple(dict.fromkeys(d.function for d in DECISIONS))
 #: the functions asked on every turn: compiled into the engine's loop
 EVERY_TURN: tuple[str, ...] = tuple(f for f in FUNCTIONS if any(d.every_turn for d in DECISIONS if d.function == f))
 #: functions a strategy module may leave out, and the ready-made one (``strategies.common``)
-#: that then answers: the defence defaults to the best response
-OPTIONAL: dict[str, str] = {"defend_nb": "default_defend_nb"}
+#: that then answers (the defence: the best response)
+OPTIONAL: dict[str, str] = {d.function: d.ready for d in DECISIONS if d.ready}
+#: what a Python player that leaves out an optional decision answers: the same as each
+#: ready-made function (``tests/test_decisions.py`` checks that they agree)
+READY_ANSWERS: dict[str, object] = {"default_defend_nb": "best", "answer_yes_nb": True, "answer_no_nb": False}
 
 
 def decision(word: str) -> Decision | None:
@@ -91,6 +98,10 @@ def _check() -> None:
         raise ValueError("simulator.core.decisions: one row per decision point, in phase order")
     if any(PHASE_NAMES[d.phase] != d.name or d.kind not in KINDS for d in DECISIONS):
         raise ValueError("simulator.core.decisions: a decision is named as its phase, of a known kind")
+    if any(d.ready is not None and d.ready not in READY_ANSWERS for d in DECISIONS):
+        raise ValueError(f"simulator.core.decisions: a ready answer is one of {', '.join(READY_ANSWERS)}")
+    if len({d.ready for d in DECISIONS if d.function in OPTIONAL}) != len(OPTIONAL):
+        raise ValueError("simulator.core.decisions: the rows of an optional function name one ready answer")
 
 
 _check()

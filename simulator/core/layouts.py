@@ -226,14 +226,35 @@ def _work() -> tuple[Block, ...]:
 
 
 # ---- the RL observation (``simulator.env.encoding``): name, constant, size -------------------------
-OBSERVATION: tuple[tuple[str, str, int], ...] = (
-    ("hand", "O_HAND", 52), ("drawn", "O_DRAWN", 52), ("opponent_held", "O_OPP_HELD", 52),
-    ("opponent_discards", "O_OPP_DISCARDS", 52), ("opponent_declined", "O_OPP_DECLINED", 52),
-    ("pile", "O_PILE", 52), ("pile_order", "O_PILE_ORDER", 52), ("top", "O_TOP", 52),
-    ("stock", "O_STOCK", 32), ("phase", "O_PHASE", len(PHASES) - 1), ("knock_limit", "O_LIMIT", 11),
-    ("flags", "O_FLAGS", 2), ("deadwood", "O_DEADWOOD", 1), ("scores", "O_SCORES", 2),
-    ("knocker_sets", "O_KNOCKER_SETS", 52), ("knocker_runs", "O_KNOCKER_RUNS", 52),
+# (with what each block means: docs/rl.md's table is generated from it, ``observation_table``)
+OBSERVATION: tuple[tuple[str, str, int, str], ...] = (
+    ("hand", "O_HAND", 52, "own cards"),
+    ("drawn", "O_DRAWN", 52, "discard phase: the card just drawn"),
+    ("opponent_held", "O_OPP_HELD", 52,
+     "cards known to be in the opponent's hand (taken from the pile, not discarded since)"),
+    ("opponent_discards", "O_OPP_DISCARDS", 52, "every card the opponent discarded this hand"),
+    ("opponent_declined", "O_OPP_DECLINED", 52, "pile tops the opponent passed on"),
+    ("pile", "O_PILE", 52, "cards in the discard pile"),
+    ("pile_order", "O_PILE_ORDER", 52, "(i + 1) / pile size for the i-th card from the bottom"),
+    ("top", "O_TOP", 52, "the pile's top card"),
+    ("stock", "O_STOCK", 32, "cards left in the stock, one-hot 0..31"),
+    ("phase", "O_PHASE", len(PHASES) - 1, ", ".join(n for n, _ in PHASES[:-1]) + " (all 0 once over)"),
+    ("knock_limit", "O_LIMIT", 11, "the deal's knock limit, one-hot 0..10"),
+    ("flags", "O_FLAGS", 2, "is dealer; the drawn card came from the pile"),
+    ("deadwood", "O_DEADWOOD", 1, "own deadwood / 100"),
+    ("scores", "O_SCORES", 2, "own and opponent's game score / target (0 in single hands)"),
+    ("knocker_sets", "O_KNOCKER_SETS", 52, "the set cards the knocker laid out (from the defend phase on)"),
+    ("knocker_runs", "O_KNOCKER_RUNS", 52, "the run cards the knocker laid out"),
 )
+
+
+def observation_table() -> str:
+    """docs/rl.md's table of the RL observation's blocks: name, offset, size, meaning."""
+    rows, at = ["| block | offset | size | meaning |", "|---|---|---|---|"], 0
+    for name, _, size, meaning in OBSERVATION:
+        rows.append(f"| `{name}` | {at} | {size} | {meaning} |")
+        at += size
+    return "\n".join(rows)
 
 
 def sections() -> list[tuple[str, list[tuple[str, object, str]]]]:
@@ -261,12 +282,12 @@ def sections() -> list[tuple[str, list[tuple[str, object, str]]]]:
     out.append(("the work row of a match (simulator.engine.work)",
                 [(b.name, work[b.name], b.doc) for b in _work()]))
     obs, at = [], 0
-    for name, const, size in OBSERVATION:
+    for name, const, size, _ in OBSERVATION:
         obs.append((const, at, f"{name}: {size} values"))
         at += size
     out.append(("the RL observation's blocks (simulator.env.encoding)", obs + [
         ("N_OBS", at, "values in all"),
-        ("OBSERVATION_LAYOUT", tuple((n, o, s) for (n, _, s), (_, o, _) in zip(OBSERVATION, obs)),
+        ("OBSERVATION_LAYOUT", tuple((n, o, s) for (n, _, s, _), (_, o, _) in zip(OBSERVATION, obs)),
          "(name, offset, size) of each block")]))
     out.append(("outcomes of a hand record", [("OUT_" + o.upper(), i, "") for i, o in enumerate(RC.OUTCOMES)]))
     out.append(("the hand row (simulator.core.records.HAND_ROW)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator.core.answers import decode_card_nb, decode_defence_nb, decode_melds_nb, decode_yes_no_nb
 from simulator.infra.jit import MERGED, MERGED_HOT
 from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID
 from strategies.view import N_PARAMS, V_PHASE
@@ -220,18 +221,24 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
 
 
 @MERGED_HOT
-def answer_nb(function, sid, params, view, pile, rules, rng, memory):
-    """Strategy ``sid``'s answer by the strategy function of index ``function`` in the
-    table of decisions, as two integers (``simulator.engine.loop.decode_nb`` decodes them)."""
-    zero = np.int64(0)
-    if function == 0:
-        return np.int64(take_nb(sid, params, view, pile, rules, rng, memory)), zero
-    if function == 1:
-        return np.int64(discard_nb(sid, params, view, pile, rules, rng, memory)), zero
-    if function == 2:
-        return np.int64(knock_nb(sid, params, view, pile, rules, rng, memory)), zero
-    if function == 3:
+def answer_nb(phase, sid, params, view, pile, rules, rng, memory):
+    """Strategy ``sid``'s answer at decision point ``phase`` (its view filled), decoded
+    as ``(action, x, y)`` by the kind of the decision (``simulator.core.answers``)."""
+    if phase == 1 or phase == 0 or phase == 2:  # take_nb
+        answer = take_nb(sid, params, view, pile, rules, rng, memory)
+        if phase == 1:  # draw
+            return decode_yes_no_nb(answer, 65, 64)
+        if phase == 0:  # first_upcard
+            return decode_yes_no_nb(answer, 65, 66)
+        return decode_yes_no_nb(answer, 65, 66)  # last_discard
+    if phase == 3:  # discard_nb
+        answer = discard_nb(sid, params, view, pile, rules, rng, memory)
+        return decode_card_nb(answer)  # discard
+    if phase == 4:  # knock_nb
+        answer = knock_nb(sid, params, view, pile, rules, rng, memory)
+        return decode_yes_no_nb(answer, 67, 68)  # knock
+    if phase == 5:  # arrange_nb
         first, second = arrange_nb(sid, params, view, pile, rules, rng, memory)
-        return np.int64(first), np.int64(second)
+        return decode_melds_nb(first, second)  # arrange
     first, second = defend_nb(sid, params, view, pile, rules, rng, memory)
-    return np.int64(first), np.int64(second)
+    return decode_defence_nb(first, second)  # defend

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from simulator.core.answers import DECODERS
 from simulator.core.decisions import BY_NAME, EVERY_TURN, FUNCTIONS, OPTIONAL
 from simulator.core.decisions import DECISIONS as TABLE
 
@@ -133,6 +134,7 @@ def dispatch_source(entries: list[tuple[str, str | None]],
     builtin = all(digest is None for _, (_, digest) in present)
     profiles = _DISPATCH_PROFILES[builtin]
     lines = [_HEADER.format(generator=generator),
+             f"from simulator.core.answers import {', '.join(sorted(DECODERS.values()))}\n"
              f"from simulator.infra.jit import {', '.join(sorted(set(profiles.values())))}\n"
              "from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID\n"
              "from strategies.view import N_PARAMS, V_PHASE\n"]
@@ -167,25 +169,34 @@ def dispatch_source(entries: list[tuple[str, str | None]],
 
 
 def _answer_source(profile: str) -> str:
-    """Source of the dispatch's ``answer_nb``: the strategy functions by their index in
-    ``simulator.core.decisions.FUNCTIONS``, each answer as two integers (a yes or no, or a
-    card: the answer and 0; melds or a defence: the two masks), so the engine's loop asks
-    every decision point through one call and a new strategy function needs no edit of it."""
-    kinds = {d.function: d.kind for d in TABLE}
-    lines = [f"\n\n@{profile}\ndef answer_nb(function, sid, params, view, pile, rules, rng, memory):\n",
-             '    """Strategy ``sid``\'s answer by the strategy function of index ``function`` in the\n'
-             '    table of decisions, as two integers (``simulator.engine.loop.decode_nb`` decodes them)."""\n',
-             "    zero = np.int64(0)\n"]
-    for index, function in enumerate(FUNCTIONS):
-        call = f"{function}(sid, params, view, pile, rules, rng, memory)"
-        last = index == len(FUNCTIONS) - 1
-        body = "    " if last else "        "
+    """Source of the dispatch's ``answer_nb``: strategy ``sid``'s answer at a decision point,
+    decoded into an action (``simulator.core.answers``), with one branch per strategy function
+    of the table of decisions (those asked on every turn first) and, inside it, the decoder of
+    each of its decision points with the row's actions written as constants.  The engine's
+    loop asks every decision through it, so a new decision point needs no edit of the loop
+    and the compiled loop looks nothing up."""
+    order = sorted(FUNCTIONS, key=lambda f: f not in HOT_DECISIONS)
+    args = "(sid, params, view, pile, rules, rng, memory)"
+    lines = [f"\n\n@{profile}\ndef answer_nb(phase, sid, params, view, pile, rules, rng, memory):\n",
+             '    """Strategy ``sid``\'s answer at decision point ``phase`` (its view filled), decoded\n'
+             '    as ``(action, x, y)`` by the kind of the decision (``simulator.core.answers``)."""\n']
+    for index, function in enumerate(order):
+        rows = sorted((d for d in TABLE if d.function == function), key=lambda d: not d.every_turn)
+        last = index == len(order) - 1
+        indent = "    " if last else "        "
         if not last:
-            lines.append(f"    if function == {index}:\n")
-        if kinds[function] in ("yes_no", "card"):
-            lines.append(f"{body}return np.int64({call}), zero\n")
+            lines.append(f"    if {' or '.join(f'phase == {d.phase}' for d in rows)}:  # {function}\n")
+        if rows[0].kind in ("yes_no", "card"):
+            lines.append(f"{indent}answer = {function}{args}\n")
         else:
-            lines.append(f"{body}first, second = {call}\n{body}return np.int64(first), np.int64(second)\n")
+            lines.append(f"{indent}first, second = {function}{args}\n")
+        for k, d in enumerate(rows):
+            call = {"yes_no": f"decode_yes_no_nb(answer, {d.yes}, {d.no})", "card": "decode_card_nb(answer)",
+                    "melds": "decode_melds_nb(first, second)", "defence": "decode_defence_nb(first, second)"}[d.kind]
+            if k < len(rows) - 1:
+                lines.append(f"{indent}if phase == {d.phase}:  # {d.name}\n{indent}    return {call}\n")
+            else:
+                lines.append(f"{indent}return {call}  # {d.name}\n")
     return "".join(lines)
 
 

@@ -49,7 +49,15 @@ def test_the_loop_asks_each_phase_the_tables_function():
     from simulator.engine import loop
     from strategies import parse_strategy, simple
 
-    assert [D.FUNCTIONS[f] for f in loop._FUNCTION] == [D.BY_PHASE[p].function for p in range(S.PHASE_OVER)]
+    import inspect
+
+    from simulator.core.answers import DECODERS
+    from strategies import dispatch
+
+    # the generated answer names, for each decision point, the table's function and decoder
+    source = inspect.getsource(dispatch.answer_nb.py_func)
+    for d in D.DECISIONS:
+        assert f"{d.function}(sid" in source and f"{DECODERS[d.kind]}(" in source and f"# {d.name}" in source
     params, seen = parse_strategy("simple").row, set()
     for deal in range(30):
         h = simulator.Hand("hoyle", seed=2, deal=deal, a="simple", b="simple")

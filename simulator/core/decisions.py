@@ -10,9 +10,9 @@ loop), the plug-in checks (which function each sampled state asks), Python playe
 (``strategies.pyplayer``: the method of each decision and how its answer becomes an action,
 by the answer's kind), hybrids (``strategies.hybrid``: the decisions a donor may take) and the
 terminal table (``simulator.tools.play``: the actions of its yes-or-no prompts), and the
-engine's compiled loop (``simulator.engine.loop.ask_nb`` picks the function, ``decode_nb`` the
-decoder, from arrays built from this table), which ``tests/test_decisions.py`` checks on real
-hands.
+engine's compiled loop (``simulator.engine.loop.ask_nb`` asks the generated dispatch's
+``answer_nb``, written from this table: each row's function and the decoder of its kind,
+``simulator.core.answers``), which ``tests/test_decisions.py`` checks on real hands.
 
 A new decision point is a phase of the state machine (``simulator.core.layouts``,
 ``simulator.core.state``), exported to strategies by the view contract

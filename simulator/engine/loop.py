@@ -82,7 +82,16 @@ from ..core.constants import (
     S_STOCK_N,
     S_STOCK_POS,
 )
-from ..core.decisions import BY_PHASE, FUNCTIONS, KINDS
+from ..core.answers import (  # noqa: F401  (ANSWER_*: what ``decode_nb`` returns besides actions)
+    ANSWER_DEFENCE,
+    ANSWER_LAYOUT,
+    ANSWER_NOT_A_CARD,
+    decode_card_nb,
+    decode_defence_nb,
+    decode_melds_nb,
+    decode_yes_no_nb,
+)
+from ..core.decisions import BY_PHASE, KINDS
 from ..core.melds import arrangement_index_nb
 from ..core.state import (
     apply_action_nb,
@@ -107,16 +116,9 @@ def stop_at(seats=(0, 1), phases=None) -> int:
     return sum(1 << (2 * int(p) + int(s)) for p in phases for s in seats)
 
 
-# what ``decode_nb`` returns besides actions: a layout in (x, y), a defence (the defender's
-# melds) in (x, y), or a discard that is no card code at all (x)
-ANSWER_LAYOUT = -2
-ANSWER_DEFENCE = -3
-ANSWER_NOT_A_CARD = -1
-
-#: each decision point's decision (``simulator.core.decisions``), by phase code, as arrays the
-#: compiled loop reads: the strategy function that answers it (its index in ``FUNCTIONS``), the
-#: kind of its answer (its index in ``KINDS``), and the actions a yes and a no mean
-_FUNCTION = np.array([FUNCTIONS.index(BY_PHASE[p].function) for p in range(PHASE_OVER)], np.int64)
+#: each decision point's decision (``simulator.core.decisions``), by phase code, as arrays
+#: ``decode_nb`` reads: the kind of its answer (its index in ``KINDS``) and the actions a yes
+#: and a no mean
 _KIND = np.array([KINDS.index(BY_PHASE[p].kind) for p in range(PHASE_OVER)], np.int64)
 _YES = np.array([BY_PHASE[p].yes for p in range(PHASE_OVER)], np.int64)
 _NO = np.array([BY_PHASE[p].no for p in range(PHASE_OVER)], np.int64)
@@ -125,47 +127,31 @@ _YES_NO, _CARD, _MELDS = (KINDS.index(k) for k in ("yes_no", "card", "melds"))
 
 @HOT
 def decode_nb(phase, r0, r1):
-    """Decode a strategy's raw answer in ``phase``, by the kind of its decision
-    (``simulator.core.decisions``): the one decoder of answers.  ``r0`` is what the phase's
-    decision function returned (a yes or no: true or false; a card: its code; melds: the set
-    mask, ``r1`` the run mask; a defence: the same, or ``DEFEND_BEST``/``DEFEND_NO_LAYOFFS``).
-
-    Returns ``(action, x, y)``: an action of ``simulator.core.state`` (a yes or no: the
-    decision's action for it; ``x`` holds the card of a discard; the best defence is
-    ``A_DEFEND_BEST``, the defence without layoffs ``A_DEFEND_NO_LAYOFFS``); ``ANSWER_LAYOUT``
-    with the knocker's set and run masks in ``x``, ``y``; ``ANSWER_DEFENCE`` with the
-    defender's; or ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code at
-    all (a shift by 64 or more, or a negative one, is undefined).  ``play_answer_nb`` plays
-    it."""
-    zero = np.int64(0)
+    """Decode a strategy's raw answer ``(r0, r1)`` in ``phase`` by the kind of its decision
+    (``simulator.core.decisions``), with the decoders of ``simulator.core.answers``: for a
+    caller that holds a raw answer (a yes or no: true or false; a card: its code; melds or a
+    defence: the two masks, or ``DEFEND_BEST``/``DEFEND_NO_LAYOFFS``).  The loop's own asking
+    (``ask_nb``) decodes through the generated dispatch, with the same decoders."""
     kind = _KIND[phase]
     if kind == _CARD:
-        if r0 < 0 or r0 > 63:
-            return np.int64(ANSWER_NOT_A_CARD), r0, zero
-        return A_DISCARD + r0, r0, zero
+        return decode_card_nb(r0)
     if kind == _YES_NO:
-        return (_YES[phase] if r0 != 0 else _NO[phase]), zero, zero
+        return decode_yes_no_nb(r0, _YES[phase], _NO[phase])
     if kind == _MELDS:
-        return np.int64(ANSWER_LAYOUT), r0, r1
-    if r0 == DEFEND_BEST:
-        return np.int64(A_DEFEND_BEST), zero, zero
-    if r0 == DEFEND_NO_LAYOFFS:
-        return np.int64(A_DEFEND_NO_LAYOFFS), zero, zero
-    return np.int64(ANSWER_DEFENCE), r0, r1
+        return decode_melds_nb(r0, r1)
+    return decode_defence_nb(r0, r1)
 
 
 @MERGED
 def ask_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` of the seat to act for its answer in ``state``, after filling that
-    seat's ``view``, decoded by ``decode_nb``; the other arguments are the arrays lent to it
-    (``pile``: its copy of the discard pile).  The phase's decision function comes from the
-    table of decisions (``simulator.core.decisions``).  The one way every loop asks a seat;
+    seat's ``view``, decoded (``simulator.core.answers``): the generated dispatch's
+    ``answer_nb`` calls the phase's strategy function of the table of decisions
+    (``simulator.core.decisions``) and its decoder.  The one way every loop asks a seat;
     merged into each, as the dispatch is, so a loop's decisions call the strategies
     directly."""
     fill_view_nb(state, state[S_CURRENT], view)
-    phase = state[S_PHASE]
-    r0, r1 = dispatch.answer_nb(_FUNCTION[phase], sid, params, view, pile, rules, rng, memory)
-    return decode_nb(phase, r0, r1)
+    return dispatch.answer_nb(state[S_PHASE], sid, params, view, pile, rules, rng, memory)
 
 
 @MERGED

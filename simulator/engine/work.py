@@ -145,23 +145,62 @@ def new_works(n: int, rules: np.ndarray, width: int) -> np.ndarray:
     return np.tile(new_work(rules, width), (n, 1))
 
 
+# Each block of the row, one view each (merged into the callers): a function that needs a
+# block or two takes those, and ``fields_nb`` takes them all; the offsets are written here
+# only.
+@MERGED
+def state_of(work):
+    return work[K_STATE:K_STATE + N_STATE]
+
+
+@MERGED
+def deck_of(work):
+    return work[K_DECK:K_DECK + 52]
+
+
+@MERGED
+def deck_rng_of(work):
+    return work[K_DECK_RNG:K_DECK_RNG + 1].view(np.uint64)
+
+
+@MERGED
+def rngs_of(work):
+    return work[K_RNGS:K_RNGS + 2].view(np.uint64)
+
+
+@MERGED
+def seed_of(work):
+    return work[K_SEED:K_SEED + 1].view(np.uint64)
+
+
+@MERGED
+def memories_of(work):
+    """Both seats' memories, seat 0's first (N_MEMORY each)."""
+    return work[K_MEMORY:K_MEMORY + 2 * N_MEMORY]
+
+
+@MERGED
+def rows_at(work):
+    """Where the lent copies start: (each seat's rule copy, each seat's parameter row, each
+    seat's lent copy of it), and the rule vector's and a parameter row's lengths."""
+    n_rules = work[K_N_RULES]
+    width = work[K_WIDTH]
+    params_at = K_LENT + 2 * n_rules
+    return K_LENT, params_at, params_at + 2 * width, n_rules, width
+
+
 @MERGED
 def fields_nb(work):
     """The work row ``work`` as a ``Work`` record of views into it (slices only, which the
     compiler drops where a caller does not use them).  Merged into each caller, so its views
     are counted, or not, as the caller counts references."""
-    n_rules = work[K_N_RULES]
-    width = work[K_WIDTH]
-    rules_at = K_LENT
-    params_at = rules_at + 2 * n_rules
-    lent_at = params_at + 2 * width
+    rules_at, params_at, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
-    return Work(work[K_STATE:K_STATE + N_STATE], work[K_SIDS:K_SIDS + 2],
+    memories = memories_of(work)
+    return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
                 work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
-                work[piles + 64:piles + 128], work[K_MEMORY:K_MEMORY + N_MEMORY],
-                work[K_MEMORY + N_MEMORY:K_MEMORY + 2 * N_MEMORY], work[K_RNGS:K_RNGS + 2].view(np.uint64),
-                work[K_DECK:K_DECK + 52], work[K_DECK_RNG:K_DECK_RNG + 1].view(np.uint64),
-                work[K_SEED:K_SEED + 1].view(np.uint64), work[K_RECORD:K_RECORD + N_HAND_COLS],
+                work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], rngs_of(work),
+                deck_of(work), deck_rng_of(work), seed_of(work), work[K_RECORD:K_RECORD + N_HAND_COLS],
                 work[rules_at:rules_at + n_rules], work[rules_at + n_rules:params_at],
                 work[params_at:params_at + width].view(np.float64),
                 work[params_at + width:lent_at].view(np.float64),
@@ -172,10 +211,10 @@ def fields_nb(work):
 def seat_one_nb(work, seat, sid, params):
     """Seat strategy ``sid`` with the parameter row ``params`` in ``seat``, and lend it its copy
     of the row (merged into its callers)."""
-    f = fields_nb(work)
-    f.sids[seat] = sid
-    own = f.params0 if seat == 0 else f.params1
-    lent = f.lent0 if seat == 0 else f.lent1
+    work[K_SIDS + seat] = sid
+    _, params_at, lent_at, _, width = rows_at(work)
+    own = work[params_at + seat * width:params_at + (seat + 1) * width].view(np.float64)
+    lent = work[lent_at + seat * width:lent_at + (seat + 1) * width].view(np.float64)
     for k in range(params.shape[0]):  # (loops: slice assignment compiles slowly)
         own[k] = params[k]
         lent[k] = params[k]
@@ -196,11 +235,10 @@ def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     """Deal the hand of the row's deck (``simulator.core.state.deal_nb``, the reshuffle stream
     from the deck's stream) with the game scores ``score0``, ``score1``, and zero the seats'
     memories."""
-    f = fields_nb(work)
-    for i in range(N_MEMORY):
-        f.memory0[i] = 0
-        f.memory1[i] = 0
-    deal_nb(f.state, f.deck, dealer, score0, score1, rules, np.int64(f.deck_rng[0]), trace)
+    memories = memories_of(work)
+    for i in range(2 * N_MEMORY):
+        memories[i] = 0
+    deal_nb(state_of(work), deck_of(work), dealer, score0, score1, rules, work[K_DECK_RNG], trace)
 
 
 @HOT
@@ -218,9 +256,8 @@ def start_deal_nb(work, seed, deal, mirrored, score0, score1, rules, out, trace)
     dealer and streams (``simulator.core.rng.deal_streams_nb``), the game scores ``score0``,
     ``score1`` (0, 0 in single deals).  Fills the ids of the hand row ``out`` and returns
     ``(pair, dealer, a_seat)``; seat the matchup with ``seat_nb``."""
-    f = fields_nb(work)
-    f.seed[0] = seed
-    pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, f.deck, f.deck_rng, f.rngs)
+    seed_of(work)[0] = seed
+    pair, dealer, a_seat = deal_streams_nb(seed, deal, mirrored, deck_of(work), deck_rng_of(work), rngs_of(work))
     _ids_nb(out, deal, pair, a_seat, np.int64(-1), np.int64(-1))
     deal_hand_nb(work, dealer, score0, score1, rules, trace)
     return pair, dealer, a_seat
@@ -229,8 +266,7 @@ def start_deal_nb(work, seed, deal, mirrored, score0, score1, rules, out, trace)
 @CORE
 def _game_hand_nb(work, game, pair, hand, a_seat, dealer, score0, score1, rules, out, trace):
     """Deal hand ``hand`` of game ``game`` (seed from the row) into the row."""
-    f = fields_nb(work)
-    game_hand_streams_nb(f.seed[0], game, pair, hand, a_seat, f.deck, f.deck_rng, f.rngs)
+    game_hand_streams_nb(seed_of(work)[0], game, pair, hand, a_seat, deck_of(work), deck_rng_of(work), rngs_of(work))
     _ids_nb(out, hand, pair, a_seat, game, hand)
     deal_hand_nb(work, dealer, score0, score1, rules, trace)
 
@@ -241,9 +277,8 @@ def start_game_nb(work, seed, game, mirrored, rules, game_out, out, trace):
     ``game_out`` (``simulator.core.scoring.new_game_nb``) and its first hand, dealt into the
     row (ids into the hand row ``out``).  Returns A's seat; seat the matchup with
     ``seat_nb``."""
-    f = fields_nb(work)
-    f.seed[0] = seed
-    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, f.deck_rng)  # (simulator.core.rng)
+    seed_of(work)[0] = seed
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng_of(work))  # (simulator.core.rng)
     new_game_nb(game_out, game, pair, a_seat, first_dealer)
     _game_hand_nb(work, game, pair, np.int64(0), a_seat, first_dealer, np.int64(0), np.int64(0), rules, out, trace)
     return a_seat
@@ -270,9 +305,8 @@ def start_game_hand_nb(work, seed, game, hand, dealer, score0, score1, mirrored,
     into the row, with its dealer and the game scores before it given (they depend on the
     hands before; a negative ``dealer`` for hand 0 is the game's first dealer).  Returns
     ``(pair, dealer, a_seat)``."""
-    f = fields_nb(work)
-    f.seed[0] = seed
-    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, f.deck_rng)
+    seed_of(work)[0] = seed
+    pair, first_dealer, a_seat = game_start_nb(seed, game, mirrored, deck_rng_of(work))
     if dealer < 0:
         dealer = first_dealer
     _game_hand_nb(work, game, pair, hand, a_seat, dealer, score0, score1, rules, out, trace)
@@ -287,13 +321,13 @@ def start_deck_nb(work, cards, dealer, score0, score1, seed, rules, out, trace, 
     ``deck_stream`` (int64) replaces the deck's stream, which reshuffles the pile
     (``rules.reshuffle_stock``), so a deal of a run dealt again from its deck reshuffles as
     the run did (``simulator.run.handhistory``)."""
-    f = fields_nb(work)
-    f.seed[0] = seed
-    scripted_streams_nb(seed, f.deck_rng, f.rngs)
+    seed_of(work)[0] = seed
+    scripted_streams_nb(seed, deck_rng_of(work), rngs_of(work))
     if deck_stream is not None:
         work[K_DECK_RNG] = deck_stream
+    deck = deck_of(work)
     for i in range(52):
-        f.deck[i] = cards[i]
+        deck[i] = cards[i]
     _ids_nb(out, np.int64(0), np.int64(0), np.int64(0), np.int64(-1), np.int64(-1))
     deal_hand_nb(work, dealer, score0, score1, rules, trace)
 

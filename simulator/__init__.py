@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from ._version import __version__
 
-from .core._cache import configure_numba_cache
-from .core.lazy import lazy_exports
+from .infra.cache import configure_numba_cache
+from .infra.lazy import lazy_exports
 
 # ginsim's kernels cache in ginsim's own directory; installed now, or when numba loads
 configure_numba_cache()

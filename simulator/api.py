@@ -25,7 +25,7 @@ from strategies.registry import Strategy
 
 from ._version import __version__
 from .core import records as RC
-from .core.columns import (  # noqa: F401  (the record -> frame conversion, re-exported)
+from .engine.columns import (  # noqa: F401  (the record -> frame conversion, re-exported)
     arrow_arrays,
     columns_frame,
     game_columns,
@@ -35,10 +35,13 @@ from .core.columns import (  # noqa: F401  (the record -> frame conversion, re-e
     record_columns,
 )
 from .core.errors import StrategyError, error_message
-from .core.inputs import argument, check_memory, int_pair
+from .infra.inputs import argument, check_memory, int_pair
 from .core.records import GAME_ROW, HAND_ROW, column_table
-from .engine import kernels as E
-from .engine.select import engine_module, strategy_pair
+from .core.constants import K_STATE, S_NTRACE
+from .engine.kernels import TRACE_CAPACITY
+from .engine.loop import STOP_AT_END
+from .engine.select import engine_module, loop_module, strategy_pair
+from .engine.work import new_work, seat_nb, start_deck_nb
 from .core.rules import MAX_TARGET, Rules, resolve_rules
 from .core.state import EVENT_NAMES as EV_NAMES
 
@@ -272,10 +275,10 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
     mirrored = argument("mirrored", mirrored, "bool")
     vector = resolve_rules(rules).to_array()
     out = np.zeros((1, RC.N_HAND_COLS), dtype=np.int64)
-    trace = np.zeros((E.TRACE_CAPACITY, 3), dtype=np.int64)
+    trace = np.zeros((TRACE_CAPACITY, 3), dtype=np.int64)
     engine = engine_module(sids)
     n = engine.play_deal_block_nb(np.uint64(_seed(seed)), _count("deal", deal), 0, 1, bool(mirrored), vector, sids,
-                                  params, out, trace, engine.block_work(vector, params))
+                                  params, out, trace, new_work(vector, params.shape[1]))
     row = hand_frame(out).iloc[0].copy()
     row["a_seat"] = int(out[0, RC.H_A_SEAT])
     return row, _events(trace, n)
@@ -300,21 +303,13 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     scores = int_pair("scores", scores, 0, MAX_TARGET - 1)
     _, _, sids, params = strategy_pair(strategy_a, strategy_b)
     vector = resolve_rules(rules).to_array()
-    from .core.rng import scripted_streams_nb
-
-    rngs = np.zeros((2, 1), np.uint64)
-    deck_rng = np.zeros(1, np.uint64)
-    scripted_streams_nb(np.uint64(seed), deck_rng, rngs)
-    state = np.zeros(E.N_STATE, np.int64)
-    scratch = np.zeros(E.SCRATCH_LEN, np.int64)
-    memory = np.zeros((2, E.N_MEMORY), np.int64)
+    work = new_work(vector, params.shape[1])
     out = np.zeros(RC.N_HAND_COLS, np.int64)
-    trace = np.zeros((E.TRACE_CAPACITY, 3), np.int64)
-    seat_params = params.copy()  # the strategies' copies, checked by the engine
-    seat_rules = np.vstack([vector, vector])
-    engine = engine_module(sids)
-    engine.new_hand_nb(state, codes, dealer, np.int64(scores[0]), np.int64(scores[1]), vector, deck_rng, memory, trace)
-    n = engine.play_out_nb(state, vector, sids, params, seat_params, seat_rules, rngs, memory, scratch, out, trace)
+    trace = np.zeros((TRACE_CAPACITY, 3), np.int64)
+    start_deck_nb(work, codes, np.int64(dealer), np.int64(scores[0]), np.int64(scores[1]), np.uint64(seed), vector,
+                  out, trace)
+    seat_nb(work, np.int64(0), sids, params)
+    loop_module(sids).run_until_nb(work, vector, np.int64(STOP_AT_END), out, trace)
     record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = RC.OUTCOMES[record["outcome"]]
-    return record, _events(trace, n)
+    return record, _events(trace, int(work[K_STATE + S_NTRACE]))

@@ -74,7 +74,7 @@ def _cmd_arena(args: argparse.Namespace) -> None:
 
     from tqdm import tqdm
 
-    from .core.inputs import check_memory
+    from .infra.inputs import check_memory
     from .run.runner import bar_disabled
 
     if args.decks <= 0:
@@ -196,7 +196,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
     import strategies
 
-    from .core._cache import announce_compile
+    from .infra.cache import announce_compile
     from .core.rules import resolve_rules
     from .engine.select import kernels_compiled
 
@@ -418,7 +418,7 @@ def _cmd_tune(args: argparse.Namespace) -> None:
     specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
     if args.out is not None and (len(specs) > 1 or not args.out.strip()):
         raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .core._cache import announce_compile
+    from .infra.cache import announce_compile
     from .engine.select import kernels_compiled
 
     kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
@@ -824,7 +824,7 @@ def _cmd_completion(args: argparse.Namespace) -> None:
 
 
 def _cmd_cache(args: argparse.Namespace) -> None:
-    from .core._cache import cache_description, clear_cache
+    from .infra.cache import cache_description, clear_cache
 
     if args.action == "where":
         print(cache_description())
@@ -1170,8 +1170,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .core._cache import announce_compiles
-    from .core.terminal import terminal_streams
+    from .infra.cache import announce_compiles
+    from .infra.terminal import terminal_streams
 
     with terminal_streams():  # every command's output: text from data escaped, any encoding
         args = build_parser().parse_args(argv)

@@ -8,7 +8,7 @@ The names below load on first use, so ``import strategies`` (and reading
 
 from typing import TYPE_CHECKING
 
-from simulator.core.lazy import lazy_exports
+from simulator.infra.lazy import lazy_exports
 
 if TYPE_CHECKING:  # what type checkers and the API reference see; ``_PUBLIC`` loads the same names
     from .pyplayer import GreedyPlayer, Observation, Player, TrivialPlayer

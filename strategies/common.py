@@ -6,8 +6,8 @@ Every helper reads only the player's view (see ``strategies.view``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, MERGED
 from simulator.core.cards import FULL_DECK_MASK
 from simulator.core.melds import (
     KNOCKER_RANDOM,
@@ -26,7 +26,7 @@ from .view import DEFEND_BEST, V_HAND, V_KNOCK_LIMIT, V_OPP_TOOK, V_PILE_MASK, V
 _DECK = np.int64(FULL_DECK_MASK)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def knock_threshold_nb(knock_at, view):
     """The most deadwood a player knocks with: its ``knock_at`` parameter, or the knock
     limit in force (docs/rules.md, "Knock limits") when ``knock_at`` is negative."""
@@ -35,7 +35,7 @@ def knock_threshold_nb(knock_at, view):
     return np.float64(knock_at)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def last_discard_deadwood_nb(view):
     """The deadwood the hand would knock with after taking the last discard (``view[V_TOP]``)
     and discarding its best card (``last_discard_rule``), or -1 when there is no discard."""
@@ -47,7 +47,7 @@ def last_discard_deadwood_nb(view):
     return np.int64(dw)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
+@MERGED
 def lowers_deadwood_nb(hand, card):
     """True when taking ``card`` and then discarding well leaves less deadwood than now
     (the taken card itself may not be discarded)."""
@@ -55,7 +55,7 @@ def lowers_deadwood_nb(hand, card):
     return dw_after < min_deadwood_nb(hand)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def greedy_discard_nb(hand, legal):
     """The legal discard leaving the least deadwood; ties as ``best_discard`` breaks them
     (highest value, then rank, then suit)."""
@@ -63,27 +63,27 @@ def greedy_discard_nb(hand, legal):
     return preferred_discard_nb(optimal)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def greedy_take_nb(view):
     """Take the pile's top card when that lowers deadwood."""
     top = view[V_TOP]
     return top >= 0 and lowers_deadwood_nb(view[V_HAND], top)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def live_cards_nb(view):
     """Cards the opponent might hold: not in own hand and not in the pile."""
     return _DECK & ~view[V_HAND] & ~view[V_PILE_MASK] | view[V_OPP_TOOK]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrange_least_exposure_nb(view):
     """Least-deadwood melds that expose the least value of live cards to layoffs."""
     sets, runs, _ = knocker_arrangement_nb(view[V_HAND], live_cards_nb(view), np.int64(KNOCKER_VS_LIVE))
     return sets, runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def least_exposure_arrange_nb(params, view, pile, rules, rng, memory):
     """A ready-made ``arrange_nb`` decision (the strategy-module signature): lay out the
     least-deadwood melds that expose the least value of live cards to layoffs
@@ -92,7 +92,7 @@ def least_exposure_arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_least_exposure_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrange_random_nb(view, rng):
     """A least-deadwood arrangement chosen at random."""
     salt = np.int64(next_u64_nb(rng) >> np.uint64(1))
@@ -100,7 +100,7 @@ def arrange_random_nb(view, rng):
     return sets, runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def first_arrange_nb(params, view, pile, rules, rng, memory):
     """A ready-made ``arrange_nb`` (and ``defend_nb``) decision: the first least-deadwood
     arrangement of the hand in the canonical order (``simulator.core.melds.arrangement_nb``),
@@ -110,7 +110,7 @@ def first_arrange_nb(params, view, pile, rules, rng, memory):
     return sets, runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def deadwood_taking_top_nb(view):
     """The least deadwood left after taking the face-up card ``view[V_TOP]`` and discarding
     another card (the card taken may not go back: docs/rules.md, "The turn"); a large
@@ -124,13 +124,13 @@ def deadwood_taking_top_nb(view):
     return dw
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def default_arrange_nb(params, view, pile, rules, rng, memory):
     """A ready-made ``arrange_nb`` for plug-ins: least exposure to layoffs."""
     return arrange_least_exposure_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def default_defend_nb(params, view, pile, rules, rng, memory):
     """A ready-made ``defend_nb`` (the one a plug-in without ``defend_nb`` gets): the best
     response, melds and layoffs chosen together by the engine to leave the least deadwood
@@ -138,12 +138,24 @@ def default_defend_nb(params, view, pile, rules, rng, memory):
     return np.int64(DEFEND_BEST), np.int64(0)
 
 
+@CORE
+def answer_yes_nb(params, view, pile, rules, rng, memory):
+    """A ready-made answer of a yes-or-no decision that a strategy leaves out: yes."""
+    return True
+
+
+@CORE
+def answer_no_nb(params, view, pile, rules, rng, memory):
+    """A ready-made answer of a yes-or-no decision that a strategy leaves out: no."""
+    return False
+
+
 #: ways to split a block of n consecutive cards of a suit into runs of three or more
 #: (n = 0 .. 13): c(n) = c(n - 1) + c(n - 3), c(0) = 1
 RUN_SPLITS = np.array([1, 0, 0, 1, 1, 1, 2, 3, 4, 6, 9, 13, 19, 28], np.int64)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def meld_lists_nb(runs):
     """How many lists of melds an arrangement with run cards ``runs`` stands for when runs
     are told apart by their extent, as the EAAI framework's ``cardsToBestMeldSets`` does
@@ -162,7 +174,7 @@ def meld_lists_nb(runs):
     return count
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrange_as_eaai_nb(hand, rng):
     """(sets, runs): a least-deadwood arrangement of ``hand`` drawn from the player's
     stream as the EAAI framework's ``SimpleGinRummyPlayer.getFinalMelds`` draws one: uniform

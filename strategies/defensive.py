@@ -35,8 +35,8 @@ worth), ``knock_at`` (default −1 = the knock limit in force), ``relief`` (defa
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.cards import RANK_MASK
 from simulator.core.melds import (
     discard_deadwoods_nb,
@@ -71,7 +71,7 @@ threshold = knock_at_threshold
 _RANKS = np.int64(RANK_MASK)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def danger_nb(card, took, passed, relief):
     """How much ``card`` could help the opponent: +1 per taken card of its rank or of its
     suit within two ranks, −``relief`` per passed card of its rank or of its suit one rank
@@ -86,7 +86,7 @@ def danger_nb(card, took, passed, relief):
     return wanted - relief * unwanted
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     if top < 0:
@@ -98,7 +98,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return melds_with_card_nb(hand, top)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     hand = view[V_HAND]
     legal = view[V_LEGAL_DISCARDS] & hand
@@ -133,7 +133,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return best_card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return view[V_DEADWOOD] <= knock_threshold_nb(params[1], view)
 

@@ -11,8 +11,9 @@ is routed first to its host's or its donor's id, with that strategy's parameter 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.core.answers import decode_card_nb, decode_defence_nb, decode_melds_nb, decode_yes_no_nb
+from simulator.infra.jit import MERGED, MERGED_HOT
 from strategies.hybrid import H_DONOR_ROW, H_DONOR_SID, H_HOST_SID, H_MASK, HYBRID_SID
 from strategies.view import N_PARAMS, V_PHASE
 from strategies.common import default_defend_nb
@@ -35,7 +36,7 @@ from strategies import marjj
 N_STRATEGIES = 14
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@MERGED
 def hybrid_route_nb(params, view):
     """The strategy id and parameter row that answer for a hybrid in the phase of ``view``:
     the donor's for the phases of its mask, the host's for the others."""
@@ -44,7 +45,7 @@ def hybrid_route_nb(params, view):
     return np.int64(params[H_HOST_SID]), params[:N_PARAMS]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def take_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -79,7 +80,7 @@ def take_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def discard_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -114,7 +115,7 @@ def discard_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True, inline='always')
+@MERGED_HOT
 def knock_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -149,7 +150,7 @@ def knock_nb(sid, params, view, pile, rules, rng, memory):
     return False  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
+@MERGED
 def arrange_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -184,7 +185,7 @@ def arrange_nb(sid, params, view, pile, rules, rng, memory):
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline='always')
+@MERGED
 def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == HYBRID_SID:
         sid, params = hybrid_route_nb(params, view)
@@ -217,3 +218,27 @@ def defend_nb(sid, params, view, pile, rules, rng, memory):
     if sid == 13:
         return marjj.defend_nb(params, view, pile, rules, rng, memory)
     return np.int64(-1), np.int64(-1)  # unknown id: refused by the engine
+
+
+@MERGED_HOT
+def answer_nb(phase, sid, params, view, pile, rules, rng, memory):
+    """Strategy ``sid``'s answer at decision point ``phase`` (its view filled), decoded
+    as ``(action, x, y)`` by the kind of the decision (``simulator.core.answers``)."""
+    if phase == 1 or phase == 0 or phase == 2:  # take_nb
+        answer = take_nb(sid, params, view, pile, rules, rng, memory)
+        if phase == 1:  # draw
+            return decode_yes_no_nb(answer, 65, 64)
+        if phase == 0:  # first_upcard
+            return decode_yes_no_nb(answer, 65, 66)
+        return decode_yes_no_nb(answer, 65, 66)  # last_discard
+    if phase == 3:  # discard_nb
+        answer = discard_nb(sid, params, view, pile, rules, rng, memory)
+        return decode_card_nb(answer)  # discard
+    if phase == 4:  # knock_nb
+        answer = knock_nb(sid, params, view, pile, rules, rng, memory)
+        return decode_yes_no_nb(answer, 67, 68)  # knock
+    if phase == 5:  # arrange_nb
+        first, second = arrange_nb(sid, params, view, pile, rules, rng, memory)
+        return decode_melds_nb(first, second)  # arrange
+    first, second = defend_nb(sid, params, view, pile, rules, rng, memory)
+    return decode_defence_nb(first, second)  # defend

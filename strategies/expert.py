@@ -36,8 +36,8 @@ Parameters (in this order): ``lookahead`` (default 1: weight of the look-ahead g
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import ALLOCATES, CORE, MERGED, PLAIN
 from simulator.core.cards import CARD_VALUE
 from simulator.core.melds import (
     arrangement_nb,
@@ -71,7 +71,7 @@ SUMMARY = "EAAI-winner style: takes melding cards that lower deadwood; discards 
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def may_knock_nb(params, view, deadwood):
     """Whether ``expert`` knocks with ``deadwood`` in this view (before score awareness)."""
     if deadwood == 0:
@@ -81,7 +81,7 @@ def may_knock_nb(params, view, deadwood):
     return view[V_MY_DRAWS] <= params[2] or view[V_STOCK_LEFT] <= params[3]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     if top < 0:
@@ -93,7 +93,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return melds_with_card_nb(hand, top) and lowers_deadwood_nb(hand, top)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def lookahead_gain_nb(kept, deadwood, cand, probs):
     """Expected fall in deadwood of the ten cards ``kept`` from one stock draw (each
     candidate weighted by 1 − the chance the opponent holds it)."""
@@ -114,7 +114,7 @@ def lookahead_gain_nb(kept, deadwood, cand, probs):
     return gain / total_w if total_w > 0 else 0.0
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def discard_scores_nb(params, view, scores):
     """Fill ``scores[c]`` for each legal discard c (``np.inf`` elsewhere); returns the best
     card.  The search player ``mc`` uses these scores to prune its candidates."""
@@ -150,18 +150,18 @@ def discard_scores_nb(params, view, scores):
     return best_card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     return discard_scores_nb(params, view, scores)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def knock_nb(params, view, pile, rules, rng, memory):
     return may_knock_nb(params, view, view[V_DEADWOOD])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def arrange_fewest_layoffs_nb(view):
     """The least-deadwood arrangement with the least expected layoff value (belief)."""
     weights = np.empty(64, np.float64)
@@ -187,7 +187,7 @@ def arrange_fewest_layoffs_nb(view):
     return best_sets, best_runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     if params[5] == 1:
         return arrange_random_nb(view, rng)

@@ -25,8 +25,8 @@ do not change who reaches the target first, so one table serves every preset.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import PLAIN
 from simulator.core.rules import R_TARGET
 from simulator.core.state import S_POINTS, S_SCORES, S_WINNER
 
@@ -70,7 +70,7 @@ def game_win_table(hand_points: np.ndarray, target: int = TABLE_TARGET) -> np.nd
 GAME_WIN = game_win_table(HAND_POINTS)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def win_probability_nb(mine, theirs, target):
     """The chance of winning a game to ``target`` from these scores (``GAME_WIN``)."""
     if mine >= target:
@@ -82,7 +82,7 @@ def win_probability_nb(mine, theirs, target):
     return GAME_WIN[a, b]
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def hand_utility_nb(state, rules, game_aware):
     """A finished hand's value to seat 0: hand points, or game-win probability."""
     winner = state[S_WINNER]

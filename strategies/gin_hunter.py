@@ -14,8 +14,8 @@ Parameters: ``knock_at`` (default 0), ``panic_stock`` (default 0 = never panic).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import HOT
 from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_DEADWOOD, V_HAND, V_LEGAL_DISCARDS, V_STOCK_LEFT
 
@@ -33,17 +33,17 @@ def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
     return np.full(len(draws), float(params["knock_at"]))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] <= params[0]:
         return True

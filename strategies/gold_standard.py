@@ -29,8 +29,8 @@ Parameters: ``knock_at`` (default 10), ``hold_for_gin`` (default 0).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.cards import CARD_VALUE
 from simulator.core.melds import discard_deadwoods_nb, lowest_card_nb
 
@@ -47,7 +47,7 @@ SOURCE = ("gold standard heuristic of the 2026 adversarial co-evolution paper "
           "(github.com/Nikelroid/adversarial-coevolution, agents/gold_standard_agent.py)")
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def knocks_with_nb(params, view, deadwood):
     """Whether ``gold_standard`` knocks with ``deadwood``: gin always; otherwise at most
     ``knock_at`` and the knock limit in force, unless it holds out for gin."""
@@ -58,14 +58,14 @@ def knocks_with_nb(params, view, deadwood):
     return deadwood <= params[0] and deadwood <= view[V_KNOCK_LIMIT]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def source_order_nb(card):
     """The card's place in the source's card order: suit by suit (spades, hearts,
     diamonds, clubs: ginsim's suit order too), ace up to king within a suit."""
     return (card >> 4) * 13 + (card & 15)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def gold_discard_nb(params, view):
     """The discard described in the module docstring."""
     dw, optimal = discard_deadwoods_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
@@ -83,19 +83,19 @@ def gold_discard_nb(params, view):
     return best
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         return knocks_with_nb(params, view, deadwood_taking_top_nb(view))
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return gold_discard_nb(params, view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return knocks_with_nb(params, view, view[V_DEADWOOD])
 

@@ -42,8 +42,8 @@ Parameters (in this order): ``early_knock`` (3), ``late_knock`` (14), ``low`` (5
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.cards import FULL_DECK_MASK
 from simulator.core.melds import (
     arrangement_nb,
@@ -84,20 +84,20 @@ SOURCE = ("Eicholtz, Moss, Traino, Roberson: Heisenbot: A Rule-Based Game Agent 
 _DECK = np.int64(FULL_DECK_MASK)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def next_to_nb(card):
     """The two cards next to ``card`` in its suit (one at an ace or a king)."""
     bit = np.int64(1) << card
     return ((bit << 1) | (bit >> 1)) & _DECK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def same_rank_nb(card):
     """The three other cards of ``card``'s rank."""
     return rank_cards_nb(card & 15) & ~(np.int64(1) << card)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def in_triangle_nb(card, others):
     """True when ``card`` and two cards of ``others`` make a triangle: of the three, two
     share a rank and two are next to each other in one suit."""
@@ -120,7 +120,7 @@ def in_triangle_nb(card, others):
     return False
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def safety_count_nb(card, blocked):
     """In how many ways the opponent could meld ``card`` with two live cards: pairs of
     the other three cards of its rank, plus three-card runs of its suit through it, whose
@@ -135,7 +135,7 @@ def safety_count_nb(card, blocked):
     return count
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def wants_card_nb(params, view):
     """The draw policy: take the face-up card (module docstring)."""
     top = view[V_TOP]
@@ -147,7 +147,7 @@ def wants_card_nb(params, view):
     return view[V_MY_DRAWS] < params[4] and in_triangle_nb(top, hand)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def knocks_with_nb(params, hand, deadwood, draws, my_score, opp_score):
     """The knock decision tree (module docstring) for the 10 cards ``hand`` with
     ``deadwood``, after ``draws`` draws, at game scores ``my_score``/``opp_score``."""
@@ -161,7 +161,7 @@ def knocks_with_nb(params, hand, deadwood, draws, my_score, opp_score):
     return popcount_nb(hand & ~(sets | runs)) >= 3
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def takes_last_discard_nb(params, view):
     """Take the last discard when it leaves a hand within the knock limit that the knock
     decision tree would knock with (the hand kept after its least-deadwood discard)."""
@@ -177,7 +177,7 @@ def takes_last_discard_nb(params, view):
     return knocks_with_nb(params, kept, dw, view[V_MY_DRAWS] + 1, view[V_MY_SCORE], view[V_OPP_SCORE])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def heisenbot_discard_nb(params, view):
     """The discard policy (module docstring)."""
     hand = view[V_HAND]
@@ -215,19 +215,19 @@ def heisenbot_discard_nb(params, view):
     return best
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         return takes_last_discard_nb(params, view)
     return wants_card_nb(params, view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return heisenbot_discard_nb(params, view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return knocks_with_nb(params, view[V_HAND], view[V_DEADWOOD], view[V_MY_DRAWS], view[V_MY_SCORE],
                           view[V_OPP_SCORE])

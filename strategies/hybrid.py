@@ -2,13 +2,14 @@
 
 A *hybrid spec* names a host strategy, then one or more decisions taken from a donor:
 ``"mc+draw=simple"`` plays ``mc`` except for its draws, which ``simple`` makes;
-``"mc:samples=32+knock=simple:knock_at=5+layout=simple:knock_at=5"`` takes two decisions
+``"mc:samples=32+knock=simple:knock_at=5+arrange=simple:knock_at=5"`` takes two decisions
 from one donor (each with its own parameters).  The decisions are the decision points of
-docs/rules.md, one per phase of the view (``strategies.view``):
+docs/rules.md, one per phase of the view, named as in ``simulator.core.decisions``:
 
 * ``first_upcard`` (take or decline the first upcard), ``draw`` (take the face-up card or
   the stock), ``last_discard`` (the stock is spent: take the last discard to knock);
-* ``discard``, ``knock``, ``layout`` (the knocker's melds), ``defence`` (the defender's melds).
+* ``discard``, ``knock``, ``arrange`` (the knocker's melds), ``defend`` (the defender's
+  melds).  ``layout`` and ``defence``, their older names, are still read.
 
 It is data, compiled into the engine like every strategy: the hybrid has the reserved id
 ``HYBRID_SID`` and a longer parameter row (``HYBRID_ROW``): the host's row, the donor's
@@ -33,16 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .view import (
-    N_PARAMS,
-    PHASE_ARRANGE,
-    PHASE_DEFEND,
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_FIRST_UPCARD,
-    PHASE_KNOCK,
-    PHASE_LAST_DISCARD,
-)
+from simulator.core.decisions import DECISIONS, decision
+
+from .view import N_PARAMS
 
 #: the engine id of every hybrid (never a registry position: those are 0 .. and Python ids < 0)
 HYBRID_SID = 1_000_000
@@ -53,19 +47,10 @@ H_HOST_SID = 2 * N_PARAMS + 1
 H_DONOR_SID = 2 * N_PARAMS + 2
 HYBRID_ROW = 2 * N_PARAMS + 3
 
-#: decision name -> the phase (``V_PHASE``) it answers, in the order of docs/rules.md
-DECISION_PHASES = {
-    "first_upcard": PHASE_FIRST_UPCARD,
-    "draw": PHASE_DRAW,
-    "last_discard": PHASE_LAST_DISCARD,
-    "discard": PHASE_DISCARD,
-    "knock": PHASE_KNOCK,
-    "layout": PHASE_ARRANGE,
-    "defence": PHASE_DEFEND,
-}
-#: decision name -> the strategy function that answers it (``strategies.plugins.DECISIONS``)
-DECISION_FUNCTIONS = {"first_upcard": "take_nb", "draw": "take_nb", "last_discard": "take_nb",
-                      "discard": "discard_nb", "knock": "knock_nb", "layout": "arrange_nb", "defence": "defend_nb"}
+#: decision name -> the phase (``V_PHASE``) it answers, in the order of docs/rules.md, and the
+#: strategy function that answers it (``simulator.core.decisions``)
+DECISION_PHASES = {d.name: d.phase for d in DECISIONS}
+DECISION_FUNCTIONS = {d.name: d.function for d in DECISIONS}
 
 
 @dataclass(frozen=True)
@@ -144,15 +129,16 @@ def parse_hybrid(spec: str, parse, registry: dict) -> Hybrid:
     decisions: dict[str, object] = {}
     allowed = ", ".join(DECISION_PHASES)
     for part in parts:
-        decision, eq, donor_text = part.partition("=")
-        decision = decision.strip()
-        if decision not in DECISION_PHASES:
-            raise ValueError(f"hybrid spec {text!r}: unknown decision {decision!r}; decisions: {allowed}")
+        word, eq, donor_text = part.partition("=")
+        found = decision(word.strip())
+        if found is None:
+            raise ValueError(f"hybrid spec {text!r}: unknown decision {word.strip()!r}; decisions: {allowed}")
+        swapped = found.name
         if not eq or not donor_text.strip():
-            raise ValueError(f"hybrid spec {text!r}: decision {decision!r} needs a donor strategy: {decision}=<strategy>")
-        if decision in decisions:
-            raise ValueError(f"hybrid spec {text!r}: decision {decision!r} is given twice; give it once")
-        decisions[decision] = parse(donor_text.strip())
+            raise ValueError(f"hybrid spec {text!r}: decision {swapped!r} needs a donor strategy: {swapped}=<strategy>")
+        if swapped in decisions:
+            raise ValueError(f"hybrid spec {text!r}: decision {swapped!r} is given twice; give it once")
+        decisions[swapped] = parse(donor_text.strip())
     if not decisions:
         raise ValueError(f"hybrid spec {text!r}: no decision after '+'; write HOST+DECISION=DONOR with "
                          f"DECISION one of {allowed}")

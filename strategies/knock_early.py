@@ -12,7 +12,7 @@ No parameters.
 
 from __future__ import annotations
 
-from numba import njit
+from simulator.infra.jit import HOT
 
 from .common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from .view import V_HAND, V_LEGAL_DISCARDS
@@ -22,17 +22,17 @@ SUMMARY = "greedy draws and discards, knocks as soon as legal"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return True
 

@@ -39,8 +39,8 @@ is ``simple:knock_at=k``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.melds import discard_deadwoods_nb, popcount_nb
 from simulator.core.rules import R_TARGET
 
@@ -108,7 +108,7 @@ def describe(params, rules) -> str:
     return text + ("" if text.startswith(("gin only", "knock as soon as legal")) else " (gin always)")
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def threshold_nb(params, draws, pickups, opp_score, target):
     """The knock threshold after ``draws`` own draws, with the opponent holding ``pickups``
     cards taken from the pile and at ``opp_score`` of ``target`` (before the knock limit)."""
@@ -119,7 +119,7 @@ def threshold_nb(params, draws, pickups, opp_score, target):
     return value
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def wants_knock_nb(params, view, rules, deadwood, draws):
     if deadwood == 0:
         return True
@@ -128,7 +128,7 @@ def wants_knock_nb(params, view, rules, deadwood, draws):
     return deadwood <= threshold_nb(params, draws, popcount_nb(view[V_OPP_TOOK]), view[V_OPP_SCORE], rules[R_TARGET])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         top = view[V_TOP]
@@ -140,12 +140,12 @@ def take_nb(params, view, pile, rules, rng, memory):
     return simple.take_nb(params, view, pile, rules, rng, memory)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return simple.discard_nb(params, view, pile, rules, rng, memory)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view, rules, view[V_DEADWOOD], view[V_MY_DRAWS])
 

@@ -33,8 +33,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.melds import popcount_nb
 from simulator.core.rng import below_nb
 from simulator.core.rules import R_KNOCK_LIMIT
@@ -139,7 +139,7 @@ def describe(params, rules) -> str:
             f"{N_CELLS - always - never} of {N_CELLS} cells (deadwood × draw × opponent pickups; gin always)")
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def level_nb(params, rules, deadwood, draws, pickups):
     """The level (0 .. 7) of the cell of ``deadwood`` ≥ 1 after ``draws`` own draws with the
     opponent holding ``pickups`` cards it took from the pile."""
@@ -160,7 +160,7 @@ def level_nb(params, rules, deadwood, draws, pickups):
     return (slot >> (BITS * (c % PER_SLOT))) & LEVELS
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def wants_knock_nb(params, view, rules, rng, deadwood, draws):
     if deadwood == 0:
         return True
@@ -174,7 +174,7 @@ def wants_knock_nb(params, view, rules, rng, deadwood, draws):
     return below_nb(rng, LEVELS) < level
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         dw = last_discard_deadwood_nb(view)
@@ -182,12 +182,12 @@ def take_nb(params, view, pile, rules, rng, memory):
     return simple.take_nb(params, view, pile, rules, rng, memory)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return simple.discard_nb(params, view, pile, rules, rng, memory)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view, rules, rng, view[V_DEADWOOD], view[V_MY_DRAWS])
 

@@ -59,8 +59,8 @@ order): ``weight`` (18), ``decay`` (0.9), ``future`` (7), ``spread`` (5), ``knoc
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import ALLOCATES, CORE
 from simulator.core.cards import CARD_VALUE, FULL_DECK_MASK
 from simulator.core.melds import arrangement_nb, discard_deadwoods_nb, lowest_card_nb, min_deadwood_nb, popcount_nb
 from simulator.core.rng import below_nb
@@ -97,7 +97,7 @@ _DECK = np.int64(FULL_DECK_MASK)
 NEXT_SUIT = np.array([2, 0, 3, 1], np.int64)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def opponent_took_nb(view, memory):
     """Every card the opponent took from the pile this hand, still held or not: the known
     ones (``V_OPP_TOOK``) folded into ``memory[0]`` at each decision."""
@@ -105,13 +105,13 @@ def opponent_took_nb(view, memory):
     return memory[0]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def reachable_nb(card, seen, took):
     """Whether the opponent may hold ``card``: it took it, or the player has not seen it."""
     return (took >> card) & 1 == 1 or (seen >> card) & 1 == 0
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def layoff_estimate_nb(sets, runs, seen, took):
     """The layoff points the arrangement (``sets``, ``runs``) is estimated to give away
     (module docstring): per run end whose next card is reachable, the end card's value;
@@ -137,7 +137,7 @@ def layoff_estimate_nb(sets, runs, seen, took):
     return points
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def fewest_layoffs_nb(hand, seen, took):
     """(sets, runs): the least-deadwood arrangement of ``hand`` (at most 11 cards) with
     the fewest estimated layoff points, the first in canonical order on a tie."""
@@ -155,7 +155,7 @@ def fewest_layoffs_nb(hand, seen, took):
     return best_sets, best_runs
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def unmelded_nb(hand):
     """The cards of ``hand`` left unmelded by at least one least-deadwood arrangement."""
     n = arrangement_nb(hand, np.int64(-1))[2]
@@ -166,7 +166,7 @@ def unmelded_nb(hand):
     return out
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def future_deadwood_nb(kept, seen, count, buffer):
     """The mean of the ``count`` smallest, over every card not in ``seen``, of the least
     deadwood of the ten cards ``kept`` plus that card after its best discard (``buffer``:
@@ -191,7 +191,7 @@ def future_deadwood_nb(kept, seen, count, buffer):
     return total / m if m > 0 else 0.0
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def closeness_nb(card, offset, low_end, mine, took):
     """The state of the card ``offset`` ranks from ``card`` in its suit: (held by the
     opponent, out of its reach).  Past the end of the suit (``low_end``: the rank that
@@ -205,7 +205,7 @@ def closeness_nb(card, offset, low_end, mine, took):
     return False, (mine >> other) & 1 == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def danger_nb(card, mine, took):
     """D(c) of the module docstring: ``mine`` holds the cards out of the opponent's reach
     that it does not hold (the player's hand and the cards it has seen), ``took`` the cards
@@ -245,7 +245,7 @@ def danger_nb(card, mine, took):
     return score
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def candidates_nb(params, hand, legal):
     """(candidates, gin card): the discards MARJJ scores (module docstring), or the card
     to discard at once (a single candidate, or the first that leaves gin; −1 if none)."""
@@ -287,7 +287,7 @@ def candidates_nb(params, hand, legal):
     return cand, np.int64(-1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+@ALLOCATES
 def discard_scores_nb(params, view, memory, scores):
     """Fill ``scores[c]`` with score(c) for each scored candidate (``np.inf`` elsewhere);
     returns the card to discard at once, or −1 when the lowest score decides."""
@@ -311,13 +311,13 @@ def discard_scores_nb(params, view, memory, scores):
     return np.int64(-1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def knocks_with_nb(params, deadwood, draws):
     """Gin always; with deadwood ≤ 10 only on its first ``knock_turns`` draws."""
     return deadwood == 0 or (deadwood <= 10 and draws <= params[4])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     took = opponent_took_nb(view, memory)
@@ -335,7 +335,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return ((sets | runs) >> top) & 1 == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def discard_nb(params, view, pile, rules, rng, memory):
     scores = np.empty(64, np.float64)
     now = discard_scores_nb(params, view, memory, scores)
@@ -355,19 +355,19 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return lowest_card_nb(ties)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def knock_nb(params, view, pile, rules, rng, memory):
     opponent_took_nb(view, memory)
     return knocks_with_nb(params, view[V_DEADWOOD], view[V_MY_DRAWS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     hand = view[V_HAND]
     return fewest_layoffs_nb(hand, view[V_SEEN] | hand, opponent_took_nb(view, memory))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def defend_nb(params, view, pile, rules, rng, memory):
     hand = view[V_HAND]
     return fewest_layoffs_nb(hand, view[V_SEEN] | hand, opponent_took_nb(view, memory))

@@ -8,7 +8,8 @@ Because an opponent improves its hand as it plays, each guess is the least-deadw
 of 1 + ``skill`` × (the opponent's turns so far) draws from the belief (``skill`` = 0: one
 draw).  It
 reads only its view (``strategies.view``), never the true hidden cards.  For each
-determinization it builds a hand state (``simulator.core.state``), and for each candidate
+determinization it builds a hand state consistent with its view (the core's one
+determinization, ``simulator.core.state.determinize_nb``), and for each candidate
 action copies it, plays the action and plays the hand to its end with a fast rollout
 policy for both seats, through the engine's own phase functions (``play_nb``,
 ``lay_out_nb``).  It picks the candidate with the best mean result (every candidate sees
@@ -56,8 +57,8 @@ player's own stream, so play is deterministic for a seed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import ALLOCATES, MERGED, PLAIN
 from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
@@ -67,7 +68,6 @@ from simulator.core.melds import (
     popcount_nb,
     preferred_discard_nb,
 )
-from simulator.core.rng import next_u64_nb, shuffle_span_nb
 from simulator.core.state import (
     A_DISCARD,
     A_DRAW_STOCK,
@@ -78,36 +78,9 @@ from simulator.core.state import (
     N_STATE,
     PHASE_OVER,
     S_CURRENT,
-    S_DEADWOOD,
-    S_DEALER,
-    S_DECK_RNG,
-    S_DECLINED,
-    S_DISCARDS,
-    S_DRAWN,
-    S_DRAWS,
-    S_FROM_PILE,
-    S_HANDS,
-    S_KNOCKER,
-    S_LAST_CHANCE,
-    S_LEGAL,
-    S_LIMIT,
-    S_MULTIPLIER,
-    S_OUTCOME,
     S_PHASE,
-    S_PILE,
-    S_PILE_LEN,
-    S_PILE_MASK,
-    S_POINTS,
-    S_SCORES,
-    S_SEEN,
-    S_STOCK,
-    S_STOCK_N,
-    S_STOCK_POS,
-    S_TOOK,
-    S_TURN,
-    S_UPCARD,
-    S_WINNER,
     defend_nb as defend_phase_nb,
+    determinize_nb,
     fill_view_nb,
     lay_out_nb,
     play_nb,
@@ -127,25 +100,14 @@ from .view import (
     PHASE_FIRST_UPCARD,
     PHASE_KNOCK,
     V_DEADWOOD,
-    V_DRAWN,
-    V_FROM_PILE,
     V_HAND,
-    V_IS_DEALER,
     V_KNOCK_LIMIT,
-    V_LAST_CHANCE,
     V_LEGAL_DISCARDS,
     V_MY_DRAWS,
-    V_MY_SCORE,
-    V_OPP_DECLINED,
     V_OPP_DISCARDS,
-    V_OPP_SCORE,
     V_OPP_TOOK,
     V_PHASE,
-    V_PILE_LEN,
-    V_PILE_MASK,
-    V_SEEN,
     V_TOP,
-    V_TURN,
 )
 
 PARAMS = {"samples": 64.0, "candidates": 3.0, "rollout": 1.0, "knock_turns": 3.0, "game_aware": 0.0, "search": 4.0,
@@ -162,14 +124,14 @@ EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def opponent_tries_nb(skill, view):
     """How many belief draws one guess of the opponent's hand takes the best of: 1 +
     ``skill`` × the opponent's turns so far (its discards), at least 1."""
     return 1 + max(np.int64(skill * popcount_nb(view[V_OPP_DISCARDS])), 0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def opponent_hidden_nb(cand, k, weights, took, tries, rng):
     """The opponent's hidden cards in one determinization: ``k`` of the candidates ``cand``
     drawn in proportion to the belief's ``weights`` (``strategies.belief.sample_hidden_nb``);
@@ -189,63 +151,7 @@ def opponent_hidden_nb(cand, k, weights, took, tries, rng):
     return hidden
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def determinize_nb(view, pile, rules, hidden, rng, state):
-    """Build in ``state`` a full hand consistent with ``view``: we sit in seat 0, the
-    opponent in seat 1 holding the cards it took plus ``hidden``; every other unknown card
-    goes to the stock in a random order.  Public facts the view does not carry (our own
-    pile takes, the reshuffle count) are left at 0."""
-    for i in range(N_STATE):
-        state[i] = 0
-    took = view[V_OPP_TOOK]
-    opp = took | hidden
-    state[S_PHASE] = view[V_PHASE]
-    state[S_CURRENT] = 0
-    state[S_DEALER] = 0 if view[V_IS_DEALER] else 1
-    state[S_HANDS] = view[V_HAND]
-    state[S_HANDS + 1] = opp
-    state[S_TOOK + 1] = took
-    state[S_DECLINED + 1] = view[V_OPP_DECLINED]
-    state[S_DISCARDS + 1] = view[V_OPP_DISCARDS]
-    state[S_DISCARDS] = view[V_PILE_MASK] & ~view[V_OPP_DISCARDS]
-    state[S_SEEN] = view[V_SEEN]
-    state[S_SEEN + 1] = opp | view[V_PILE_MASK]
-    state[S_DRAWS] = view[V_MY_DRAWS]
-    state[S_DRAWS + 1] = popcount_nb(view[V_OPP_DISCARDS])
-    state[S_SCORES] = view[V_MY_SCORE]
-    state[S_SCORES + 1] = view[V_OPP_SCORE]
-    # the stock: the unknown cards the opponent does not hold, shuffled
-    stock_cards = np.int64(0x1FFF1FFF1FFF1FFF) & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opp
-    n = 0
-    rest = stock_cards
-    while rest:
-        state[S_STOCK + n] = lowest_card_nb(rest)
-        rest &= rest - 1
-        n += 1
-    rng[0] = shuffle_span_nb(rng[0], state, np.int64(S_STOCK), np.int64(n))
-    state[S_STOCK_N] = n
-    state[S_STOCK_POS] = 0
-    pile_len = view[V_PILE_LEN]
-    for i in range(pile_len):
-        state[S_PILE + i] = pile[i]
-    state[S_PILE_LEN] = pile_len
-    state[S_PILE_MASK] = view[V_PILE_MASK]
-    state[S_TURN] = view[V_TURN]
-    state[S_UPCARD] = pile[0] if pile_len > 0 else -1
-    state[S_LIMIT] = view[V_KNOCK_LIMIT]
-    state[S_MULTIPLIER] = 1
-    state[S_DRAWN] = view[V_DRAWN]
-    state[S_FROM_PILE] = view[V_FROM_PILE]
-    state[S_LEGAL] = view[V_LEGAL_DISCARDS]
-    state[S_LAST_CHANCE] = view[V_LAST_CHANCE]
-    state[S_DEADWOOD] = view[V_DEADWOOD] if view[V_PHASE] == PHASE_KNOCK else -1
-    state[S_KNOCKER] = -1
-    state[S_OUTCOME] = -1
-    state[S_WINNER] = -1
-    state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
     (see the module docstring); returns False if a move was refused (never expected)."""
@@ -294,7 +200,7 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
     return True
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+@ALLOCATES
 def candidates_nb(params, view, pile, rules, rng, memory, actions):
     """Fill ``actions`` with the candidates searched at the view's phase, ``expert``'s
     choice first, and return how many: at a draw, take the face-up card or not; at a
@@ -336,7 +242,7 @@ def candidates_nb(params, view, pile, rules, rng, memory, actions):
     return np.int64(2)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)
+@ALLOCATES
 def searched_action_nb(params, view, pile, rules, rng, memory):
     """The action ``mc`` plays by search at the view's draw, discard or knock: its
     candidates, ``expert``'s choice first (``candidates_nb``), and the one with the best
@@ -361,7 +267,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     tries = opponent_tries_nb(params[6], view)
     for s in range(samples):
         hidden = opponent_hidden_nb(cand, k, weights, took, tries, rng)
-        determinize_nb(view, pile, rules, hidden, rng, base)
+        determinize_nb(view, pile, hidden, rng, base)
         for a in range(n_actions):
             for i in range(N_STATE):
                 work[i] = base[i]
@@ -377,7 +283,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     return actions[best]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def take_nb(params, view, pile, rules, rng, memory):
     phase = view[V_PHASE]
     top = view[V_TOP]
@@ -389,7 +295,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) == A_TAKE_PILE
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def discard_nb(params, view, pile, rules, rng, memory):
     n_cand = min(max(np.int64(params[1]), 1), _MAX_CANDIDATES)
     legal = view[V_LEGAL_DISCARDS] & view[V_HAND]
@@ -398,7 +304,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) - A_DISCARD
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False, inline="always")
+@MERGED
 def knock_nb(params, view, pile, rules, rng, memory):
     if view[V_DEADWOOD] == 0:
         return True
@@ -407,6 +313,6 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return searched_action_nb(params, view, pile, rules, rng, memory) == A_KNOCK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
+@ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)
 def arrange_nb(params, view, pile, rules, rng, memory):
     return expert.arrange_fewest_layoffs_nb(view)

@@ -54,7 +54,8 @@ A class may instead override ``choose_action(obs)`` and return an action code of
 ``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
 ``defend(k)``, ``DEFEND_NO_LAYOFFS``) for every decision; the RL
 policy adapter (``simulator.env.PolicyStrategy``) does.  A new decision point of the engine
-needs one row in ``DECISIONS`` and one default method here.
+is a row of the table of decisions (``simulator.core.decisions``); a player without a method
+for it gets the row's ready answer.
 
 The defaults form a greedy player (``GreedyPlayer``): take the pile's top when it lowers
 the deadwood (after the best discard), discard so as to keep the least deadwood (the
@@ -77,6 +78,9 @@ import inspect
 import numpy as np
 
 from simulator.core import state as S
+from simulator.core import view as V
+from simulator.core.decisions import BY_PHASE, READY_ANSWERS
+from simulator.core.decisions import DECISIONS as TABLE
 from simulator.core.cards import Card, parse_cards
 from simulator.core.melds import (
     arrangement_nb,
@@ -101,7 +105,9 @@ def _cards(mask: int) -> tuple[Card, ...]:
 
 
 class Observation:
-    """What the player to act may know, read lazily from the hand's state.
+    """What the player to act may know: its view (``simulator.core.state.fill_view_nb``, the one
+    definition of what a seat sees, the vector a numba strategy gets) and the discard pile,
+    read lazily.
 
     Public information and the player's own cards only: never the opponent's hand or the
     stock.  Card lists are tuples of ``Card`` (sorted by suit then rank; a ``Card`` prints
@@ -109,15 +115,23 @@ class Observation:
     ``simulator.core.cards``.
     """
 
-    __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_cache")
+    __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_view")
 
-    def __init__(self, state: np.ndarray, seat: int, seat_info, rules, phase: int | None = None):
+    def __init__(self, state: np.ndarray, seat: int, seat_info, rules, phase: int | None = None,
+                 view: np.ndarray | None = None):
         self._state = state
         self.seat = seat
-        self.phase_code = int(state[S.S_PHASE]) if phase is None else phase
+        self._view = view  # filled by the engine's loop where it stopped for this seat, else on first use
+        self.phase_code = int(self.seen[V.V_PHASE]) if phase is None else phase
         self._seat_info = seat_info
         self.rules = rules
-        self._cache = None
+
+    @property
+    def seen(self) -> np.ndarray:
+        """The view vector (``strategies.view``): every property below reads it."""
+        if self._view is None:
+            self._view = S.view_of(self._state, self.seat)
+        return self._view
 
     # ---- the decision ---------------------------------------------------------------
     @property
@@ -136,7 +150,7 @@ class Observation:
     # ---- own cards --------------------------------------------------------------------
     @property
     def hand_mask(self) -> int:
-        return int(self._state[S.S_HANDS + self.seat])
+        return int(self.seen[V.V_HAND])
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -148,25 +162,30 @@ class Observation:
         """Own deadwood: of the 10 cards held; in the discard phase, after the best legal
         discard; in the knock and arrange phases, of the 10 cards kept."""
         if self.phase_code in (S.PHASE_KNOCK, S.PHASE_ARRANGE):
-            return int(self._state[S.S_DEADWOOD])
+            return int(self.seen[V.V_DEADWOOD])
         if self.phase_code == S.PHASE_DISCARD:
-            return int(discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[0])
+            return int(discard_deadwoods_nb(np.int64(self.hand_mask), self.seen[V.V_LEGAL_DISCARDS])[0])
         return int(min_deadwood_nb(np.int64(self.hand_mask)))
 
     @property
     def drawn(self) -> Card | None:
         """Discard phase: the card just drawn."""
-        return _CARD[int(self._state[S.S_DRAWN])] if self.phase_code == S.PHASE_DISCARD else None
+        return _CARD[int(self.seen[V.V_DRAWN])] if self.phase_code == S.PHASE_DISCARD else None
 
     @property
     def drawn_from_pile(self) -> bool:
         """Discard phase: the card just drawn came from the pile (it may not be discarded)."""
-        return self.phase_code == S.PHASE_DISCARD and bool(self._state[S.S_FROM_PILE])
+        return self.phase_code == S.PHASE_DISCARD and bool(self.seen[V.V_FROM_PILE])
 
     @property
     def legal_discards(self) -> tuple[Card, ...]:
         """Discard phase: the cards that may be discarded (else empty)."""
-        return _cards(int(self._state[S.S_LEGAL])) if self.phase_code == S.PHASE_DISCARD else ()
+        return _cards(self.legal_mask)
+
+    @property
+    def legal_mask(self) -> int:
+        """Discard phase: the mask of the cards that may be discarded (else 0)."""
+        return int(self.seen[V.V_LEGAL_DISCARDS]) if self.phase_code == S.PHASE_DISCARD else 0
 
     def deadwood_after(self, card) -> int:
         """Discard phase: own deadwood after discarding ``card`` (a legal discard)."""
@@ -179,7 +198,7 @@ class Observation:
         """Discard phase: the legal discards that keep the least deadwood."""
         if self.phase_code != S.PHASE_DISCARD:
             return ()
-        return _cards(int(discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[1]))
+        return _cards(int(discard_deadwoods_nb(np.int64(self.hand_mask), np.int64(self.legal_mask))[1]))
 
     @property
     def best_discard(self) -> Card | None:
@@ -187,7 +206,7 @@ class Observation:
         (``simulator.best_discard``'s choice)."""
         if self.phase_code != S.PHASE_DISCARD:
             return None
-        optimal = discard_deadwoods_nb(np.int64(self.hand_mask), self._state[S.S_LEGAL])[1]
+        optimal = discard_deadwoods_nb(np.int64(self.hand_mask), np.int64(self.legal_mask))[1]
         return _CARD[int(preferred_discard_nb(optimal))]
 
     @property
@@ -211,12 +230,12 @@ class Observation:
         before the knocker lays out."""
         if self.phase_code != S.PHASE_DEFEND:
             return (), ()
-        return _cards(int(self._state[S.S_SETS])), _cards(int(self._state[S.S_RUNS]))
+        return _cards(int(self.seen[V.V_KNOCKER_SETS])), _cards(int(self.seen[V.V_KNOCKER_RUNS]))
 
     @property
     def knocker_deadwood(self) -> int | None:
         """Defend phase: the deadwood the knocker laid out (else None)."""
-        return int(self._state[S.S_DEADWOOD]) if self.phase_code == S.PHASE_DEFEND else None
+        return int(self.seen[V.V_KNOCKER_DEADWOOD]) if self.phase_code == S.PHASE_DEFEND else None
 
     @property
     def defences(self) -> list[tuple[tuple[Card, ...], tuple[Card, ...], int]]:
@@ -225,7 +244,7 @@ class Observation:
         deadwood left: (melded cards, laid-off cards, deadwood after layoffs)."""
         if self.phase_code != S.PHASE_DEFEND:
             return []
-        hand, sets, runs = np.int64(self.hand_mask), self._state[S.S_SETS], self._state[S.S_RUNS]
+        hand, sets, runs = np.int64(self.hand_mask), self.seen[V.V_KNOCKER_SETS], self.seen[V.V_KNOCKER_RUNS]
         count = int(arrangement_nb(hand, np.int64(-1))[2])
         out = []
         for k in range(count):
@@ -241,65 +260,66 @@ class Observation:
         cards, deadwood after layoffs); it may break an own meld to lay off."""
         if self.phase_code != S.PHASE_DEFEND:
             return None
-        deadwood, laid, melded = layoff_solution_nb(np.int64(self.hand_mask), self._state[S.S_SETS],
-                                                    self._state[S.S_RUNS])
+        deadwood, laid, melded = layoff_solution_nb(np.int64(self.hand_mask), self.seen[V.V_KNOCKER_SETS],
+                                                    self.seen[V.V_KNOCKER_RUNS])
         return _cards(int(melded)), _cards(int(laid)), int(deadwood)
 
     # ---- the table ------------------------------------------------------------------------
     @property
     def top(self) -> Card | None:
         """The discard pile's top card (None when empty)."""
-        n = int(self._state[S.S_PILE_LEN])
-        return _CARD[int(self._state[S.S_PILE + n - 1])] if n else None
+        top = int(self.seen[V.V_TOP])
+        return _CARD[top] if top >= 0 else None
 
     @property
     def pile(self) -> tuple[Card, ...]:
-        """The discard pile, bottom first (its top last)."""
-        n = int(self._state[S.S_PILE_LEN])
+        """The discard pile, bottom first (its top last): what a numba strategy gets as its
+        copy of the pile."""
+        n = int(self.seen[V.V_PILE_LEN])
         return tuple(_CARD[c] for c in self._state[S.S_PILE:S.S_PILE + n].tolist())
 
     @property
     def stock_size(self) -> int:
-        return int(self._state[S.S_STOCK_N] - self._state[S.S_STOCK_POS])
+        return int(self.seen[V.V_STOCK_LEFT])
 
     @property
     def knock_limit(self) -> int:
         """The deal's knock limit (Oklahoma: from the upcard; 0 when only gin ends a hand)."""
-        return int(self._state[S.S_LIMIT])
+        return int(self.seen[V.V_KNOCK_LIMIT])
 
     @property
     def turn(self) -> int:
         """Discards made so far in the hand (both players)."""
-        return int(self._state[S.S_TURN])
+        return int(self.seen[V.V_TURN])
 
     @property
     def is_dealer(self) -> bool:
-        return int(self._state[S.S_DEALER]) == self.seat
+        return bool(self.seen[V.V_IS_DEALER])
 
     @property
     def opponent_took(self) -> tuple[Card, ...]:
         """Cards the opponent took from the pile and still holds."""
-        return _cards(int(self._state[S.S_TOOK + 1 - self.seat]))
+        return _cards(int(self.seen[V.V_OPP_TOOK]))
 
     @property
     def opponent_discards(self) -> tuple[Card, ...]:
         """Every card the opponent discarded this hand."""
-        return _cards(int(self._state[S.S_DISCARDS + 1 - self.seat]))
+        return _cards(int(self.seen[V.V_OPP_DISCARDS]))
 
     @property
     def opponent_declined(self) -> tuple[Card, ...]:
         """Pile tops the opponent was offered and passed on."""
-        return _cards(int(self._state[S.S_DECLINED + 1 - self.seat]))
+        return _cards(int(self.seen[V.V_OPP_DECLINED]))
 
     @property
     def scores(self) -> tuple[int, int]:
         """(own, opponent's) game score before this hand (0, 0 in single deals)."""
-        return int(self._state[S.S_SCORES + self.seat]), int(self._state[S.S_SCORES + 1 - self.seat])
+        return int(self.seen[V.V_MY_SCORE]), int(self.seen[V.V_OPP_SCORE])
 
     @property
     def view(self) -> np.ndarray:
         """The view vector a numba strategy would get now (``strategies.view``; a copy)."""
-        return S.view_of(self._state, self.seat)
+        return self.seen.copy()
 
     # ---- the player's own -------------------------------------------------------------
     @property
@@ -411,82 +431,96 @@ class TrivialPlayer(Player):
         return "stock"
 
     def discard(self, obs):
-        state = obs._state
-        drawn = int(state[S.S_DRAWN])
-        if (int(state[S.S_LEGAL]) >> drawn) & 1:
+        drawn = int(obs.seen[V.V_DRAWN])
+        if (obs.legal_mask >> drawn) & 1:
             return drawn
         return obs.legal_discards[0]
 
 
-# ---- the decisions: phase -> (method, how its answer becomes an action) -----------------------
-def _yes_no(yes: int, no: int, what: str):
-    def convert(value, state):
+# ---- the decisions: how each kind of answer becomes an action (simulator.core.decisions) ----------
+def _yes_no(decision):
+    yes_word, no_word = decision.words or (None, None)
+
+    def convert(value, obs):
         if isinstance(value, (bool, np.bool_)):
-            return yes if value else no
-        raise _Answer(f"returned {value!r}; expected True ({what}) or False")
+            return decision.yes if value else decision.no
+        if yes_word is not None and isinstance(value, str) and value in (yes_word, no_word):
+            return decision.yes if value == yes_word else decision.no
+        if yes_word is not None:
+            raise _Answer(f"returned {value!r}; expected \"{yes_word}\" or \"{no_word}\"")
+        raise _Answer(f"returned {value!r}; expected True ({S.action_name(decision.yes)}) or False")
     return convert
 
 
-def _draw(value, state):
-    if value == "pile" or value is True:
-        return S.A_TAKE_PILE
-    if value == "stock" or value is False:
-        return S.A_DRAW_STOCK
-    raise _Answer(f"returned {value!r}; expected \"pile\" or \"stock\"")
+def _card(decision):
+    def convert(value, obs):
+        try:
+            code = _code(value)
+        except ValueError as exc:
+            raise _Answer(f"returned {value!r}: {exc}") from None
+        if 0 <= code < 64 and (obs.legal_mask >> code) & 1:
+            return S.A_DISCARD + code
+        legal = " ".join(map(str, obs.legal_discards))
+        name = str(_CARD[code]) if 0 <= code < 64 and code % 16 < 13 else repr(value)
+        raise _Answer(f"discarded {name}, which is not one of its legal discards ({legal})")
+    return convert
 
 
-def _discard(value, state):
-    try:
-        code = _code(value)
-    except ValueError as exc:
-        raise _Answer(f"returned {value!r}: {exc}") from None
-    if 0 <= code < 64 and (int(state[S.S_LEGAL]) >> code) & 1:
-        return S.A_DISCARD + code
-    legal = " ".join(map(str, _cards(int(state[S.S_LEGAL]))))
-    name = str(_CARD[code]) if 0 <= code < 64 and code % 16 < 13 else repr(value)
-    raise _Answer(f"discarded {name}, which is not one of its legal discards ({legal})")
-
-
-def _arrange(value, state):
+def _index(value, obs, first: int) -> int:
+    """An arrangement's index as its action (``first`` + index), checked against the count."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        count = int(arrangement_nb(np.int64(state[S.S_HANDS + state[S.S_KNOCKER]]), np.int64(-1))[2])
+        count = int(arrangement_nb(np.int64(obs.hand_mask), np.int64(-1))[2])
         if 0 <= value < count:
-            return S.A_ARRANGE + int(value)
+            return first + int(value)
         raise _Answer(f"returned arrangement {value}; there are {count} (0 .. {count - 1})")
-    raise _Answer(f"returned {value!r}; expected an index into obs.arrangements")
+    return -1
 
 
-def _defend(value, state):
-    if isinstance(value, str) and value == "best":
-        return S.A_DEFEND_BEST
-    if isinstance(value, str) and value == "no_layoffs":
-        return S.A_DEFEND_NO_LAYOFFS
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        count = int(arrangement_nb(np.int64(state[S.S_HANDS + 1 - state[S.S_KNOCKER]]), np.int64(-1))[2])
-        if 0 <= value < count:
-            return S.A_DEFEND + int(value)
-        raise _Answer(f"returned arrangement {value}; there are {count} (0 .. {count - 1})")
-    raise _Answer(f"returned {value!r}; expected \"best\", \"no_layoffs\" or an index into obs.arrangements")
+def _melds(decision):
+    def convert(value, obs):
+        action = _index(value, obs, S.A_ARRANGE)
+        if action < 0:
+            raise _Answer(f"returned {value!r}; expected an index into obs.arrangements")
+        return action
+    return convert
 
 
-#: phase -> (the ``Player`` method that decides it, its answer -> action code).  A new phase
-#: of the engine is one row here and a default method on ``Player``.
-DECISIONS = {
-    S.PHASE_FIRST_UPCARD: ("first_upcard", _yes_no(S.A_TAKE_PILE, S.A_PASS, "take the upcard")),
-    S.PHASE_DRAW: ("draw", _draw),
-    S.PHASE_DISCARD: ("discard", _discard),
-    S.PHASE_KNOCK: ("knock", _yes_no(S.A_KNOCK, S.A_NO_KNOCK, "knock")),
-    S.PHASE_LAST_DISCARD: ("last_discard", _yes_no(S.A_TAKE_PILE, S.A_PASS, "take the last discard")),
-    S.PHASE_ARRANGE: ("arrange", _arrange),
-    S.PHASE_DEFEND: ("defend", _defend),
-}
+def _defence(decision):
+    def convert(value, obs):
+        if isinstance(value, str) and value == "best":
+            return S.A_DEFEND_BEST
+        if isinstance(value, str) and value == "no_layoffs":
+            return S.A_DEFEND_NO_LAYOFFS
+        action = _index(value, obs, S.A_DEFEND)
+        if action < 0:
+            raise _Answer(f"returned {value!r}; expected \"best\", \"no_layoffs\" or an index into obs.arrangements")
+        return action
+    return convert
+
+
+#: how each kind of answer (``simulator.core.decisions.KINDS``) becomes an action
+_CONVERTERS = {"yes_no": _yes_no, "card": _card, "melds": _melds, "defence": _defence}
+#: phase -> (the ``Player`` method that decides it: the decision's name, its answer -> action
+#: code), from the one table of decisions (``simulator.core.decisions``); a decision the
+#: player has no method for gets its row's ready answer.
+DECISIONS = {d.phase: (d.name, _CONVERTERS[d.kind](d)) for d in TABLE}
+
+
+def _ready(phase: int, name: str):
+    """The answer of a decision a Python player leaves out: its row's ready answer
+    (``simulator.core.decisions``); a decision without one must be answered."""
+    ready = BY_PHASE[phase].ready
+    if ready is None:
+        raise AttributeError(f"a Python player needs a method {name}(obs) (or choose_action(obs))")
+    answer = READY_ANSWERS[ready]
+    return lambda obs: answer
 
 
 class _Answer(ValueError):
     """A strategy's answer that is not a legal move (the driver adds who, where and when)."""
 
 
-def _any_action(value, state, legal_of):
+def _any_action(value, legal_of):
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         legal = legal_of()
         if int(value) in legal:
@@ -510,13 +544,13 @@ class Decider:
         self.methods = [None] * (max(DECISIONS) + 1)  # by phase code
         if not self.generic:
             for phase, (name, convert) in DECISIONS.items():
-                self.methods[phase] = (getattr(player, name), convert)
+                self.methods[phase] = (getattr(player, name, None) or _ready(phase, name), convert)
 
     def decide(self, obs: Observation) -> int:
         if self.generic:
-            return _any_action(self.player.choose_action(obs), obs._state, lambda: obs.legal_actions)
+            return _any_action(self.player.choose_action(obs), lambda: obs.legal_actions)
         method, convert = self.methods[obs.phase_code]
-        return convert(method(obs), obs._state)
+        return convert(method(obs), obs)
 
     def ask(self, obs: Observation, who: str, where: str) -> int:
         """``decide(obs)``, with every failure of the strategy (a wrong answer, an

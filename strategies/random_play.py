@@ -12,8 +12,8 @@ No parameters.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.rng import below_nb, random_card_of_nb
 
 from .common import arrange_random_nb, default_defend_nb
@@ -24,22 +24,22 @@ SUMMARY = "uniform over legal moves (baseline, fuzzing)"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     return below_nb(rng, np.int64(2)) == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return random_card_of_nb(rng, view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return below_nb(rng, np.int64(2)) == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_random_nb(view, rng)
 

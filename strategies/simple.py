@@ -28,8 +28,8 @@ the knock limit in force).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import HOT, MERGED
 from simulator.core.melds import discard_deadwoods_nb, melds_with_card_nb
 from simulator.core.rng import random_card_of_nb
 
@@ -47,13 +47,13 @@ MEMORY_DECISIONS = ("discard_nb",)
 threshold = knock_at_threshold
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     top = view[V_TOP]
     return top >= 0 and melds_with_card_nb(view[V_HAND], top)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     # memory[c]: the cards that made a (drawn, discarded) pair with card c, either way round
     drawn = view[V_DRAWN]
@@ -68,7 +68,7 @@ def discard_nb(params, view, pile, rules, rng, memory):
     return card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     knock_at = params[0]
     if knock_at < 0:
@@ -76,11 +76,11 @@ def knock_nb(params, view, pile, rules, rng, memory):
     return view[V_DEADWOOD] <= knock_at
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
+@MERGED
 def arrange_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False, inline="always")
+@MERGED
 def defend_nb(params, view, pile, rules, rng, memory):
     return arrange_as_eaai_nb(view[V_HAND], rng)

@@ -26,8 +26,8 @@ Parameters (in this order): ``early`` (default 10), ``early_draws`` (default 4),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.melds import discard_deadwoods_nb
 from strategies.common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
@@ -54,7 +54,7 @@ def threshold(params, draws, limit, pickups=0, opp_score=0, target=100):
     return np.array([threshold_nb(row, np.int64(t)) for t in draws], dtype=float)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def threshold_nb(params, draws):
     """The knock threshold after ``draws`` cards drawn by this player."""
     early = params[0]
@@ -69,12 +69,12 @@ def threshold_nb(params, draws):
     return early + (late - early) * (t - early_draws) / (late_draws - early_draws)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def wants_knock_nb(params, deadwood, draws):
     return deadwood == 0 or deadwood <= threshold_nb(params, draws)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         top = view[V_TOP]
@@ -86,12 +86,12 @@ def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view[V_DEADWOOD], view[V_MY_DRAWS])
 

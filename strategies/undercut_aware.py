@@ -44,8 +44,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from simulator.infra.jit import CORE, HOT
 from simulator.core.melds import discard_deadwoods_nb, popcount_nb
 from strategies.common import least_exposure_arrange_nb, default_defend_nb, greedy_discard_nb, greedy_take_nb
 from strategies.view import (
@@ -73,7 +73,7 @@ SUMMARY = "greedy; knocks only when the estimated undercut risk <= max_risk (opp
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def opponent_draws_nb(view):
     """Cards the opponent has drawn: every turn played is one draw and one discard, and
     this player's own draws (the current one included) are in ``V_MY_DRAWS``."""
@@ -81,7 +81,7 @@ def opponent_draws_nb(view):
     return n if n > 0 else np.int64(0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def opponent_deadwood_estimate_nb(params, view):
     """The typical (median) deadwood of the opponent's hand under the model."""
     held = popcount_nb(view[V_OPP_TOOK])
@@ -91,7 +91,7 @@ def opponent_deadwood_estimate_nb(params, view):
     return params[1] * params[2] ** stock_draws * params[3] ** held
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def undercut_risk_nb(params, view, deadwood):
     """Estimated chance that the opponent ends at or below ``deadwood`` after layoffs."""
     m = opponent_deadwood_estimate_nb(params, view)
@@ -104,12 +104,12 @@ def undercut_risk_nb(params, view, deadwood):
     return 1.0 / (1.0 + math.exp(z))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def wants_knock_nb(params, view, deadwood):
     return deadwood == 0 or undercut_risk_nb(params, view, deadwood) <= params[0]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def take_nb(params, view, pile, rules, rng, memory):
     if view[V_PHASE] == PHASE_LAST_DISCARD:
         top = view[V_TOP]
@@ -121,12 +121,12 @@ def take_nb(params, view, pile, rules, rng, memory):
     return greedy_take_nb(view)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def discard_nb(params, view, pile, rules, rng, memory):
     return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
+@HOT
 def knock_nb(params, view, pile, rules, rng, memory):
     return wants_knock_nb(params, view, view[V_DEADWOOD])
 

@@ -36,8 +36,8 @@ def ginsim(*args, cwd=None) -> subprocess.CompletedProcess:
 
 def error_lines(stderr: str) -> list[str]:
     """A command's stderr lines but the compile notice, which a command prints before its first
-    compile (``simulator.core._cache.announce_compile``), an error that follows included."""
-    from simulator.core._cache import COMPILING_MESSAGE
+    compile (``simulator.infra.cache.announce_compile``), an error that follows included."""
+    from simulator.infra.cache import COMPILING_MESSAGE
 
     return [line for line in stderr.strip().splitlines() if line != COMPILING_MESSAGE]
 

@@ -33,11 +33,11 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ
 #: ``call``, the default a user gets
 os.environ["GINSIM_ENGINE"] = "all"
 
-#: the compile notice (``simulator.core._cache.announce_compile``) is printed once per process,
+#: the compile notice (``simulator.infra.cache.announce_compile``) is printed once per process,
 #: at the first compile: in the test process that would be whichever test compiles first, and
 #: tests read the command line's stderr line by line, so the session counts it as printed
 #: (the tests of the notice set it back with monkeypatch)
-from simulator.core import _cache  # noqa: E402
+from simulator.infra import cache as _cache  # noqa: E402
 
 _cache._STATE["announced"] = True
 

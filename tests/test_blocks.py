@@ -1,4 +1,4 @@
-"""simulator.core.blocks.run_blocks: every item in exactly one block, in order within a block,
+"""simulator.infra.blocks.run_blocks: every item in exactly one block, in order within a block,
 for any thread count; an error in a block is raised and later blocks never start."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from simulator.core.blocks import N_BLOCKS, run_blocks
+from simulator.infra.blocks import N_BLOCKS, run_blocks
 
 
 @pytest.mark.parametrize("n_items", [0, 1, 2, 7, 255, 256, 257, 10_000])
@@ -97,7 +97,7 @@ def test_a_block_calling_run_blocks_runs_the_inner_blocks_itself():
 
 
 def test_small_calls_play_on_one_thread_in_blocks_of_at_least_min_block():
-    from simulator.core.blocks import MIN_BLOCK_ITEMS, SMALL_CALL_ITEMS, call_plan
+    from simulator.infra.blocks import MIN_BLOCK_ITEMS, SMALL_CALL_ITEMS, call_plan
 
     assert call_plan(SMALL_CALL_ITEMS - 1, threads=2) == (1, max(1, (SMALL_CALL_ITEMS - 1) // MIN_BLOCK_ITEMS))
     assert call_plan(10, threads=2) == (1, 1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.core import _cache
+from simulator.infra import cache as _cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +47,7 @@ def test_the_cache_key_covers_every_playing_module_and_the_subpackages():
 _EDITS = textwrap.dedent('''
     import json, sys
     from pathlib import Path
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
     from simulator.run.rundir import code_fingerprint
 
     def now():
@@ -142,7 +142,8 @@ def test_import_simulator_waits_for_numba_and_then_caches_ginsim_kernels_in_its_
         import sys
         import simulator
         assert "numba" not in sys.modules
-        from simulator.core import _cache, melds
+        from simulator.core import melds
+        from simulator.infra import cache as _cache
         locator = melds.popcount_nb._cache._impl._locator
         assert getattr(locator, "_ginsim", False), type(locator)
         print(locator.get_cache_path() == str(_cache.numba_cache_dir() / locator.get_suitable_cache_subpath(melds.__file__)))

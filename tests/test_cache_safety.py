@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.core import _cache
+from simulator.infra import cache as _cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -246,7 +246,7 @@ def test_cache_description_says_where_and_how_to_move(fake_home: Path, monkeypat
 
 CLEAR_THEN_COMPILE = textwrap.dedent('''
     import simulator
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
     simulator.min_deadwood("As 2s 3s")
     kernels = _cache.numba_cache_dir()
     assert kernels in _cache.clear_cache() and not kernels.exists()

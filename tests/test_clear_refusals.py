@@ -39,7 +39,7 @@ def test_simulate_an_odd_deal_count_of_one_is_told_the_one_even_count_near_it():
 
 def test_simulate_more_deals_than_memory_holds_is_one_line_naming_the_largest_and_ginsim_run():
     from simulator.api import BYTES_PER_ROW
-    from simulator.core.inputs import memory_budget
+    from simulator.infra.inputs import memory_budget
 
     most = memory_budget() // BYTES_PER_ROW["deals"] // 2 * 2
     done = cli("simulate", "simple", "random", "--deals", str(10**20))

@@ -100,9 +100,9 @@ def test_declining_the_layoffs_keeps_14_and_the_knocker_scores_11():
     assert trace[:4].tolist() == [[0, S.EV_DEFEND, -2], [0, S.EV_LAYOFF, 0], [0, S.EV_DEFENDER_DEADWOOD, 14],
                                   [1, S.EV_SCORE, 11]]
     # a numba strategy's answer (DEFEND_NO_LAYOFFS, 0) is the same action, played the same way
-    from simulator.engine.kernels import answer_nb, play_answer_nb
+    from simulator.engine.loop import decode_nb, play_answer_nb
 
-    action, x, y = answer_nb(np.int64(S.PHASE_DEFEND), np.int64(V.DEFEND_NO_LAYOFFS), np.int64(0))
+    action, x, y = decode_nb(np.int64(S.PHASE_DEFEND), np.int64(V.DEFEND_NO_LAYOFFS), np.int64(0))
     assert action == S.A_DEFEND_NO_LAYOFFS
     played = defend.copy()
     assert play_answer_nb(played, rules, action, x, y, NO_TRACE)[0] == S.ERR_NONE

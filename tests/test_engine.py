@@ -360,7 +360,7 @@ def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(fresh_engin
     _, _, sids, params = strategy_pair("simple", "gin_hunter")
     small = engine_module(sids)
     numba_sids = {i.sid for i in REGISTRY.values() if i.kind == "numba"}
-    assert small is not full and set(small.dispatch.LEFT_OUT) == numba_sids - set(sids.tolist())
+    assert small is not full and set(small.loop.dispatch.LEFT_OUT) == numba_sids - set(sids.tolist())
     assert engine_module(sids[:1]) is small  # a later call it routes reuses it
     vector = Rules.preset("hoyle").to_array()
     rows = []
@@ -392,9 +392,9 @@ def test_which_engine_a_call_gets(monkeypatch, fresh_engine_choice):
     fresh_engine_choice("call")
     select.will_play([sid["simple"], sid["gin_hunter"]])
     first = select.engine_module([sid["simple"]])
-    assert sid["gin_hunter"] not in first.dispatch.LEFT_OUT and sid["knock_early"] in first.dispatch.LEFT_OUT
+    assert sid["gin_hunter"] not in first.loop.dispatch.LEFT_OUT and sid["knock_early"] in first.loop.dispatch.LEFT_OUT
     grown = select.engine_module([sid["knock_early"]])  # everything played so far, and the new one
-    assert not {sid["simple"], sid["gin_hunter"], sid["knock_early"]} & set(grown.dispatch.LEFT_OUT)
+    assert not {sid["simple"], sid["gin_hunter"], sid["knock_early"]} & set(grown.loop.dispatch.LEFT_OUT)
     assert select.engine_module([parse_strategy("mc+knock=simple").sid]) is full
     fresh_engine_choice("all")
     assert select.engine_module([sid["simple"]]) is full

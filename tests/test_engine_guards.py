@@ -26,7 +26,9 @@ import numpy as np
 import pytest
 
 from simulator import api
-from simulator.engine import kernels as E
+from simulator.core import constants as E  # the record columns and error codes
+from simulator.core.cards import DECK
+from simulator.core.records import HAND_RECORD_NAMES
 
 _GREEDY = '''
 import numpy as np
@@ -137,7 +139,7 @@ SCRIPT = textwrap.dedent('''
     import numpy as np
     import simulator, strategies
     from simulator import api
-    from simulator.engine import kernels as E
+    from simulator.core import constants as E
     from simulator.core.rules import Rules
     from simulator.engine.select import engine_module, strategy_pair
 
@@ -360,8 +362,8 @@ def test_every_error_code_has_a_one_line_message(code, value, decision, text):
 def test_records_without_errors_pass_and_the_error_columns_are_at_the_end():
     api.check_hand_errors(np.zeros((5, E.N_HAND_COLS), np.int64), "simple", "simple")
     api.check_game_errors(np.zeros((5, E.N_GAME_COLS), np.int64), "simple", "simple")
-    assert E.HAND_RECORD_NAMES[-2:] == ("error_seat", "error_value")
+    assert HAND_RECORD_NAMES[-2:] == ("error_seat", "error_value")
     assert (E.H_ERROR_SEAT, E.H_ERROR_VALUE, E.N_HAND_COLS) == (20, 21, 22)
     assert (E.G_ERROR_SEAT, E.G_ERROR_VALUE, E.N_GAME_COLS) == (15, 16, 17)
-    record, _ = api.play_deck([int(c) for c in E.DECK], rules="hoyle")
+    record, _ = api.play_deck([int(c) for c in DECK], rules="hoyle")
     assert record["error"] == 0 and record["error_seat"] == -1 and record["error_value"] == 0

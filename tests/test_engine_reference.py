@@ -31,7 +31,10 @@ import reference_engine as R  # noqa: E402
 
 import simulator  # noqa: E402
 from simulator import api  # noqa: E402
-from simulator.engine import kernels as E  # noqa: E402
+from simulator.core import constants as E  # noqa: E402  (the record columns)
+from simulator.core.decisions import BY_PHASE  # noqa: E402
+from simulator.core import records as RC  # noqa: E402
+from simulator.core.rules import MAX_HANDS_PER_GAME  # noqa: E402
 from simulator.core import state as S  # noqa: E402
 from simulator.core.melds import arrangement_index_nb  # noqa: E402
 from strategies import view as V  # noqa: E402
@@ -99,7 +102,7 @@ def test_record_layouts_agree():
     assert len(R.GAME_COLUMNS) == E.N_GAME_COLS
     assert [R.GAME_COLUMNS.index(c) for c in ("winner", "score0", "shutout", "dead_hands")] == [
         E.G_WINNER, E.G_SCORE0, E.G_SHUTOUT, E.G_DEAD_HANDS]
-    assert R.OUTCOMES == E.OUTCOMES and R.MAX_HANDS_PER_GAME == E.MAX_HANDS_PER_GAME
+    assert R.OUTCOMES == RC.OUTCOMES and R.MAX_HANDS_PER_GAME == MAX_HANDS_PER_GAME
 
 
 def _seed(config: str, k: int) -> int:
@@ -247,10 +250,11 @@ VIEW_DEALS = 12  # per pair and configuration
 def _engine_action(view, answer) -> int:
     """The reference's raw strategy answer as the action the engine plays."""
     phase = int(view[V.V_PHASE])
+    decision = BY_PHASE[phase]  # a yes or no: the action the table of decisions gives it
+    if decision.kind == "yes_no":
+        return decision.yes if answer else decision.no
     if phase == V.PHASE_DISCARD:
         return S.A_DISCARD + int(answer)
-    if phase == V.PHASE_KNOCK:
-        return S.A_KNOCK if answer else S.A_NO_KNOCK
     if phase == V.PHASE_ARRANGE:
         sets, runs = (int(x) for x in answer)
         return S.A_ARRANGE + int(arrangement_index_nb(np.int64(view[V.V_HAND]), np.int64(sets), np.int64(runs)))
@@ -259,9 +263,7 @@ def _engine_action(view, answer) -> int:
         if sets == V.DEFEND_BEST:
             return S.A_DEFEND_BEST
         return S.A_DEFEND + int(arrangement_index_nb(np.int64(view[V.V_HAND]), np.int64(sets), np.int64(runs)))
-    if answer:
-        return S.A_TAKE_PILE
-    return S.A_DRAW_STOCK if phase == V.PHASE_DRAW else S.A_PASS
+    raise AssertionError(f"no action for the answer {answer!r} in phase {phase}")
 
 
 @pytest.mark.parametrize("config", list(HAND_CONFIGS))

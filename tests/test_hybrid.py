@@ -16,8 +16,8 @@ DECISION_EVENTS = {
     "draw": {"take_pile", "draw_stock"},
     "discard": {"discard"},
     "knock": {"knock"},
-    "layout": {"sets", "runs", "layoff", "defender_deadwood"},
-    "defence": {"sets", "runs", "layoff", "defender_deadwood", "defend"},
+    "arrange": {"sets", "runs", "layoff", "defender_deadwood"},
+    "defend": {"sets", "runs", "layoff", "defender_deadwood", "defend"},
 }
 
 
@@ -63,7 +63,7 @@ def test_a_swap_changes_only_its_decision(decision):
         seat = int(row["a_seat"])
         ours = [e for e in (full[i], swapped[i]) if e[0] == seat and e[1] in DECISION_EVENTS[decision]]
         assert ours, (deal, full[i], swapped[i])
-    if decision not in ("first_upcard", "layout"):  # rare or identical for expert
+    if decision not in ("first_upcard", "arrange"):  # rare or identical for expert
         assert changed > 0
 
 
@@ -106,3 +106,29 @@ def test_builtin_memory_users_never_clash():
     # simple and knock_policy keep memory only in their discard: a hybrid gives it or keeps it
     assert parse_strategy("knock_policy+discard=simple").label == "knock_policy+discard=simple"
     assert parse_strategy("simple+discard=knock_policy").decisions == ("discard",)
+
+
+def test_a_hybrid_steps_through_simulator_hand_without_corrupting_memory():
+    """The hybrid's route returns a slice of its parameter row; compiled as a function of its
+    own without reference counting, a caller with NRT (``Hand.bot_action``, the Python
+    driver, the vector env) released that slice once too often and corrupted the heap (the
+    process aborted a few hands later).  A child plays hands through ``Hand`` with a hybrid,
+    allocates, and must exit cleanly with the rows ``simulate`` plays."""
+    import subprocess
+    import sys
+
+    import simulator
+
+    simulator.Hand("hoyle", seed=0, deal=0, a="simple", b="simple").bot_action()  # the engine, compiled here
+    child = (
+        "import numpy as np, simulator\n"
+        "rows = simulator.simulate('mc:samples=8+knock=simple', 'simple', 'hoyle', n_deals=6, seed=3)\n"
+        "for deal in range(6):\n"
+        "    h = simulator.Hand('hoyle', seed=3, deal=deal, a='mc:samples=8+knock=simple', b='simple')\n"
+        "    while not h.is_over():\n"
+        "        h.apply(h.bot_action())\n"
+        "    assert h.result() == rows.iloc[deal].to_dict(), deal\n"
+        "    junk = [np.zeros(1000 + i) for i in range(1000)]\n"
+        "print('played')\n")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "played", done.stderr[-2000:]

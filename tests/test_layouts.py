@@ -48,12 +48,12 @@ def test_a_view_too_big_for_its_scratch_block_is_refused(monkeypatch):
 def test_the_modules_read_their_layout_from_the_constants():
     from simulator.core import records as RC
     from simulator.core import state as S
-    from simulator.engine import kernels as K
+    from simulator.engine import work as K
     from simulator.env import encoding as EN
 
     assert RC.HAND_CONSTANTS == {k: getattr(C, k) for k in RC.HAND_CONSTANTS}
     assert RC.N_HAND_COLS == len(RC.HAND_RECORD_NAMES) and RC.H_POINTS == C.H_POINTS
-    assert S.N_STATE == C.N_STATE and S.A_DEFEND_BEST == C.A_DEFEND_BEST and K.K_SEAT_RULES == C.K_SEAT_RULES
+    assert S.N_STATE == C.N_STATE and S.A_DEFEND_BEST == C.A_DEFEND_BEST and K.K_LENT == C.K_LENT
     assert EN.N_OBS == C.N_OBS and EN.OBSERVATION_LAYOUT == C.OBSERVATION_LAYOUT
 
 

@@ -152,7 +152,7 @@ def test_the_strings_never_show_the_opponents_stock_draws():
         info = state.information_state_string(p)
         for seat, event, card in state.hand.events:
             if event == "draw_stock":
-                assert (f"P{seat} draws from the stock {format_card(card)}" in info) == (seat == p)
+                assert (f"P{seat} draws {format_card(card)} from the stock." in info) == (seat == p)
 
 
 # --------------------------------------------------------------------------- ginsim's own state machine

@@ -98,14 +98,14 @@ def test_the_human_defends_against_the_bots_layout(tmp_path):
     assert "defend> " not in best and typed[-1] == ""
     assert "simple lays out [" in best and "[b] (or Enter) best defence: [3h 4h 5h]" in best
     assert "[1] lay out [5h 5d 5c]" in best and "[2]" not in best.split("simple lays out")[1]
-    assert "You defend with the best response: lay out [3h 4h 5h], lay off 5d" in best
+    assert "You defend with the best response.\nYou lay off 5d." in best
     assert "defender deadwood 35)" in best
     _, first = _script(seed=172, defend="1")
-    assert "You defend with least-deadwood arrangement 1: lay out [5h 5d 5c], lay off nothing." in first
+    assert "You defend with least-deadwood arrangement 1.\nYou lay off nothing." in first
     assert "defender deadwood 37)" in first
     _, none = _script(seed=172, defend="n")  # no layoffs: the first arrangement, nothing laid off
     assert "[n] lay out [5h 5d 5c]  | deadwood 3s 7s 3h 4h Th 2c 8c (37), lay off nothing\n" in none
-    assert "You defend with no layoffs: lay out [5h 5d 5c], lay off nothing." in none
+    assert "You defend with no layoffs.\nYou lay off nothing." in none
     assert "defender deadwood 37)" in none
     # the same moves from a file, the defence an empty line
     moves = tmp_path / "moves.txt"
@@ -131,7 +131,7 @@ def test_the_bots_defence_is_printed():
     table = Table("simple", "hoyle", 1, False, input, out)
     (event,) = [e for e in hand.events if e[1] == "defend"]
     assert event[0] == 1 and event[2] >= 0  # simple defends with one of its arrangements
-    table.tell(event, hand)
+    for e in hand.events[hand.events.index(event):]:
+        table.tell(e)
     text = out.getvalue()
-    assert text.startswith(f"simple defends with least-deadwood arrangement {event[2] + 1}: lays out [")
-    assert "lays off " in text
+    assert text.startswith(f"simple defends with least-deadwood arrangement {event[2] + 1}.\nsimple lays off ")

@@ -84,7 +84,7 @@ def test_ginsim_simulate_refuses_an_out_of_bounds_plugin(tmp_path: Path):
 STUCK = textwrap.dedent('''
     import os, signal, sys, threading
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if run in the background
-    from simulator.core import blocks
+    from simulator.infra import blocks
     blocks.INTERRUPT_GRACE_S = 0.5
     run_blocks = blocks.run_blocks
     def interrupted_soon(*args, **kwargs):  # Ctrl-C 1 s after the trial starts

@@ -4,12 +4,14 @@ dispatch module kept in sync with its generator."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 from plugin_sources import greedy_plugin
+from simulator.core.decisions import FUNCTIONS
 from strategies.plugins import dispatch_source
 from strategies.registry import BUILTIN
 
@@ -102,7 +104,8 @@ def test_dispatch_names_every_id_and_refuses_unknown_ones():
 
     source = dispatch_source([(module, None) for _, module in BUILTIN])
     for sid in range(len(BUILTIN)):
-        assert source.count(f"    if sid == {sid}:\n") == 5  # one explicit branch per decision
+        # one explicit branch per strategy function of the table of decisions
+        assert source.count(f"    if sid == {sid}:\n") == len(FUNCTIONS)
     assert dispatch.N_STRATEGIES == len(BUILTIN)
     args = (np.zeros(8), np.zeros(20, np.int64), np.zeros(64, np.int64), np.zeros(20, np.int64),
             np.zeros(1, np.uint64), np.zeros(64, np.int64))
@@ -129,7 +132,8 @@ def test_a_plugin_without_defend_nb_defends_with_the_best_response():
         source = dispatch_source([("strategies.simple", None), (bare.__name__, "0" * 64)])
     finally:
         del sys.modules[bare.__name__]
-    assert "from strategies.common import default_defend_nb\n" in source
+    imported = re.search(r"^from strategies\.common import (.*)$", source, re.MULTILINE)
+    assert imported and "default_defend_nb" in imported.group(1).split(", ")
     assert "    if sid == 1:\n        return default_defend_nb(params, view, pile, rules, rng, memory)\n" in source
     assert "    if sid == 0:\n        return simple.defend_nb(params, view, pile, rules, rng, memory)\n" in source
     assert "default_defend_nb" not in dispatch_source([("strategies.simple", None)])
@@ -139,22 +143,22 @@ def test_a_plugin_without_defend_nb_defends_with_the_best_response():
 def test_plugin_engine_substitutions_are_checked():
     import pytest
 
-    from simulator.engine.select import plugin_engine_source
+    from simulator.engine.select import plugin_loop_source
 
     engine = "from strategies import dispatch\nfrom ..core.melds import x\nfrom . import state\nfrom .hand import y\n"
-    out = plugin_engine_source(engine, "ginsim_dispatch_abc")
+    out = plugin_loop_source(engine, "ginsim_dispatch_abc")
     assert out == ("import ginsim_dispatch_abc as dispatch\nfrom simulator.core.melds import x\n"
                    "from simulator.engine import state\nfrom simulator.engine.hand import y\n")
     with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_engine_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
+        plugin_loop_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
     with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_engine_source(engine + "from strategies import dispatch\n", "d")
+        plugin_loop_source(engine + "from strategies import dispatch\n", "d")
     with pytest.raises(RuntimeError, match="imports changed shape"):
-        plugin_engine_source("from strategies import dispatch\nimport simulator\n", "d")
+        plugin_loop_source("from strategies import dispatch\nimport simulator\n", "d")
     with pytest.raises(RuntimeError, match="leaves the simulator package"):
-        plugin_engine_source("from strategies import dispatch\nfrom ...x import y\n", "d")
-    real = (Path(__file__).parents[1] / "simulator" / "engine" / "kernels.py").read_text()
-    assert "import ginsim_dispatch_x as dispatch" in plugin_engine_source(real, "ginsim_dispatch_x")
+        plugin_loop_source("from strategies import dispatch\nfrom ...x import y\n", "d")
+    real = (Path(__file__).parents[1] / "simulator" / "engine" / "loop.py").read_text()
+    assert "import ginsim_dispatch_x as dispatch" in plugin_loop_source(real, "ginsim_dispatch_x")
 
 
 def test_parameter_rows_are_built_by_name():
@@ -188,7 +192,7 @@ EDIT_SCRIPT = textwrap.dedent('''
     # register() checked the plug-in against the arguments the engine really passes: when
     # this process compiled the engine (the first run after any edit of it) the dispatch
     # functions saw those types (an engine loaded from the cache leaves them uncompiled)
-    dispatch = engine_module().dispatch
+    dispatch = engine_module().loop.dispatch
     for decision in ("take_nb", "discard_nb", "knock_nb", "arrange_nb"):
         seen = [tuple(s[1:]) for s in getattr(dispatch, decision).signatures]
         assert seen in ([], [contract_types()]), (decision, seen, contract_types())

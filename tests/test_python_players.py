@@ -45,15 +45,15 @@ class NumbaInPython(Player):
         if not memory:
             memory["rng"] = np.array([obs._seat_info.key], np.uint64)
             memory["mem"] = np.zeros(N_MEMORY, np.int64)
-        engine = engine_module()
+        engine = engine_module().loop
         state = obs._state
         n = int(state[S.S_PILE_LEN])
         pile = np.zeros(64, np.int64)
         pile[:n] = state[S.S_PILE:S.S_PILE + n]
         view = np.zeros(len(obs.view), np.int64)
         strategy = parse_strategy(self.target)
-        action, x, y = engine.decide_nb(state, np.int64(strategy.sid), strategy.row, view, pile,
-                                        obs._seat_info.rules_array.copy(), memory["rng"], memory["mem"])
+        action, x, y = engine.ask_nb(state, np.int64(strategy.sid), strategy.row, view, pile,
+                                     obs._seat_info.rules_array.copy(), memory["rng"], memory["mem"])
         if action == engine.ANSWER_LAYOUT:
             return S.A_ARRANGE + int(arrangement_index_nb(np.int64(obs.hand_mask), np.int64(x), np.int64(y)))
         if action == engine.ANSWER_DEFENCE:  # a least-deadwood arrangement (simple: EAAI's defence)

@@ -166,13 +166,13 @@ def test_kernels_compiled_reads_numbas_own_index_for_this_copy_of_the_sources(tm
     copy = tmp_path / "site-packages"
     for package in ("simulator", "strategies"):
         shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
-    probe = ("import simulator.core._cache as c, simulator.engine.select as s; "
+    probe = ("import simulator.infra.cache as c, simulator.engine.select as s; "
              "print(c.numba_cache_dir().name, s.kernels_compiled(('play_deal_block_nb',), "
              "module='simulator.engine.kernels'))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(copy)})
     assert done.returncode == 0, done.stderr
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
 
     directory, compiled = done.stdout.split()
     assert directory == _cache.numba_cache_dir().name  # the same sources: the same cache directory
@@ -192,7 +192,7 @@ def _load_module(source: Path, name: str):
 def test_is_cached_follows_numbas_index_and_the_source_stamp(tmp_path, monkeypatch):
     """``is_cached`` is numba's own verdict: no index, an index of the file as it is, the file
     changed since (numba would compile again), a function that is not cached."""
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
 
     source = tmp_path / "tiny_kernel.py"
     source.write_text("from numba import njit\n\n@njit(cache=True)\ndef add(x):\n    return x + 1\n\n"
@@ -213,7 +213,7 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
     """``announce_compiles`` (every ``ginsim`` command calls it first): the notice comes at
     numba's first compile of a ginsim function in the process, once, and never for machine
     code loaded from the cache."""
-    from simulator.core import _cache
+    from simulator.infra import cache as _cache
 
     source = tmp_path / "tiny_engine.py"
     source.write_text("from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n"
@@ -234,8 +234,8 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
-    from simulator.core import _cache
     from simulator.engine import select
+    from simulator.infra import cache as _cache
     from simulator.run.experiment import load_experiment
     from simulator.run.runner import run_experiment
 

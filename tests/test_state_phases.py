@@ -32,7 +32,8 @@ from numba import njit
 import simulator
 from simulator import api
 from simulator.core import records
-from simulator.engine import kernels as E
+from simulator.core import constants as C
+from simulator.engine.loop import run_until_nb
 from simulator.core import state as S
 from simulator.core.cards import DECK, parse_cards
 from simulator.core.rules import Rules
@@ -663,25 +664,17 @@ def test_observation_shows_the_players_own_decision_data():
 
 
 @njit
-def _two_rollouts(state, rules, sids, params, player_rngs, memory):
-    """Copy ``state`` (and the strategies' streams and memories) twice and play each copy
-    to the end; return both final states and records."""
-    finals = np.zeros((2, state.shape[0]), np.int64)
-    outs = np.zeros((2, E.N_HAND_COLS), np.int64)
+def _two_rollouts(work, rules):
+    """Copy the work row ``work`` (the hand, the strategies' streams and memories) twice and play
+    each copy to the end with the engine's loop; return both final states and records."""
+    finals = np.zeros((2, S.N_STATE), np.int64)
+    outs = np.zeros((2, records.N_HAND_COLS), np.int64)
     no_trace = np.zeros((0, 3), np.int64)
     for k in range(2):
-        s = state.copy()
-        rngs = player_rngs.copy()
-        mem = memory.copy()
-        seat_params = params.copy()
-        seat_rules = np.empty((2, rules.shape[0]), np.int64)
-        for seat in range(2):
-            for i in range(rules.shape[0]):
-                seat_rules[seat, i] = rules[i]
-        scratch = np.zeros(E.SCRATCH_LEN, np.int64)
-        E.play_out_nb(s, rules, sids, params, seat_params, seat_rules, rngs, mem, scratch, outs[k], no_trace)
-        for i in range(s.shape[0]):
-            finals[k, i] = s[i]
+        w = work.copy()
+        run_until_nb(w, rules, np.int64(0), outs[k], no_trace)
+        for i in range(S.N_STATE):
+            finals[k, i] = w[i]
     return finals, outs
 
 
@@ -695,9 +688,7 @@ def test_a_numba_rollout_from_a_copied_mid_hand_state():
         h.apply(h.bot_action())
     assert not h.is_over()
     state = h.state.copy()
-    sids = np.array([s.sid for s in (h.strategies if h.a_seat == 0 else h.strategies[::-1])], np.int64)
-    params = np.vstack([s.row for s in (h.strategies if h.a_seat == 0 else h.strategies[::-1])])
-    finals, outs = _two_rollouts(state, h._rules, sids, params, h._rngs, h._memory)
+    finals, outs = _two_rollouts(h._work, h._rules)  # the hand's work row: its strategies seated
     np.testing.assert_array_equal(state, h.state)  # the original is untouched
     np.testing.assert_array_equal(finals[0], finals[1])
     np.testing.assert_array_equal(outs[0], outs[1])
@@ -717,10 +708,9 @@ def test_the_record_schema_drives_the_frames_the_indices_and_the_reference():
         (n, str(pd.api.types.pandas_dtype(t))) for n, t, _ in records.frame_columns(records.HAND_ROW)]
     game = api.game_frame(np.zeros((0, records.N_GAME_COLS), np.int64))
     assert list(game.columns) == [n for n, _, _ in records.frame_columns(records.GAME_ROW)]
-    assert records.HAND_RECORD_NAMES.index("error_seat") == E.H_ERROR_SEAT == 20
-    assert E.HAND_RECORD_NAMES is records.HAND_RECORD_NAMES
+    assert records.HAND_RECORD_NAMES.index("error_seat") == records.H_ERROR_SEAT == 20
     for name, index in records.HAND_CONSTANTS.items():
-        assert getattr(E, name) == index
+        assert getattr(C, name) == index
     import reference_engine as R
 
     assert R.HAND_COLUMNS == records.HAND_RECORD_NAMES and R.GAME_COLUMNS == records.GAME_RECORD_NAMES

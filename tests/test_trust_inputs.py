@@ -428,7 +428,7 @@ def test_ctrl_c_stops_a_batch_whose_kernel_never_returns(tmp_path):
     script.write_text(
         "import os, signal, threading, time\n"
         "signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if run in the background\n"
-        "from simulator.core import blocks\n"
+        "from simulator.infra import blocks\n"
         "blocks.INTERRUPT_GRACE_S = 0.5\n"
         "def kernel(start, stop):  # like compiled code: no Python signal handler ever runs in it\n"
         "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"

@@ -2,8 +2,8 @@
 escapes or crashes.
 
 Each test names the defect or the principle it guards; each fails on the code before the
-fix.  The principles are each one function (``simulator.core.inputs``,
-``simulator.core.terminal``, ``simulator.run.rundir``) that every command calls; their own
+fix.  The principles are each one function (``simulator.infra.inputs``,
+``simulator.infra.terminal``, ``simulator.run.rundir``) that every command calls; their own
 tests come first, then the red team's probes through the command line."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def deadline(seconds: float, fifo: Path):
 # ---- the principles, each one function ----------------------------------------------------
 
 def test_read_regular_opens_no_link_and_never_waits(tmp_path):
-    from simulator.core import inputs
+    from simulator.infra import inputs
 
     (tmp_path / "real.json").write_text('{"a": 1}')
     (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
@@ -110,7 +110,7 @@ def test_read_regular_opens_no_link_and_never_waits(tmp_path):
 
 
 def test_json_and_toml_are_bounded_in_nesting_before_parsing(tmp_path):
-    from simulator.core import inputs
+    from simulator.infra import inputs
 
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(ValueError, match="nested more than 64 deep"):
@@ -126,7 +126,7 @@ def test_json_and_toml_are_bounded_in_nesting_before_parsing(tmp_path):
 
 
 def test_inside_work_keeps_paths_in_the_working_directory_or_out(tmp_path, monkeypatch):
-    from simulator.core import inputs
+    from simulator.infra import inputs
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "escape").symlink_to(tmp_path.parent)
@@ -138,7 +138,7 @@ def test_inside_work_keeps_paths_in_the_working_directory_or_out(tmp_path, monke
 
 
 def test_sizes_are_checked_against_memory_and_disk(tmp_path):
-    from simulator.core import inputs
+    from simulator.infra import inputs
 
     budget = inputs.memory_budget()
     assert inputs.memory_problem(10, 100, "deals", "give fewer") is None
@@ -155,7 +155,7 @@ def test_sizes_are_checked_against_memory_and_disk(tmp_path):
     ("bool", [True, False, np.bool_(True)], ["no", 0, 1, None]),
 ])
 def test_python_arguments_are_checked_as_the_toml_keys_are(kind, good, bad):
-    from simulator.core import inputs
+    from simulator.infra import inputs
 
     from simulator.run.config import Key
 
@@ -167,7 +167,7 @@ def test_python_arguments_are_checked_as_the_toml_keys_are(kind, good, bad):
 
 
 def test_text_from_data_is_escaped_and_any_encoding_works():
-    from simulator.core.terminal import TerminalStream, printable
+    from simulator.infra.terminal import TerminalStream, printable
 
     assert printable("a\x1b[31mred\x07\u202e\nb\tc") == "a\\x1b[31mred\\x07\\u202e\nb\tc"
     assert printable("x\ny", keep_lines=False) == "x\\ny"

@@ -181,13 +181,13 @@ def test_the_env_compiles_against_an_engine_for_its_opponent_and_plays_as_with_a
 
     everything = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
     full_engine = select.engine_module([everything.opponent.sid])  # the session's routes every strategy (conftest.py)
-    assert not getattr(full_engine.dispatch, "LEFT_OUT", ())
-    assert everything._batch.hand_decide_nb is full_engine.hand_decide_nb
+    assert not getattr(full_engine.loop.dispatch, "LEFT_OUT", ())
+    assert everything._batch.loop is full_engine.loop
     full = _random_play(everything, 3, 150)
     fresh_engine_choice("call")
     env = GinRummyVectorEnv(4, opponent="gin_hunter", rules="oklahoma")
     engine = select.engine_module([env.opponent.sid])
-    assert engine.dispatch.LEFT_OUT and env._batch.hand_decide_nb is engine.hand_decide_nb
+    assert engine.loop.dispatch.LEFT_OUT and env._batch.loop is engine.loop
     assert vector.batch_kernels(env.opponent.sid) is env._batch  # built once per engine
     got = _random_play(env, 3, 150)
     assert len(got) == len(full) and all(np.array_equal(a, b) for a, b in zip(full, got))

@@ -130,7 +130,7 @@ def test_the_installed_wheel_runs_the_quick_start_from_an_empty_directory(wheel,
                           capture_output=True, text=True, cwd=empty, env=env, timeout=800)
     assert done.returncode == 0, done.stderr[-3000:]
     # an empty cache: the first run says it compiles before it does, even with --quiet
-    from simulator.core._cache import COMPILING_MESSAGE
+    from simulator.infra.cache import COMPILING_MESSAGE
 
     assert COMPILING_MESSAGE in done.stderr.splitlines(), done.stderr[-3000:]
     assert "quickstart: 4 cells into results/quickstart" in done.stdout

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.terminal import printable
+from ..infra.terminal import printable
 from ..run.rundir import read_manifest, readable_run, run_path
 from ..run.runner import run_status
 from .stats import scan_run

@@ -1,11 +1,11 @@
 """The game itself: cards, melds, scores, rule variants, the hand's state machine and what a
 seat may see.
 
-The first stage (core -> strategies -> engine -> api -> run -> analysis -> studies, env,
-tools -> cli): it imports no other stage.  Exact and independent of how hands are played:
-the engine calls these kernels, strategies read them, and
-``simulator``'s public functions (``min_deadwood``, ``best_arrangement``, ``score_hand``...)
-wrap them for people.
+The stage above ``simulator.infra`` (infra -> core -> strategies -> engine -> api -> run ->
+analysis -> studies, env, tools -> cli): it imports no stage but ``simulator.infra`` (how its
+kernels compile).  Exact and independent of how hands are played: the engine calls these
+kernels, strategies read them, and ``simulator``'s public functions (``min_deadwood``,
+``best_arrangement``, ``score_hand``...) wrap them for people.
 
 * ``cards``: the card and hand-mask encoding, parsing and formatting;
 * ``melds``: melds, deadwood, best discards, layouts and layoffs (numba kernels);
@@ -14,12 +14,12 @@ wrap them for people.
 * ``rules_api``: the rules core with readable arguments (cards as strings, named results);
 * ``rng``: counter-based random streams keyed by (seed, deal indices);
 * ``state``: one hand as a steppable state machine (the state array, its phase functions,
-  the action codes, ``apply_action_nb``, ``legal_actions_nb``, ``fill_view_nb``);
+  the action codes, ``apply_action_nb``, ``legal_actions_nb``), what a seat sees
+  (``fill_view_nb``) and a state consistent with it (``determinize_nb``);
 * ``view``: the view contract a strategy decides on (``strategies.view`` re-exports it);
+* ``decisions``: the decision points, declared once (name, strategy function, answer);
+* ``narrate``: a hand's events in words;
 * ``layouts``: every integer layout as a table, generating ``constants`` (plain constants);
 * ``errors``: ``StrategyError`` and the one-line message of each error code;
-* ``records``: the row schemas; ``columns``: records to frame and Arrow columns;
-* ``blocks``: blocks of work on a pool of threads (the kernels release the GIL);
-* ``lazy``: the public names of ``simulator`` and ``strategies``, imported on first use;
-* ``_cache``: where numba keeps ginsim's compiled kernels (one directory per source version).
+* ``records``: the row schemas.
 """

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .inputs import argument
+from ..infra.inputs import argument
 
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "shdc"

@@ -131,19 +131,25 @@ ERR_WROTE_RULES = 5  # strategy wrote into the rule vector it was given
 ERR_WROTE_PARAMS = 6  # strategy wrote into its parameter row
 ERR_ILLEGAL_ACTION = 7  # an action that is not legal in the hand's phase
 
-# ---- the batch kernels' scratch (simulator.engine.kernels)
+# ---- the scratch of the work row (simulator.engine.work)
 W_VIEW = 0  # the view of the seat to act (N_VIEW slots used)
 W_SEAT_PILES = 32  # each seat's copy of the pile, the one its strategy gets
 SCRATCH_LEN = 160  # slots in all
 
-# ---- the Python driver's work array (simulator.engine.kernels.advance_nb)
+# ---- the work row of a match (simulator.engine.work)
 K_STATE = 0  # the hand
-K_PYTHON = 192  # 1 for a seat played by a Python strategy
-K_SIDS = 194  # each seat's numba strategy id
-K_SCRATCH = 196  # the view and the seats' pile copies
-K_MEMORY = 356  # the numba strategies' memories
-K_RNGS = 484  # each seat's random stream (uint64 bits)
-K_SEAT_RULES = 486  # 2 x rules: the rule copies lent to each seat (work_len adds them)
+K_SIDS = 192  # each seat's strategy id (a Python strategy's is negative)
+K_SCRATCH = 194  # the view and the seats' pile copies
+K_MEMORY = 354  # each seat's per-hand memory
+K_RNGS = 482  # each seat's random stream (uint64 bits)
+K_DECK = 484  # the deck the hand was dealt from
+K_DECK_RNG = 536  # the deck's stream (uint64 bits)
+K_SEED = 537  # the seed of the deal or game (uint64 bits)
+K_RECORD = 538  # the hand's record (a hand row)
+K_N_RULES = 560  # the rule vector's length
+K_WIDTH = 561  # the parameter rows' width
+#: 2 x rules (each seat's rule copy), 2 x width (each seat's parameter row, float64 bits), 2 x width (the copies lent)
+K_LENT = 562
 
 # ---- the RL observation's blocks (simulator.env.encoding)
 O_HAND = 0  # hand: 52 values

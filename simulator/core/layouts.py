@@ -196,7 +196,7 @@ def _state_len() -> int:
     return offsets(STATE_SLOTS)[1]
 
 
-# ---- the batch kernels' per-worker scratch (``simulator.engine.kernels``) ------------------------
+# ---- the scratch of the work row (``simulator.engine.work``) --------------------------------------
 SCRATCH: tuple[Block, ...] = (
     Block("W_VIEW", 32, "the view of the seat to act (N_VIEW slots used)"),
     Block("W_SEAT_PILES", 2 * 64, "each seat's copy of the pile, the one its strategy gets"),
@@ -204,27 +204,57 @@ SCRATCH: tuple[Block, ...] = (
 
 
 def _work() -> tuple[Block, ...]:
-    """The work array of ``advance_nb``: everything int64 a Python driver keeps for a matchup."""
+    """The work row of a match (``simulator.engine.work``): everything int64 a driver keeps for
+    one matchup, the hand included.  Its last block holds the lent copies, whose size
+    depends on the rule vector's length and the parameter rows' width (``work_len``)."""
+    memory = dict((n, v) for n, v, _ in VIEW_SCALARS)["N_MEMORY"]
     return (
         Block("K_STATE", _state_len(), "the hand"),
-        Block("K_PYTHON", 2, "1 for a seat played by a Python strategy"),
-        Block("K_SIDS", 2, "each seat's numba strategy id"),
+        Block("K_SIDS", 2, "each seat's strategy id (a Python strategy's is negative)"),
         Block("K_SCRATCH", offsets(SCRATCH)[1], "the view and the seats' pile copies"),
-        Block("K_MEMORY", 2 * dict((n, v) for n, v, _ in VIEW_SCALARS)["N_MEMORY"], "the numba strategies' memories"),
+        Block("K_MEMORY", 2 * memory, "each seat's per-hand memory"),
         Block("K_RNGS", 2, "each seat's random stream (uint64 bits)"),
-        Block("K_SEAT_RULES", 0, "2 x rules: the rule copies lent to each seat (work_len adds them)"),
+        Block("K_DECK", 52, "the deck the hand was dealt from"),
+        Block("K_DECK_RNG", 1, "the deck's stream (uint64 bits)"),
+        Block("K_SEED", 1, "the seed of the deal or game (uint64 bits)"),
+        Block("K_RECORD", len(RC.HAND_RECORD_NAMES), "the hand's record (a hand row)"),
+        Block("K_N_RULES", 1, "the rule vector's length"),
+        Block("K_WIDTH", 1, "the parameter rows' width"),
+        Block("K_LENT", 0, "2 x rules (each seat's rule copy), 2 x width (each seat's parameter row, "
+                           "float64 bits), 2 x width (the copies lent)"),
     )
 
 
 # ---- the RL observation (``simulator.env.encoding``): name, constant, size -------------------------
-OBSERVATION: tuple[tuple[str, str, int], ...] = (
-    ("hand", "O_HAND", 52), ("drawn", "O_DRAWN", 52), ("opponent_held", "O_OPP_HELD", 52),
-    ("opponent_discards", "O_OPP_DISCARDS", 52), ("opponent_declined", "O_OPP_DECLINED", 52),
-    ("pile", "O_PILE", 52), ("pile_order", "O_PILE_ORDER", 52), ("top", "O_TOP", 52),
-    ("stock", "O_STOCK", 32), ("phase", "O_PHASE", len(PHASES) - 1), ("knock_limit", "O_LIMIT", 11),
-    ("flags", "O_FLAGS", 2), ("deadwood", "O_DEADWOOD", 1), ("scores", "O_SCORES", 2),
-    ("knocker_sets", "O_KNOCKER_SETS", 52), ("knocker_runs", "O_KNOCKER_RUNS", 52),
+# (with what each block means: docs/rl.md's table is generated from it, ``observation_table``)
+OBSERVATION: tuple[tuple[str, str, int, str], ...] = (
+    ("hand", "O_HAND", 52, "own cards"),
+    ("drawn", "O_DRAWN", 52, "discard phase: the card just drawn"),
+    ("opponent_held", "O_OPP_HELD", 52,
+     "cards known to be in the opponent's hand (taken from the pile, not discarded since)"),
+    ("opponent_discards", "O_OPP_DISCARDS", 52, "every card the opponent discarded this hand"),
+    ("opponent_declined", "O_OPP_DECLINED", 52, "pile tops the opponent passed on"),
+    ("pile", "O_PILE", 52, "cards in the discard pile"),
+    ("pile_order", "O_PILE_ORDER", 52, "(i + 1) / pile size for the i-th card from the bottom"),
+    ("top", "O_TOP", 52, "the pile's top card"),
+    ("stock", "O_STOCK", 32, "cards left in the stock, one-hot 0..31"),
+    ("phase", "O_PHASE", len(PHASES) - 1, ", ".join(n for n, _ in PHASES[:-1]) + " (all 0 once over)"),
+    ("knock_limit", "O_LIMIT", 11, "the deal's knock limit, one-hot 0..10"),
+    ("flags", "O_FLAGS", 2, "is dealer; the drawn card came from the pile"),
+    ("deadwood", "O_DEADWOOD", 1, "own deadwood / 100"),
+    ("scores", "O_SCORES", 2, "own and opponent's game score / target (0 in single hands)"),
+    ("knocker_sets", "O_KNOCKER_SETS", 52, "the set cards the knocker laid out (from the defend phase on)"),
+    ("knocker_runs", "O_KNOCKER_RUNS", 52, "the run cards the knocker laid out"),
 )
+
+
+def observation_table() -> str:
+    """docs/rl.md's table of the RL observation's blocks: name, offset, size, meaning."""
+    rows, at = ["| block | offset | size | meaning |", "|---|---|---|---|"], 0
+    for name, _, size, meaning in OBSERVATION:
+        rows.append(f"| `{name}` | {at} | {size} | {meaning} |")
+        at += size
+    return "\n".join(rows)
 
 
 def sections() -> list[tuple[str, list[tuple[str, object, str]]]]:
@@ -246,18 +276,18 @@ def sections() -> list[tuple[str, list[tuple[str, object, str]]]]:
                 + [("EVENT_NAMES", EVENTS, "event code -> name")]))
     out.append(("error codes (the record's H_ERROR)", [(e.name, e.code, e.text) for e in ERRORS]))
     scratch, n_scratch = offsets(SCRATCH)
-    out.append(("the batch kernels' scratch (simulator.engine.kernels)",
+    out.append(("the scratch of the work row (simulator.engine.work)",
                 [(b.name, scratch[b.name], b.doc) for b in SCRATCH] + [("SCRATCH_LEN", n_scratch, "slots in all")]))
     work, _ = offsets(_work())
-    out.append(("the Python driver's work array (simulator.engine.kernels.advance_nb)",
+    out.append(("the work row of a match (simulator.engine.work)",
                 [(b.name, work[b.name], b.doc) for b in _work()]))
     obs, at = [], 0
-    for name, const, size in OBSERVATION:
+    for name, const, size, _ in OBSERVATION:
         obs.append((const, at, f"{name}: {size} values"))
         at += size
     out.append(("the RL observation's blocks (simulator.env.encoding)", obs + [
         ("N_OBS", at, "values in all"),
-        ("OBSERVATION_LAYOUT", tuple((n, o, s) for (n, _, s), (_, o, _) in zip(OBSERVATION, obs)),
+        ("OBSERVATION_LAYOUT", tuple((n, o, s) for (n, _, s, _), (_, o, _) in zip(OBSERVATION, obs)),
          "(name, offset, size) of each block")]))
     out.append(("outcomes of a hand record", [("OUT_" + o.upper(), i, "") for i, o in enumerate(RC.OUTCOMES)]))
     out.append(("the hand row (simulator.core.records.HAND_ROW)",

@@ -31,10 +31,10 @@ the public Python functions with readable arguments live in ``simulator.core.rul
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .bits import ctpop_u64, cttz_u64
 from .cards import CARD_VALUE, N_RANKS, RANK_MASK, SUIT_SHIFT
+from ..infra.jit import ALLOCATES, CORE
 
 SUIT_SUBSETS = 1 << N_RANKS  # 8192 subsets of one suit
 
@@ -85,24 +85,24 @@ SUIT_REMOVAL_DEADWOOD, SUIT_REMOVAL_CARDS = _build_removal_tables()
 _SUIT_MASK = RANK_MASK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def lowest_card_nb(mask):
     """Code of the lowest card in a hand mask (count of trailing zeros; 0 for an empty mask)."""
     return cttz_u64(np.uint64(mask)) & 63
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def popcount_nb(mask):
     """Number of cards in a hand mask."""
     return ctpop_u64(np.uint64(mask))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def suit_slot_nb(mask, suit):
     return (mask >> (SUIT_SHIFT * suit)) & _SUIT_MASK
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def hand_value_nb(mask):
     """Sum of the deadwood values of every card in the mask."""
     return np.int64(
@@ -113,7 +113,7 @@ def hand_value_nb(mask):
     )
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def runs_deadwood_nb(mask):
     """Least deadwood of a hand using runs only (each suit by table look-up)."""
     return np.int64(
@@ -124,7 +124,7 @@ def runs_deadwood_nb(mask):
     )
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def run_cover_nb(mask):
     """The cards of ``mask`` that lie in a block of at least three consecutive ranks of a suit.
 
@@ -135,7 +135,7 @@ def run_cover_nb(mask):
     return starts | (starts << 1) | (starts << 2)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def set_ranks_nb(mask):
     """(ranks held in at least three suits, ranks held in all four) as 13-bit rank masks."""
     a = mask & _SUIT_MASK
@@ -147,13 +147,13 @@ def set_ranks_nb(mask):
     return three, four
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def rank_cards_nb(rank):
     """Mask of the four cards of one rank."""
     return np.int64(0x0001000100010001) << rank
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def set_option_nb(mask, rank, option):
     """Cards melded as a set of ``rank`` under ``option``.
 
@@ -168,7 +168,7 @@ def set_option_nb(mask, rank, option):
     return held & ~(np.int64(1) << (SUIT_SHIFT * (option - 2) + rank))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def set_choices_nb(mask):
     """The set-forming ranks of a hand and how many set options each has.
 
@@ -199,7 +199,7 @@ def set_choices_nb(mask):
     return r0, r1, r2, n0, n1, n2
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def sets_melded_nb(mask, r0, r1, r2, i0, i1, i2):
     melded = np.int64(0)
     if r0 >= 0:
@@ -211,7 +211,7 @@ def sets_melded_nb(mask, r0, r1, r2, i0, i1, i2):
     return melded
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def min_deadwood_nb(mask):
     """Least deadwood of exactly the cards in ``mask`` (at most 11 cards)."""
     r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
@@ -228,7 +228,7 @@ def min_deadwood_nb(mask):
     return best
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def unmeldable_value_nb(mask):
     """The value of the cards of ``mask`` that no meld can hold: in no block of three or
     more consecutive cards of a suit and of a rank held fewer than three times.  Every
@@ -239,7 +239,7 @@ def unmeldable_value_nb(mask):
     return hand_value_nb(mask & ~(run_cover_nb(mask) | in_sets))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def discard_deadwoods_nb(mask, allowed):
     """Least deadwood after discarding, over the allowed discards of an 11-card hand.
 
@@ -290,13 +290,13 @@ def discard_deadwoods_nb(mask, allowed):
     return best, optimal
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def discard_key_nb(card):
     """Tie-break order among equally good discards: higher value, then rank, then suit."""
     return CARD_VALUE[card] * 1024 + (card & 15) * 4 + (card >> 4)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def preferred_discard_nb(optimal):
     """The card that ``best_discard`` picks among the optimal discards in a mask."""
     best_card = np.int64(-1)
@@ -311,7 +311,7 @@ def preferred_discard_nb(optimal):
     return best_card
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def best_discard_nb(mask, forbidden):
     """(card, deadwood): the discard of an 11-card hand leaving the least deadwood.
 
@@ -325,7 +325,7 @@ def best_discard_nb(mask, forbidden):
     return preferred_discard_nb(optimal), dw
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def melds_with_card_nb(mask, card):
     """True when ``card`` would be part of some meld together with cards of ``mask``."""
     hand = mask | (np.int64(1) << card)
@@ -343,7 +343,7 @@ def melds_with_card_nb(mask, card):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def set_layoff_targets_nb(set_cards):
     """Cards that can be laid off on the knocker's sets: the 4th card of each set of three."""
     targets = np.int64(0)
@@ -356,7 +356,7 @@ def set_layoff_targets_nb(set_cards):
     return targets
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def chain_layable_nb(unmatched, set_targets, run_cards):
     """Every card of ``unmatched`` the defender can lay off (set 4ths and run chains)."""
     reach = run_cards
@@ -368,7 +368,7 @@ def chain_layable_nb(unmatched, set_targets, run_cards):
     return (reach & unmatched) | (unmatched & set_targets)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def suit_layoff_nb(slot, suit, set_targets, run_cards):
     """(least unmatched − laid-off value, laid-off slot, melded slot) of one suit's cards
     arranged as runs only.
@@ -400,7 +400,7 @@ def suit_layoff_nb(slot, suit, set_targets, run_cards):
     return best, best_laid, best_melded
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def layoff_solution_nb(defender, set_cards, run_cards):
     """(deadwood, laid-off mask, melded mask) of one optimal defender response.
 
@@ -433,7 +433,7 @@ def layoff_solution_nb(defender, set_cards, run_cards):
     return best, best_laid, best_melded
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def layoff_after_melds_nb(defender, melded, set_cards, run_cards):
     """(deadwood, laid-off mask) when the defender melds the cards ``melded`` of its hand
     ``defender`` and lays off every other card that fits the knocker's melds
@@ -446,7 +446,7 @@ def layoff_after_melds_nb(defender, melded, set_cards, run_cards):
     return hand_value_nb(unmatched) - hand_value_nb(laid), laid
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def layoff_deadwood_nb(defender, set_cards, run_cards):
     """The defender's least deadwood after arranging its melds and laying off."""
     return layoff_solution_nb(defender, set_cards, run_cards)[0]
@@ -462,7 +462,7 @@ KNOCKER_VS_LIVE = 1  # minimise the value of the given cards that could be laid 
 KNOCKER_RANDOM = 2  # a least-deadwood arrangement drawn at random (``target`` is the salt)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def mix64_nb(x):
     """splitmix64's finaliser: a bijective scramble of a 64-bit integer."""
     z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
@@ -471,7 +471,7 @@ def mix64_nb(x):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=True, forceinline=False)  # (it allocates its candidate table; stated, as callers without NRT pass that on)
+@ALLOCATES  # (it allocates its candidate table; stated, as callers without NRT pass that on)
 def knocker_arrangement_nb(mask, target, objective):
     """(set_cards, run_cards, deadwood) of the knocker's preferred least-deadwood arrangement.
 
@@ -539,7 +539,7 @@ def knocker_arrangement_nb(mask, target, objective):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def knockable_discards_nb(hand, allowed, limit):
     """The allowed discards of an 11-card hand after which deadwood ≤ ``limit``
     (docs/rules.md#end-of-the-stock: the only discards a last-discard taker may make)."""
@@ -553,7 +553,7 @@ def knockable_discards_nb(hand, allowed, limit):
     return result
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def valid_layout_nb(hand, sets, runs, deadwood):
     """True when ``sets`` are whole sets (3 or 4 cards of a rank) and ``runs`` whole runs
     (blocks of 3+ consecutive cards of a suit) of ``hand``, disjoint, and the cards left
@@ -576,7 +576,7 @@ def valid_layout_nb(hand, sets, runs, deadwood):
 MAX_ARRANGEMENTS = 36
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrangement_nb(mask, k):
     """(sets, runs, count): the ``k``-th least-deadwood arrangement of a hand of at most
     11 cards in the canonical order, and how many there are (sets = runs = 0 when
@@ -594,7 +594,7 @@ def arrangement_nb(mask, k):
     return sets, runs, n
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrangement_scan_nb(mask, dw_min, k, sets, runs):
     """One pass over the canonical order of ``arrangement_nb`` for a hand whose least
     deadwood is ``dw_min``: ``(sets_k, runs_k, count, index)``, the ``k``-th arrangement
@@ -621,7 +621,7 @@ def arrangement_scan_nb(mask, dw_min, k, sets, runs):
     return found_sets, found_runs, n, index
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def arrangement_index_nb(mask, sets, runs):
     """The position of the arrangement (``sets``, ``runs``) in ``arrangement_nb``'s
     order, or -1 when it is not a least-deadwood arrangement of ``mask``."""

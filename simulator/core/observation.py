@@ -17,7 +17,6 @@ reaches the vector.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .constants import (
     O_DEADWOOD,
@@ -57,25 +56,26 @@ from .constants import (
 )
 from .melds import lowest_card_nb, min_deadwood_nb
 from .state import fill_view_nb
+from ..infra.jit import CORE
 
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h): card planes use OpenSpiel's order
 _SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def card_index_nb(card):
     """A card code's slot in a 52-slot plane: ``suit * 13 + rank`` in OpenSpiel's suit order."""
     return _SUIT_TO_OPENSPIEL[card >> 4] * 13 + (card & 15)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def _plane_nb(mask, out, offset):
     while mask:
         out[offset + card_index_nb(lowest_card_nb(mask))] = 1.0
         mask &= mask - 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def encode_view_nb(view, pile, target, out):
     """Fill ``out`` (``N_OBS`` float32, zeroed here) from a seat's ``view`` and the discard
     pile ``pile`` (its first ``view[V_PILE_LEN]`` cards, bottom first); ``target`` is the
@@ -114,7 +114,7 @@ def encode_view_nb(view, pile, target, out):
     _plane_nb(view[V_KNOCKER_RUNS], out, O_KNOCKER_RUNS)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@CORE
 def encode_state_nb(state, seat, target, view, out):
     """``seat``'s observation in hand ``state``: its view (into ``view``), then
     ``encode_view_nb`` of that view and the state's pile."""

@@ -94,7 +94,7 @@ HAND_ROW: tuple[Column, ...] = (
            "the knock limit in force (Oklahoma: set by the upcard)"),
     Column("reshuffles", "reshuffles", np.int16, "int",
            "times the pile was turned into a new stock (`reshuffle_stock`)"),
-    Column("error", None, np.int64, "raw", "error code (`simulator.engine.kernels.ERR_*`; 0 = none)"),
+    Column("error", None, np.int64, "raw", "error code (`simulator.core.constants.ERR_*`; 0 = none)"),
     Column("game", None, np.int64, "raw", "game number (-1 for single deals)"),
     Column("hand_in_game", None, np.int64, "raw", "hand number within its game (-1 for single deals)"),
     Column("error_seat", None, np.int64, "raw", "seat whose strategy caused the error (-1 = none)"),

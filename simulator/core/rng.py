@@ -32,11 +32,11 @@ search player's sampled stock (``strategies.mc``), is ``shuffle_span_nb``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .bits import ctpop_u64, cttz_u64
 from .cards import DECK
 from .melds import mix64_nb
+from ..infra.jit import CORE
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: salts of the deck and player streams, and the stream indices of reshuffles and game starts
@@ -46,7 +46,7 @@ RESHUFFLE_STREAM = 1 << 40
 GAME_START_STREAM = 1 << 41
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def stream_key_nb(seed, a, b):
     """A 64-bit stream key from the root seed and two indices."""
     k = mix64_nb(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D))
@@ -54,19 +54,19 @@ def stream_key_nb(seed, a, b):
     return mix64_nb(k ^ (np.uint64(b) * np.uint64(0x2545F4914F6CDD1D)))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def next_u64_nb(state):
     state[0] = state[0] + GOLDEN
     return mix64_nb(state[0] - GOLDEN)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def below_nb(state, n):
     """A uniform integer in [0, n) for n < 2**32 (multiply-shift; bias below 2**-32)."""
     return np.int64(((next_u64_nb(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def random_card_of_nb(state, mask):
     """A card drawn uniformly from a non-empty hand mask: the k-th lowest of its cards for
     k = ``below_nb(state, number of cards)``."""
@@ -77,7 +77,7 @@ def random_card_of_nb(state, mask):
     return cttz_u64(x) & 63
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def shuffle_span_nb(counter, cards, start, n):
     """Fisher-Yates shuffle of ``cards[start:start + n]`` in place, drawing from the stream
     whose counter is ``counter`` (as ``below_nb`` draws: position ``i`` swaps with one of
@@ -94,7 +94,7 @@ def shuffle_span_nb(counter, cards, start, n):
     return c
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def shuffle_nb(state, cards, n):
     """Fisher-Yates shuffle of ``cards[:n]`` in place with the stream ``state``
     (``shuffle_span_nb``)."""
@@ -103,7 +103,7 @@ def shuffle_nb(state, cards, n):
 
 # ---- a deal's streams (see the module docstring) ---------------------------------------------
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def deal_deck_nb(seed, pair, hand_index, deck, rng):
     """Shuffle the 52 cards into ``deck`` with the deck stream of hand ``hand_index`` of
     pair ``pair``, left in ``rng``."""
@@ -113,7 +113,7 @@ def deal_deck_nb(seed, pair, hand_index, deck, rng):
     rng[0] = shuffle_span_nb(rng[0], deck, np.int64(0), np.int64(52))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def deal_seats_nb(key, deal, mirrored):
     """(dealer, A's seat) of deal (or game) ``deal`` from the deck stream's ``key``: with
     mirrored deals A sits in seat ``deal % 2``, else in the seat the key draws."""
@@ -123,17 +123,18 @@ def deal_seats_nb(key, deal, mirrored):
     return dealer, np.int64(np.uint64(key) >> np.uint64(17)) & 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def hand_streams_nb(seed, pair, hand_index, unit, first_index, a_seat, deck_rng, player_rngs):
     """Key the reshuffle stream of hand ``hand_index`` of pair ``pair`` into ``deck_rng``
-    and each seat's decision stream ``(unit, first_index + who)`` into ``player_rngs``."""
+    and each seat's decision stream ``(unit, first_index + who)`` into ``player_rngs`` (2, by
+    seat)."""
     deck_rng[0] = stream_key_nb(seed ^ DECK_SALT, pair, np.int64(hand_index) | RESHUFFLE_STREAM)
     for seat in range(2):
         who = 0 if seat == a_seat else 1
-        player_rngs[seat, 0] = stream_key_nb(seed ^ PLAYER_SALT, unit, first_index + who)
+        player_rngs[seat] = stream_key_nb(seed ^ PLAYER_SALT, unit, first_index + who)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def game_start_nb(seed, game, mirrored, rng):
     """(pair, first dealer, A's seat) of game ``game``; its start stream is left in ``rng``."""
     pair = game // 2 if mirrored else game
@@ -142,11 +143,11 @@ def game_start_nb(seed, game, mirrored, rng):
     return np.int64(pair), dealer, a_seat
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs):
     """Start deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)``: its shuffled deck
     into ``deck``, its reshuffle stream into ``deck_rng`` and each seat's decision stream
-    into ``player_rngs`` (2 × 1).  Returns (pair, dealer, A's seat)."""
+    into ``player_rngs`` (2, by seat).  Returns (pair, dealer, A's seat)."""
     pair = deal // 2 if mirrored else deal
     deal_deck_nb(seed, pair, np.int64(0), deck, deck_rng)
     dealer, a_seat = deal_seats_nb(deck_rng[0], deal, mirrored)
@@ -154,7 +155,7 @@ def deal_streams_nb(seed, deal, mirrored, deck, deck_rng, player_rngs):
     return np.int64(pair), dealer, a_seat
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_rngs):
     """Start hand ``hand`` of game ``game`` (pair ``pair``, A in ``a_seat``: from
     ``game_start_nb``): its deck, reshuffle stream and the seats' decision streams."""
@@ -162,10 +163,10 @@ def game_hand_streams_nb(seed, game, pair, hand, a_seat, deck, deck_rng, player_
     hand_streams_nb(seed, pair, np.int64(hand + 1), game, np.int64(hand * 2), a_seat, deck_rng, player_rngs)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def scripted_streams_nb(seed, deck_rng, player_rngs):
     """The streams of a hand dealt from an explicit deck (A in seat 0): the reshuffle
     stream into ``deck_rng``, seat ``s``'s decision stream into ``player_rngs[s]``."""
     deck_rng[0] = stream_key_nb(seed, np.int64(1), np.int64(0))
     for seat in range(2):
-        player_rngs[seat, 0] = stream_key_nb(seed, np.int64(0), np.int64(seat))
+        player_rngs[seat] = stream_key_nb(seed, np.int64(0), np.int64(seat))

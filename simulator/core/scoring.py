@@ -17,7 +17,6 @@ state machine's ``simulator.core.state.score_nb`` settles a hand with it).
 
 from __future__ import annotations
 
-from numba import njit
 
 from .cards import CARD_VALUE
 from .constants import (
@@ -68,13 +67,14 @@ from .rules import (
     SHUTOUT_DOUBLE,
     SHUTOUT_DOUBLE_BONUS,
 )
+from ..infra.jit import CORE
 
 KNOCKER = 0
 DEFENDER = 1
 NOBODY = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def score_hand_nb(knocker_deadwood, defender_deadwood, gin, big_gin, rules):
     """(winner, points, undercut): winner is KNOCKER, DEFENDER or NOBODY (a scoreless tie)."""
     if big_gin:
@@ -88,7 +88,7 @@ def score_hand_nb(knocker_deadwood, defender_deadwood, gin, big_gin, rules):
     return DEFENDER, knocker_deadwood - defender_deadwood + rules[R_UNDERCUT_BONUS], True
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def settled_points_nb(knocker_deadwood, defender_deadwood, gin, big_gin, multiplier, rules):
     """(winner, points, undercut) of a settled hand (docs/rules.md#scoring-a-hand): the points
     of ``score_hand_nb`` times the deal's ``multiplier`` (``hand_multiplier_nb``: 2 under
@@ -97,7 +97,7 @@ def settled_points_nb(knocker_deadwood, defender_deadwood, gin, big_gin, multipl
     return winner, points * multiplier, undercut
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def deal_knock_limit_nb(upcard, rules):
     """The knock limit in force for a deal whose first upcard is ``upcard``.
 
@@ -113,7 +113,7 @@ def deal_knock_limit_nb(upcard, rules):
     return rules[R_KNOCK_LIMIT]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def hand_multiplier_nb(upcard, rules):
     """2 when Oklahoma spade doubling applies to this deal (a spade upcard), else 1."""
     if rules[R_OKLAHOMA] and rules[R_SPADE_DOUBLE] and upcard >> 4 == 0:
@@ -121,7 +121,7 @@ def hand_multiplier_nb(upcard, rules):
     return 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def game_totals_nb(points0, points1, boxes0, boxes1, winner, rules):
     """(total0, total1, shutout): the final scores of a finished game
     (docs/rules.md#the-game).
@@ -150,7 +150,7 @@ def game_totals_nb(points0, points1, boxes0, boxes1, winner, rules):
     return total0, total1, shutout
 
 
-@njit(cache=True, no_cfunc_wrapper=True, forceinline=False)
+@CORE
 def next_dealer_nb(dealer, dead, hand_winner, rules):
     """The dealer of the next hand: the same after a dead hand, the other player after a
     scoreless tie (``hand_winner`` -1), otherwise as ``next_dealer`` says."""
@@ -164,7 +164,7 @@ def next_dealer_nb(dealer, dead, hand_winner, rules):
     return hand_winner
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def new_game_nb(game_row, game, pair, a_seat, first_dealer):
     """Start the game record ``game_row`` (``G_*`` columns, ``simulator.core.records``) of a
     game about to be played: its identity, no hands, no points, no winner, no error."""
@@ -178,7 +178,7 @@ def new_game_nb(game_row, game, pair, a_seat, first_dealer):
     game_row[G_ERROR_SEAT] = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+@CORE
 def end_of_hand_nb(game_row, hand_row, max_hands, rules):
     """Chain a finished hand into its game (docs/rules.md#the-game); every game driver
     (the batch kernel, the Python driver, the RL environment, ``ginsim play``) calls this.

@@ -122,8 +122,10 @@ Functions (numba)
   rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
   -> error``);
 * ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
-  what a seat may know (``simulator.core.view``); ``reshuffle_next_nb(state, rules, action)``
-  tells whether an action will rebuild the stock from the pile.
+  what a seat may know (``simulator.core.view``), and ``determinize_nb(view, pile, hidden,
+  rng, state)`` builds a full state consistent with it and sampled hidden cards;
+  ``reshuffle_next_nb(state, rules, action)`` tells whether an action will rebuild the stock
+  from the pile.
 
 An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
 ``trace`` (n × 3, may have 0 rows) receives events ``(seat, EV_*, value)`` at
@@ -141,13 +143,12 @@ module only sequences them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .view import DEFEND_BEST, DEFEND_NO_LAYOFFS
 
 # the slots, phases, actions, trace events and error codes (declared in simulator.core.layouts)
 from .constants import *  # noqa: F403
-from .cards import format_card
+from .cards import FULL_DECK_MASK, format_card
 from .melds import (
     MAX_ARRANGEMENTS,
     arrangement_index_nb,
@@ -156,12 +157,14 @@ from .melds import (
     knockable_discards_nb,
     layoff_after_melds_nb,
     layoff_solution_nb,
+    lowest_card_nb,
     min_deadwood_nb,
+    popcount_nb,
     unmeldable_value_nb,
     valid_layout_nb,
 )
 from .layouts import ERRORS
-from .rng import shuffle_span_nb
+from .rng import next_u64_nb, shuffle_span_nb
 from .rules import (
     CANCEL_AT_STOCK,
     MAX_TURNS_PER_HAND,
@@ -171,29 +174,18 @@ from .rules import (
     R_RESHUFFLE,
 )
 from .scoring import DEFENDER, KNOCKER, deal_knock_limit_nb, hand_multiplier_nb, settled_points_nb
+from ..infra.jit import CORE, HOT, MERGED
 
-# How the functions below are compiled (speed and cold compile time both matter):
-#
-# * They pass the state array from function to function.  A compiled numba function
-#   normally updates an atomic reference count for each array argument on entry and exit,
-#   which in the engine's loop would cost more than the rules themselves.  They never
-#   allocate or keep an array, so they are compiled without numba's runtime
-#   (``_nrt=False``): no reference counts at all.
-# * Every compiled function costs cold compile time: numba builds each into a library that
-#   generates again the machine code of everything it calls.  The phase functions and the
-#   automatic steps (``end_of_turn_nb``) are therefore merged into their one caller at
-#   numba's IR level (``_inline``), so ``play_nb`` compiles once; ``fill_view_nb`` and
-#   ``play_nb`` are in turn inlined by LLVM into the engine's loop (``_hot``).  Rare steps
-#   (the deal, settling, the layout check) stay separate calls (``_cold``), as do the
-#   rules-core functions the turn calls only on rare paths (the last-discard check,
-#   ``knockable_discards_nb``): merged into the turn, their code would slow every turn.
-# * numba hands both flags on to functions first compiled from inside these unless those
-#   set them, so every rules-core function called from here sets ``forceinline=False``;
-#   the runtime flag is harmless to them (they take integers or read arrays, never
-#   allocate).  ``tests/test_state_phases.py`` checks this.
-_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
-_hot = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=True)
-_cold = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, forceinline=False)
+# How the functions below are compiled (the profiles of ``simulator.infra.jit``): they pass
+# the state array from function to function and never allocate, so none counts references.
+# The phase functions and the automatic steps (``end_of_turn_nb``) are merged into their one
+# caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``fill_view_nb`` and
+# ``play_nb`` are in turn inlined by LLVM into the engine's loop (``HOT``).  Rare steps (the
+# deal, settling, the layout check) stay separate calls (``CORE``), as do the rules-core
+# functions the turn calls only on rare paths (the last-discard check,
+# ``knockable_discards_nb``): merged into the turn, their code would slow every turn.  Every
+# rules-core function called from here states ``forceinline=False`` (its profile), which numba
+# would otherwise hand on from these; ``tests/test_state_phases.py`` checks this.
 
 #: room ``legal_actions_nb`` needs in its output (at most 11 discards, 36 arrangements, or
 #: the best defence, 36 arrangements and the defence without layoffs)
@@ -229,7 +221,7 @@ def action_name(action: int) -> str:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
-@_hot
+@HOT
 def trace_nb(state, trace, player, event, value):
     """Record one event at ``state[S_NTRACE]`` (counted even past the trace's capacity).
     Callers check ``trace.shape[0] > 0`` first and pass every argument as ``np.int64``:
@@ -243,7 +235,7 @@ def trace_nb(state, trace, player, event, value):
     state[S_NTRACE] = n + 1
 
 
-@_cold
+@CORE
 def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
     """Start a hand from a shuffled 52-card ``deck`` (docs/rules.md#the-deal): cards 0..19
     alternately to the non-dealer and the dealer, card 20 the upcard, 21..51 the stock.
@@ -287,7 +279,7 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
     state[S_CURRENT] = non_dealer
 
 
-@_hot
+@HOT
 def fill_view_nb(state, seat, view):
     """What ``seat`` may know, written into ``view`` (``simulator.core.view``): its own hand,
     draws and score, the pile, and of the opponent only its pickups, declines, discards
@@ -330,7 +322,68 @@ def fill_view_nb(state, seat, view):
             view[V_DEADWOOD] = state[S_DEADWOOD]
 
 
-@_hot
+@CORE
+def determinize_nb(view, pile, hidden, rng, state):
+    """A full hand state consistent with what a seat sees (its ``view``, ``fill_view_nb``'s,
+    and its copy of the ``pile``) and with sampled hidden cards, built in ``state``: the seat
+    of the view sits in seat 0, the opponent in seat 1 holding the cards it took plus
+    ``hidden``, and every other card nobody has seen goes to the stock in an order shuffled
+    with the stream ``rng`` (``simulator.core.rng.shuffle_span_nb``), which also keys the
+    state's reshuffle stream.  Public facts the view does not carry (the seat's own pile
+    takes, the reshuffle count) are left at 0, the score multiplier at 1.  The one
+    determinization, next to the view it inverts: search players (``strategies.mc``) play
+    such states forward."""
+    for i in range(N_STATE):
+        state[i] = 0
+    took = view[V_OPP_TOOK]
+    opp = took | hidden
+    state[S_PHASE] = view[V_PHASE]
+    state[S_CURRENT] = 0
+    state[S_DEALER] = 0 if view[V_IS_DEALER] else 1
+    state[S_HANDS] = view[V_HAND]
+    state[S_HANDS + 1] = opp
+    state[S_TOOK + 1] = took
+    state[S_DECLINED + 1] = view[V_OPP_DECLINED]
+    state[S_DISCARDS + 1] = view[V_OPP_DISCARDS]
+    state[S_DISCARDS] = view[V_PILE_MASK] & ~view[V_OPP_DISCARDS]
+    state[S_SEEN] = view[V_SEEN]
+    state[S_SEEN + 1] = opp | view[V_PILE_MASK]
+    state[S_DRAWS] = view[V_MY_DRAWS]
+    state[S_DRAWS + 1] = popcount_nb(view[V_OPP_DISCARDS])
+    state[S_SCORES] = view[V_MY_SCORE]
+    state[S_SCORES + 1] = view[V_OPP_SCORE]
+    # the stock: the unknown cards the opponent does not hold, shuffled
+    stock_cards = np.int64(FULL_DECK_MASK) & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opp
+    n = 0
+    rest = stock_cards
+    while rest:
+        state[S_STOCK + n] = lowest_card_nb(rest)
+        rest &= rest - 1
+        n += 1
+    rng[0] = shuffle_span_nb(rng[0], state, np.int64(S_STOCK), np.int64(n))
+    state[S_STOCK_N] = n
+    state[S_STOCK_POS] = 0
+    pile_len = view[V_PILE_LEN]
+    for i in range(pile_len):
+        state[S_PILE + i] = pile[i]
+    state[S_PILE_LEN] = pile_len
+    state[S_PILE_MASK] = view[V_PILE_MASK]
+    state[S_TURN] = view[V_TURN]
+    state[S_UPCARD] = pile[0] if pile_len > 0 else -1
+    state[S_LIMIT] = view[V_KNOCK_LIMIT]
+    state[S_MULTIPLIER] = 1
+    state[S_DRAWN] = view[V_DRAWN]
+    state[S_FROM_PILE] = view[V_FROM_PILE]
+    state[S_LEGAL] = view[V_LEGAL_DISCARDS]
+    state[S_LAST_CHANCE] = view[V_LAST_CHANCE]
+    state[S_DEADWOOD] = view[V_DEADWOOD] if view[V_PHASE] == PHASE_KNOCK else -1
+    state[S_KNOCKER] = -1
+    state[S_OUTCOME] = -1
+    state[S_WINNER] = -1
+    state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
+
+
+@HOT
 def dead_nb(state, trace):
     """The hand ends without a score (end of the stock, a pass on the last discard, the
     turn guard)."""
@@ -350,7 +403,7 @@ STEP_KNOCK = 3  # S_CURRENT knocks with S_DEADWOOD: knock_nb
 STEP_DEAD = 4  # the hand ends without a score: dead_nb
 
 
-@_hot
+@HOT
 def take_card_nb(state, rules, seat, from_pile, trace):
     """``seat`` draws the pile's top card (``from_pile`` 1) or the stock's.  Big gin
     (``big_gin_bonus`` > 0 and all 11 cards melded) goes out at once and the hand is
@@ -397,7 +450,7 @@ def take_card_nb(state, rules, seat, from_pile, trace):
     return False
 
 
-@_inline
+@MERGED
 def knock_nb(state, rules, trace):
     """``S_CURRENT`` knocks with ``S_DEADWOOD``.  Gin (deadwood 0) is settled at once, with
     no layout and no layoffs (returns True); otherwise the knocker lays out next."""
@@ -413,7 +466,7 @@ def knock_nb(state, rules, trace):
     return False
 
 
-@_cold
+@CORE
 def settle_gin_nb(state, rules, big_gin_flag, trace):
     """Settle gin (``big_gin_flag`` 0) or big gin (1) by ``S_KNOCKER``: no layout, no
     layoffs; the defender keeps its least deadwood (docs/rules.md#scoring-a-hand)."""
@@ -422,7 +475,7 @@ def settle_gin_nb(state, rules, big_gin_flag, trace):
              np.int64(1), trace)
 
 
-@_cold
+@CORE
 def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_flag, trace):
     """Score the hand (docs/rules.md#scoring-a-hand) from the knocker's deadwood
     ``S_DEADWOOD`` and the defender's ``defender_dw`` after laying off ``laid``, by
@@ -461,7 +514,7 @@ def score_nb(state, rules, defender_dw, laid, defender_melds, big_gin_flag, gin_
         trace_nb(state, trace, state[S_WINNER], np.int64(EV_SCORE), points)
 
 
-@_cold
+@CORE
 def reshuffle_nb(state, trace):
     """The pile less its top card becomes the new stock, shuffled with the reshuffle
     stream (``simulator.core.rng.shuffle_span_nb`` on the stream's counter, kept in
@@ -483,7 +536,7 @@ def reshuffle_nb(state, trace):
         trace_nb(state, trace, np.int64(-1), np.int64(EV_RESHUFFLE), n)
 
 
-@_inline
+@MERGED
 def end_of_turn_nb(state, rules, trace):
     """After a discard without a knock (docs/rules.md#end-of-the-stock): the end of the
     stock (cancel at two cards, or the last-discard offer, or a reshuffle of the pile into
@@ -523,7 +576,7 @@ def end_of_turn_nb(state, rules, trace):
 # state from one decision point to the next.
 
 
-@_inline
+@MERGED
 def upcard_phase_nb(state, rules, action, trace):
     """The first upcard, offered to the non-dealer then the dealer: take it, or pass.  When
     both pass the non-dealer draws from the stock."""
@@ -545,7 +598,7 @@ def upcard_phase_nb(state, rules, action, trace):
     return ERR_NONE, STEP_NONE
 
 
-@_inline
+@MERGED
 def draw_phase_nb(state, rules, action, trace):
     """A turn's draw: the stock's top card (passing on the pile's top) or the pile's."""
     seat = state[S_CURRENT]
@@ -559,7 +612,7 @@ def draw_phase_nb(state, rules, action, trace):
     return ERR_NONE, STEP_NONE
 
 
-@_inline
+@MERGED
 def last_discard_phase_nb(state, rules, action, trace):
     """The last discard (``last_discard_rule``): take it, then discard and knock; or pass,
     and the hand is dead."""
@@ -575,7 +628,7 @@ def last_discard_phase_nb(state, rules, action, trace):
     return ERR_NONE, STEP_DEAD
 
 
-@_inline
+@MERGED
 def discard_phase_nb(state, action, trace):
     """Discard a legal card; then knock when the last discard was taken, offer the knock
     when deadwood is within the limit, else end the turn."""
@@ -613,7 +666,7 @@ def discard_phase_nb(state, action, trace):
     return ERR_NONE, STEP_NONE
 
 
-@_inline
+@MERGED
 def knock_phase_nb(state, action, trace):
     """Knock (or go gin) with the deadwood in ``S_DEADWOOD``, or play on."""
     if action == A_KNOCK:
@@ -624,7 +677,7 @@ def knock_phase_nb(state, action, trace):
     return ERR_NONE, STEP_END_TURN
 
 
-@_hot
+@HOT
 def play_nb(state, rules, action, trace):
     """Play ``action`` in every phase but the layout and the defence (which strategies give
     as masks, to ``lay_out_nb`` and ``defend_nb``): the phase's decision, then the
@@ -655,7 +708,7 @@ def play_nb(state, rules, action, trace):
     return ERR_NONE
 
 
-@_cold
+@CORE
 def lay_out_nb(state, rules, sets, runs, trace):
     """The knocker lays out ``sets``/``runs`` (the arrange phase,
     docs/rules.md#laying-out-and-laying-off): whole sets and runs of its own cards,
@@ -676,7 +729,7 @@ def lay_out_nb(state, rules, sets, runs, trace):
     return ERR_NONE
 
 
-@_cold
+@CORE
 def arrange_phase_nb(state, rules, action, trace):
     """Lay out the arrangement ``action - A_ARRANGE`` in the order of
     ``simulator.core.melds.arrangement_nb``."""
@@ -691,7 +744,7 @@ def arrange_phase_nb(state, rules, action, trace):
     return lay_out_nb(state, rules, sets, runs, trace)
 
 
-@_cold
+@CORE
 def defend_nb(state, rules, sets, runs, trace):
     """The defender's answer to the layout (the defend phase,
     docs/rules.md#laying-out-and-laying-off), then the score.  ``sets`` = ``DEFEND_BEST``:
@@ -731,7 +784,7 @@ def defend_nb(state, rules, sets, runs, trace):
     return ERR_NONE
 
 
-@_cold
+@CORE
 def defend_phase_nb(state, rules, action, trace):
     """``A_DEFEND_BEST``; ``A_DEFEND_NO_LAYOFFS``; or ``A_DEFEND + k``: lay out the defender's
     k-th least-deadwood arrangement in the order of ``simulator.core.melds.arrangement_nb``
@@ -751,7 +804,7 @@ def defend_phase_nb(state, rules, action, trace):
     return defend_nb(state, rules, sets, runs, trace)
 
 
-@_cold
+@CORE
 def apply_action_nb(state, rules, action, trace):
     """Play ``action`` in the current phase and move the state on (automatic steps
     included).  Returns ``ERR_NONE``, or an error code with the state unchanged."""
@@ -763,7 +816,7 @@ def apply_action_nb(state, rules, action, trace):
     return play_nb(state, rules, action, trace)
 
 
-@_cold
+@CORE
 def legal_actions_nb(state, rules, out):
     """Fill ``out`` (length ≥ ``MAX_LEGAL``) with the legal actions, in increasing order;
     returns how many (0 once the hand is over)."""
@@ -803,7 +856,7 @@ def legal_actions_nb(state, rules, out):
     return 0
 
 
-@_inline
+@MERGED
 def reshuffle_next_nb(state, rules, action):
     """True when playing the legal ``action`` will turn the pile into a new stock (a
     caller that lent copies of the pile checks them before they are rebuilt)."""

@@ -27,10 +27,12 @@ An illegal action raises ``ValueError`` with one line naming it and the legal on
 ``observation(player)`` is what that player may know, readable; it never shows the
 opponent's hand or the stock.
 
-Stepping costs one numba call per method: the hand lives in one int64 work array (the
-state, the seats' random streams, memories and the copies lent to strategies, laid out as
-``K_*`` in ``simulator.core.layouts``), so ``legal_actions``, ``apply`` and ``bot_action``
-each make one call on arrays the ``Hand`` keeps, and ``clone`` copies that one array.
+Stepping costs one numba call per method: the hand lives in one work row
+(``simulator.engine.work``: the state, the seats' random streams, memories and the copies
+lent to strategies), so ``legal_actions``, ``apply`` and ``bot_action`` each make one call
+on arrays the ``Hand`` keeps, and ``clone`` copies that one array.  A hand is dealt by the
+work row's start functions and its bots asked by the engine's loop
+(``simulator.engine.loop.ask_seat_nb``), as every driver deals and asks.
 """
 
 from __future__ import annotations
@@ -42,26 +44,40 @@ import numpy as np
 from strategies import view as V
 
 from ..core import state as S
-from ..core.constants import K_MEMORY, K_RNGS, K_SEAT_RULES, K_STATE, N_OBS, N_VIEW, R_TARGET
+from ..core.constants import (
+    K_DECK,
+    K_DECK_RNG,
+    K_N_RULES,
+    K_RECORD,
+    K_RNGS,
+    K_SIDS,
+    K_STATE,
+    K_WIDTH,
+    N_OBS,
+    N_PARAMS,
+    N_VIEW,
+    R_TARGET,
+)
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
 from ..core.observation import encode_state_nb
 from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
-from ..core.records import (
-    H_A_SEAT,
-    H_DEAL,
-    H_ERROR_SEAT,
-    H_GAME,
-    H_HAND_IN_GAME,
-    H_PAIR,
-    N_HAND_COLS,
-    OUTCOMES,
+from ..core.records import G_PAIR, G_POINTS0, G_POINTS1, H_ERROR_SEAT, H_HAND_IN_GAME, N_GAME_COLS, N_HAND_COLS, OUTCOMES
+from ..core.rules import MAX_HANDS_PER_GAME, MAX_TARGET, Rules, resolve_rules
+from ..infra.inputs import argument, int_pair
+from .work import (
+    new_work,
+    next_hand_nb,
+    record_nb,
+    seat_one_nb,
+    start_deal_nb,
+    start_deck_nb,
+    start_game_hand_nb,
+    start_game_nb,
 )
-from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb, scripted_streams_nb
-from ..core.inputs import argument, int_pair
-from ..core.rules import MAX_TARGET, Rules, resolve_rules
 
 _TRACE_ROWS = 64  # events one action can write (a deal writes 21)
+_PLAY_TRACE_ROWS = 4096  # events ``Hand._play`` keeps (far more than a hand writes)
 
 
 def _cards(mask: int) -> list[str]:
@@ -93,78 +109,115 @@ class Hand:
     def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, deal: int = 0, *,
                  a=None, b=None, mirrored: bool = True, deck=None, dealer: int | None = None,
                  scores=(0, 0), hand_in_game: int | None = None, deck_stream: int | None = None):
+        self._setup(rules, seed, a, b)
+        mirrored = argument("mirrored", mirrored, "bool")
+        s0, s1 = (np.int64(x) for x in int_pair("scores", scores, 0, MAX_TARGET - 1))
+        record = self._work[K_RECORD:K_RECORD + N_HAND_COLS]
+        self.game, self.hand_in_game = -1, -1
+        if deck_stream is not None and (deck is None or isinstance(deck_stream, bool)
+                                        or not isinstance(deck_stream, (int, np.integer))
+                                        or not -2**63 <= deck_stream < 2**63):
+            raise ValueError(f"deck_stream must be an int64 and comes with an explicit deck, got {deck_stream!r}")
+        if deck is not None:
+            cards = np.array(as_codes(deck), dtype=np.int64)
+            if len(cards) != 52 or set(cards.tolist()) != set(DECK.tolist()):
+                raise ValueError("deck must list all 52 cards exactly once")
+            dealer = argument("dealer", 0 if dealer is None else dealer, "int", 0, 1, text="seat 0 or 1")
+            if deck_stream is None:
+                start_deck_nb(self._work, cards, np.int64(dealer), s0, s1, np.uint64(self.seed), self._rules,
+                              record, self._trace)
+            else:
+                start_deck_nb(self._work, cards, np.int64(dealer), s0, s1, np.uint64(self.seed), self._rules,
+                              record, self._trace, np.int64(deck_stream))
+            self._dealt(0, 0, 0)
+            return
+        deal = argument("deal", deal, "int", low=0)
+        # the deck and streams as the batch kernels key them (one definition: simulator.engine.work)
+        if hand_in_game is None:
+            pair, dealt, a_seat = start_deal_nb(self._work, np.uint64(self.seed), np.int64(deal), bool(mirrored), s0,
+                                                s1, self._rules, record, self._trace)
+            if dealer is not None and dealer != dealt:
+                raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
+            self._dealt(deal, pair, a_seat)
+            return
+        hand_in_game = argument("hand_in_game", hand_in_game, "int", low=0)
+        if dealer is None and hand_in_game:
+            raise ValueError("dealer is needed for a hand after a game's first: it depends on the hands before")
+        if dealer is not None:
+            dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
+        pair, _, a_seat = start_game_hand_nb(self._work, np.uint64(self.seed), np.int64(deal), np.int64(hand_in_game),
+                                             np.int64(-1 if dealer is None else dealer), s0, s1, bool(mirrored),
+                                             self._rules, record, self._trace)
+        self.game, self.hand_in_game = deal, int(hand_in_game)
+        self._dealt(int(hand_in_game), pair, a_seat)
+
+    def _setup(self, rules, seed, a, b) -> None:
+        """The rules, the strategies and a work row (``simulator.engine.work``) wide enough
+        for their parameter rows; the hand is dealt into it next."""
         from strategies import parse_strategy
 
         self.rules = resolve_rules(rules)
         self._rules = self.rules.to_array()
         self.strategies = tuple(None if s is None else parse_strategy(s) for s in (a, b))
-        seed = argument("seed", seed, "int", 0, 2**64 - 1, text="an integer from 0 to 2**64 - 1")
-        mirrored = argument("mirrored", mirrored, "bool")
-        s0, s1 = int_pair("scores", scores, 0, MAX_TARGET - 1)
-        self.seed = seed
-        n_rules = len(self._rules)
-        self._work = np.zeros(K_SEAT_RULES + 2 * n_rules, np.int64)  # (layout: K_*)
-        self._work[K_SEAT_RULES:] = np.tile(self._rules, 2)  # the rule copies lent to each seat
+        self.seed = argument("seed", seed, "int", 0, 2**64 - 1, text="an integer from 0 to 2**64 - 1")
+        width = max([N_PARAMS] + [len(s.row) for s in self.strategies if s is not None])
+        self._work = new_work(self._rules, width)  # the hand and its seats' companions
         self._state = self._work[K_STATE:K_STATE + S.N_STATE]
         self._legal = np.zeros(S.MAX_LEGAL, np.int64)  # legal_actions' output (scratch)
-        self._bots: list = [None, None]  # per seat: (engine, sid, params, lent params) once asked
-        self.game, self.hand_in_game = -1, -1
-        deck_rng = np.zeros(1, np.uint64)
-        if deck_stream is not None and (deck is None or isinstance(deck_stream, bool)
-                                        or not isinstance(deck_stream, (int, np.integer))
-                                        or not -2**63 <= deck_stream < 2**63):
-            raise ValueError(f"deck_stream must be an int64 and comes with an explicit deck, got {deck_stream!r}")
-        if deck is None:
-            deal = argument("deal", deal, "int", low=0)
-            cards = np.empty(52, np.int64)
-            # the deck and streams as the batch kernels key them (one definition: simulator.core.rng)
-            if hand_in_game is None:
-                pair, default_dealer, a_seat = (int(x) for x in deal_streams_nb(
-                    np.uint64(seed), np.int64(deal), bool(mirrored), cards, deck_rng, self._rngs))
-                if dealer is not None and dealer != default_dealer:
-                    raise ValueError("dealer is set by the deal; give an explicit deck to choose it")
-            else:
-                hand_in_game = argument("hand_in_game", hand_in_game, "int", low=0)
-                pair, default_dealer, a_seat = (int(x) for x in game_start_nb(
-                    np.uint64(seed), np.int64(deal), bool(mirrored), deck_rng))
-                game_hand_streams_nb(np.uint64(seed), np.int64(deal), np.int64(pair), np.int64(hand_in_game),
-                                     np.int64(a_seat), cards, deck_rng, self._rngs)
-                self.game, self.hand_in_game = deal, int(hand_in_game)
-                if dealer is None:
-                    if hand_in_game:
-                        raise ValueError("dealer is needed for a hand after a game's first: it depends on the "
-                                         "hands before")
-                    dealer = default_dealer
-                default_dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
-            self.a_seat = a_seat
-            self.deal, self.pair = deal if hand_in_game is None else int(hand_in_game), pair
-            dealer = default_dealer
-        else:
-            cards = np.array(as_codes(deck), dtype=np.int64)
-            if len(cards) != 52 or set(cards.tolist()) != set(DECK.tolist()):
-                raise ValueError("deck must list all 52 cards exactly once")
-            dealer = argument("dealer", 0 if dealer is None else dealer, "int", 0, 1, text="seat 0 or 1")
-            self.a_seat, self.deal, self.pair = 0, 0, 0
-            scripted_streams_nb(np.uint64(seed), deck_rng, self._rngs)
-            if deck_stream is not None:
-                deck_rng.view(np.int64)[0] = deck_stream
-        deck_key = deck_rng.view(np.int64)[0]
+        self._bots: list = [None, None]  # per seat: (loop, sid, params, lent params) once asked
         self._python_seats: dict = {}  # seat -> SeatInfo of a Python strategy asked here
+        self._seated: dict = {}  # seat -> the strategy seated in the work row (``_seat``)
         self._trace = np.zeros((_TRACE_ROWS, 3), np.int64)  # written and read within one call
         self.events: list[tuple[int, str, int]] = []
-        S.deal_nb(self._state, cards, np.int64(dealer), np.int64(s0), np.int64(s1), self._rules,
-                  deck_key, self._trace)
+
+    def _dealt(self, deal: int, pair: int, a_seat: int) -> None:
+        """The hand is dealt: its numbers, its strategies seated (those given: the engine's
+        loop can play them on from here, ``_play``) and the deal's events."""
+        self.deal, self.pair, self.a_seat = int(deal), int(pair), int(a_seat)
+        for who, strategy in enumerate(self.strategies):
+            if strategy is not None:
+                self._seat(self.a_seat if who == 0 else 1 - self.a_seat, strategy)
         self._collect_events()
+
+    def _seat(self, seat: int, strategy) -> None:
+        """Seat ``strategy`` (a Python one gets its negative id: the loop stops there) in
+        ``seat`` of the work row, widening the row for a longer parameter row (a hybrid's)."""
+        row = np.ascontiguousarray(strategy.row, dtype=np.float64)
+        self._seated[seat] = strategy
+        if len(row) > self._work[K_WIDTH]:  # a wider row: the fixed blocks kept, every seat seated again
+            wider = new_work(self._rules, len(row))
+            wider[:K_N_RULES] = self._work[:K_N_RULES]
+            self._work, self._state = wider, wider[K_STATE:K_STATE + S.N_STATE]
+        for at, seated in self._seated.items():
+            padded = np.zeros(int(self._work[K_WIDTH]), np.float64)
+            padded[:len(seated.row)] = seated.row
+            seat_one_nb(self._work, np.int64(at), np.int64(seated.sid), padded)
+
+    def _play(self, stop: int) -> int:
+        """Let the seated strategies play with the engine's loop
+        (``simulator.engine.loop.run_until_nb``) until the seat to act in the phase it is in is
+        one ``stop`` names (``simulator.engine.loop.stop_at``), a seat without a numba strategy
+        must act, or the hand is over; the events are added to ``events``.  Returns what
+        ``run_until_nb`` returns (-1: a strategy erred, its error in the hand's record)."""
+        from .loop import stop_at
+        from .select import loop_module
+
+        sids = self._work[K_SIDS:K_SIDS + 2]
+        stop |= stop_at([seat for seat in range(2) if sids[seat] < 0])
+        st = self._state
+        st[S.S_NTRACE] = 0
+        trace = np.empty((_PLAY_TRACE_ROWS, 3), np.int64)
+        at = loop_module([s for s in sids.tolist() if s >= 0]).run_until_nb(
+            self._work, self._rules, np.int64(stop), self._work[K_RECORD:K_RECORD + N_HAND_COLS], trace)
+        n = min(int(st[S.S_NTRACE]), _PLAY_TRACE_ROWS)
+        names = S.EVENT_NAMES
+        self.events.extend([(p, names[e], v) for p, e, v in trace[:n].tolist()])
+        return int(at)
 
     @property
     def _rngs(self) -> np.ndarray:
-        """The seats' random streams (2 × 1 uint64, a view into the work array)."""
-        return self._work[K_RNGS:K_RNGS + 2].view(np.uint64).reshape(2, 1)
-
-    @property
-    def _memory(self) -> np.ndarray:
-        """The numba strategies' memories (2 × N_MEMORY, a view into the work array)."""
-        return self._work[K_MEMORY:K_MEMORY + 2 * V.N_MEMORY].reshape(2, V.N_MEMORY)
+        """The seats' random streams (2 uint64, by seat: a view into the work row)."""
+        return self._work[K_RNGS:K_RNGS + 2].view(np.uint64)
 
     # ---- the state ------------------------------------------------------------------------
     @property
@@ -191,6 +244,18 @@ class Hand:
     @property
     def dealer(self) -> int:
         return int(self._state[S.S_DEALER])
+
+    @property
+    def deck(self) -> list[int]:
+        """The 52 cards the hand was dealt from (codes, in dealing order: the ``deck`` that
+        ``Hand(deck=...)`` takes).  Neither player may know them all."""
+        return self._work[K_DECK:K_DECK + 52].tolist()
+
+    @property
+    def deck_stream(self) -> int:
+        """The deck's stream (int64), which reshuffles the pile (``rules.reshuffle_stock``):
+        the ``deck_stream`` that deals the hand again from ``deck`` with the same reshuffles."""
+        return int(self._work[K_DECK_RNG])
 
     def is_over(self) -> bool:
         return self.phase == S.PHASE_OVER
@@ -240,6 +305,7 @@ class Hand:
         fields["_state"] = work[K_STATE:_STATE_END]
         fields["events"] = self.events.copy()
         fields["_python_seats"] = copy.deepcopy(self._python_seats) if self._python_seats else {}
+        fields["_seated"] = dict(self._seated)
         other.__dict__ = fields
         return other
 
@@ -372,7 +438,7 @@ class Hand:
         ``A_ARRANGE + k`` action, a defender's melds their ``A_DEFEND + k`` action.  A strategy that answers illegally or writes into a copy
         raises ``StrategyError`` (a ``ValueError``) in one line."""
         from strategies import parse_strategy
-        from .select import engine_module
+        from .select import loop_module
 
         if self.is_over():
             raise ValueError("the hand is over: no player to act")
@@ -386,20 +452,20 @@ class Hand:
         if strategy.is_python:  # a plain-Python strategy (``strategies.pyplayer``)
             return self._python_action(strategy, seat)
         params = np.ascontiguousarray(strategy.row, dtype=np.float64)
-        bot = (engine_module([strategy.sid]), np.int64(strategy.sid), params, params.copy())
+        bot = (loop_module([strategy.sid]), np.int64(strategy.sid), params, params.copy())
         if spec is None:
             self._bots[seat] = bot  # bot_action asks it directly from now on
         return self._numba_action(bot, strategy)
 
     def _numba_action(self, bot, strategy) -> int:
-        engine, sid, params, lent = bot
-        action, err, value = engine.hand_decide_nb(self._work, sid, params, lent, self._rules, self._legal)
+        loop, sid, params, lent = bot
+        action, err, value = loop.ask_seat_nb(self._work, sid, params, lent, self._rules, self._legal)
         if err:
             raise StrategyError(self._answer_error(strategy, int(action), int(err), int(value)))
         return int(action)
 
     def _answer_error(self, strategy, action: int, err: int, x: int) -> str:
-        """The one-line message of an answer ``hand_decide_nb`` refused."""
+        """The one-line message of an answer ``simulator.engine.loop.ask_seat_nb`` refused."""
         who = f"strategy {strategy.label!r} (seat {self.current_player})"
         lent = {S.ERR_WROTE_PILE: "the discard pile", S.ERR_WROTE_RULES: "the rule vector",
                 S.ERR_WROTE_PARAMS: "its parameter row"}
@@ -422,7 +488,7 @@ class Hand:
 
         info = self._python_seats.get(seat)
         if info is None:
-            info = self._python_seats[seat] = SeatInfo(int(self._rngs[seat, 0]), self.deal, self._rules)
+            info = self._python_seats[seat] = SeatInfo(int(self._rngs[seat]), self.deal, self._rules)
         obs = Observation(self._state, seat, info, self.rules)
         who, where = f"strategy {strategy.label!r} (seat {seat})", f"deal {self.deal}"
         return decider_for(strategy, who, where).ask(obs, who, where)
@@ -434,8 +500,8 @@ class Hand:
         bot = self._bots[st[S.S_CURRENT]] if st[S.S_PHASE] != S.PHASE_OVER else None
         if bot is None:
             return self.strategy_action(None)
-        engine, sid, params, lent = bot
-        action, err, value = engine.hand_decide_nb(self._work, sid, params, lent, self._rules, self._legal)
+        loop, sid, params, lent = bot
+        action, err, value = loop.ask_seat_nb(self._work, sid, params, lent, self._rules, self._legal)
         if err:
             seat = int(st[S.S_CURRENT])
             raise StrategyError(self._answer_error(self.strategies[0 if seat == self.a_seat else 1],
@@ -446,12 +512,8 @@ class Hand:
     def record(self) -> np.ndarray:
         """The hand's raw int64 record (``simulator.core.records.HAND_RECORD_NAMES``), as the
         batch engine writes it for this deal."""
-        from .kernels import record_nb
-
-        out = np.zeros(N_HAND_COLS, np.int64)
+        out = self._work[K_RECORD:K_RECORD + N_HAND_COLS].copy()  # its ids, from the deal
         record_nb(self._state, out)
-        out[H_DEAL], out[H_PAIR], out[H_A_SEAT] = self.deal, self.pair, self.a_seat
-        out[H_GAME], out[H_HAND_IN_GAME] = self.game, self.hand_in_game
         out[H_ERROR_SEAT] = -1
         return out
 
@@ -460,7 +522,7 @@ class Hand:
         while the hand is being played)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        from ..core.columns import hand_frame
+        from .columns import hand_frame
 
         return hand_frame(self.record()[None, :]).iloc[0].to_dict()
 
@@ -496,6 +558,62 @@ class Hand:
             return f"<Hand over: {OUTCOMES[int(self._state[S.S_OUTCOME])]}>"
         return (f"<Hand phase={self.phase_name} player={self.current_player} "
                 f"turn={int(self._state[S.S_TURN])} stock={int(self._state[S.S_STOCK_N] - self._state[S.S_STOCK_POS])}>")
+
+
+class Game:
+    """A whole game of ``simulate_games`` stepped hand by hand: ``hand`` is the hand being
+    played (a ``Hand``), ``record`` the game's row (``simulator.core.records.GAME_ROW``: the
+    scores, boxes and hands so far, then the winner and the final totals).
+
+    ``Game(rules, seed, game=g, mirrored=...)`` starts game ``g`` of ``simulate_games(...,
+    seed=seed, mirrored=mirrored)`` (``a`` and ``b``: the strategies of A and B for
+    ``bot_action``).  Once ``hand`` is over, ``next_hand()`` chains the next hand as the batch
+    kernel chains them (``simulator.engine.work.next_hand_nb``: the game's record brought up to
+    date by ``simulator.core.scoring.end_of_hand_nb``, then the next hand dealt with its keys,
+    dealer and scores) into a new ``hand`` (the one played is left as it was), and returns
+    False once the game is over.  ``GinRummyEnv(game=True)`` and ``ginsim play --game`` play
+    their games with it."""
+
+    def __init__(self, rules: Rules | str | dict = "hoyle", seed: int = 0, game: int = 0, *, a=None, b=None,
+                 mirrored: bool = True):
+        game = argument("game", game, "int", low=0)
+        hand = Hand.__new__(Hand)
+        hand._setup(rules, seed, a, b)
+        mirrored = argument("mirrored", mirrored, "bool")
+        self.record = np.zeros(N_GAME_COLS, np.int64)
+        row = hand._work[K_RECORD:K_RECORD + N_HAND_COLS]
+        a_seat = start_game_nb(hand._work, np.uint64(hand.seed), np.int64(game), bool(mirrored), hand._rules,
+                               self.record, row, hand._trace)
+        hand.game, hand.hand_in_game = int(game), 0
+        hand._dealt(0, int(self.record[G_PAIR]), int(a_seat))
+        self.hand = hand
+        #: the game stops after this many hands without a winner (the batch kernel's guard)
+        self.max_hands = MAX_HANDS_PER_GAME
+
+    def next_hand(self) -> bool:
+        """After ``hand`` is over: the game's record brought up to date and, unless the game is
+        over, the next hand dealt into a new ``hand`` (True); False once the game is over
+        (``record`` then holds the winner and the final totals, or no winner after the guard's
+        ``max_hands`` hands)."""
+        played = self.hand
+        if not played.is_over():
+            raise ValueError(f"the hand is not over (phase {played.phase_name})")
+        hand = played.clone()
+        row = hand._work[K_RECORD:K_RECORD + N_HAND_COLS]
+        row[:] = played.record()
+        hand._state[S.S_NTRACE] = 0
+        if next_hand_nb(hand._work, self.record, np.int64(self.max_hands), hand._rules, row, hand._trace) < 0:
+            return False
+        hand.events, hand._python_seats = [], {}
+        hand.deal = hand.hand_in_game = int(row[H_HAND_IN_GAME])
+        hand._collect_events()
+        self.hand = hand
+        return True
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """Each seat's points so far (before the game's bonuses)."""
+        return int(self.record[G_POINTS0]), int(self.record[G_POINTS1])
 
 
 def _name(action) -> str:

@@ -1,12 +1,13 @@
 """Which engine plays a call, and the engines built for plug-ins.
 
-The engine module is ``simulator.engine.kernels``, routing every built-in strategy through
-``strategies.dispatch``.  ``engine_module`` picks the engine for a set of strategy ids: by
-default a copy bound to a generated dispatch module that routes only the strategies this
-process plays (so the first call compiles no more than it plays), or the engine routing
-every strategy (``GINSIM_ENGINE=all``, or when its machine code is cached already); with
-plug-ins registered, the copies route them too (``engine_with``, built from the kernels' own
-source by ``plugin_engine_source``).
+The engine module is ``simulator.engine.kernels``, whose loop (``simulator.engine.loop``)
+routes every built-in strategy through ``strategies.dispatch``.  ``engine_module`` picks the
+engine for a set of strategy ids: by default a copy bound to a generated dispatch module
+that routes only the strategies this process plays (so the first call compiles no more than
+it plays), or the engine routing every strategy (``GINSIM_ENGINE=all``, or when its machine
+code is cached already); with plug-ins registered, the copies route them too
+(``engine_with``, built from the loop's and the kernels' own sources by ``bound_source``).
+An engine's loop is its ``loop`` attribute (``loop_module``).
 ``strategy_pair`` resolves two specs into the ids and parameter rows the kernels take, and
 ``kernels_compiled`` tells whether an engine's machine code is in the cache already.
 """
@@ -26,8 +27,9 @@ from strategies.hybrid import HYBRID_SID
 from strategies.plugins import dispatch_source, generated_module_dir, write_module
 from strategies.registry import PLUGINS, REGISTRY, Strategy
 
-from ..core import _cache
+from ..infra import cache as _cache
 from . import kernels as engine
+from . import loop
 
 
 def strategy_pair(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarray, np.ndarray]:
@@ -114,9 +116,10 @@ def engine_module(sids=None) -> ModuleType:
     return module
 
 
-#: the line of the engine's source that a generated engine rewrites (the dispatch import), and
-#: its package-relative imports, which every generated copy makes absolute
+#: the lines that bind a generated engine: the loop's dispatch import, and the kernels' loop
+#: import; every package-relative import of a copy is made absolute
 _DISPATCH_IMPORT = "from strategies import dispatch\n"
+_LOOP_IMPORT = "from . import loop\n"
 _RELATIVE_IMPORT = re.compile(r"^from (\.+)([\w.]*) import", re.MULTILINE)
 
 
@@ -148,14 +151,14 @@ def bound_source(source: str, package: str, imports: dict[str, str]) -> str:
     return source
 
 
-def plugin_engine_source(engine_source: str, dispatch_name: str) -> str:
-    """The engine's source bound to the dispatch module ``dispatch_name`` instead of the
+def plugin_loop_source(loop_source: str, dispatch_name: str) -> str:
+    """The loop's source bound to the dispatch module ``dispatch_name`` instead of the
     built-in one (``bound_source``; no import of the built-in dispatch may survive)."""
-    source = bound_source(engine_source, engine.__name__.rpartition(".")[0],
+    source = bound_source(loop_source, engine.__name__.rpartition(".")[0],
                           {_DISPATCH_IMPORT: f"import {dispatch_name} as dispatch\n"})
     if "import strategies.dispatch" in source or "from strategies.dispatch" in source:
-        raise RuntimeError("the engine's imports changed shape; plug-in engines cannot be built "
-                           "(update simulator.engine.select.plugin_engine_source)")
+        raise RuntimeError("the loop's imports changed shape; plug-in engines cannot be built "
+                           "(update simulator.engine.select.plugin_loop_source)")
     return source
 
 
@@ -165,30 +168,40 @@ _ENGINES: dict[tuple, ModuleType] = {}
 
 def engine_with(entries: list[tuple[str, str | None] | None]) -> ModuleType:
     """The engine module compiled against a dispatch over ``entries`` (see
-    ``dispatch_source``; an entry ``None`` leaves that id out).  Built once per process
-    for the same entries."""
+    ``dispatch_source``; an entry ``None`` leaves that id out): a copy of the loop bound to
+    that dispatch, and a copy of the kernels bound to that loop (its ``loop``).  Built once
+    per process for the same entries."""
     key = tuple(entries)
     if key in _ENGINES:
         return _ENGINES[key]
     directory = generated_module_dir()
     dispatch_name = write_module(directory, "ginsim_dispatch", dispatch_source(entries))
-    source = plugin_engine_source(Path(engine.__file__).read_text(), dispatch_name)
+    loop_name = write_module(directory, "ginsim_loop", plugin_loop_source(Path(loop.__file__).read_text(),
+                                                                         dispatch_name))
+    source = bound_source(Path(engine.__file__).read_text(), engine.__name__.rpartition(".")[0],
+                          {_LOOP_IMPORT: f"import {loop_name} as loop\n"})
     engine_name = write_module(directory, "ginsim_engine", source)
     module = importlib.import_module(engine_name)
-    if module.dispatch.N_STRATEGIES != len(entries):
-        raise RuntimeError(f"plug-in engine {engine_name} routes {module.dispatch.N_STRATEGIES} strategies, "
+    if module.loop.dispatch.N_STRATEGIES != len(entries):
+        raise RuntimeError(f"plug-in engine {engine_name} routes {module.loop.dispatch.N_STRATEGIES} strategies, "
                            f"expected {len(entries)}")
     _ENGINES[key] = module
     return module
+
+
+def loop_module(sids=None) -> ModuleType:
+    """The loop (``simulator.engine.loop`` or a copy) of the engine ``engine_module(sids)``:
+    what the step API, the Python driver and the vector environment ask and play with."""
+    return engine_module(sids).loop
 
 
 def kernels_compiled(entries: tuple[str, ...] = ("play_deal_block_nb",), module: str | None = None,
                      sids=None) -> bool:
     """True when the cache holds machine code numba will load for every engine entry point in
     ``entries`` (``play_deal_block_nb``, ``play_game_block_nb``): the first call loads it
-    instead of compiling (``simulator.core._cache.COMPILE_SECONDS``).  Each entry's own index
+    instead of compiling (``simulator.infra.cache.COMPILE_SECONDS``).  Each entry's own index
     file is read where numba's locator puts it for this copy of the sources, and must match
-    the source file's stamp (``simulator.core._cache.is_cached``): the same sources installed
+    the source file's stamp (``simulator.infra.cache.is_cached``): the same sources installed
     at another path (a wheel beside a clone) have no machine code yet, though the cache
     directory of these sources holds the other copy's.  ``module`` is the engine module's
     name (``simulator.engine.kernels``, or a generated one: routing some strategies, or with

@@ -16,8 +16,9 @@ inside the step, exactly as ``simulate`` plays them.  Observations are dicts
   (hands dealt by ``next_dealer``); each hand's points are paid when it ends, and at the
   end of the game the bonuses (game, boxes, shutout: docs/rules.md#the-game), so an
   agent's return is its final game score minus its opponent's (``final_scores`` holds
-  both).  Hands chain as in ``simulate_games`` (``simulator.core.scoring.end_of_hand_nb``);
-  a game still running after ``MAX_HANDS_PER_GAME`` hands is truncated.
+  both).  Hands chain as in ``simulate_games`` (``simulator.engine.hand.Game``, on the
+  engine's one chaining ``simulator.engine.work.next_hand_nb``); a game still running after
+  ``MAX_HANDS_PER_GAME`` hands is truncated.
 
 An action is a member of the action space ``Discrete(143)`` (a Python or NumPy integer, or
 a 0-d integer array); anything else raises a one-line ``ValueError``, and so does a legal
@@ -39,12 +40,25 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from ..core import state as S
-from ..engine.hand import Hand
-from ..core.records import G_BOXES0, G_BOXES1, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER, N_GAME_COLS
-from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
-from ..core.scoring import end_of_hand_nb, new_game_nb
+from ..core.constants import K_RECORD
+from ..core.errors import StrategyError
+from ..core.records import (
+    G_BOXES0,
+    G_BOXES1,
+    G_POINTS0,
+    G_POINTS1,
+    G_SCORE0,
+    G_SCORE1,
+    G_WINNER,
+    H_ERROR,
+    H_ERROR_VALUE,
+    N_HAND_COLS,
+)
+from ..core.rules import R_TARGET, resolve_rules
+from ..engine.hand import Game, Hand
+from ..engine.loop import stop_at
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
-from ..core.inputs import argument
+from ..infra.inputs import argument
 from .rewards import check_action_set, illegal_reward_for, reward_mode, scale, stable_mask
 
 AGENTS = ("player_0", "player_1")
@@ -114,19 +128,19 @@ class GinRummyEnv(AECEnv):
         # an episode is deal 0 (or game 0) of simulate (simulate_games) with a seed drawn from
         # the episode generator, unmirrored: its decks and streams keyed as simulator.core.rng keys them
         self._seed = int(self.np_random.integers(2**63))
-        self._deal(None)
+        self._deal()
 
-    def _deal(self, dealer: int | None) -> None:
+    def _deal(self) -> None:
+        """The episode's first hand: deal 0, or with ``game`` the first hand of game 0."""
         if self.game:
-            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False, hand_in_game=self.hands_played,
-                             dealer=dealer, scores=tuple(self.scores))
-            if dealer is None:  # the game's first hand: start its record
-                self._game = np.zeros(N_GAME_COLS, np.int64)  # kept by ``end_of_hand_nb``
-                new_game_nb(self._game, np.int64(0), np.int64(0), np.int64(self.hand.a_seat),
-                            np.int64(self.hand.dealer))
+            self._match = Game(self.rules, seed=self._seed, game=0, mirrored=False)
+            self._hand(self._match.hand)
         else:
-            self.hand = Hand(self.rules, seed=self._seed, deal=0, mirrored=False)
-        self._state = self.hand._state
+            self._hand(Hand(self.rules, seed=self._seed, deal=0, mirrored=False))
+
+    def _hand(self, hand: Hand) -> None:
+        self.hand = hand
+        self._state = hand._state
         self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
 
     def observe(self, agent):
@@ -166,10 +180,32 @@ class GinRummyEnv(AECEnv):
             legal = [a for a in self.hand.legal_actions() if self.actions == "all" or stable_mask()[a]]
             raise ValueError(f"illegal action {action!r} for {agent} in phase {self.hand.phase_name}; legal: "
                              + ", ".join(f"{a} ({S.action_name(a)})" for a in legal))
+        self._moved()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _moved(self) -> None:
+        """After the hand moved on: the hand's end (rewards, the next hand of a game), or the
+        agent to act."""
         if self._state[S.S_PHASE] == S.PHASE_OVER:
             self._hand_over()
         else:
             self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
+
+    def _let_play(self, seat: int, strategy) -> None:
+        """``strategy`` (a numba one) plays ``seat`` with the engine's loop until the other seat
+        must act or the hand is over (``Hand._play``; ``GinRummySingleEnv``'s opponent), then
+        the hand's end is dealt with as after a step."""
+        self._cumulative_rewards[AGENTS[seat]] = 0
+        self._clear_rewards()
+        self.hand._seat(seat, strategy)
+        self._state = self.hand._state  # (a hybrid's wider parameter row makes a new work row)
+        if self.hand._play(stop_at((1 - seat,))) < 0:
+            record = self.hand._work[K_RECORD:K_RECORD + N_HAND_COLS]
+            raise StrategyError(f"strategy {strategy.label!r} (seat {seat}) answered with error "
+                                f"{int(record[H_ERROR])} (value {int(record[H_ERROR_VALUE])}): see simulator.core.errors")
+        self._moved()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -181,12 +217,12 @@ class GinRummyEnv(AECEnv):
         if not self.game:
             self.terminations = dict.fromkeys(AGENTS, True)
             return
-        g = self._game
-        dealer = int(end_of_hand_nb(g, self.hand.record(), np.int64(MAX_HANDS_PER_GAME), self._rules))
+        more = self._match.next_hand()  # the one chaining of hands (simulator.engine.work.next_hand_nb)
+        g = self._match.record
         self.scores = [int(g[G_POINTS0]), int(g[G_POINTS1])]
         self.boxes = [int(g[G_BOXES0]), int(g[G_BOXES1])]
-        if dealer >= 0:
-            self._deal(dealer)
+        if more:
+            self._hand(self._match.hand)
         elif g[G_WINNER] >= 0:
             t0, t1 = int(g[G_SCORE0]), int(g[G_SCORE1])
             bonus = (t0 - t1) - (self.scores[0] - self.scores[1])

@@ -1,27 +1,27 @@
 """The numba kernels of ``GinRummyVectorEnv``: many hands of one agent against a numba
 strategy, stepped together in one call.
 
-Each sub-environment is one hand kept as ``simulator.Hand`` keeps it: a work row with the
-``K_*`` layout of ``simulator.core.layouts`` (the state, each seat's random stream and
-memory, and the copies lent to a strategy), so the opponent is asked by the engine's own
-``hand_decide_nb`` and its answer played by ``apply_action_nb``, exactly as
-``GinRummySingleEnv`` plays it through ``Hand.strategy_action``.  An episode is deal 0 of
-``simulate(seed=episode_seed, mirrored=False)`` (with ``game=True`` game 0 of
-``simulate_games``), its decks and streams keyed by ``simulator.core.rng``; the games chain
-their hands with ``simulator.core.scoring.end_of_hand_nb``.  Observations are written by the
-one encoder, ``simulator.core.observation.encode_state_nb``.
+Each sub-environment is one work row (``simulator.engine.work``), the hand kept as
+``simulator.Hand`` keeps it: the opponent sits in it as a seated strategy, the agent as a
+seat the engine's loop stops at (``simulator.engine.loop.run_until_nb``), so the opponent is
+asked and its answers played by the loop every driver plays with, exactly as
+``GinRummySingleEnv`` plays it.  An episode is deal 0 of ``simulate(seed=episode_seed,
+mirrored=False)`` (with ``game=True`` game 0 of ``simulate_games``), dealt by the work row's
+start functions; a game's hands are chained by ``next_hand_nb``.  Observations are written
+by the one encoder, ``simulator.core.observation.encode_state_nb``.
 
 Per sub-environment ``i`` the kernels keep (besides the work row) ``meta[i]``: the agent's
 seat, the episode seed and the buffer position, the status, and the reward earned before
 the agent's first decision; ``games[i]`` is the game record of ``game=True`` episodes.
 Episode seeds and seats come pre-drawn, in Python, from each sub-environment's generators
 (``seeds[i, pos]``, ``seats[i, pos]``), so the sequence equals the single environment's.
+``sids_ab`` and ``params_ab`` are the opponent's strategy id and parameter row, then the
+agent's (an id no strategy has: the loop stops before it).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..core import state as S
 from ..core.constants import (
@@ -30,19 +30,19 @@ from ..core.constants import (
     G_SCORE0,
     G_SCORE1,
     G_WINNER,
-    H_ERROR_SEAT,
-    K_MEMORY,
-    K_RNGS,
+    H_ERROR,
+    H_ERROR_VALUE,
+    K_RECORD,
     K_STATE,
     N_ACTIONS,
     N_HAND_COLS,
-    N_MEMORY,
     N_VIEW,
+    PHASE_OVER,
 )
 from ..core.observation import encode_state_nb
-from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb
-from ..core.scoring import end_of_hand_nb, new_game_nb
-from ..engine.kernels import hand_decide_nb, record_nb
+from ..engine import loop
+from ..engine.work import next_hand_nb, seat_nb, start_deal_nb, start_game_nb
+from ..infra.jit import PLAIN
 
 # the columns of ``meta``
 M_SEAT = 0  # the agent's seat this episode
@@ -67,36 +67,29 @@ ENDED = 1
 CUT = 2
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _deal_nb(work, game, seed, hand_in_game, dealer, rules, cards, deck_rng, trace):
-    """Deal the next hand of a sub-environment into its work row, as ``Hand(rules,
-    seed=seed, deal=0, mirrored=False)`` deals it (with ``game``: ``hand_in_game=k``,
-    ``dealer``, the game's scores).  Zeroes the strategies' memories."""
-    state = work[K_STATE:K_STATE + S.N_STATE]
-    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64).reshape((2, 1))
-    for i in range(2 * N_MEMORY):
-        work[K_MEMORY + i] = 0
-    s0 = np.int64(0)
-    s1 = np.int64(0)
+#: ``run_until_nb``'s ``stop`` for an agent in seat 0 (shifted left by one for seat 1)
+_SEAT0_STOP = loop.stop_at((0,))
+
+
+@PLAIN
+def _start_nb(work, game, seed, agent, sids_ab, params_ab, rules, trace):
+    """Start an episode in the sub-environment's work row, as ``Hand(rules, seed=seed, deal=0,
+    mirrored=False)`` deals it (with ``game``: the game's record and its first hand), and
+    seat the opponent and the agent (in seat ``agent``)."""
+    record = work[K_RECORD:K_RECORD + N_HAND_COLS]
+    zero = np.int64(0)
     if game.shape[0] == 0:
-        pair, dealer, a_seat = deal_streams_nb(np.uint64(seed), np.int64(0), False, cards, deck_rng, rngs)
+        start_deal_nb(work, np.uint64(seed), zero, False, zero, zero, rules, record, trace)
     else:
-        pair, first_dealer, a_seat = game_start_nb(np.uint64(seed), np.int64(0), False, deck_rng)
-        game_hand_streams_nb(np.uint64(seed), np.int64(0), pair, np.int64(hand_in_game), a_seat, cards, deck_rng,
-                             rngs)
-        if hand_in_game == 0:
-            dealer = first_dealer
-            new_game_nb(game, np.int64(0), np.int64(0), a_seat, dealer)
-        s0 = game[G_POINTS0]
-        s1 = game[G_POINTS1]
-    S.deal_nb(state, cards, np.int64(dealer), s0, s1, rules, np.int64(deck_rng[0]), trace)
+        start_game_nb(work, np.uint64(seed), zero, False, rules, game, record, trace)
+    seat_nb(work, 1 - agent, sids_ab, params_ab)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards, deck_rng, trace):
+@PLAIN
+def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     """A hand of the sub-environment just ended: the agent's reward, and whether the episode
-    ``GOES_ON`` (the game's next hand is dealt), ``ENDED`` or was ``CUT`` (the game guard),
-    as ``GinRummyEnv`` ends hands (``simulator.env.aec``)."""
+    ``GOES_ON`` (the game's next hand is dealt: ``next_hand_nb``), ``ENDED`` or was ``CUT``
+    (the game guard), as ``GinRummyEnv`` ends hands (``simulator.env.aec``)."""
     state = work[K_STATE:K_STATE + S.N_STATE]
     seat = meta[M_SEAT]
     meta[M_HANDS] += 1
@@ -106,13 +99,7 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards
         points = np.float64(state[S.S_POINTS]) if winner == seat else -np.float64(state[S.S_POINTS])
     if game.shape[0] == 0:
         return _scaled(points, reward_mode), ENDED
-    for i in range(N_HAND_COLS):
-        record[i] = 0
-    record_nb(state, record)
-    record[H_ERROR_SEAT] = -1
-    dealer = end_of_hand_nb(game, record, max_hands, rules)
-    if dealer >= 0:
-        _deal_nb(work, game, meta[M_SEED], meta[M_HANDS], dealer, rules, cards, deck_rng, trace)
+    if next_hand_nb(work, game, max_hands, rules, work[K_RECORD:K_RECORD + N_HAND_COLS], trace) >= 0:
         return _scaled(points, reward_mode), GOES_ON
     if game[G_WINNER] < 0:  # the engine's guard against endless games
         return _scaled(points, reward_mode), CUT
@@ -124,7 +111,7 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards
     return _scaled(points + (bonus if seat == 0 else -bonus), reward_mode), ENDED
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _scaled(points, reward_mode):
     if reward_mode == REWARD_POINTS_100:
         return points / 100.0
@@ -133,37 +120,32 @@ def _scaled(points, reward_mode):
     return points
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _opponent_nb(work, meta, game, sid, params, lent, rules, reward_mode, max_hands, legal, record, cards,
-                 deck_rng, trace):
-    """Let the opponent play until the agent must act or the episode is over.  Returns the
-    agent's reward meanwhile and ``GOES_ON``, ``ENDED`` or ``CUT``; an opponent error stops
-    the episode (``meta[M_ERROR]``) and returns ``CUT``."""
-    state = work[K_STATE:K_STATE + S.N_STATE]
-    seat = meta[M_SEAT]
+@PLAIN
+def _opponent_nb(work, meta, game, rules, reward_mode, max_hands, trace):
+    """Let the opponent play (the engine's loop, stopping at the agent's seat) until the agent
+    must act or the episode is over.  Returns the agent's reward meanwhile and ``GOES_ON``,
+    ``ENDED`` or ``CUT``; an opponent error stops the episode (``meta[M_ERROR]``) and returns
+    ``CUT``."""
+    record = work[K_RECORD:K_RECORD + N_HAND_COLS]
+    stop = np.int64(_SEAT0_STOP) << meta[M_SEAT]
     reward = 0.0
     while True:
-        if state[S.S_PHASE] == S.PHASE_OVER:
-            r, end = _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, record, cards, deck_rng, trace)
-            reward += r
-            if end != GOES_ON:
-                return reward, end
-            continue
-        if state[S.S_CURRENT] == seat:
-            return reward, GOES_ON
-        action, err, value = hand_decide_nb(work, sid, params, lent, rules, legal)
-        if err == S.ERR_NONE:
-            err = S.apply_action_nb(state, rules, action, trace)
-            value = action
-        if err != S.ERR_NONE:
-            meta[M_ERROR] = err
-            meta[M_ERROR_VALUE] = value
+        at = loop.run_until_nb(work, rules, stop, record, trace)
+        if at < 0:
+            meta[M_ERROR] = record[H_ERROR]
+            meta[M_ERROR_VALUE] = record[H_ERROR_VALUE]
             return reward, CUT
+        if at != 2 * PHASE_OVER:
+            return reward, GOES_ON
+        r, end = _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace)
+        reward += r
+        if end != GOES_ON:
+            return reward, end
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sid, params, lent, rules, reward_mode, max_hands,
-                    legal, record, cards, deck_rng, trace):
+@PLAIN
+def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sids_ab, params_ab, rules, reward_mode, max_hands,
+                    trace):
     """Start the sub-environment's next episode (seed and seat from its buffers) and let the
     opponent play up to the agent's first decision; an episode that ends before it (the
     opponent's big gin on the first upcard) is skipped.  Returns the reward the agent
@@ -178,14 +160,13 @@ def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sid, params, len
         meta[M_POS] = pos + 1
         meta[M_HANDS] = 0
         meta[M_STATUS] = RUNNING
-        _deal_nb(work, game, meta[M_SEED], np.int64(0), np.int64(0), rules, cards, deck_rng, trace)
-        reward, end = _opponent_nb(work, meta, game, sid, params, lent, rules, reward_mode, max_hands, legal, record,
-                                   cards, deck_rng, trace)
+        _start_nb(work, game, meta[M_SEED], meta[M_SEAT], sids_ab, params_ab, rules, trace)
+        reward, end = _opponent_nb(work, meta, game, rules, reward_mode, max_hands, trace)
         if end == GOES_ON or meta[M_ERROR] != 0:
             return reward
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
     """The agent's observation and legal-action mask (all zeros once its episode is over)."""
     state = work[K_STATE:K_STATE + S.N_STATE]
@@ -199,31 +180,29 @@ def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
             mask[legal[j]] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _scratch_nb(params):
-    """A call's scratch: legal actions, a hand record, a deck and its stream, an empty trace,
-    a view, and the opponent's lent parameter row."""
-    return (np.zeros(S.MAX_LEGAL, np.int64), np.zeros(N_HAND_COLS, np.int64), np.empty(52, np.int64),
-            np.zeros(1, np.uint64), np.zeros((0, 3), np.int64), np.empty(N_VIEW, np.int64), params.copy())
+@PLAIN
+def _scratch_nb():
+    """A call's scratch: legal actions, an empty trace and a view."""
+    return np.zeros(S.MAX_LEGAL, np.int64), np.zeros((0, 3), np.int64), np.empty(N_VIEW, np.int64)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, rules, target, reward_mode,
+@PLAIN
+def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sids_ab, params_ab, rules, target, reward_mode,
              max_hands, which, obs, masks):
     """Start a new episode in every sub-environment ``i`` with ``which[i]``, and write every
     sub-environment's observation and mask into ``obs`` and ``masks``."""
     n = works.shape[0]
-    legal, record, cards, deck_rng, trace, view, lent = _scratch_nb(params)
+    legal, trace, view = _scratch_nb()
     for i in range(n):
         if which[i]:
             meta[i, M_ERROR] = 0
-            pending[i] = _new_episode_nb(works[i], meta[i], games[i], seeds[i], seats[i], fixed_seat, sid, params,
-                                         lent, rules, reward_mode, max_hands, legal, record, cards, deck_rng, trace)
+            pending[i] = _new_episode_nb(works[i], meta[i], games[i], seeds[i], seats[i], fixed_seat, sids_ab,
+                                         params_ab, rules, reward_mode, max_hands, trace)
         _observe_nb(works[i], meta[i], target, rules, legal, view, obs[i], masks[i])
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, rules, target, reward_mode,
+@PLAIN
+def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sids_ab, params_ab, rules, target, reward_mode,
             max_hands, illegal_reward, same_step, actions, obs, masks, rewards, terminated, truncated, illegal,
             final, final_obs, final_masks):
     """One step of every sub-environment: the agent's action, the opponent's moves up to the
@@ -234,7 +213,7 @@ def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, 
     is not legal ends the episode with ``illegal_reward`` (``illegal[i]`` set).  Returns the
     index of a sub-environment whose opponent erred, or -1."""
     n = works.shape[0]
-    legal, record, cards, deck_rng, trace, view, lent = _scratch_nb(params)
+    legal, trace, view = _scratch_nb()
     erred = -1
     for i in range(n):
         work = works[i]
@@ -247,8 +226,8 @@ def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, 
         illegal[i] = False
         final[i] = False
         if m[M_STATUS] == DONE:  # next-step autoreset
-            pending[i] = _new_episode_nb(work, m, game, seeds[i], seats[i], fixed_seat, sid, params, lent, rules,
-                                         reward_mode, max_hands, legal, record, cards, deck_rng, trace)
+            pending[i] = _new_episode_nb(work, m, game, seeds[i], seats[i], fixed_seat, sids_ab, params_ab, rules,
+                                         reward_mode, max_hands, trace)
         else:
             action = actions[i]
             nlegal = S.legal_actions_nb(state, rules, legal)
@@ -265,8 +244,7 @@ def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, 
                 end = ENDED
             else:
                 S.apply_action_nb(state, rules, action, trace)
-                r, end = _opponent_nb(work, m, game, sid, params, lent, rules, reward_mode, max_hands, legal, record,
-                                      cards, deck_rng, trace)
+                r, end = _opponent_nb(work, m, game, rules, reward_mode, max_hands, trace)
                 reward += r
             rewards[i] = reward
             if end != GOES_ON:
@@ -279,7 +257,7 @@ def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sid, params, 
                     _observe_nb(work, m, target, rules, legal, view, final_obs[i], final_masks[i])
                     final[i] = True
                     m[M_ERROR] = 0
-                    pending[i] = _new_episode_nb(work, m, game, seeds[i], seats[i], fixed_seat, sid, params, lent,
-                                                 rules, reward_mode, max_hands, legal, record, cards, deck_rng, trace)
+                    pending[i] = _new_episode_nb(work, m, game, seeds[i], seats[i], fixed_seat, sids_ab, params_ab,
+                                                 rules, reward_mode, max_hands, trace)
         _observe_nb(work, m, target, rules, legal, view, obs[i], masks[i])
     return erred

@@ -3,8 +3,8 @@
 The agent plays one seat of ``GinRummyEnv`` (``simulator.env.aec``: same observations,
 actions and rewards); the opponent is any ginsim strategy spec, numba (``"simple"``,
 ``"gin_hunter:knock_at=4"``) or plain Python, and plays its moves inside ``step`` with its
-own random stream (``simulator.Hand.strategy_action``).  The agent's seat is drawn per
-episode unless ``seat`` is given.  An action that is not legal ends the episode with
+own random stream (a numba one played by the engine's loop, as every driver plays it).  The
+agent's seat is drawn per episode unless ``seat`` is given.  An action that is not legal ends the episode with
 reward ``illegal_reward`` and ``info["illegal_action"] = True`` (mask actions with
 ``observation["action_mask"]`` or ``action_masks()``).  An action is any member of the
 action space ``Discrete(143)``: a Python or NumPy integer, or a 0-d integer array (what
@@ -29,7 +29,7 @@ import numpy as np
 from strategies import parse_strategy
 
 from .aec import AGENTS, GinRummyEnv, action_code
-from ..core.inputs import argument
+from ..infra.inputs import argument
 from .rewards import illegal_reward_for
 
 
@@ -77,10 +77,14 @@ class GinRummySingleEnv(gym.Env):
 
     def _opponent_moves(self) -> tuple[float, bool]:
         """Let the opponent play until the agent must act or the episode ends (terminated or
-        truncated)."""
+        truncated): a numba strategy with the engine's loop (``GinRummyEnv._let_play``), a
+        Python one decision by decision (``Hand.strategy_action``)."""
         reward = 0.0
         while not self._ended() and self.aec.agent_selection != self.agent:
-            self.aec.step(self.aec.hand.strategy_action(self.opponent))
+            if self.opponent.is_python:
+                self.aec.step(self.aec.hand.strategy_action(self.opponent))
+            else:
+                self.aec._let_play(1 - self.seat, self.opponent)
             reward += self.aec.rewards[self.agent]
         return reward, self._ended()
 

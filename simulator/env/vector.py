@@ -54,19 +54,19 @@ from strategies import parse_strategy
 from ..core.constants import N_ACTIONS, N_GAME_COLS, N_OBS, R_TARGET
 from ..core.errors import StrategyError
 from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
-from ..engine.kernels import work_len
+from ..engine.work import new_works
 from . import batch as B
 from .aec import GinRummyEnv
-from ..core.inputs import argument
+from ..infra.inputs import argument
 from .rewards import illegal_reward_for, reward_mode
 
 #: entries of each sub-environment's seed and seat buffers (refilled when 4 or fewer are left)
 _BUFFER = 64
 
 
-#: the line of ``simulator.env.batch`` that binds it to an engine, and the copies of it
+#: the line of ``simulator.env.batch`` that binds it to an engine's loop, and the copies of it
 #: bound to other engines in this process, by engine module name (``batch_kernels``)
-_ENGINE_IMPORT = "from ..engine.kernels import hand_decide_nb, record_nb\n"
+_LOOP_IMPORT = "from ..engine import loop\n"
 _BATCHES: dict[str, ModuleType] = {}
 
 
@@ -75,7 +75,7 @@ def batch_kernels(sid: int) -> ModuleType:
     ``sid``, bound to the engine ``simulator.engine.select.engine_module`` gives for it: by
     default one routing only the strategies this process plays, so the first step compiles
     no strategy the environment does not play.  That is a generated copy of the module
-    whose engine import names that engine; the module itself when the engine is the one
+    whose loop import names that engine's loop; the module itself when the engine is the one
     routing every strategy."""
     from strategies.plugins import generated_module_dir, write_module
 
@@ -88,7 +88,7 @@ def batch_kernels(sid: int) -> ModuleType:
     module = _BATCHES.get(engine.__name__)
     if module is None:
         source = bound_source(Path(B.__file__).read_text(), __package__,
-                              {_ENGINE_IMPORT: f"from {engine.__name__} import hand_decide_nb, record_nb\n"})
+                              {_LOOP_IMPORT: f"import {engine.loop.__name__} as loop\n"})
         module = _BATCHES[engine.__name__] = importlib.import_module(
             write_module(generated_module_dir(), "ginsim_vector", source))
     return module
@@ -141,14 +141,16 @@ class GinRummyVectorEnv(VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
         n = self.num_envs
-        self._works = np.zeros((n, work_len(len(self._rules))), np.int64)
-        self._works[:, -2 * len(self._rules):] = np.tile(self._rules, 2)  # the rule copies lent to each seat
+        params = np.ascontiguousarray(self.opponent.row, dtype=np.float64)
+        self._works = new_works(n, self._rules, len(params))  # one work row per sub-environment
         self._meta = np.zeros((n, B.N_META), np.int64)
         self._games = np.zeros((n, N_GAME_COLS if self.game else 0), np.int64)
         self._pending = np.zeros(n, np.float64)
         self._seeds = np.zeros((n, _BUFFER), np.int64)
         self._seats = np.zeros((n, _BUFFER), np.int64)
-        self._params = np.ascontiguousarray(self.opponent.row, dtype=np.float64)
+        # the opponent, then the agent: an id no strategy has, at which the engine's loop stops
+        self._sids_ab = np.array([self.opponent.sid, -1], np.int64)
+        self._params_ab = np.vstack([params, params])
         self._batch = batch_kernels(self.opponent.sid)
         self._target = np.int64(self._rules[R_TARGET])
         self._episode_rngs: list = []
@@ -204,7 +206,7 @@ class GinRummyVectorEnv(VectorEnv):
         masks = np.empty((self.num_envs, N_ACTIONS), np.int8)
         self._meta[:, B.M_ERROR] = 0
         self._batch.reset_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
-                             np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules,
+                             np.int64(self.fixed_seat), self._sids_ab, self._params_ab, self._rules,
                              self._target, np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME),
                              np.ones(self.num_envs, np.bool_), obs, masks)
         self._check_errors(np.flatnonzero(self._meta[:, B.M_ERROR]))
@@ -234,7 +236,7 @@ class GinRummyVectorEnv(VectorEnv):
         else:
             final_obs, final_masks = self._no_final
         erred = self._batch.step_nb(self._works, self._meta, self._games, self._pending, self._seeds, self._seats,
-                                    np.int64(self.fixed_seat), np.int64(self.opponent.sid), self._params, self._rules,
+                                    np.int64(self.fixed_seat), self._sids_ab, self._params_ab, self._rules,
                                     self._target, np.int64(self._reward_mode), np.int64(MAX_HANDS_PER_GAME),
                                     np.float64(self.illegal_reward), same, actions, obs, masks, rewards,
                                     terminated, truncated, illegal, final, final_obs, final_masks)

@@ -72,7 +72,7 @@ from strategies.registry import register_player
 from .. import actions as A
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
-from ..core.inputs import argument
+from ..infra.inputs import argument
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
 from ..run.handhistory import HandHistory, play, record, write_file

@@ -80,12 +80,12 @@ from strategies.mc import opponent_hidden_nb, opponent_tries_nb
 from ..core import state as S
 from ..core.cards import DECK, FULL_DECK_MASK, format_card, mask_cards
 from ..core.constants import N_OBS, N_VIEW, OBSERVATION_LAYOUT
+from ..core.narrate import tell
 from ..core.observation import encode_view_nb
 from ..core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS, OUTCOMES
 from ..core.rules import CANCEL_AT_STOCK, MAX_HANDS_PER_GAME, MAX_TURNS_PER_HAND, OPTIONS, Rules
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..engine.hand import Hand
-from ..run.replay import describe_event
 from ..run.seeds import derive_seed
 from .openspiel import os_card, our_card, rules_for
 
@@ -519,18 +519,13 @@ def _cards(mask) -> str:
 
 
 def _event_text(player: int, seat: int, event: str, value: int, st: np.ndarray) -> str:
-    """One event of ginsim's trace as ``player`` may know it, in ``ginsim replay``'s words
-    (``simulator.run.replay.describe_event``): "" for the deal (listed apart), a stock card
-    only to its drawer, and with the knocker's melds the cards it spreads (all ten,
+    """One event of ginsim's trace as ``player`` may know it, in the one narrator's words
+    (``simulator.core.narrate.tell``, told to ``player``: a stock card only to its drawer): ""
+    for the deal (listed apart), and with the knocker's melds the cards it spreads (all ten,
     docs/rules.md#laying-out-and-laying-off)."""
-    who = f"P{seat}"
-    if event == "deal":
-        return ""
-    if event == "draw_stock" and seat != player:
-        return f"{who} draws from the stock"
-    text = describe_event(who, seat, event, value)
+    text = tell((seat, event, value), ("P0", "P1"), you=player)
     if event == "sets":
-        text = f"{who} spreads {_cards(st[S.S_HANDS + seat])}\n{text}"
+        text = f"P{seat} spreads {_cards(st[S.S_HANDS + seat])}\n{text}"
     return text
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.inputs import allowed_words, is_int, is_number, value_problem  # noqa: F401  (is_*: re-exported)
+from ..infra.inputs import allowed_words, is_int, is_number, value_problem  # noqa: F401  (is_*: re-exported)
 from .limits import SEED_LIMIT, SEED_TEXT
 
 

@@ -1,9 +1,10 @@
-"""The generated tables of docs/experiments.md and docs/hand-history.md: the keys of an
+"""The generated tables of docs/experiments.md, docs/hand-history.md and docs/rl.md: the keys of an
 experiment file, from their declaration (``simulator.run.experiment.SCHEMA``); the columns of
 a run's files, from theirs (``simulator.core.records``: the labels, the hand row and the game
 row, each with the description its Parquet fields carry); the keys of a hand history
 (``simulator.run.handhistory.TABLES``) and its example file, written from a deal played
-now; all written by ``simulator.run.config``::
+now; the RL observation's blocks (``simulator.core.layouts.OBSERVATION``); all written by
+``simulator.run.config``::
 
     python -m simulator.run.docs_tables            # rewrite the tables
     python -m simulator.run.docs_tables --check    # exit 1 when one is stale
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ..core import records
+from ..core import layouts, records
 from . import config, experiment, handhistory
 
 PROG = "python -m simulator.run.docs_tables"
@@ -47,7 +48,8 @@ def example_hand() -> str:
 
 PAGES = {config.ROOT / "docs" / "experiments.md": TABLES,
          config.ROOT / "docs" / "hand-history.md": [*handhistory.TABLES,
-                                                    ColumnTable("hand", example_hand, "example")]}
+                                                    ColumnTable("hand", example_hand, "example")],
+         config.ROOT / "docs" / "rl.md": [ColumnTable("observation", layouts.observation_table, "blocks")]}
 
 
 def main(argv: list[str] | None = None) -> int:

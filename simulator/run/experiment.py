@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.inputs import MAX_TOML_BYTES, human_bytes, memory_budget, memory_problem, read_toml
+from ..infra.inputs import MAX_TOML_BYTES, human_bytes, memory_budget, memory_problem, read_toml
 from ..core.rules import Rules
 from .config import NAME_PATTERN  # noqa: F401  (confirm and the tuner import it from here)
 from .config import NAME_TEXT, REQUIRED, Key, Schema, plugins_key, seed_key
@@ -160,7 +160,7 @@ def _with_params(spec: str, values: dict[str, int | float], side: str) -> str:
 
 def read_toml_file(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
     """The table in the TOML file ``path``, read with the limits every ginsim input file
-    has (``simulator.core.inputs.read_toml``): a regular file, never waited on, at most
+    has (``simulator.infra.inputs.read_toml``): a regular file, never waited on, at most
     ``MAX_FILE_BYTES``, UTF-8, nested at most ``MAX_NESTING`` deep.  ``what`` names the
     kind of file in messages (e.g. "an experiment file"); every problem is one line as
     ``error``."""
@@ -277,7 +277,7 @@ def _chunk(key: str):
 
 def _chunk_memory(values: dict[str, Any], fail) -> None:
     """The rows of one chunk of deals and of games, two chunks at once, within the memory
-    budget (``simulator.core.inputs.memory_problem``)."""
+    budget (``simulator.infra.inputs.memory_problem``)."""
     for mode, key in (("deals", "chunk"), ("games", "game_chunk")):
         rows = min(values[key], values[mode] or 0)
         problem = memory_problem(rows, BYTES_PER_ROW[mode] * CHUNKS_IN_MEMORY, f"{mode} per file",

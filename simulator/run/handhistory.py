@@ -31,13 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..core.cards import as_codes, format_card, format_cards
-from ..core.inputs import read_toml
 from ..core.records import OUTCOMES
 from ..core.rules import Rules, resolve_rules
 from ..core.state import N_ACTIONS, action_name
+from ..infra.inputs import read_toml
 from .config import Key, Schema, is_int
 
 #: the ``format`` field of every hand history, and the version this ginsim writes and reads
@@ -235,19 +233,18 @@ def from_run(run_dir, cell: int, deal: int, trust_plugins: bool = False) -> Hand
 
 
 def _from_trace(a, b, rules, seed: int, deal: int, mirrored: bool, row, events, source: dict) -> HandHistory:
-    """A traced deal of ``simulate`` as a hand history, checked against its row."""
-    from ..core.rng import deal_streams_nb
+    """A traced deal of ``simulate`` as a hand history, checked against its row (the deal's
+    deck, dealer, seats and reshuffle stream as ``simulator.Hand`` deals it)."""
+    from ..engine.hand import Hand
 
-    deck = np.empty(52, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    _, dealer, a_seat = (int(x) for x in deal_streams_nb(np.uint64(seed), np.int64(deal), bool(mirrored), deck,
-                                                          deck_rng, np.zeros((2, 1), np.uint64)))
+    dealt = Hand(rules, seed=seed, deal=deal, mirrored=mirrored)
+    deck, dealer, a_seat = dealt.deck, dealt.dealer, dealt.a_seat
     a_label, b_label = (s if isinstance(s, str) else getattr(s, "label", str(s)) for s in (a, b))
     players = [b_label, b_label]
     players[a_seat] = a_label
     rules = resolve_rules(rules)
     history = HandHistory(rules, dealer, *split_deck(deck, dealer), [], {}, (players[0], players[1]), (0, 0),
-                          _stream(rules, int(deck_rng.view(np.int64)[0])),
+                          _stream(rules, dealt.deck_stream),
                           {**source, "a": a_label, "b": b_label, "a_seat": a_seat})
     history.actions = actions_from_events(new_hand(history), events)
     history.result = seat_result(_played(history, "traced deal"))
@@ -439,7 +436,7 @@ def to_text(history: HandHistory) -> str:
     """The hand history as its file's text: the keys in ``SCHEMA``'s order, the rules with
     every field, and each action with what it did in words as a comment (playing the file
     finds the same events: the comments are for people and are not read back)."""
-    from .replay import describe_event
+    from ..core.narrate import tell
 
     names = seat_names(history)
     preset = preset_of(history.rules)
@@ -462,8 +459,7 @@ def to_text(history: HandHistory) -> str:
     for seat, action in history.actions:
         done = len(hand.events)
         hand.apply(action)
-        told = "; ".join(describe_event(names[s] if s >= 0 else "table", s, kind, value).strip()
-                         for s, kind, value in hand.events[done:])
+        told = " ".join(tell(event, names) for event in hand.events[done:])
         lines.append(f"  {_value(_action_text(seat, action))},  # {told}" if told
                      else f"  {_value(_action_text(seat, action))},")
     lines += ["]", "", "[result]"]
@@ -503,16 +499,16 @@ def _ours(path: Path) -> bool:
 
 def story(history: HandHistory, where: str = "hand history") -> tuple[str, Any]:
     """The hand told in words (as ``ginsim replay`` tells a run's deal), after ``play`` has
-    checked it; and the finished ``Hand``."""
-    from .replay import tell
+    checked it; and the finished ``Hand``.  The events are told by the one narrator
+    (``simulator.core.narrate.tell_hand``)."""
+    from ..core.narrate import tell_hand
 
     hand = play(history, where)
-    names = dict(enumerate(seat_names(history)))
-    names[-1] = "table"
+    names = seat_names(history)
     preset = preset_of(history.rules) or "custom rules"
     r = history.result
     lines = [f"{where}: {names[0]} vs {names[1]}, rules {preset}, p{history.dealer} deals",
-             *tell(names, hand.events),
+             *tell_hand(hand.events, names),
              f"result: {r['outcome']}, winner {'p' + str(r['winner']) if r['winner'] >= 0 else 'nobody'}, "
              f"points {r['points']}, returns {r['returns']}"]
     return "\n".join(lines), hand

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.cards import format_card, format_cards, mask_cards
+from ..core.narrate import tell_hand
 from .rundir import Plan, RunError, code_fingerprint, finish_advice, load_plugins, read_chunk_table, readable_run, run_path
 
 if TYPE_CHECKING:
@@ -74,62 +74,22 @@ def deal_trace(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = 
 
 
 def replay_text(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = False) -> tuple[str, dict]:
-    """The story of one deal of a run, and its hand row (as a dict)."""
+    """The story of one deal of a run, and its hand row (as a dict): each event told by the
+    one narrator (``simulator.core.narrate.tell``)."""
     c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
-    a_seat = int(row["a_seat"])
-    name = {a_seat: f"A ({c['a']})", 1 - a_seat: f"B ({c['b']})", -1: "table"}
-    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}", *tell(name, events)]
+    names = seat_names(c, int(row["a_seat"]))
+    lines = [f"cell {cell} ({c['a']} vs {c['b']}, variant {c['variant']}), deal {deal}", *tell_hand(events, names)]
     record = {k: _value(v) for k, v in row.items()}
     lines.append(f"row: outcome {record['outcome']}, winner {record['winner']}, points {record['points']}, "
                  f"net_a {record['net_a']}")
     return "\n".join(lines), record
 
 
-def tell(name: dict[int, str], events: list[tuple[int, str, int]]) -> list[str]:
-    """A hand's events in words, one line each: both dealt hands once the deal is complete,
-    then every later event (``describe_event``); ``name`` names seats 0 and 1 and the table
-    (-1).  What ``ginsim replay`` prints for a run's deal and for a hand history file."""
-    dealt: dict[int, list[int]] = {0: [], 1: []}
-    lines = []
-    for seat, kind, value in events:
-        if kind == "deal":
-            dealt[seat].append(value)
-            if len(dealt[0]) + len(dealt[1]) == 20:
-                lines += [f"{name[s]} holds {format_cards(sorted(dealt[s]))}" for s in (0, 1)]
-        else:
-            lines.append(describe_event(name[seat], seat, kind, value))
-    return lines
-
-
-_VERBS = {"decline": "declines", "take_pile": "takes from the pile", "draw_stock": "draws from the stock",
-          "discard": "discards", "pass_last_discard": "passes on the last discard"}
-
-
-def describe_event(who: str, seat: int, kind: str, value: int) -> str:
-    """One event of a trace (any but ``deal``) in words; ``who`` names the seat's player."""
-    if kind == "upcard":
-        return f"upcard {format_card(value)}"
-    if kind in _VERBS:
-        return f"{who} {_VERBS[kind]} {format_card(value)}"
-    if kind in ("knock", "gin", "big_gin"):
-        return f"{who} {kind.replace('_', ' ')}s" + (f" with deadwood {value}" if kind == "knock" else "")
-    if kind in ("sets", "runs"):
-        return f"  {kind}: {format_cards(mask_cards(value)) or '-'}"
-    if kind == "defend":
-        how = {-1: "with the best response", -2: "laying off nothing"}.get(
-            value, f"with its least-deadwood arrangement {value}")
-        return f"{who} defends {how}"
-    if kind == "layoff":
-        return f"{who} lays off {format_cards(mask_cards(value)) or 'nothing'}"
-    if kind == "defender_deadwood":
-        return f"{who} deadwood after layoffs: {value}"
-    if kind == "reshuffle":
-        return f"the pile is reshuffled into a new stock of {value} cards"
-    if kind == "dead":
-        return "the stock is down to its last cards: dead hand, nobody scores"
-    if kind == "score":
-        return f"{who} scores {value}" if seat >= 0 else "tie: nobody scores"
-    return f"{who}: {kind} {value}"
+def seat_names(cell: dict, a_seat: int) -> list[str]:
+    """Each seat's player, by seat: ``A (its spec)`` and ``B (its spec)``."""
+    names = ["", ""]
+    names[a_seat], names[1 - a_seat] = f"A ({cell['a']})", f"B ({cell['b']})"
+    return names
 
 
 def _value(v):

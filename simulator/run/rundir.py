@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core._cache import package_sources, playing_modules
-from ..core.inputs import open_regular, parse_json, read_json, read_regular
+from ..infra.cache import package_sources, playing_modules
+from ..infra.inputs import open_regular, parse_json, read_json, read_regular
 from .limits import MAX_PER_CELL, PER_CELL_BITS, SEED_LIMIT, SEED_TEXT
 from .seeds import derive_seed
 
@@ -122,7 +122,7 @@ _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
     """A hash of the code that plays rows: the modules of ``simulator`` and ``strategies``
-    that play or label rows (``simulator.core._cache.playing_modules``, the same set the
+    that play or label rows (``simulator.infra.cache.playing_modules``, the same set the
     kernel cache is keyed by), and each plug-in by name with the code it
     plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
     outside the standard library and ginsim's dependencies).  Two runs with equal
@@ -415,7 +415,7 @@ def _derive_cells(exp: dict[str, Any]) -> list[dict[str, Any]] | None:
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The manifest of a run directory, verified (its fields, its hash, its cells, its
     chunk records); one-line RunError otherwise.  It is read as every file of a run is
-    (``simulator.core.inputs.read_json``: a regular file, no link, never waited on,
+    (``simulator.infra.inputs.read_json``: a regular file, no link, never waited on,
     bounded in size and nesting before it is parsed)."""
     path = Path(run_dir) / MANIFEST
     if not path.exists() and not path.is_symlink():

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core import inputs
+from ..infra import inputs
 from ..core.records import GAME_ROW, HAND_ROW, RUN_LABELS, SWEEP_DOC, column_descriptions
 from .experiment import BYTES_PER_ROW, Cell, Experiment
 from .seeds import derive_seed
@@ -248,13 +248,13 @@ def _make_run_schema(exp: Experiment, mode: str):
     import pyarrow as pa
 
     from .. import api
-    from ..engine import kernels as E
+    from ..core.records import N_GAME_COLS, N_HAND_COLS
 
     cell = exp.cells()[0]
     labels = pd.DataFrame(_label_frame(exp, cell, 0))
-    frame = pd.concat([labels, _empty_frames(E.N_HAND_COLS, E.N_GAME_COLS)[mode]], axis=1)
+    frame = pd.concat([labels, _empty_frames(N_HAND_COLS, N_GAME_COLS)[mode]], axis=1)
     pandas_schema = pa.Schema.from_pandas(frame, preserve_index=False)
-    empty = np.zeros((0, E.N_HAND_COLS if mode == "deals" else E.N_GAME_COLS), np.int64)
+    empty = np.zeros((0, N_HAND_COLS if mode == "deals" else N_GAME_COLS), np.int64)
     columns = api.hand_columns(empty) if mode == "deals" else api.game_columns(empty)
     arrays = _label_arrays(exp, cell, 0) + api.arrow_arrays(columns)
     docs = run_column_descriptions(exp, mode)
@@ -424,7 +424,7 @@ WORKER_BYTES = 350_000_000
 
 def check_disk(out: Path, rows: int, files: int) -> None:
     """Refuse a run whose files would not fit on the disk of ``out`` (bytes and inodes),
-    before anything is written (``simulator.core.inputs.check_disk``)."""
+    before anything is written (``simulator.infra.inputs.check_disk``)."""
     inputs.check_disk("deals/games", out, rows, DISK_BYTES_PER_ROW, "rows to write",
                       "give fewer deals or games, or another --out", RunError)
     where = Path(out).absolute()
@@ -795,7 +795,7 @@ def _play(exp: Experiment, out: Path, manifest: dict[str, Any], jobs: int, backe
     unit = "deal" if not exp.games else ("game" if not exp.deals else "row")
     compiling = False
     if progress and done < total:
-        from ..core._cache import announce_compile
+        from ..infra.cache import announce_compile
         from ..engine.select import kernels_compiled
 
         entries = tuple({"deals": "play_deal_block_nb", "games": "play_game_block_nb"}[m] for m in plan.sizes)

@@ -98,7 +98,7 @@ def _draws(value: Any, values: dict[str, Any], fail) -> tuple[int, ...]:
 
 
 def _out(value: Any, values: dict[str, Any], fail) -> str | None:
-    from ..core.inputs import outside_work
+    from ..infra.inputs import outside_work
 
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise fail("out", f"must name a directory inside the current directory, got {value!r}")

@@ -59,7 +59,7 @@ from ..analysis.claims import format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
-from ..core.inputs import read_json
+from ..infra.inputs import read_json
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal

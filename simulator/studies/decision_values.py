@@ -26,7 +26,7 @@ docs/experiments.md), every key required unless marked::
     players = ["mc", "expert"]          # strategy specs
     opponents = ["simple"]              # strategy specs (a block may give its own: opponents = [...])
     donor = "simple"                    # a strategy spec: who makes the swapped decision
-    decisions = ["first_upcard", "draw", "discard", "knock", "layout", "defence"]
+    decisions = ["first_upcard", "draw", "discard", "knock", "arrange", "defend"]
     out = "results/decision_values"     # decision_values.json is written there
     report = "experiments/decision_values.md"   # optional: the Markdown report
 
@@ -56,7 +56,8 @@ import strategies
 from strategies.hybrid import DECISION_PHASES
 
 from ..core import constants as C
-from ..core.inputs import outside_work, read_json
+from ..core.decisions import decision as named_decision
+from ..infra.inputs import outside_work, read_json
 from ..core.rules import resolve_rules
 from ..run.rundir import code_fingerprint
 from ..run.config import REQUIRED, Key, Schema, is_int, seed_key
@@ -141,10 +142,13 @@ def _sizes(value: dict[str, Any], values: dict[str, Any], fail) -> dict[str, int
 
 
 def _decisions(value: list, values: dict[str, Any], fail) -> tuple[str, ...]:
-    if not value or not all(d in DECISION_PHASES for d in value) or len(set(value)) != len(value):
+    """The decisions to swap, each named as ``simulator.core.decisions`` names it (one
+    vocabulary; older words such as ``layout`` are read), in phase order."""
+    named = [named_decision(d) if isinstance(d, str) else None for d in value]
+    if not named or None in named or len({d.name for d in named}) != len(named):
         raise fail("decisions", f"must be a list of distinct decisions among {', '.join(DECISION_PHASES)}, "
                                 f"got {value!r}")
-    return tuple(d for d in DECISION_PHASES if d in value)
+    return tuple(d for d in DECISION_PHASES if d in {n.name for n in named})
 
 
 def _seed(value: int, values: dict[str, Any], fail) -> int:

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
-from ..core.inputs import outside_work
+from ..infra.inputs import outside_work
 from ..run.config import Key, Schema
 from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR, SEED_LIMIT

@@ -3,9 +3,9 @@
     python -m simulator.studies.inference fit --decisions 50000   # refit belief.THETA (prints the new values)
     python -m simulator.studies.inference calibrate  # calibration table and log-loss, 100,000 decisions
 
-Hands are played among built-in strategies with the engine's own phase functions; at every
-draw decision (a draw from the stock or the pile, both seats) the deciding seat's view is
-taken, and for each candidate card (``belief.candidates_nb``) its features and whether the
+Hands are played among built-in strategies by the engine's loop, stopping at every draw
+decision (a draw from the stock or the pile, both seats), where the deciding seat's view is
+taken and for each candidate card (``belief.candidates_nb``) its features and whether the
 opponent truly holds it are recorded.  The belief only ever reads the view; the truth comes
 from the state and is used only to score it.
 
@@ -21,22 +21,15 @@ import argparse
 import sys
 
 import numpy as np
-from numba import njit
 
 from strategies import belief
-from strategies.view import N_MEMORY, N_VIEW, PHASE_DRAW
+from strategies.view import N_VIEW, PHASE_DRAW
 
-from ..engine.kernels import decide_nb, play_answer_nb
-from ..core.rng import deal_streams_nb
-from ..core.state import (
-    N_STATE,
-    PHASE_OVER,
-    S_CURRENT,
-    S_HANDS,
-    S_PHASE,
-    S_PILE,
-    deal_nb,
-)
+from ..core.constants import K_STATE, N_HAND_COLS
+from ..core.state import N_STATE, PHASE_OVER, S_CURRENT, S_HANDS, fill_view_nb
+from ..engine import loop
+from ..engine.work import new_work, seat_nb, start_deal_nb
+from ..infra.jit import PLAIN
 
 #: self-play of these strategies is what the belief was fitted on (seed 1) ...
 FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_aware")
@@ -44,41 +37,37 @@ FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_a
 OPPONENTS = FIT_OPPONENTS + ("expert",)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+#: ``run_until_nb``'s ``stop`` at every draw decision, either seat's
+_DRAWS = loop.stop_at(phases=(PHASE_DRAW,))
+
+
+@PLAIN
 def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, feats, truth, decision, ks,
-               opp_sid):
+               opp_sid, work):
     """Play hands ``first_hand ..`` (deal h of ``simulate(seed=seed, mirrored=False)``: its deck,
-    dealer and streams) with ``sids`` (seat 0, seat 1) and record, at every
-    draw decision until ``max_decisions``, each candidate's features (``feats``), whether
-    the opponent holds it (``truth``), the decision's index (``decision``) and k (``ks``,
-    per decision), and the opponent's strategy id (``opp_sid``, per decision).  Returns
-    (rows, decisions)."""
-    state = np.zeros(N_STATE, np.int64)
+    dealer and streams) with ``sids`` (seat 0, seat 1) in the work row ``work``, stopping the
+    engine's loop at every draw decision until ``max_decisions``, and record each candidate's
+    features (``feats``), whether the opponent holds it (``truth``), the decision's index
+    (``decision``) and k (``ks``, per decision), and the opponent's strategy id (``opp_sid``,
+    per decision).  Returns (rows, decisions)."""
+    state = work[K_STATE:K_STATE + N_STATE]
+    record = np.zeros(N_HAND_COLS, np.int64)
     view = np.zeros(N_VIEW, np.int64)
-    pile = np.zeros(64, np.int64)
-    memory = np.zeros((2, N_MEMORY), np.int64)
-    deck = np.empty(52, np.int64)
-    deck_rng = np.zeros(1, np.uint64)
-    rngs = np.zeros((2, 1), np.uint64)
     trace = np.zeros((0, 3), np.int64)
     f = np.empty(belief.N_FEATURES, np.float64)
+    zero = np.int64(0)
     rows = 0
     n_dec = 0
     for h in range(first_hand, first_hand + n_hands):
         if n_dec >= max_decisions:
             break
-        _, dealer, _ = deal_streams_nb(seed, h, False, deck, deck_rng, rngs)  # deal h, unmirrored
-        for seat in range(2):
-            for i in range(N_MEMORY):
-                memory[seat, i] = 0
-        deal_nb(state, deck, dealer, np.int64(0), np.int64(0), rules, np.int64(deck_rng[0]), trace)
-        while state[S_PHASE] != PHASE_OVER:
+        start_deal_nb(work, seed, np.int64(h), False, zero, zero, rules, record, trace)  # deal h, unmirrored
+        seat_nb(work, zero, sids, params)  # sids[0] in seat 0
+        at = loop.run_until_nb(work, rules, np.int64(_DRAWS), record, trace)
+        while 0 <= at < 2 * PHASE_OVER:
             seat = state[S_CURRENT]
-            for i in range(64):
-                pile[i] = state[S_PILE + i]
-            action, x, y = decide_nb(state, sids[seat], params[seat], view, pile, rules, rngs[seat],
-                                     memory[seat])
-            if state[S_PHASE] == PHASE_DRAW and n_dec < max_decisions:
+            if n_dec < max_decisions:
+                fill_view_nb(state, seat, view)  # the view the seat decides on
                 cand, k = belief.candidates_nb(view)
                 opp_hand = state[S_HANDS + 1 - seat]
                 rest = cand
@@ -98,9 +87,8 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
                 ks[n_dec] = k
                 opp_sid[n_dec] = sids[1 - seat]
                 n_dec += 1
-            err, _ = play_answer_nb(state, rules, action, x, y, trace)
-            if err != 0:
-                break
+            # the draw is played by the seat's own strategy: stop again at the next draw
+            at = loop.run_until_nb(work, rules, np.int64(_DRAWS) & ~(np.int64(1) << at), record, trace)
     return rows, n_dec
 
 
@@ -122,7 +110,8 @@ def collect(matchups, rules="tournament", decisions_per_matchup=20_000, seed=1):
         ks = np.zeros(decisions_per_matchup, np.int64)
         opp = np.zeros(decisions_per_matchup, np.int64)
         rows, n_dec = collect_nb(np.uint64(seed + 1000 * j), 0, 10**7, sids, params, rules_arr,
-                                 decisions_per_matchup, feats, truth, decision, ks, opp)
+                                 decisions_per_matchup, feats, truth, decision, ks, opp,
+                                 new_work(rules_arr, params.shape[1]))
         parts.append((feats[:rows], truth[:rows], decision[:rows] + offset, ks[:n_dec], opp[:n_dec]))
         offset += n_dec
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
-from ..core.inputs import read_json
+from ..infra.inputs import read_json
 from ..run.config import Key, Schema, seed_key
 from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..core.inputs import check_nesting
+from ..infra.inputs import check_nesting
 
 #: the ledgers' folder inside ``experiments/``, and a ledger's suffix
 LEDGER_DIR = "ledger"

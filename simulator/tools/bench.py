@@ -50,15 +50,15 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import njit
 
 from ..core.cards import DECK
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
+from ..infra.jit import PLAIN
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _time_min_deadwood_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -66,7 +66,7 @@ def _time_min_deadwood_nb(hands):
     return acc
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _time_best_discard_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -137,7 +137,7 @@ def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeat
     """How cost grows as the knock limit falls: simple vs simple on all cores, with the mean
     number of cards drawn per hand (gin-only hands run longest)."""
     from ..api import play_deal_records
-    from ..engine.kernels import H_DRAWS
+    from ..core.records import H_DRAWS
     from ..core.rules import Rules
 
     rows = []
@@ -166,7 +166,7 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
     return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _floor_deals_nb(n_deals, seed, draws):
     """The stripped loop of the floor model (``bench_floor``): per deal a shuffled deck and two
     ten-card hands, then ``draws`` turns of drawing a stock card, the least-deadwood discards
@@ -324,7 +324,7 @@ def scale_experiment(total: int, chunk: int, directory: str | None) -> tuple[str
     10 cells, with (deals per cell, chunk): checked as ``ginsim run`` checks an experiment
     (sizes, memory) and against the free disk where the run goes, before anything is
     written; a problem is one line naming ``--scale-deals``."""
-    from ..core.inputs import check_disk
+    from ..infra.inputs import check_disk
     from ..run.experiment import ExperimentError, parse_experiment
     from ..run.runner import DISK_BYTES_PER_ROW
 
@@ -428,7 +428,7 @@ def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 15, call
     ``sizes`` deals (simple vs simple, hoyle) on each thread count, best of ``repeats`` runs
     of ``calls`` calls.  The thread counts take turns run by run, in reversed order every
     other run, so a slow spell of a shared machine, or a cost of coming first or second,
-    falls on all of them.  Calls below ``simulator.core.blocks.SMALL_CALL_ITEMS``
+    falls on all of them.  Calls below ``simulator.infra.blocks.SMALL_CALL_ITEMS``
     deals play on one thread whatever the thread count, so both columns should match."""
     from ..api import play_deal_records
 
@@ -598,7 +598,7 @@ def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     return rows
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@PLAIN
 def _random_legal_nb(masks, u, out):
     """A uniformly random legal action per row of ``masks`` (0 for an empty row), from ``u``."""
     for i in range(masks.shape[0]):

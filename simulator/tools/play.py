@@ -38,8 +38,13 @@ import numpy as np
 from strategies import parse_strategy
 
 from ..core import state as S
+from ..core import view as V
+from ..core.errors import StrategyError
 from ..core.cards import format_card, mask_cards, parse_cards
-from ..engine.hand import Hand
+from ..core.decisions import DECISIONS
+from ..core.narrate import tell
+from ..engine.hand import Game, Hand
+from ..engine.loop import stop_at
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
 from ..core.records import (
     G_BOXES0,
@@ -56,7 +61,6 @@ from ..core.records import (
 )
 from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.rules_api import _arrangement, best_arrangement
-from ..core.scoring import end_of_hand_nb, new_game_nb
 
 HUMAN, BOT = 0, 1
 
@@ -92,14 +96,27 @@ def _melded_text(mask: int, melded: int) -> str:
     return f"{melds_text or '(no melds)'}  | deadwood {_cards(rest) if rest else '-'} ({int(hand_value_nb(rest))})"
 
 
-#: phase -> (key, action, label) choices; the discard and arrange phases are built per state
-_CHOICES = {
-    S.PHASE_FIRST_UPCARD: (("t", S.A_TAKE_PILE, "take {top}"), ("p", S.A_PASS, "pass")),
-    S.PHASE_DRAW: (("s", S.A_DRAW_STOCK, "draw from the stock"), ("t", S.A_TAKE_PILE, "take {top}")),
-    S.PHASE_KNOCK: (("k", S.A_KNOCK, "knock ({deadwood} deadwood)"), ("n", S.A_NO_KNOCK, "play on")),
-    S.PHASE_LAST_DISCARD: (("t", S.A_TAKE_PILE, "take {top} (then you must knock)"),
-                           ("p", S.A_PASS, "pass: the hand is dead")),
+#: the yes-or-no decisions (``simulator.core.decisions``) as prompts: for each, its (key,
+#: label) for yes and for no, the order shown first; the action each means is the table's
+_YES_NO = {
+    "first_upcard": (("t", "take {top}"), ("p", "pass"), "yes"),
+    "draw": (("t", "take {top}"), ("s", "draw from the stock"), "no"),
+    "knock": (("k", "knock ({deadwood} deadwood)"), ("n", "play on"), "yes"),
+    "last_discard": (("t", "take {top} (then you must knock)"), ("p", "pass: the hand is dead"), "yes"),
 }
+
+
+def _prompt(decision) -> tuple:
+    """A yes-or-no decision's (key, action, label) choices, in the order shown (a decision
+    without keys of its own here: ``y`` and ``n``, labelled with the actions' names)."""
+    default = (("y", S.action_name(decision.yes)), ("n", S.action_name(decision.no)), "yes")
+    (yes_key, yes_label), (no_key, no_label), first = _YES_NO.get(decision.name, default)
+    yes, no = (yes_key, decision.yes, yes_label), (no_key, decision.no, no_label)
+    return (yes, no) if first == "yes" else (no, yes)
+
+
+#: phase -> (key, action, label) choices of the yes-or-no decisions; the others are built per state
+_CHOICES = {d.phase: _prompt(d) for d in DECISIONS if d.kind == "yes_no"}
 
 
 class Table:
@@ -119,7 +136,7 @@ class Table:
         self.out = out or sys.stdout
         self.scores = [0, 0]
         self.boxes = [0, 0]
-        self.record = np.zeros(N_GAME_COLS, np.int64)  # the game's record (``end_of_hand_nb``)
+        self.record = np.zeros(N_GAME_COLS, np.int64)  # the game's record (``Game.record``)
         #: the game stops after this many hands without a winner, as ``simulate_games`` does
         self.max_hands = MAX_HANDS_PER_GAME
         self.name = self.bot.label
@@ -132,22 +149,26 @@ class Table:
         self.say(f"ginsim play: you against {self.name}, rules {self.rules_name}, seed {self.seed} "
                  f"(the same --seed deals the same cards). Keys: ? for help, q to quit.")
         try:
-            dealer, number = None, 1
+            # the session is game 0 (one hand: deal 0) of the seed, unmirrored, dealt as
+            # simulate_games (simulate) deals it: one keying of decks and streams, simulator.engine.work
+            if not self.game:
+                self.play_hand(Hand(self.rules, seed=self.seed, deal=0, mirrored=False), 1)
+                return 0
+            match = Game(self.rules, seed=self.seed, game=0, mirrored=False)
+            match.max_hands = self.max_hands
+            self.record = match.record
+            number = 1
             while True:
-                hand = self.play_hand(dealer, number)
-                if number == 1:
-                    new_game_nb(self.record, np.int64(0), np.int64(0), np.int64(hand.a_seat), np.int64(hand.dealer))
-                if not self.game:
-                    return 0
+                self.play_hand(match.hand, number)
                 # the game's hands chain as simulate_games chains them (scores, target, next
                 # dealer, the hand guard, the final totals)
+                more = match.next_hand()
                 g = self.record
-                dealer = int(end_of_hand_nb(g, hand.record(), np.int64(self.max_hands), self.vector))
                 self.scores = [int(g[G_POINTS0]), int(g[G_POINTS1])]
                 self.boxes = [int(g[G_BOXES0]), int(g[G_BOXES1])]
                 target = int(self.vector[R_TARGET])
                 self.say(f"Score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]} (game to {target})")
-                if dealer < 0:
+                if not more:
                     self.game_over()
                     return 0
                 number += 1
@@ -166,71 +187,71 @@ class Table:
         self.say(f"\n=== Game over: {who}{' (shutout)' if g[G_SHUTOUT] else ''}. Final score with bonuses: "
                  f"you {t0}, {self.name} {t1} ===")
 
-    def play_hand(self, dealer: int | None, number: int) -> Hand:
-        # the session is game 0 (one hand: deal 0) of the seed, unmirrored, dealt as
-        # simulate_games (simulate) deals it: one keying of decks and streams, simulator.core.rng
-        if self.game:
-            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False, hand_in_game=number - 1, dealer=dealer,
-                        scores=tuple(self.scores))
-        else:
-            hand = Hand(self.rules, seed=self.seed, deal=0, mirrored=False)
+    def play_hand(self, hand: Hand, number: int) -> Hand:
         who = "you deal" if hand.dealer == HUMAN else f"{self.name} deals"
-        limit = int(hand.state[S.S_LIMIT])
-        self.say(f"\n=== Hand {number}: {who}; knock limit {limit}; upcard {format_card(int(hand.state[S.S_UPCARD]))} ===")
+        v = hand.view(HUMAN)  # at the deal: the knock limit, the upcard on the pile
+        self.say(f"\n=== Hand {number}: {who}; knock limit {int(v[V.V_KNOCK_LIMIT])}; upcard {format_card(int(v[V.V_TOP]))} ===")
         seen = len(hand.events)
         while not hand.is_over():
             if hand.current_player == HUMAN:
                 action = self.ask(hand)
-            else:
-                action = hand.strategy_action(self.bot)
-            hand.apply(action)
+                hand.apply(action)
+            elif self.bot.is_python:
+                hand.apply(hand.strategy_action(self.bot))
+            else:  # the bot plays with the engine's loop until your turn or the hand's end
+                hand._seat(BOT, self.bot)
+                if hand._play(stop_at((HUMAN,))) < 0:
+                    raise StrategyError(f"{self.name} broke the rules or wrote into what it was lent "
+                                        "(simulate reports the error in one line)")
             for event in hand.events[seen:]:
-                self.tell(event, hand)
+                self.tell(event)
             seen = len(hand.events)
         self.hand_over(hand)
         return hand
 
     # ---- your turn ----------------------------------------------------------------------
     def show(self, hand: Hand) -> None:
-        st = hand.state
-        mask = int(st[S.S_HANDS + HUMAN])
-        phase = hand.phase
+        """What you see before a decision, read from your view (``Hand.view``: the engine's
+        ``fill_view_nb``, what a numba strategy in your seat would get)."""
+        v = hand.view(HUMAN)
+        phase = int(v[V.V_PHASE])
         if phase == S.PHASE_DEFEND:
-            knocker = _arrangement(int(st[S.S_HANDS + BOT]), int(st[S.S_SETS]), int(st[S.S_RUNS]))
-            self.say(f"{self.name} lays out {_melds_text(knocker)}")
-        drawn = f"   (drew {format_card(int(st[S.S_DRAWN]))})" if phase == S.PHASE_DISCARD else ""
-        self.say(f"Your hand: {_hand_text(mask)}{drawn}")
-        top = int(st[S.S_PILE + st[S.S_PILE_LEN] - 1]) if st[S.S_PILE_LEN] else -1
-        known = int(st[S.S_TOOK + BOT])
-        line = (f"Pile top: {format_card(top) if top >= 0 else '-'}   stock: {int(st[S.S_STOCK_N] - st[S.S_STOCK_POS])}"
-                f"   {self.name} holds (from the pile): {_cards(known)}")
+            sets, runs = int(v[V.V_KNOCKER_SETS]), int(v[V.V_KNOCKER_RUNS])
+            melds = _arrangement(sets | runs, sets, runs).melds
+            self.say(f"{self.name} lays out {' '.join('[' + ' '.join(map(str, m)) + ']' for m in melds)}"
+                     f"  | deadwood {int(v[V.V_KNOCKER_DEADWOOD])}")
+        drawn = f"   (drew {format_card(int(v[V.V_DRAWN]))})" if phase == S.PHASE_DISCARD else ""
+        self.say(f"Your hand: {_hand_text(int(v[V.V_HAND]))}{drawn}")
+        top = int(v[V.V_TOP])
+        line = (f"Pile top: {format_card(top) if top >= 0 else '-'}   stock: {int(v[V.V_STOCK_LEFT])}"
+                f"   {self.name} holds (from the pile): {_cards(int(v[V.V_OPP_TOOK]))}")
         if self.game:
-            line += f"   score: you {self.scores[HUMAN]}, {self.name} {self.scores[BOT]}"
+            line += f"   score: you {int(v[V.V_MY_SCORE])}, {self.name} {int(v[V.V_OPP_SCORE])}"
         self.say(line)
 
     def choices(self, hand: Hand) -> list[tuple[str, int, str]]:
-        st = hand.state
-        phase = hand.phase
-        top = format_card(int(st[S.S_PILE + st[S.S_PILE_LEN] - 1])) if st[S.S_PILE_LEN] else "-"
+        """Your moves, with their keys and labels, read from your view (as ``show``)."""
+        v = hand.view(HUMAN)
+        phase = int(v[V.V_PHASE])
+        top = format_card(int(v[V.V_TOP])) if v[V.V_TOP] >= 0 else "-"
         if phase in _CHOICES:
-            return [(k, a, label.format(top=top, deadwood=int(st[S.S_DEADWOOD]))) for k, a, label in _CHOICES[phase]]
+            return [(k, a, label.format(top=top, deadwood=int(v[V.V_DEADWOOD]))) for k, a, label in _CHOICES[phase]]
+        mask = np.int64(v[V.V_HAND])
         if phase == S.PHASE_DISCARD:
-            legal = [int(c) for c in mask_cards(int(st[S.S_LEGAL]))]
+            legal = [int(c) for c in mask_cards(int(v[V.V_LEGAL_DISCARDS]))]
             out = [(format_card(c), S.A_DISCARD + c, "") for c in legal]
-            drawn = int(st[S.S_DRAWN])
+            drawn = int(v[V.V_DRAWN])
             if drawn in legal:
                 out.append(("d", S.A_DISCARD + drawn, f"discard {format_card(drawn)}, the card drawn"))
             return out
         if phase == S.PHASE_ARRANGE:
-            mask = int(st[S.S_HANDS + HUMAN])
             out = []
             for k, (sets, runs) in enumerate(hand.arrangements()):
-                arrangement = _arrangement(mask, _mask(sets), _mask(runs))
+                arrangement = _arrangement(int(mask), _mask(sets), _mask(runs))
                 out.append((str(k + 1), S.A_ARRANGE + k, "lay out " + _melds_text(arrangement)))
             return out
         if phase == S.PHASE_DEFEND:
-            mask = np.int64(st[S.S_HANDS + HUMAN])
-            knocker_sets, knocker_runs = st[S.S_SETS], st[S.S_RUNS]
+            knocker_sets, knocker_runs = v[V.V_KNOCKER_SETS], v[V.V_KNOCKER_RUNS]
             deadwood, laid, melded = layoff_solution_nb(mask, knocker_sets, knocker_runs)
             out = [("b", S.A_DEFEND_BEST, f"best defence: {_melded_text(mask & ~laid, melded)}, "
                                           f"laying off {_laid_text(laid)}")]
@@ -294,34 +315,18 @@ class Table:
         return f"{key or '(empty)'!r} is not a move here: type {options}; q quits"
 
     # ---- the table talks ------------------------------------------------------------------
-    def tell(self, event: tuple[int, str, int], hand: Hand | None = None) -> None:
-        seat, name, value = event
-        me = seat == HUMAN
-        who = "You" if me else self.name
-        if name == "defend" and hand is not None:  # the hand is over: the defender's melds are known
-            st = hand.state
-            melded = int(st[S.S_DEFENDER_MELDS])
-            melds = " ".join("[" + " ".join(map(str, m)) + "]"
-                             for m in best_arrangement([int(c) for c in mask_cards(melded)]).melds) if melded else "no melds"
-            how = {-1: "the best response", -2: "no layoffs"}.get(value, f"least-deadwood arrangement {value + 1}")
-            self.say(f"{who} {'defend' if me else 'defends'} with {how}: {'lay' if me else 'lays'} out {melds}, "
-                     f"{'lay' if me else 'lays'} off {_laid_text(int(st[S.S_LAID]))}.")
-            return
-        card = format_card(value) if 0 <= value < 64 and value % 16 < 13 else ""
-        text = {
-            "decline": f"{who} {'pass' if me else 'passes'} on {card}.",
-            "take_pile": f"{who} {'take' if me else 'takes'} {card} from the pile.",
-            "draw_stock": f"You draw {card} from the stock." if me else f"{who} draws from the stock.",
-            "discard": f"{who} {'discard' if me else 'discards'} {card}.",
-            "knock": f"{who} {'knock' if me else 'knocks'} with {value} deadwood.",
-            "gin": f"{who} {'go' if me else 'goes'} gin!",
-            "big_gin": f"{who} {'have' if me else 'has'} big gin!",
-            "reshuffle": f"The pile is shuffled into a new stock of {value} cards.",
-            "pass_last_discard": f"{who} {'pass' if me else 'passes'} on the last discard {card}.",
-            "dead": "The stock is exhausted: the hand is dead.",
-        }.get(name)
-        if text:
-            self.say(text)
+    #: the events the table tells as they happen (``simulator.core.narrate.tell``); the deal
+    #: and upcard open the hand, the knocker's layout is shown to the defender, the score closes it
+    TOLD = frozenset({"decline", "take_pile", "draw_stock", "discard", "knock", "gin", "big_gin", "defend", "layoff",
+                      "reshuffle", "pass_last_discard", "dead"})
+
+    def tell(self, event: tuple[int, str, int]) -> None:
+        """Tell an event of the hand, as the one narrator words it: you in the second person,
+        the bot's stock draws without the card."""
+        if event[1] in self.TOLD:
+            names = ["", ""]
+            names[HUMAN], names[BOT] = "You", self.name
+            self.say(tell(event, names, you=HUMAN))
 
     def hand_over(self, hand: Hand) -> None:
         st = hand.state

@@ -2,8 +2,8 @@
 
 The deal is re-played from its seed by ``simulator.run.replay.deal_trace`` (the engine's
 own trace; no second game loop), and the page steps through its events: both hands, the
-discard pile and the stock after each one, the decision in words (the same words as the
-text replay), the knocker's layout (sets, runs, deadwood; docs/rules.md#laying-out-and-laying-off)
+discard pile and the stock after each one, the decision in words (the one narrator,
+``simulator.core.narrate.tell``, as the text replay and ``ginsim play`` tell it), the knocker's layout (sets, runs, deadwood; docs/rules.md#laying-out-and-laying-off)
 with the defender's layoffs, and the score.  ``deal_steps`` turns the events into those
 states; ``replay_page`` renders them into one self-contained HTML file (inline style,
 script and data; nothing loaded from elsewhere) driven by buttons or the keyboard: right
@@ -19,7 +19,8 @@ from typing import Any
 
 from ..analysis.rendering import GENERATOR, atomic_write, written_by_ginsim
 from ..core.cards import format_card, mask_cards
-from ..run.replay import deal_trace, describe_event
+from ..core.narrate import tell
+from ..run.replay import deal_trace, seat_names
 
 
 def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tuple[list[str], list[dict]]:
@@ -28,15 +29,13 @@ def deal_steps(cell: dict, row: Any, events: list[tuple[int, str, int]]) -> tupl
     (who acted, -1 for the table), ``hands`` (both seats' cards), ``pile`` (bottom to top),
     ``stock`` (cards left), ``moved`` (the card the event moved, if any), ``layout`` once
     someone has knocked, and ``score`` once the hand is scored."""
-    a_seat = int(row["a_seat"])
-    names = ["", ""]
-    names[a_seat], names[1 - a_seat] = f"A ({cell['a']})", f"B ({cell['b']})"
+    names = seat_names(cell, int(row["a_seat"]))
     return names, named_steps(names, events)
 
 
 def named_steps(names: list[str], events: list[tuple[int, str, int]]) -> list[dict]:
-    """``deal_steps``'s states of a hand whose seats are called ``names``."""
-    who = {0: names[0], 1: names[1], -1: "table"}
+    """``deal_steps``'s states of a hand whose seats are called ``names``, each event told by
+    the one narrator (``simulator.core.narrate.tell``)."""
     hands: list[list[int]] = [[], []]
     pile: list[int] = []
     stock = 52
@@ -58,7 +57,7 @@ def named_steps(names: list[str], events: list[tuple[int, str, int]]) -> list[di
         if kind == "upcard":
             pile.append(value)
             stock -= 1
-            snapshot(-1, f"{names[0]} and {names[1]} are dealt ten cards each; the upcard is {format_card(value)}",
+            snapshot(-1, f"{names[0]} and {names[1]} are dealt ten cards each. {tell((seat, kind, value), names)}",
                      value)
             continue
         moved = None
@@ -87,12 +86,10 @@ def named_steps(names: list[str], events: list[tuple[int, str, int]]) -> list[di
             layout["layoff"] = [format_card(c) for c in mask_cards(value)]
         elif kind == "defender_deadwood" and layout is not None:
             layout["defender_deadwood"] = int(value)
-        elif kind == "score":
-            score = describe_event(who[seat], seat, kind, value)
-        elif kind == "dead":
-            score = "dead hand: nobody scores"
+        elif kind in ("score", "dead"):
+            score = tell((seat, kind, value), names)
         # the score and a dead hand end the hand: the table announces them, nobody plays
-        snapshot(-1 if kind in ("score", "dead") else seat, describe_event(who[seat], seat, kind, value), moved)
+        snapshot(-1 if kind in ("score", "dead") else seat, tell((seat, kind, value), names), moved)
     return steps
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...core.rules_api import max_knock_limit
 from ...run.config import REQUIRED, Key, Schema, is_int, is_number, plugins_key, refuse_unknown, seed_key
-from ...core.inputs import outside_work
+from ...infra.inputs import outside_work
 from ...run.experiment import format_value, read_toml_file
 from ...run.limits import MAX_PER_CELL, PER_CELL_BITS
 

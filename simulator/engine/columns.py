@@ -6,28 +6,27 @@ column of such an array touches every row's cache line, so twenty column reads c
 passes over the whole record.  ``gather_nb`` reads each row once and writes the columns
 asked for into a preallocated ``(n_columns, n_rows)`` array of the caller's dtype (one
 call per output dtype: ``int64`` for deal numbers, ``int16``/``int32`` for counts,
-``int8`` for codes), in blocks of rows on the kernels' threads (``simulator.core.blocks``).  Each column of the result is then a
+``int8`` for codes), in blocks of rows on the kernels' threads (``simulator.infra.blocks``).  Each column of the result is then a
 contiguous row of that array: one copy from record to column, no per-row Python work.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
 import pandas as pd
 
-from . import records as RC
-from .blocks import run_blocks
-from .cards import format_card
-from .records import GAME_ROW, HAND_ROW
+from ..core import records as RC
+from ..core.cards import format_card
+from ..core.records import GAME_ROW, HAND_ROW
+from ..infra.blocks import run_blocks
+from ..infra.jit import KERNEL
 
 
 #: the dtypes ``gather`` fills, one block each, in one pass over the records
 DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.int16))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
+@KERNEL
 def gather_nb(records, start, stop, index64, out64, index32, out32, index16, out16):
     """``outXX[j, i] = records[i, indexXX[j]]`` for rows ``start <= i < stop`` (cast to the
     block's dtype): each row is read once."""
@@ -78,7 +77,7 @@ def record_columns(records: np.ndarray, row: tuple, names: tuple[str, ...],
 
     Built column by column as the schema entries ``row`` say (``simulator.core.records``:
     ``kind`` and ``dtype``), with no per-row Python work: the raw columns are gathered in
-    one parallel pass per dtype (``simulator.core.columns.gather``), and every derived column
+    one parallel pass per dtype (``simulator.engine.columns.gather``), and every derived column
     is one vectorised expression.  ``hand_frame``/``game_frame`` wrap the result in pandas,
     ``hand_table``/``game_table`` in Arrow."""
     r = np.asarray(records)

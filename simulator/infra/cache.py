@@ -78,10 +78,12 @@ PLAY_ROOTS = (
     "simulator/studies/tune/fresh.py",
 )
 #: packages every module of which plays: the registry imports the strategies by name, and the
-#: engine's generated copies are made from ``kernels.py``'s text
+#: engine's generated copies are made from the loop's and the kernels' text
 ENGINE_PACKAGES = ("strategies/", "simulator/engine/")
-#: a decorator that makes a numba kernel: a module holding one is a root of ``kernel_modules``
-_KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b", re.M)
+#: a module holding a numba kernel, a root of ``kernel_modules``: one that imports the compile
+#: profiles (``simulator.infra.jit``), or decorates a function with numba's own decorators
+_KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b|^from (simulator\.|\.+)infra\.jit import",
+                     re.M)
 
 #: the data packages an installed wheel carries (simulator.run.bundled): experiment files and
 #: examples, not ginsim's code
@@ -246,9 +248,9 @@ def playing_modules() -> frozenset[str]:
 
 
 def kernel_modules() -> frozenset[str]:
-    """Every module that holds a numba kernel (``@njit`` and the like), the engine and the
-    strategies, and every module they import when they load: all the code a compiled
-    kernel can have inlined."""
+    """Every module that holds a numba kernel (a function of a ``simulator.infra.jit`` profile,
+    or ``@njit`` and the like), the engine and the strategies, and every module they import
+    when they load: all the code a compiled kernel can have inlined."""
     roots = [name for name, path in package_sources()
              if name.startswith(ENGINE_PACKAGES) or _KERNEL.search(path.read_text(encoding="utf-8"))]
     return import_closure(roots, False)

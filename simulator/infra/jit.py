@@ -1,0 +1,100 @@
+"""How ginsim's numba functions are compiled: the few named profiles, each defined once.
+
+Every jitted function of ``simulator`` and ``strategies`` is decorated with one of the
+profiles below (``@CORE``, ``@HOT``, ...) and states no numba flag of its own, so how a
+function compiles is read from its profile's name, and the reasons are written here once.
+Every profile caches its machine code (ginsim's cache, ``simulator.infra.cache``) and
+compiles without numba's C-callable wrapper (``no_cfunc_wrapper``: nothing calls a kernel
+through a C pointer, and the wrapper cost every function compile time).
+
+Two numba behaviours shape the profiles:
+
+* **Reference counting.**  A function compiled with numba's runtime (NRT) updates an atomic
+  reference count for each array it receives, slices or returns.  In the engine's loop that
+  costs more than the rules themselves, so every function that allocates nothing compiles
+  without it.  A function that allocates (a search player's tables) must compile with it,
+  and must say so, because numba hands a caller's setting on to a callee that states none.
+  An array returned across a function boundary compiled without NRT to a caller with NRT
+  would be released twice: functions that return a slice are merged into their callers.
+* **Inlining.**  numba builds every function into a library of its own that links and
+  generates again the machine code of everything it calls, so each function boundary costs
+  compile time; LLVM's ``forceinline`` puts a callee's code into its caller's loop (no
+  arguments pushed on the stack), and ``inline='always'`` merges a callee into its caller at
+  numba's IR level (no library of its own at all).  numba hands ``forceinline`` on to a
+  function first compiled from inside one that sets it, so every function states it.
+
+The profiles:
+
+``CORE``
+    A called function without reference counting, never inlined by LLVM and handing no
+    inlining on: the rules core, the rare steps of a hand, the engine's checks and loops.
+``HOT``
+    As ``CORE``, and LLVM inlines it into its caller: what runs on every turn (the everyday
+    decisions of the light strategies, ``fill_view_nb``, ``play_nb``).
+``MERGED``
+    Merged into each caller at numba's IR level (it compiles no library of its own, and counts
+    references as its caller does): thin wrappers, the phase functions, the dispatch of
+    built-ins, the way the loop asks and answers.  Called from Python it compiles alone with
+    numba's default (reference counting on), so one that allocates still works there.
+``MERGED_HOT``
+    ``MERGED`` for the dispatch's everyday decisions, which also state ``forceinline`` as the
+    generated dispatch of plug-ins (``PLUGIN_HOT``) does.
+``ALLOCATES``
+    With reference counting, not inlined: functions that allocate (``mc``'s search,
+    ``expert``'s decisions), and the dispatch of an engine with plug-ins, whose decisions the
+    plug-ins inherit NRT from.
+``PLUGIN_HOT``
+    ``ALLOCATES`` with ``forceinline``: the everyday decisions of a dispatch with plug-ins.
+``PLAIN``
+    numba's defaults (reference counting on, flags inherited from the caller): drivers called
+    from Python that allocate their scratch, and helpers of the allocating strategies.
+``KERNEL``
+    A batch kernel run on a pool thread (``simulator.infra.blocks``): it releases the GIL
+    (``nogil``) and counts no references.
+
+A plug-in's decision functions are the user's code, compiled with the flags the user wrote;
+``bounds_checked`` makes the checked copies ``strategies.plugins.check_bounds`` runs.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+#: every profile's flags, by name (``flags_of`` reads them back from a compiled function)
+PROFILES: dict[str, dict] = {
+    "CORE": {"_nrt": False, "forceinline": False},
+    "HOT": {"_nrt": False, "forceinline": True},
+    "MERGED": {"forceinline": False, "inline": "always"},
+    "MERGED_HOT": {"forceinline": True, "inline": "always"},
+    "ALLOCATES": {"_nrt": True, "forceinline": False},
+    "PLUGIN_HOT": {"_nrt": True, "forceinline": True},
+    "PLAIN": {},
+    "KERNEL": {"_nrt": False, "nogil": True},
+}
+#: what every profile states
+BASE = {"cache": True, "no_cfunc_wrapper": True}
+
+CORE = njit(**BASE, **PROFILES["CORE"])
+HOT = njit(**BASE, **PROFILES["HOT"])
+MERGED = njit(**BASE, **PROFILES["MERGED"])
+MERGED_HOT = njit(**BASE, **PROFILES["MERGED_HOT"])
+ALLOCATES = njit(**BASE, **PROFILES["ALLOCATES"])
+PLUGIN_HOT = njit(**BASE, **PROFILES["PLUGIN_HOT"])
+PLAIN = njit(**BASE, **PROFILES["PLAIN"])
+KERNEL = njit(**BASE, **PROFILES["KERNEL"])
+
+
+def profile_of(dispatcher) -> str | None:
+    """The name of the profile a jitted function was compiled with (None: none of them)."""
+    stated = {k for flags in PROFILES.values() for k in flags}
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k in stated}
+    return next((name for name, flags in PROFILES.items() if flags == options), None)
+
+
+def bounds_checked(dispatcher):
+    """The decorator of a bounds-checked, uncached copy of the numba function ``dispatcher``
+    (its own flags kept, its cache files left alone); it releases the GIL, so a copy that
+    never returns does not hold the interpreter lock an interrupted caller needs."""
+    options = {k: v for k, v in dispatcher.targetoptions.items()
+               if k not in ("cache", "boundscheck", "nopython", "nogil")}
+    return njit(boundscheck=True, cache=False, nogil=True, **options)

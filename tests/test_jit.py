@@ -1,0 +1,75 @@
+"""The compile policy is one module: every numba function of ``simulator`` and ``strategies``
+is compiled with a named profile of ``simulator.infra.jit``, and no other file spells a
+numba flag."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import re
+import tokenize
+
+from numba.core.registry import CPUDispatcher
+
+from simulator.infra import cache, jit
+
+#: modules whose kernels need an optional extra to import (the RL environments' package)
+_OPTIONAL = ("simulator/env/",)
+
+
+def _kernel_modules():
+    for name, path in cache.package_sources():
+        text = path.read_text(encoding="utf-8")
+        if cache._KERNEL.search(text) and name != "simulator/infra/jit.py":
+            yield name[:-3].replace("/", "."), text
+
+
+def test_every_jitted_function_has_a_profile():
+    seen = 0
+    for module_name, _ in _kernel_modules():
+        module = importlib.import_module(module_name)
+        for attr, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module_name:
+                seen += 1
+                assert jit.profile_of(value) is not None, f"{module_name}.{attr}: {value.targetoptions}"
+    assert seen > 150, seen
+
+
+def _code(text: str) -> str:
+    """``text`` without its comments, each string as ``STR`` (docstrings may name the flags)."""
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    return " ".join("STR" if t.type == tokenize.STRING else t.string for t in tokens if t.type != tokenize.COMMENT)
+
+
+def test_no_numba_flag_is_spelled_outside_the_compile_policy():
+    spelled = re.compile(r"\b_nrt\s*=|\bnjit\b|\bforceinline\s*=|\binline\s*=\s*STR")
+    offenders = [name for name, path in cache.package_sources()
+                 if name != "simulator/infra/jit.py" and spelled.search(_code(path.read_text(encoding="utf-8")))]
+    assert offenders == []
+
+
+def test_the_profiles_are_few_and_distinct():
+    flags = [tuple(sorted(f.items())) for f in jit.PROFILES.values()]
+    assert len(set(flags)) == len(flags) <= 8
+    for name in jit.PROFILES:
+        assert callable(getattr(jit, name)), name
+
+
+def test_the_kernels_module_offers_only_what_it_defines():
+    """``simulator.engine.kernels`` re-exports nothing: every name it offers (``__all__``) is its
+    own (or ``loop``, the loop it plays with), and no module reads another name from it."""
+    from pathlib import Path
+
+    from simulator.engine import kernels
+
+    own = {name for name, value in vars(kernels).items()
+           if getattr(value, "__module__", kernels.__name__) == kernels.__name__ and not name.startswith("__")
+           and (callable(value) or isinstance(value, int))}
+    assert set(kernels.__all__) <= own | {"loop"}
+    root = Path(__file__).resolve().parents[1]
+    used = re.compile(r"\bkernels\.([A-Za-z_]\w*)|from simulator\.engine\.kernels import ([\w, ]+)|"
+                      r"from \.+engine\.kernels import ([\w, ]+)|from \.kernels import ([\w, ]+)")
+    for path in [*root.glob("simulator/**/*.py"), *root.glob("strategies/*.py"), *root.glob("tests/*.py")]:
+        for match in used.finditer(_code(path.read_text(encoding="utf-8"))):
+            names = [n.strip() for group in match.groups() if group for n in group.split(",")]
+            assert set(names) <= set(kernels.__all__) | {"__file__", "__name__"}, (path.name, names)

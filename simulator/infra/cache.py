@@ -623,10 +623,11 @@ def _install_cache_guard() -> None:
 # --------------------------------------------------------------- cold start
 
 #: how long a first run compiles, in seconds of one core (the compile is single-threaded) with an
-#: empty cache: the low end is what the quick start (simple, gin_hunter, knock_early) and a first
-#: `ginsim simulate mc simple` took, compile and play, on the development machine; the high end
-#: allows twice that for a slower or busier machine (docs/benchmarks.md#the-compile-notice)
-COMPILE_SECONDS = {"light": (15, 30), "search": (20, 40)}
+#: empty cache: the low end is below what `ginsim play` (a few moves), the quick start (simple,
+#: gin_hunter, knock_early) and a first `ginsim simulate mc simple` took, compile and play, on
+#: idle cores of the development machine; the high end allows twice that for a slower or
+#: busier machine (docs/benchmarks.md#the-compile-notice)
+COMPILE_SECONDS = {"light": (10, 30), "search": (15, 40)}
 
 #: what the command line prints on stderr before this process compiles its first kernel
 COMPILING_MESSAGE = (

@@ -65,4 +65,7 @@ def test_the_timings_in_the_docs_are_written_from_the_measurements():
     assert "| fast tier (`pytest`) | 726 passed, 12 skipped | 150 s (3 min) | 145 s (2 min) | 2 cores, loaded: " \
            "load average 1.2 before, 2.0 after | empty | 2026-12-02, abc1234 |" in table
     assert "2 cores, idle" in T.table({"fast": {**m, "load_before": 0.1, "load_after": 0.2}})
+    # the target's own busy core is not load besides it
+    assert "2 cores, idle" in T.table({"fast": {**m, "load_before": 0.1, "load_after": 1.1}})
+    assert "2 cores, loaded" in T.table({"fast": {**m, "load_before": 0.1, "load_after": 1.4}})
     assert "not measured yet (python -m simulator.tools.suite_timings measure ci)" in T.readme_line({"fast": m})

@@ -8,7 +8,8 @@ docs/development.md's table and the README's line are generated from it.
     python -m simulator.tools.suite_timings write               # the table and the line from the JSON
     python -m simulator.tools.suite_timings write --check       # exit 1 when they are stale
 
-``measure`` runs the target in child processes from the checkout's root, with an empty
+``measure`` waits (at most ``SETTLE_SECONDS``) for the load average to settle below
+``IDLE_LOAD``, then runs the target in child processes from the checkout's root, with an empty
 kernel cache (``GINSIM_CACHE_DIR`` a new temporary directory) unless ``--warm`` (the user's
 cache as it is), and records wall time, CPU time of the children (user + system), the
 machine's cores and its load average before and after (a figure taken while other work ran
@@ -50,6 +51,31 @@ TARGETS = {
 }
 #: a machine counts as idle when its load average stays below this many busy cores besides ours
 IDLE_LOAD = 0.3
+#: how long ``measure`` waits, at most, for the load average to fall below ``IDLE_LOAD`` first
+SETTLE_SECONDS = 300
+
+
+def settle(limit: float = SETTLE_SECONDS) -> float:
+    """Wait until the one-minute load average is below ``IDLE_LOAD`` (what a job that just
+    ended leaves behind takes a minute or two to decay), at most ``limit`` seconds; returns the
+    load average then."""
+    deadline = time.monotonic() + limit
+    load = os.getloadavg()[0]
+    if load >= IDLE_LOAD:
+        print(f"suite_timings: waiting for the load average ({load:.2f}) to fall below {IDLE_LOAD} "
+              f"(at most {limit:.0f} s)", file=sys.stderr)
+    while load >= IDLE_LOAD and time.monotonic() < deadline:
+        time.sleep(5)
+        load = os.getloadavg()[0]
+    return load
+
+
+def is_idle(m: dict) -> bool:
+    """Whether a measurement was taken on an otherwise idle machine: the load average below
+    ``IDLE_LOAD`` before, and after once the cores the target itself kept busy (its CPU time
+    over its wall time) are taken out."""
+    own = m["cpu_s"] / m["wall_s"] if m["wall_s"] > 0 else 0.0
+    return m["load_before"] < IDLE_LOAD and m["load_after"] - own < IDLE_LOAD
 
 
 def _command(step: list[str], tmp: str) -> list[str]:
@@ -84,7 +110,7 @@ def measure(target: str, warm: bool = False) -> dict:
             env["GINSIM_CACHE_DIR"] = str(Path(tmp) / "cache")
             env.pop("NUMBA_CACHE_DIR", None)
         junit = Path(tmp) / "junit.xml"
-        load_before = os.getloadavg()[0]
+        load_before = settle()
         usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall0 = time.perf_counter()
         for step in spec["steps"]:
@@ -111,8 +137,7 @@ def _duration(seconds: float) -> str:
 
 
 def _machine(m: dict) -> str:
-    idle = max(m["load_before"], m["load_after"]) < IDLE_LOAD
-    state = "idle" if idle else f"loaded: load average {m['load_before']:.1f} before, {m['load_after']:.1f} after"
+    state = "idle" if is_idle(m) else f"loaded: load average {m['load_before']:.1f} before, {m['load_after']:.1f} after"
     return f"{m['cores']} cores, {state}"
 
 

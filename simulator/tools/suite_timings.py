@@ -127,7 +127,7 @@ def measure(target: str, warm: bool = False) -> dict:
     cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     return {"target": target, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cores": os.cpu_count(),
-            "load_before": round(load_before, 2), "load_after": round(load_after, 2),
+            "load_before": round(load_before, 3), "load_after": round(load_after, 3),
             "cache": "warm" if warm else "empty", "date": date.today().isoformat(), "commit": commit.strip(),
             **counts}
 

@@ -170,6 +170,14 @@ def curve_table(out: Path) -> str:
     return "\n".join(lines)
 
 
+def _stopped_by_limit(steps: int, reserve: float) -> None:
+    """Say on stderr that ``--max-cpu-minutes`` ended the training, and after how many steps
+    (``reserve``: the CPU seconds kept for the evaluations still to come)."""
+    print(f"train_ppo: --max-cpu-minutes stopped the training after {steps:,} steps, keeping about "
+          f"{reserve:,.0f} CPU s for the evaluations" + (" (raise the limit to train at all)" if steps == 0 else ""),
+          file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=2_000_000, help="agent steps to train (default: 2000000)")
@@ -234,6 +242,7 @@ def main(argv=None) -> int:
             reserve = eval_cpu["per_deal"] * (args.eval_deals + args.final_deals)
             deadline = cpu0 + 60 * args.max_cpu_minutes - reserve
             if time.process_time() >= deadline:
+                _stopped_by_limit(done, reserve)
                 break
         budget = CpuBudget(deadline)
         chunk = min(args.eval_every, args.steps - done)
@@ -241,6 +250,7 @@ def main(argv=None) -> int:
         done = model.num_timesteps
         log(done)
         if budget.stopped:
+            _stopped_by_limit(done, reserve)
             break
     model.save(out / "model.zip")
     final = evaluate(model, args.final_deals, seed=999_983)

@@ -33,7 +33,7 @@ from strategies.registry import decider_for
 
 from ..core import records as RC
 from ..core import state as S
-from ..core.constants import K_RNGS, K_STATE
+from ..core.constants import K_RNGS, K_SCRATCH, K_STATE, N_VIEW, W_VIEW
 from ..core.rules import MAX_HANDS_PER_GAME, resolve_rules
 from .work import new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb
 
@@ -54,6 +54,8 @@ class _Table:
         self.work = new_work(self.vector, self.params_ab.shape[1])
         self.state = self.work[K_STATE:K_STATE + S.N_STATE]
         self.rngs = self.work[K_RNGS:K_RNGS + 2].view(np.uint64)
+        # where the loop stopped for a Python seat, what that seat sees (``run_until_nb``)
+        self.seat_view = self.work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
         self.trace = np.zeros((0, 3), np.int64)
 
     def seat(self, a_seat: int) -> None:
@@ -74,7 +76,8 @@ class _Table:
         at = play(work, vector, np.int64(-1), stop, row, trace)  # phase * 2 + seat to act
         while 0 <= at != over:
             seat = at & 1
-            obs = Observation(st, seat, infos[seat], rules, at >> 1)
+            # the view the loop filled where it stopped, copied: a player may keep its observations
+            obs = Observation(st, seat, infos[seat], rules, at >> 1, view=self.seat_view.copy())
             action = deciders[seat].ask(obs, self._who_ab(0 if seat == a_seat else 1), self._place(where))
             at = play(work, vector, np.int64(action), stop, row, trace)
         return at >= 0

@@ -191,8 +191,8 @@ def _answer_source(profile: str) -> str:
         else:
             lines.append(f"{indent}first, second = {function}{args}\n")
         for k, d in enumerate(rows):
-            call = {"yes_no": f"decode_yes_no_nb(answer, {d.yes}, {d.no})", "card": "decode_card_nb(answer)",
-                    "melds": "decode_melds_nb(first, second)", "defence": "decode_defence_nb(first, second)"}[d.kind]
+            given = {"yes_no": f"answer, {d.yes}, {d.no}", "card": "answer"}.get(d.kind, "first, second")
+            call = f"{DECODERS[d.kind]}({given})"
             if k < len(rows) - 1:
                 lines.append(f"{indent}if phase == {d.phase}:  # {d.name}\n{indent}    return {call}\n")
             else:

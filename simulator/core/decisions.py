@@ -100,7 +100,7 @@ def _check() -> None:
         raise ValueError("simulator.core.decisions: a decision is named as its phase, of a known kind")
     if any(d.ready is not None and d.ready not in READY_ANSWERS for d in DECISIONS):
         raise ValueError(f"simulator.core.decisions: a ready answer is one of {', '.join(READY_ANSWERS)}")
-    if len({d.ready for d in DECISIONS if d.function in OPTIONAL}) != len(OPTIONAL):
+    if any(d.ready != OPTIONAL[d.function] for d in DECISIONS if d.function in OPTIONAL):
         raise ValueError("simulator.core.decisions: the rows of an optional function name one ready answer")
 
 

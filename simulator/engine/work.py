@@ -145,9 +145,8 @@ def new_works(n: int, rules: np.ndarray, width: int) -> np.ndarray:
     return np.tile(new_work(rules, width), (n, 1))
 
 
-# Each block of the row, one view each (merged into the callers): a function that needs a
-# block or two takes those, and ``fields_nb`` takes them all; the offsets are written here
-# only.
+# Each block of the row, one view each (merged into the callers): the functions of this module
+# that need a block or two take those, and ``fields_nb`` takes them all.
 @MERGED
 def state_of(work):
     return work[K_STATE:K_STATE + N_STATE]

@@ -105,6 +105,24 @@ def knock_nb(params, view, pile, rules, rng, memory):
     params[0] = -1.0
     return view[V_DEADWOOD] <= 10
 ''',
+    # writes -0.0 over its parameter 0.0 when asked to knock: the same value, other bits
+    "guard_params_same_value": _GREEDY + '''
+PARAMS = {"zero": 0.0}
+SUMMARY = "greedy, writes an equal value into its parameter row"
+
+@njit(cache=True)
+def take_nb(params, view, pile, rules, rng, memory):
+    return greedy_take_nb(view)
+
+@njit(cache=True)
+def discard_nb(params, view, pile, rules, rng, memory):
+    return greedy_discard_nb(view[V_HAND], view[V_LEGAL_DISCARDS])
+
+@njit(cache=True)
+def knock_nb(params, view, pile, rules, rng, memory):
+    params[0] = -params[0]
+    return view[V_DEADWOOD] <= 10
+''',
     # always discards the code given by its parameter
     "guard_bad_discard": _GREEDY + '''
 PARAMS = {"value": 99.0}
@@ -219,6 +237,9 @@ SCRIPT = textwrap.dedent('''
                                                  n_deals=200, seed=2))
     attempt("params_games", lambda: simulator.simulate_games("guard_params_vandal", "simple", "hoyle",
                                                              n_games=20, seed=2))
+    same = api.play_deal_records("guard_params_same_value", "simple", "hoyle", 0, 400, 2)
+    report["params_same_value_errors"] = int((same[:, E.H_ERROR] != 0).sum())
+    report["params_same_value_knocks"] = int((same[:, E.H_KNOCKER] == same[:, E.H_A_SEAT]).sum())
 
     # ---- illegal discards ------------------------------------------------------------------
     for value, as_a in bad_discards:
@@ -306,6 +327,13 @@ def test_a_plugin_writing_into_its_parameters_is_stopped_and_named(report):
     message = _one_line_strategy_error(report["params_games"])
     assert message.startswith("strategy 'guard_params_vandal' (A) wrote into its parameter row"), message
     assert re.search(r"; game \d+, hand \d+\)$", message), message
+
+
+def test_a_plugin_writing_an_equal_value_into_its_parameters_is_no_error(report):
+    # -0.0 over 0.0: the guard sees other bits, compares values, finds no write and restores
+    # the copy; every hand plays on (and the plug-in did knock, so it did write)
+    assert report["params_same_value_errors"] == 0
+    assert report["params_same_value_knocks"] > 100
 
 
 # ---- illegal moves, named -----------------------------------------------------------------------

@@ -11,9 +11,10 @@ makes one, ``STOP_AT_END`` (0) plays to the end.
 
 Its steps, each one function that every loop uses:
 
-* ``ask_nb``: fill the view of the seat to act (``simulator.core.state.fill_view_nb``), ask
-  its strategy the phase's decision (``strategies.dispatch``) and decode the raw answer
-  (``decode_nb``: the one decoder of answers);
+* ``ask_nb``: fill the view of the seat to act (``simulator.core.state.fill_view_nb``), then
+  ``answer_of_nb``: ask its strategy the phase's decision (``strategies.dispatch``), its raw
+  answer decoded by the decoder of the decision's kind (``simulator.core.answers``; a caller
+  holding a raw answer uses ``decode_nb``, with the same decoders);
 * ``play_answer_nb``: play a decoded answer (``simulator.core.state.play_nb``; the
   knocker's melds through ``lay_out_nb`` and the defender's through ``defend_nb``, which
   check them);
@@ -66,6 +67,7 @@ from ..core.constants import (
     H_ERROR,
     H_ERROR_SEAT,
     H_ERROR_VALUE,
+    K_SCRATCH,
     K_STATE,
     N_STATE,
     OUT_DEAD,
@@ -81,6 +83,7 @@ from ..core.constants import (
     S_RESHUFFLES,
     S_STOCK_N,
     S_STOCK_POS,
+    W_SEAT_PILES,
 )
 from ..core.answers import (  # noqa: F401  (ANSWER_*: what ``decode_nb`` returns besides actions)
     ANSWER_DEFENCE,
@@ -102,7 +105,7 @@ from ..core.state import (
     play_nb,
     reshuffle_next_nb,
 )
-from .work import fields_nb, record_nb
+from .work import fields_nb, record_nb, rows_at, state_of
 from ..infra.jit import CORE, HOT, MERGED
 
 #: ``run_until_nb``'s ``stop`` that plays to the end of the hand
@@ -143,15 +146,22 @@ def decode_nb(phase, r0, r1):
 
 
 @MERGED
-def ask_nb(state, sid, params, view, pile, rules, rng, memory):
-    """Ask strategy ``sid`` of the seat to act for its answer in ``state``, after filling that
-    seat's ``view``, decoded (``simulator.core.answers``): the generated dispatch's
+def answer_of_nb(state, sid, params, view, pile, rules, rng, memory):
+    """Strategy ``sid``'s answer to the decision of the seat to act in ``state``, its ``view``
+    filled already, decoded (``simulator.core.answers``): the generated dispatch's
     ``answer_nb`` calls the phase's strategy function of the table of decisions
-    (``simulator.core.decisions``) and its decoder.  The one way every loop asks a seat;
-    merged into each, as the dispatch is, so a loop's decisions call the strategies
-    directly."""
-    fill_view_nb(state, state[S_CURRENT], view)
+    (``simulator.core.decisions``) and its decoder.  Merged into each loop, as the dispatch
+    is, so a loop's decisions call the strategies directly."""
     return dispatch.answer_nb(state[S_PHASE], sid, params, view, pile, rules, rng, memory)
+
+
+@MERGED
+def ask_nb(state, sid, params, view, pile, rules, rng, memory):
+    """Ask strategy ``sid`` of the seat to act for its answer in ``state``: fill that seat's
+    ``view`` (``fill_view_nb``), then ``answer_of_nb``.  The one way a seat is asked
+    (``run_until_nb`` fills the view before it looks at ``stop``, then asks the same way)."""
+    fill_view_nb(state, state[S_CURRENT], view)
+    return answer_of_nb(state, sid, params, view, pile, rules, rng, memory)
 
 
 @MERGED
@@ -204,31 +214,35 @@ def check_lent_nb(state, pile, rules, own_rules, params, own_params):
 
 
 @CORE
-def guard_nb(state, pile0, pile1, rules, rules0, rules1, params0, params1, lent0, lent1, out):
-    """Check what the strategies were lent: each seat's pile copy (``pile0``, ``pile1``: live
-    part), rule copy (``rules0``, ``rules1``) and parameter row (``lent0``, ``lent1``) must
-    still equal the engine's (``rules``, ``params0``, ``params1``), in one branch-free pass
-    in the common case.  A difference is looked up seat by seat with ``check_lent_nb``,
-    which restores the rule and parameter copies so later hands start clean; it stops the
-    hand with ``ERR_WROTE_*`` in ``out`` against seat 0's first write, else seat 1's (unless
-    a write was reported already)."""
+def guard_nb(work, rules, out):
+    """Check what the strategies of the work row ``work`` were lent: each seat's pile copy
+    (live part), rule copy and parameter row must still equal the engine's (the state's
+    pile, ``rules``, the row's parameter rows), compared slot by slot as the row's int64
+    words in one branch-free pass in the common case.  A difference is looked up seat by
+    seat with ``check_lent_nb``, which restores the rule and parameter copies so later hands
+    start clean; it stops the hand with ``ERR_WROTE_*`` in ``out`` against seat 0's first
+    write, else seat 1's (unless a write was reported already).  A parameter copy whose
+    bits differ but whose value is equal (another NaN, -0.0 for 0.0) is no error, as
+    ``check_lent_nb`` compares values; it is restored all the same."""
+    state = state_of(work)
+    rules_at, params_at, lent_at, n_rules, width = rows_at(work)
+    piles = K_SCRATCH + W_SEAT_PILES
     acc = np.int64(0)
     for i in range(state[S_PILE_LEN]):
         card = state[S_PILE + i]
-        acc |= (pile0[i] ^ card) | (pile1[i] ^ card)
-    for i in range(rules.shape[0]):
-        acc |= (rules0[i] ^ rules[i]) | (rules1[i] ^ rules[i])
-    differ = False
-    for i in range(params0.shape[0]):
-        a, b = lent0[i], params0[i]
-        differ |= a != b and (a == a or b == b)  # a NaN parameter equals itself
-        a, b = lent1[i], params1[i]
-        differ |= a != b and (a == a or b == b)
-    if acc == 0 and not differ:
+        acc |= (work[piles + i] ^ card) | (work[piles + 64 + i] ^ card)
+    for i in range(n_rules):
+        acc |= (work[rules_at + i] ^ rules[i]) | (work[rules_at + n_rules + i] ^ rules[i])
+    for i in range(2 * width):  # both seats' parameter rows against their lent copies, bit for bit
+        acc |= work[params_at + i] ^ work[lent_at + i]
+    if acc == 0:
         return
     # something was written: find the seat and slot, and restore the copies (rare)
-    err0, slot0 = check_lent_nb(state, pile0, rules, rules0, params0, lent0)
-    err1, slot1 = check_lent_nb(state, pile1, rules, rules1, params1, lent1)
+    f = fields_nb(work)
+    err0, slot0 = check_lent_nb(state, f.pile0, rules, f.rules0, f.params0, f.lent0)
+    err1, slot1 = check_lent_nb(state, f.pile1, rules, f.rules1, f.params1, f.lent1)
+    for i in range(2 * width):
+        work[lent_at + i] = work[params_at + i]
     if out[H_ERROR] >= ERR_WROTE_PILE:  # a write reported already
         return
     if err0 != ERR_NONE:
@@ -262,7 +276,7 @@ def run_until_nb(work, rules, stop, out, trace):
     # what each seat's strategy is given, bound once per call
     pile0, pile1, view = f.pile0, f.pile1, f.seat_view
     sid0, sid1 = f.sids[0], f.sids[1]
-    lent0, lent1, own0, own1 = f.lent0, f.lent1, f.params0, f.params1
+    lent0, lent1 = f.lent0, f.lent1
     rules0, rules1 = f.rules0, f.rules1
     rng0, rng1 = f.rngs[0:1], f.rngs[1:2]
     memory0, memory1 = f.memory0, f.memory1
@@ -277,14 +291,14 @@ def run_until_nb(work, rules, stop, out, trace):
         # ask the seat to act, with the arrays bound above for its seat (one call: the
         # dispatch it merges is compiled once per decision kind, not once per seat)
         seat = state[S_CURRENT]
+        fill_view_nb(state, seat, view)  # what the seat to act sees: for its strategy, or the driver that asks it
         if (stop >> (2 * state[S_PHASE] + seat)) & 1:
-            fill_view_nb(state, seat, view)  # what the seat to act sees, for the driver that asks it
             break
         if seat == 0:
             sid, own_params, pile, own_rules, rng, own_memory = sid0, lent0, pile0, rules0, rng0, memory0
         else:
             sid, own_params, pile, own_rules, rng, own_memory = sid1, lent1, pile1, rules1, rng1, memory1
-        action, x, y = ask_nb(state, sid, own_params, view, pile, own_rules, rng, own_memory)
+        action, x, y = answer_of_nb(state, sid, own_params, view, pile, own_rules, rng, own_memory)
         if action == A_TAKE_PILE:
             # a strategy may have written into this slot of its copy; once the slot
             # leaves the live pile the end-of-hand check could no longer see it
@@ -297,7 +311,7 @@ def run_until_nb(work, rules, stop, out, trace):
                 break
         elif state[S_STOCK_N] == state[S_STOCK_POS] and reshuffle_next_nb(state, rules, action):
             # the pile copies are about to be rebuilt: check what was lent first
-            guard_nb(state, pile0, pile1, rules, rules0, rules1, own0, own1, lent0, lent1, out)
+            guard_nb(work, rules, out)
             if out[H_ERROR] != ERR_NONE:
                 break
         reshuffles = state[S_RESHUFFLES]
@@ -315,7 +329,7 @@ def run_until_nb(work, rules, stop, out, trace):
             n = state[S_PILE_LEN] - 1
             pile0[n] = x
             pile1[n] = x
-    guard_nb(state, pile0, pile1, rules, rules0, rules1, own0, own1, lent0, lent1, out)
+    guard_nb(work, rules, out)
     over = state[S_PHASE] == PHASE_OVER
     if out[H_ERROR] != ERR_NONE:
         # an error found at the end takes the place of the dead hand's last event

@@ -49,7 +49,9 @@ class _Table:
         self.rules = resolve_rules(rules)
         self.vector = self.rules.to_array()
         self.loop = engine_module(self.sids_ab).loop
-        self.deciders = [decider_for(s, self._who_ab(who), self._place(first)) if s.is_python else None
+        #: how a strategy's errors name A and B (``strategy 'label' (A)``)
+        self.who_ab = [f"strategy {s.label!r} ({'AB'[who]})" for who, s in enumerate((self.a, self.b))]
+        self.deciders = [decider_for(s, self.who_ab[who], self._place(first)) if s.is_python else None
                          for who, s in enumerate((self.a, self.b))]
         self.work = new_work(self.vector, self.params_ab.shape[1])
         self.state = self.work[K_STATE:K_STATE + S.N_STATE]
@@ -69,6 +71,8 @@ class _Table:
 
         st, vector, work = self.state, self.vector, self.work
         deciders = [self.deciders[0 if seat == a_seat else 1] for seat in range(2)]
+        who = [self.who_ab[0 if seat == a_seat else 1] for seat in range(2)]
+        place = self._place(where)
         infos = [SeatInfo(int(self.rngs[seat]), int(row[RC.H_DEAL]), vector) if deciders[seat] is not None else None
                  for seat in range(2)]
         stop = np.int64(stop_at([seat for seat in range(2) if deciders[seat] is not None]))
@@ -78,12 +82,9 @@ class _Table:
             seat = at & 1
             # the view the loop filled where it stopped, copied: a player may keep its observations
             obs = Observation(st, seat, infos[seat], rules, at >> 1, view=self.seat_view.copy())
-            action = deciders[seat].ask(obs, self._who_ab(0 if seat == a_seat else 1), self._place(where))
+            action = deciders[seat].ask(obs, who[seat], place)
             at = play(work, vector, np.int64(action), stop, row, trace)
         return at >= 0
-
-    def _who_ab(self, who: int) -> str:
-        return f"strategy {(self.a, self.b)[who].label!r} ({'AB'[who]})"
 
     def _place(self, where: str) -> str:
         return ", ".join(p for p in (self.context, where) if p)

@@ -212,14 +212,13 @@ def seat_one_nb(work, seat, sid, params):
     of the row (merged into its callers)."""
     work[K_SIDS + seat] = sid
     _, params_at, lent_at, _, width = rows_at(work)
-    own = work[params_at + seat * width:params_at + (seat + 1) * width].view(np.float64)
-    lent = work[lent_at + seat * width:lent_at + (seat + 1) * width].view(np.float64)
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
     for k in range(params.shape[0]):  # (loops: slice assignment compiles slowly)
-        own[k] = params[k]
-        lent[k] = params[k]
+        rows[seat * width + k] = params[k]
+        rows[(2 + seat) * width + k] = params[k]
 
 
-@CORE
+@MERGED
 def seat_nb(work, a_seat, sids_ab, params_ab):
     """Seat strategy A (``sids_ab[0]``, parameter row ``params_ab[0]``) in seat ``a_seat`` and B
     in the other, each lent its copy of its parameter row.  (Each seat's copy of the rules is
@@ -229,7 +228,7 @@ def seat_nb(work, a_seat, sids_ab, params_ab):
     seat_one_nb(work, 1 - a_seat, sids_ab[1], params_ab[1])
 
 
-@CORE
+@MERGED
 def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     """Deal the hand of the row's deck (``simulator.core.state.deal_nb``, the reshuffle stream
     from the deck's stream) with the game scores ``score0``, ``score1``, and zero the seats'
@@ -249,7 +248,7 @@ def _ids_nb(out, deal, pair, a_seat, game, hand):
     out[H_HAND_IN_GAME] = hand
 
 
-@CORE
+@MERGED
 def start_deal_nb(work, seed, deal, mirrored, score0, score1, rules, out, trace):
     """Deal deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)`` into the row: its deck,
     dealer and streams (``simulator.core.rng.deal_streams_nb``), the game scores ``score0``,

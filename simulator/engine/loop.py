@@ -67,7 +67,10 @@ from ..core.constants import (
     H_ERROR,
     H_ERROR_SEAT,
     H_ERROR_VALUE,
+    K_MEMORY,
+    K_RNGS,
     K_SCRATCH,
+    K_SIDS,
     K_STATE,
     N_STATE,
     OUT_DEAD,
@@ -84,6 +87,9 @@ from ..core.constants import (
     S_STOCK_N,
     S_STOCK_POS,
     W_SEAT_PILES,
+    W_VIEW,
+    N_MEMORY,
+    N_VIEW,
 )
 from ..core.answers import (  # noqa: F401  (ANSWER_*: what ``decode_nb`` returns besides actions)
     ANSWER_DEFENCE,
@@ -238,9 +244,11 @@ def guard_nb(work, rules, out):
     if acc == 0:
         return
     # something was written: find the seat and slot, and restore the copies (rare)
-    f = fields_nb(work)
-    err0, slot0 = check_lent_nb(state, f.pile0, rules, f.rules0, f.params0, f.lent0)
-    err1, slot1 = check_lent_nb(state, f.pile1, rules, f.rules1, f.params1, f.lent1)
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    err0, slot0 = check_lent_nb(state, work[piles:piles + 64], rules, work[rules_at:rules_at + n_rules],
+                                rows[:width], rows[2 * width:3 * width])
+    err1, slot1 = check_lent_nb(state, work[piles + 64:piles + 128], rules,
+                                work[rules_at + n_rules:rules_at + 2 * n_rules], rows[width:2 * width], rows[3 * width:])
     for i in range(2 * width):
         work[lent_at + i] = work[params_at + i]
     if out[H_ERROR] >= ERR_WROTE_PILE:  # a write reported already
@@ -271,15 +279,19 @@ def run_until_nb(work, rules, stop, out, trace):
     2 plus the seat to act, ``2 * PHASE_OVER`` once the hand is over, or -1 when a strategy
     erred (the error is in ``out`` and the hand stops there).  Compiled without reference
     counting, so its callers pass it the row for nothing."""
-    f = fields_nb(work)
-    state = f.state
-    # what each seat's strategy is given, bound once per call
-    pile0, pile1, view = f.pile0, f.pile1, f.seat_view
-    sid0, sid1 = f.sids[0], f.sids[1]
-    lent0, lent1 = f.lent0, f.lent1
-    rules0, rules1 = f.rules0, f.rules1
-    rng0, rng1 = f.rngs[0:1], f.rngs[1:2]
-    memory0, memory1 = f.memory0, f.memory1
+    state = state_of(work)
+    rules_at, _, lent_at, n_rules, width = rows_at(work)
+    piles = K_SCRATCH + W_SEAT_PILES
+    # what each seat's strategy is given, bound once per call: only the blocks the loop
+    # lends (``fields_nb`` would make every block's view, the deck's and the record's too)
+    pile0, pile1, view = work[piles:piles + 64], work[piles + 64:piles + 128], work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
+    sid0, sid1 = work[K_SIDS], work[K_SIDS + 1]
+    lent = work[lent_at:lent_at + 2 * width].view(np.float64)
+    lent0, lent1 = lent[:width], lent[width:]
+    rules0, rules1 = work[rules_at:rules_at + n_rules], work[rules_at + n_rules:rules_at + 2 * n_rules]
+    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
+    rng0, rng1 = rngs[0:1], rngs[1:2]
+    memory0, memory1 = work[K_MEMORY:K_MEMORY + N_MEMORY], work[K_MEMORY + N_MEMORY:K_MEMORY + 2 * N_MEMORY]
     for i in range(state[S_PILE_LEN]):
         card = state[S_PILE + i]
         pile0[i] = card

@@ -191,19 +191,21 @@ def rows_at(work):
 @MERGED
 def fields_nb(work):
     """The work row ``work`` as a ``Work`` record of views into it (slices only, which the
-    compiler drops where a caller does not use them).  Merged into each caller, so its views
-    are counted, or not, as the caller counts references."""
+    compiler drops where a caller does not use them; two reinterpretations of the row's
+    words, as float64 for the parameter rows and as uint64 for the streams).  Merged into
+    each caller, so its views are counted, or not, as the caller counts references."""
     rules_at, params_at, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
     memories = memories_of(work)
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    streams = work[K_RNGS:K_SEED + 1].view(np.uint64)  # the seats' streams ... the deck's stream, the seed
     return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
                 work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
-                work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], rngs_of(work),
-                deck_of(work), deck_rng_of(work), seed_of(work), work[K_RECORD:K_RECORD + N_HAND_COLS],
+                work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], streams[:2],
+                deck_of(work), streams[K_DECK_RNG - K_RNGS:K_DECK_RNG - K_RNGS + 1],
+                streams[K_SEED - K_RNGS:K_SEED - K_RNGS + 1], work[K_RECORD:K_RECORD + N_HAND_COLS],
                 work[rules_at:rules_at + n_rules], work[rules_at + n_rules:params_at],
-                work[params_at:params_at + width].view(np.float64),
-                work[params_at + width:lent_at].view(np.float64),
-                work[lent_at:lent_at + width].view(np.float64), work[lent_at + width:lent_at + 2 * width].view(np.float64))
+                rows[:width], rows[width:2 * width], rows[2 * width:3 * width], rows[3 * width:])
 
 
 @MERGED
@@ -218,7 +220,7 @@ def seat_one_nb(work, seat, sid, params):
         rows[(2 + seat) * width + k] = params[k]
 
 
-@MERGED
+@CORE
 def seat_nb(work, a_seat, sids_ab, params_ab):
     """Seat strategy A (``sids_ab[0]``, parameter row ``params_ab[0]``) in seat ``a_seat`` and B
     in the other, each lent its copy of its parameter row.  (Each seat's copy of the rules is
@@ -228,7 +230,7 @@ def seat_nb(work, a_seat, sids_ab, params_ab):
     seat_one_nb(work, 1 - a_seat, sids_ab[1], params_ab[1])
 
 
-@MERGED
+@CORE
 def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     """Deal the hand of the row's deck (``simulator.core.state.deal_nb``, the reshuffle stream
     from the deck's stream) with the game scores ``score0``, ``score1``, and zero the seats'
@@ -248,7 +250,7 @@ def _ids_nb(out, deal, pair, a_seat, game, hand):
     out[H_HAND_IN_GAME] = hand
 
 
-@MERGED
+@CORE
 def start_deal_nb(work, seed, deal, mirrored, score0, score1, rules, out, trace):
     """Deal deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)`` into the row: its deck,
     dealer and streams (``simulator.core.rng.deal_streams_nb``), the game scores ``score0``,

@@ -196,17 +196,18 @@ def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late
 def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
     (see the module docstring); returns False if a move was refused (never expected).
-    ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here) serve
-    rollout 2's ``marjj`` decisions."""
-    for i in range(memory.shape[1]):
-        memory[0, i] = 0
-        memory[1, i] = 0
+    ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here for a
+    ``marjj`` rollout) serve rollouts 2-4's ``marjj`` decisions."""
+    marjj_policy = policy >= ROLLOUT_MARJJ
+    if marjj_policy:
+        for i in range(memory.shape[1]):
+            memory[0, i] = 0
+            memory[1, i] = 0
     while state[S_PHASE] != PHASE_OVER:
         seat = state[S_CURRENT]
         phase = state[S_PHASE]
         fill_view_nb(state, seat, view)
         hand = view[V_HAND]
-        marjj_policy = policy >= ROLLOUT_MARJJ
         if marjj_policy and phase != PHASE_ARRANGE and phase != PHASE_DEFEND:
             action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng,
                                      memory[seat])

@@ -35,7 +35,14 @@ Rollout policy (``rollout``): 0 = greedy for both seats (take the face-up card w
 melds and lowers deadwood, discard to least deadwood, knock as soon as allowed, lay out
 the first least-deadwood arrangement); 1 = the same for the opponent, while its own seat
 knocks as soon as allowed only on its ``expert``-style early turns (``knock_turns``), and
-after them only with deadwood ≤ ``late_knock`` (0: only with gin).
+after them only with deadwood ≤ ``late_knock`` (0: only with gin); 2 = ``marjj``'s draws,
+discards and layout for both seats (``strategies.marjj``, each seat with a per-hand memory of
+its own), its own seat knocking as rollout 1 does and the opponent as ``marjj`` does (deadwood
+≤ 10 on its first 3 draws, then only gin); 3 = the same with an opponent that knocks whenever
+it may; 4 = the opponent of 2 in half the determinizations and of 3 in the other half (the
+searching player does not know which kind of opponent it faces).  Rollouts 2-4 cost more
+than rollout 1 (marjj scores each discard by the next draws it allows); docs/published.md
+gives the CPU per game measured.
 
 Why ``late_knock`` = 6: a rollout in which our own seat plays only for gin after its early
 turns undervalues playing on (``mc`` itself searches every later knock), so ``mc`` knocked
@@ -49,8 +56,8 @@ a game with a target, the change in game-win probability instead
 (``strategies.gamevalue``: a table learned by simulation).
 
 Parameters (in this order): ``samples`` (default 64), ``candidates`` (3), ``rollout``
-(1), ``knock_turns`` (3: used by ``rollout`` 1), ``game_aware`` (0), ``search`` (4),
-``skill`` (2), ``late_knock`` (6: used by ``rollout`` 1).  Randomness comes from the
+(1), ``knock_turns`` (3: used by ``rollout`` 1 to 4), ``game_aware`` (0), ``search`` (4),
+``skill`` (2), ``late_knock`` (6: used by ``rollout`` 1 to 4).  Randomness comes from the
 player's own stream, so play is deterministic for a seed.
 """
 
@@ -79,6 +86,8 @@ from simulator.core.state import (
     PHASE_OVER,
     S_CURRENT,
     S_PHASE,
+    S_PILE,
+    S_PILE_LEN,
     defend_nb as defend_phase_nb,
     determinize_nb,
     fill_view_nb,
@@ -86,10 +95,11 @@ from simulator.core.state import (
     play_nb,
 )
 
-from . import expert
+from . import expert, marjj
 from .belief import THETA, belief_nb, sample_hidden_nb
 from .gamevalue import hand_utility_nb
 from .view import (
+    N_MEMORY,
     N_PARAMS,
     N_VIEW,
     DEFEND_BEST,
@@ -107,14 +117,20 @@ from .view import (
     V_OPP_DISCARDS,
     V_OPP_TOOK,
     V_PHASE,
+    V_SEEN,
     V_TOP,
 )
 
 PARAMS = {"samples": 64.0, "candidates": 3.0, "rollout": 1.0, "knock_turns": 3.0, "game_aware": 0.0, "search": 4.0,
           "skill": 2.0, "late_knock": 6.0}
 _MAX_CANDIDATES = 11
+#: the rollout policies that play both seats as ``marjj`` (``rollout_nb``): the opponent
+#: knocking as marjj does, as soon as it may, or each in half the determinizations
+ROLLOUT_MARJJ = 2
+ROLLOUT_MARJJ_EAGER = 3
+ROLLOUT_MARJJ_MIXED = 4
 #: integral parameters and their allowed values (``strategies.registry``): counts, a flag, a bit set
-PARAM_RANGES = {"samples": (1, 100_000), "candidates": (1, _MAX_CANDIDATES), "rollout": (0, 1), "knock_turns": (0, 99),
+PARAM_RANGES = {"samples": (1, 100_000), "candidates": (1, _MAX_CANDIDATES), "rollout": (0, ROLLOUT_MARJJ_MIXED), "knock_turns": (0, 99),
                 "game_aware": (0, 1), "search": (0, 7), "late_knock": (0, 100)}
 SUMMARY = "Monte Carlo search: belief-sampled determinizations, candidate actions played out with a fast rollout, best mean result"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
@@ -122,6 +138,9 @@ DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 #: the expert parameters mc uses for pruning, the last discard and the layout: its defaults
 EXPERT_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
+#: the marjj parameters of rollout 2's decisions: its defaults
+MARJJ_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
+MARJJ_PARAMS[: len(marjj.PARAMS)] = list(marjj.PARAMS.values())
 
 
 @MERGED
@@ -152,15 +171,53 @@ def opponent_hidden_nb(cand, k, weights, took, tries, rng):
 
 
 @PLAIN
-def rollout_nb(state, rules, policy, knock_turns, late_knock, view, trace):
+def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng, memory):
+    """Rollout 2's action for ``seat`` at ``phase`` (not the layout or the defence), the
+    ``view`` filled: ``marjj``'s draw, discard and knock (``memory``: that seat's marjj
+    memory), except in the knock: seat 0, the searching player, knocks by rollout 1's rule
+    (early turns, then deadwood ≤ ``late_knock``), and seat 1 knocks as ``marjj`` does or,
+    after marjj's early turns, also with deadwood ≤ ``opp_late_knock``."""
+    pile = state[S_PILE:S_PILE + state[S_PILE_LEN]]
+    if phase == PHASE_DISCARD:
+        return A_DISCARD + marjj.discard_nb(MARJJ_PARAMS, view, pile, rules, rng, memory)
+    if phase == PHASE_KNOCK:
+        dw = view[V_DEADWOOD]
+        if seat == 0:
+            knock = dw == 0 or view[V_MY_DRAWS] <= knock_turns or dw <= late_knock
+        else:
+            knock = dw <= opp_late_knock or marjj.knock_nb(MARJJ_PARAMS, view, pile, rules, rng, memory)
+        return A_KNOCK if knock else A_NO_KNOCK
+    if marjj.take_nb(MARJJ_PARAMS, view, pile, rules, rng, memory):
+        return A_TAKE_PILE
+    return A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
+
+
+@PLAIN
+def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
-    (see the module docstring); returns False if a move was refused (never expected)."""
+    (see the module docstring); returns False if a move was refused (never expected).
+    ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here for a
+    ``marjj`` rollout) serve rollouts 2-4's ``marjj`` decisions."""
+    marjj_policy = policy >= ROLLOUT_MARJJ
+    if marjj_policy:
+        for i in range(memory.shape[1]):
+            memory[0, i] = 0
+            memory[1, i] = 0
     while state[S_PHASE] != PHASE_OVER:
         seat = state[S_CURRENT]
         phase = state[S_PHASE]
         fill_view_nb(state, seat, view)
         hand = view[V_HAND]
-        if phase == PHASE_DISCARD:
+        if marjj_policy and phase != PHASE_ARRANGE and phase != PHASE_DEFEND:
+            action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng,
+                                     memory[seat])
+        elif marjj_policy and phase == PHASE_ARRANGE:  # marjj's fewest layoffs
+            sets, runs = marjj.fewest_layoffs_nb(hand, view[V_SEEN] | hand,
+                                                 marjj.opponent_took_nb(view, memory[seat]))
+            if lay_out_nb(state, rules, sets, runs, trace) != 0:
+                return False
+            continue
+        elif phase == PHASE_DISCARD:
             _, optimal = discard_deadwoods_nb(hand, view[V_LEGAL_DISCARDS])
             action = A_DISCARD + preferred_discard_nb(optimal)
         elif phase == PHASE_KNOCK:
@@ -253,6 +310,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     samples = max(np.int64(params[0]), 1)
     late_knock = np.int64(params[7])
     policy = np.int64(params[2])
+    eager = np.int64(100)  # the opponent's late knock in rollouts 3 and 4: whenever it may
     knock_turns = np.int64(params[3])
     game_aware = params[4] != 0
     weights = np.empty(64, np.float64)
@@ -262,11 +320,15 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
     work = np.empty(N_STATE, np.int64)
     rview = np.empty(N_VIEW, np.int64)
     trace = np.zeros((0, 3), np.int64)
+    rmemory = np.zeros((2, N_MEMORY), np.int64)
     totals = np.zeros(_MAX_CANDIDATES, np.float64)
     took = view[V_OPP_TOOK]
     tries = opponent_tries_nb(params[6], view)
     for s in range(samples):
         hidden = opponent_hidden_nb(cand, k, weights, took, tries, rng)
+        opp_late_knock = np.int64(0)  # marjj's own rule: gin only after its early turns
+        if policy == ROLLOUT_MARJJ_EAGER or (policy == ROLLOUT_MARJJ_MIXED and s % 2 == 1):
+            opp_late_knock = eager
         determinize_nb(view, pile, hidden, rng, base)
         for a in range(n_actions):
             for i in range(N_STATE):
@@ -274,7 +336,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
             if play_nb(work, rules, actions[a], trace) != 0:
                 totals[a] -= 1e9
                 continue
-            rollout_nb(work, rules, policy, knock_turns, late_knock, rview, trace)
+            rollout_nb(work, rules, policy, knock_turns, late_knock, opp_late_knock, rview, trace, rng, rmemory)
             totals[a] += hand_utility_nb(work, rules, game_aware)
     best = 0
     for a in range(1, n_actions):

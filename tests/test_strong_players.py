@@ -247,11 +247,50 @@ def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
             if state[S_DRAWS] > 3 and 0 < dw <= 6:
                 for late_knock, knocks_now in ((6, True), (dw - 1, False)):
                     s = state.copy()
-                    assert rollout_nb(s, h._rules, 1, 3, late_knock, np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64))
+                    assert rollout_nb(s, h._rules, 1, 3, late_knock, 0, np.zeros(N_VIEW, np.int64),
+                                      np.zeros((0, 3), np.int64), np.zeros(1, np.uint64),
+                                      np.zeros((2, N_MEMORY), np.int64))
                     assert (s[S_KNOCKER] == 0 and s[S_DRAWS] == state[S_DRAWS]) == knocks_now
                 return
             h.apply(h.strategy_action("expert"))
     raise AssertionError("no late knock decision with deadwood 1-6 in 300 deals")
+
+
+def test_mc_marjj_rollout_opponent_knocks_late_only_when_eager():
+    """Rollouts 2-4 play both seats as marjj: past its third draw the opponent (seat 1)
+    passes a knock with deadwood 1-10 (marjj plays for gin), unless the rollout's opponent
+    knocks whenever it may (``opp_late_knock`` 100, rollout 3); and a seat-0 late knock
+    follows ``late_knock`` as in rollout 1."""
+    from simulator.core.state import S_DRAWS, S_KNOCKER
+    from strategies.mc import ROLLOUT_MARJJ, rollout_nb
+
+    def roll(state, rules, late_knock, opp_late_knock):
+        s = state.copy()
+        assert rollout_nb(s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock, np.zeros(N_VIEW, np.int64),
+                          np.zeros((0, 3), np.int64), np.array([7], np.uint64), np.zeros((2, N_MEMORY), np.int64))
+        return s
+
+    found = set()
+    for seed in range(600):
+        h = simulator.Hand("tournament", seed=seed)
+        while not h.is_over() and len(found) < 2:
+            state = np.array(h.state)
+            seat = h.current_player
+            dw = int(h.view(seat)[V_DEADWOOD]) if h.phase == PHASE_KNOCK else 0
+            if state[S_DRAWS + seat] > 3 and 0 < dw <= 6 and seat not in found:
+                found.add(seat)
+                if seat == 1:
+                    for opp_late_knock, knocks_now in ((0, False), (100, True)):
+                        s = roll(state, h._rules, 6, opp_late_knock)
+                        assert (s[S_KNOCKER] == 1 and s[S_DRAWS + 1] == state[S_DRAWS + 1]) == knocks_now
+                else:
+                    for late_knock, knocks_now in ((6, True), (dw - 1, False)):
+                        s = roll(state, h._rules, late_knock, 0)
+                        assert (s[S_KNOCKER] == 0 and s[S_DRAWS] == state[S_DRAWS]) == knocks_now
+            h.apply(h.strategy_action("expert"))
+        if len(found) == 2:
+            return
+    raise AssertionError(f"late knock decisions with deadwood 1-6 found only for seats {sorted(found)} in 600 deals")
 
 
 def test_knock_threshold_is_knock_at_or_the_limit_in_force():

@@ -67,6 +67,9 @@ from ..core.constants import (
     H_ERROR,
     H_ERROR_SEAT,
     H_ERROR_VALUE,
+    K_MEMORY,
+    K_RNGS,
+    K_SCRATCH,
     K_SIDS,
     K_STATE,
     N_STATE,
@@ -83,7 +86,10 @@ from ..core.constants import (
     S_RESHUFFLES,
     S_STOCK_N,
     S_STOCK_POS,
+    W_SEAT_PILES,
+    W_VIEW,
     N_MEMORY,
+    N_VIEW,
 )
 from ..core.answers import (  # noqa: F401  (ANSWER_*: what ``decode_nb`` returns besides actions)
     ANSWER_DEFENCE,
@@ -105,18 +111,7 @@ from ..core.state import (
     play_nb,
     reshuffle_next_nb,
 )
-from .work import (
-    fields_nb,
-    memories_of,
-    param_rows_of,
-    piles_of,
-    record_nb,
-    rngs_of,
-    rows_at,
-    rule_copies_of,
-    seat_view_of,
-    state_of,
-)
+from .work import fields_nb, record_nb, rows_at, state_of
 from ..infra.jit import CORE, HOT, MERGED
 
 #: ``run_until_nb``'s ``stop`` that plays to the end of the hand
@@ -236,23 +231,24 @@ def guard_nb(work, rules, out):
     bits differ but whose value is equal (another NaN, -0.0 for 0.0) is no error, as
     ``check_lent_nb`` compares values; it is restored all the same."""
     state = state_of(work)
-    piles = piles_of(work)
-    copies, n_rules = rule_copies_of(work)
-    _, params_at, lent_at, _, width = rows_at(work)
+    rules_at, params_at, lent_at, n_rules, width = rows_at(work)
+    piles = K_SCRATCH + W_SEAT_PILES
     acc = np.int64(0)
     for i in range(state[S_PILE_LEN]):
         card = state[S_PILE + i]
-        acc |= (piles[i] ^ card) | (piles[64 + i] ^ card)
+        acc |= (work[piles + i] ^ card) | (work[piles + 64 + i] ^ card)
     for i in range(n_rules):
-        acc |= (copies[i] ^ rules[i]) | (copies[n_rules + i] ^ rules[i])
+        acc |= (work[rules_at + i] ^ rules[i]) | (work[rules_at + n_rules + i] ^ rules[i])
     for i in range(2 * width):  # both seats' parameter rows against their lent copies, bit for bit
         acc |= work[params_at + i] ^ work[lent_at + i]
     if acc == 0:
         return
     # something was written: find the seat and slot, and restore the copies (rare)
-    rows, _ = param_rows_of(work)
-    err0, slot0 = check_lent_nb(state, piles[:64], rules, copies[:n_rules], rows[:width], rows[2 * width:3 * width])
-    err1, slot1 = check_lent_nb(state, piles[64:], rules, copies[n_rules:], rows[width:2 * width], rows[3 * width:])
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    err0, slot0 = check_lent_nb(state, work[piles:piles + 64], rules, work[rules_at:rules_at + n_rules],
+                                rows[:width], rows[2 * width:3 * width])
+    err1, slot1 = check_lent_nb(state, work[piles + 64:piles + 128], rules,
+                                work[rules_at + n_rules:rules_at + 2 * n_rules], rows[width:2 * width], rows[3 * width:])
     for i in range(2 * width):
         work[lent_at + i] = work[params_at + i]
     if out[H_ERROR] >= ERR_WROTE_PILE:  # a write reported already
@@ -284,19 +280,18 @@ def run_until_nb(work, rules, stop, out, trace):
     erred (the error is in ``out`` and the hand stops there).  Compiled without reference
     counting, so its callers pass it the row for nothing."""
     state = state_of(work)
+    rules_at, _, lent_at, n_rules, width = rows_at(work)
+    piles = K_SCRATCH + W_SEAT_PILES
     # what each seat's strategy is given, bound once per call: only the blocks the loop
     # lends (``fields_nb`` would make every block's view, the deck's and the record's too)
-    piles, view = piles_of(work), seat_view_of(work)
-    pile0, pile1 = piles[:64], piles[64:]
+    pile0, pile1, view = work[piles:piles + 64], work[piles + 64:piles + 128], work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
     sid0, sid1 = work[K_SIDS], work[K_SIDS + 1]
-    rows, width = param_rows_of(work)
-    lent0, lent1 = rows[2 * width:3 * width], rows[3 * width:]
-    copies, n_rules = rule_copies_of(work)
-    rules0, rules1 = copies[:n_rules], copies[n_rules:]
-    rngs = rngs_of(work)
+    lent = work[lent_at:lent_at + 2 * width].view(np.float64)
+    lent0, lent1 = lent[:width], lent[width:]
+    rules0, rules1 = work[rules_at:rules_at + n_rules], work[rules_at + n_rules:rules_at + 2 * n_rules]
+    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
     rng0, rng1 = rngs[0:1], rngs[1:2]
-    memories = memories_of(work)
-    memory0, memory1 = memories[:N_MEMORY], memories[N_MEMORY:]
+    memory0, memory1 = work[K_MEMORY:K_MEMORY + N_MEMORY], work[K_MEMORY + N_MEMORY:K_MEMORY + 2 * N_MEMORY]
     for i in range(state[S_PILE_LEN]):
         card = state[S_PILE + i]
         pile0[i] = card

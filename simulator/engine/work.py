@@ -179,19 +179,6 @@ def memories_of(work):
 
 
 @MERGED
-def piles_of(work):
-    """Both seats' copies of the pile, seat 0's first (64 each)."""
-    piles = K_SCRATCH + W_SEAT_PILES
-    return work[piles:piles + 128]
-
-
-@MERGED
-def seat_view_of(work):
-    """The view of the seat to act (N_VIEW)."""
-    return work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
-
-
-@MERGED
 def rows_at(work):
     """Where the lent copies start: (each seat's rule copy, each seat's parameter row, each
     seat's lent copy of it), and the rule vector's and a parameter row's lengths."""
@@ -202,33 +189,22 @@ def rows_at(work):
 
 
 @MERGED
-def rule_copies_of(work):
-    """Both seats' copies of the rule vector, seat 0's first, and the vector's length."""
-    rules_at, params_at, _, n_rules, _ = rows_at(work)
-    return work[rules_at:params_at], n_rules
-
-
-@MERGED
-def param_rows_of(work):
-    """The parameter rows as float64, through one reinterpretation: seat 0's row, seat 1's,
-    then seat 0's lent copy and seat 1's (``width`` each), and ``width``."""
-    _, params_at, lent_at, _, width = rows_at(work)
-    return work[params_at:lent_at + 2 * width].view(np.float64), width
-
-
-@MERGED
 def fields_nb(work):
-    """The work row ``work`` as a ``Work`` record of views into it, built from the block
-    accessors above (slices, and the float64 and uint64 reinterpretations of the parameter
-    rows and the streams).  Merged into each caller, so its views are counted, or not, as
-    the caller counts references."""
-    piles = piles_of(work)
+    """The work row ``work`` as a ``Work`` record of views into it (slices only, which the
+    compiler drops where a caller does not use them; two reinterpretations of the row's
+    words, as float64 for the parameter rows and as uint64 for the streams).  Merged into
+    each caller, so its views are counted, or not, as the caller counts references."""
+    rules_at, params_at, lent_at, n_rules, width = rows_at(work)
+    piles = K_SCRATCH + W_SEAT_PILES
     memories = memories_of(work)
-    copies, n_rules = rule_copies_of(work)
-    rows, width = param_rows_of(work)
-    return Work(state_of(work), work[K_SIDS:K_SIDS + 2], seat_view_of(work), piles[:64], piles[64:],
-                memories[:N_MEMORY], memories[N_MEMORY:], rngs_of(work), deck_of(work), deck_rng_of(work),
-                seed_of(work), work[K_RECORD:K_RECORD + N_HAND_COLS], copies[:n_rules], copies[n_rules:],
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    streams = work[K_RNGS:K_SEED + 1].view(np.uint64)  # the seats' streams ... the deck's stream, the seed
+    return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
+                work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
+                work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], streams[:2],
+                deck_of(work), streams[K_DECK_RNG - K_RNGS:K_DECK_RNG - K_RNGS + 1],
+                streams[K_SEED - K_RNGS:K_SEED - K_RNGS + 1], work[K_RECORD:K_RECORD + N_HAND_COLS],
+                work[rules_at:rules_at + n_rules], work[rules_at + n_rules:params_at],
                 rows[:width], rows[width:2 * width], rows[2 * width:3 * width], rows[3 * width:])
 
 
@@ -237,7 +213,8 @@ def seat_one_nb(work, seat, sid, params):
     """Seat strategy ``sid`` with the parameter row ``params`` in ``seat``, and lend it its copy
     of the row (merged into its callers)."""
     work[K_SIDS + seat] = sid
-    rows, width = param_rows_of(work)
+    _, params_at, lent_at, _, width = rows_at(work)
+    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
     for k in range(params.shape[0]):  # (loops: slice assignment compiles slowly)
         rows[seat * width + k] = params[k]
         rows[(2 + seat) * width + k] = params[k]

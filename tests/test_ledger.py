@@ -85,6 +85,27 @@ def test_the_ledgers_on_this_commit_extend_their_parents():
     assert L.working_tree_problems(ROOT) == []
 
 
+def test_every_committed_study_with_a_ledger_has_its_claims_as_registered_and_cells_for_them(monkeypatch):
+    """What ``ginsim confirm STUDY`` checks before it plays, for every study with a ledger
+    here, without playing: its claims file is the ledger's (``open_protocol``), and each
+    claim of an experiment file names a cell of its study, so a claim registered and not yet
+    confirmed is as sound as one confirmed."""
+    from simulator.run.experiment import load_experiment
+    from simulator.studies import kinds as K
+
+    monkeypatch.chdir(ROOT)
+    names = sorted(p.stem for p in (ROOT / "experiments" / L.LEDGER_DIR).glob(f"*{L.SUFFIX}"))
+    assert "field" in names and "challenger" in names
+    for name in names:
+        study = K.find_study(name)
+        protocol = C.open_protocol(name, study.claims_file, study.experiments)
+        assert protocol.claims.claims, name
+        if study.kind is K.EXPERIMENT:
+            exp = load_experiment(study.path)
+            for claim in protocol.claims.claims:
+                assert C._find_cells(exp, claim, str(study.claims_file)), (name, claim.id)
+
+
 def test_the_history_check_fails_on_a_commit_that_edits_or_removes_an_entry(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -90,6 +90,24 @@ def test_ginsim_field_writes_the_ratings_page_beside_the_run(tiny_field, tmp_pat
     assert field.ratings_path(tiny_field) == tiny_field.parent / "tiny_field_ratings" / "field.md"
 
 
+def test_reproduce_field_writes_its_report_and_its_ratings_page_in_one_command(tmp_path):
+    """``ginsim reproduce field`` regenerates the whole field study: the run, its report and
+    the ratings page beside it (here a field of three, in a folder of its own)."""
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "field.toml").write_text(
+        'name = "field"\nseed = 11\ndeals = 200\ngames = 40\nmirrored = true\n'
+        'matchups = [["simple", "knock_early"], ["simple", "gin_hunter"], ["knock_early", "gin_hunter"]]\n'
+        '[variants.tournament]\npreset = "tournament"\n')
+    done = ginsim("reproduce", "field", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = tmp_path / "results" / "field_ratings" / "field.md"
+    assert f"ratings: {Path('results') / 'field_ratings' / 'field.md'}" in done.stdout
+    assert (tmp_path / "results" / "field" / "report.md").is_file()
+    text = page.read_text()
+    assert "## tournament" in text and "| `simple` | +0 | [+0, +0] | 2 |" in text
+    assert "## CPU per decision" in text and sum(line.startswith("| `gin_hunter` |") for line in text.splitlines()) == 2
+
+
 def test_ginsim_field_places_a_new_player_in_one_command(tiny_field):
     done = ginsim("field", "threshold_schedule", "--run", tiny_field, "--deals", 100, "--games", 20)
     assert done.returncode == 0, done.stderr

@@ -5,7 +5,8 @@ robin of every built-in strategy, the published players among them, under the EA
 (``tournament``) and ``hoyle`` scoring, single hands and whole games.  Its report
 (``results/field/report.md``) has every pairing with its interval and the Holm-labelled
 pairings.  This module adds what a reader of a field wants in one place
-(``results/field_ratings/field.md``, written by ``ginsim field``):
+(``results/field_ratings/field.md``, written by ``ginsim reproduce field`` after the report,
+and by ``ginsim field`` from an existing run):
 
 * **ratings**: a Bradley–Terry model of the game results, one rating per player and
   variant, ``P(i beats j) = 1 / (1 + 10^((R_j − R_i) / 400))`` (the Elo scale), anchored at
@@ -212,6 +213,11 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
 
 # ----------------------------------------------------------------------------- the field table
 
+#: the field study's name: ``ginsim reproduce field`` plays it, writes its report, then this
+#: module's page (``write_field``), so one command regenerates all of it
+FIELD_STUDY = "field"
+
+
 def ratings_path(run_dir) -> Path:
     """Where ``write_field`` writes by default: ``field.md`` in a folder beside the run
     (``results/field_ratings/`` for ``results/field``), never inside it: a run directory
@@ -230,7 +236,8 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
 
     players, variants, seed, _, games = field_of(run_dir)
     lines = ["# The field: ratings, pairings and CPU per decision", "",
-             f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim field` writes this page). "
+             f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim reproduce field` and "
+             "`ginsim field` write this page). "
              "Ratings: Bradley–Terry on game results, Elo scale, `simple` = 0, 95% intervals "
              "(`simulator.studies.field`). Matrix: the row player's share of games won against the column "
              "player; `*` where Holm's method over the variant's pairings rejects an even match at 5%.", ""]

@@ -69,8 +69,10 @@ class Kind:
 # ----------------------------------------------------------------------------- what each kind does
 
 def _reproduce_experiment(path: Path, name: str, options: Options) -> list[str]:
-    """An experiment played again into ``results/NAME`` (``--force``), then its report."""
+    """An experiment played again into ``results/NAME`` (``--force``), then its report; the
+    field study also gets its ratings page (``simulator.studies.field.write_field``)."""
     from ..analysis.report import write_report
+    from .field import FIELD_STUDY, write_field
     from ..run.experiment import load_experiment
     from ..run.runner import run_experiment
 
@@ -80,8 +82,11 @@ def _reproduce_experiment(path: Path, name: str, options: Options) -> list[str]:
     run_experiment(exp, out, jobs=options.jobs, progress=not options.quiet, force=True)
     paths = write_report(out, multiplicity=options.multiplicity)
     pngs = [p for p in paths if p.suffix == ".png"]
-    return [f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s",
-            f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)"]
+    lines = [f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s",
+             f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)"]
+    if name == FIELD_STUDY:  # the field's own page too: ratings, Holm-labelled matrix, CPU per decision
+        lines.append(f"ratings: {write_field(out)}")
+    return lines
 
 
 def _reproduce_decision_values(path: Path, name: str, options: Options) -> list[str]:

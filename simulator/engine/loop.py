@@ -12,9 +12,10 @@ makes one, ``STOP_AT_END`` (0) plays to the end.
 Its steps, each one function that every loop uses:
 
 * ``ask_nb``: fill the view of the seat to act (``simulator.core.state.fill_view_nb``), then
-  ``answer_of_nb``: ask its strategy the phase's decision (``strategies.dispatch``), its raw
-  answer decoded by the decoder of the decision's kind (``simulator.core.answers``; a caller
-  holding a raw answer uses ``decode_nb``, with the same decoders);
+  ask its strategy the phase's decision through the generated dispatch's ``answer_nb``
+  (``strategies.dispatch``), its raw answer decoded by the decoder of the decision's kind
+  (``simulator.core.answers``; a caller holding a raw answer uses ``decode_nb``, with the
+  same decoders);
 * ``play_answer_nb``: play a decoded answer (``simulator.core.state.play_nb``; the
   knocker's melds through ``lay_out_nb`` and the defender's through ``defend_nb``, which
   check them);
@@ -152,22 +153,16 @@ def decode_nb(phase, r0, r1):
 
 
 @MERGED
-def answer_of_nb(state, sid, params, view, pile, rules, rng, memory):
-    """Strategy ``sid``'s answer to the decision of the seat to act in ``state``, its ``view``
-    filled already, decoded (``simulator.core.answers``): the generated dispatch's
-    ``answer_nb`` calls the phase's strategy function of the table of decisions
-    (``simulator.core.decisions``) and its decoder.  Merged into each loop, as the dispatch
-    is, so a loop's decisions call the strategies directly."""
-    return dispatch.answer_nb(state[S_PHASE], sid, params, view, pile, rules, rng, memory)
-
-
-@MERGED
 def ask_nb(state, sid, params, view, pile, rules, rng, memory):
     """Ask strategy ``sid`` of the seat to act for its answer in ``state``: fill that seat's
-    ``view`` (``fill_view_nb``), then ``answer_of_nb``.  The one way a seat is asked
-    (``run_until_nb`` fills the view before it looks at ``stop``, then asks the same way)."""
+    ``view`` (``fill_view_nb``), then the generated dispatch's ``answer_nb`` calls the
+    phase's strategy function of the table of decisions (``simulator.core.decisions``) and
+    decodes its answer (``simulator.core.answers``).  The one way a seat is asked
+    (``run_until_nb`` fills the view before it looks at ``stop``, then asks the dispatch the
+    same way).  Merged into each loop, as the dispatch is, so a loop's decisions call the
+    strategies directly."""
     fill_view_nb(state, state[S_CURRENT], view)
-    return answer_of_nb(state, sid, params, view, pile, rules, rng, memory)
+    return dispatch.answer_nb(state[S_PHASE], sid, params, view, pile, rules, rng, memory)
 
 
 @MERGED
@@ -310,7 +305,7 @@ def run_until_nb(work, rules, stop, out, trace):
             sid, own_params, pile, own_rules, rng, own_memory = sid0, lent0, pile0, rules0, rng0, memory0
         else:
             sid, own_params, pile, own_rules, rng, own_memory = sid1, lent1, pile1, rules1, rng1, memory1
-        action, x, y = answer_of_nb(state, sid, own_params, view, pile, own_rules, rng, own_memory)
+        action, x, y = dispatch.answer_nb(state[S_PHASE], sid, own_params, view, pile, own_rules, rng, own_memory)
         if action == A_TAKE_PILE:
             # a strategy may have written into this slot of its copy; once the slot
             # leaves the live pile the end-of-hand check could no longer see it

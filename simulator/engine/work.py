@@ -28,6 +28,10 @@ environments, the belief study, ``ginsim play``):
 Each start zeroes the seats' memories and fills the ids of the row the hand is recorded to
 (``out``: deal, pair, A's seat, game, hand in game).  The loop that plays a hand from a
 work row is ``simulator.engine.loop.run_until_nb``.
+
+The deal of a hand (``deal_hand_nb``) is merged into the starts that call it
+(``simulator.infra.jit``, ``MERGED``): a library of its own would only compile the deal's
+machine code once more in each.
 """
 
 from __future__ import annotations
@@ -230,7 +234,7 @@ def seat_nb(work, a_seat, sids_ab, params_ab):
     seat_one_nb(work, 1 - a_seat, sids_ab[1], params_ab[1])
 
 
-@CORE
+@MERGED
 def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     """Deal the hand of the row's deck (``simulator.core.state.deal_nb``, the reshuffle stream
     from the deck's stream) with the game scores ``score0``, ``score1``, and zero the seats'
@@ -241,7 +245,7 @@ def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     deal_nb(state_of(work), deck_of(work), dealer, score0, score1, rules, work[K_DECK_RNG], trace)
 
 
-@HOT
+@MERGED
 def _ids_nb(out, deal, pair, a_seat, game, hand):
     out[H_DEAL] = deal
     out[H_PAIR] = pair

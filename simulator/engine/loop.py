@@ -114,6 +114,7 @@ from ..core.state import (
 )
 from .work import fields_nb, record_nb, rows_at, state_of
 from ..infra.jit import CORE, HOT, MERGED
+from ..infra.words import as_float64_nb, as_uint64_nb
 
 #: ``run_until_nb``'s ``stop`` that plays to the end of the hand
 STOP_AT_END = 0
@@ -239,7 +240,7 @@ def guard_nb(work, rules, out):
     if acc == 0:
         return
     # something was written: find the seat and slot, and restore the copies (rare)
-    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
     err0, slot0 = check_lent_nb(state, work[piles:piles + 64], rules, work[rules_at:rules_at + n_rules],
                                 rows[:width], rows[2 * width:3 * width])
     err1, slot1 = check_lent_nb(state, work[piles + 64:piles + 128], rules,
@@ -281,10 +282,10 @@ def run_until_nb(work, rules, stop, out, trace):
     # lends (``fields_nb`` would make every block's view, the deck's and the record's too)
     pile0, pile1, view = work[piles:piles + 64], work[piles + 64:piles + 128], work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
     sid0, sid1 = work[K_SIDS], work[K_SIDS + 1]
-    lent = work[lent_at:lent_at + 2 * width].view(np.float64)
+    lent = as_float64_nb(work[lent_at:lent_at + 2 * width])
     lent0, lent1 = lent[:width], lent[width:]
     rules0, rules1 = work[rules_at:rules_at + n_rules], work[rules_at + n_rules:rules_at + 2 * n_rules]
-    rngs = work[K_RNGS:K_RNGS + 2].view(np.uint64)
+    rngs = as_uint64_nb(work[K_RNGS:K_RNGS + 2])
     rng0, rng1 = rngs[0:1], rngs[1:2]
     memory0, memory1 = work[K_MEMORY:K_MEMORY + N_MEMORY], work[K_MEMORY + N_MEMORY:K_MEMORY + 2 * N_MEMORY]
     for i in range(state[S_PILE_LEN]):

@@ -107,6 +107,7 @@ from ..core.rng import deal_streams_nb, game_hand_streams_nb, game_start_nb, scr
 from ..core.scoring import end_of_hand_nb, new_game_nb
 from ..core.state import deal_nb
 from ..infra.jit import CORE, HOT, MERGED
+from ..infra.words import as_float64_nb, as_uint64_nb
 
 #: the work row read as named views (``fields_nb``), per seat where each seat has its own
 Work = namedtuple("Work", (
@@ -163,17 +164,17 @@ def deck_of(work):
 
 @MERGED
 def deck_rng_of(work):
-    return work[K_DECK_RNG:K_DECK_RNG + 1].view(np.uint64)
+    return as_uint64_nb(work[K_DECK_RNG:K_DECK_RNG + 1])
 
 
 @MERGED
 def rngs_of(work):
-    return work[K_RNGS:K_RNGS + 2].view(np.uint64)
+    return as_uint64_nb(work[K_RNGS:K_RNGS + 2])
 
 
 @MERGED
 def seed_of(work):
-    return work[K_SEED:K_SEED + 1].view(np.uint64)
+    return as_uint64_nb(work[K_SEED:K_SEED + 1])
 
 
 @MERGED
@@ -201,8 +202,8 @@ def fields_nb(work):
     rules_at, params_at, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
     memories = memories_of(work)
-    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
-    streams = work[K_RNGS:K_SEED + 1].view(np.uint64)  # the seats' streams ... the deck's stream, the seed
+    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
+    streams = as_uint64_nb(work[K_RNGS:K_SEED + 1])  # the seats' streams ... the deck's stream, the seed
     return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
                 work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
                 work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], streams[:2],
@@ -218,7 +219,7 @@ def seat_one_nb(work, seat, sid, params):
     of the row (merged into its callers)."""
     work[K_SIDS + seat] = sid
     _, params_at, lent_at, _, width = rows_at(work)
-    rows = work[params_at:lent_at + 2 * width].view(np.float64)  # both seats' rows, then both lent copies
+    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
     for k in range(params.shape[0]):  # (loops: slice assignment compiles slowly)
         rows[seat * width + k] = params[k]
         rows[(2 + seat) * width + k] = params[k]

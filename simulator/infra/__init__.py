@@ -7,6 +7,7 @@ env, tools, interop -> cli): it imports no other stage and knows nothing of Gin 
 
 * ``jit``: the compile profiles every numba function is decorated with (``CORE``, ``HOT``,
   ``MERGED``, ...), the one place numba's flags are spelled;
+* ``words``: the work row's int64 words read as float64 or uint64 inside numba;
 * ``cache``: where numba keeps ginsim's compiled kernels (one directory per source version);
 * ``blocks``: blocks of work on a pool of threads (the kernels release the GIL);
 * ``lazy``: the public names of ``simulator`` and ``strategies``, imported on first use;
@@ -15,5 +16,5 @@ env, tools, interop -> cli): it imports no other stage and knows nothing of Gin 
   directory, sizes against memory and disk, API arguments checked as keys are);
 * ``terminal``: what ginsim writes to a terminal (text from data escaped, any encoding).
 
-Importing the package imports nothing; ``jit`` alone imports numba.
+Importing the package imports nothing; ``jit`` and ``words`` import numba.
 """

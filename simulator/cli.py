@@ -364,6 +364,8 @@ def _cmd_init(args: argparse.Namespace) -> None:
     for path in init(args.directory):
         print(f"{path}{os.sep}")
     print(f"edit them there; 'ginsim run quickstart' run from {args.directory} plays its experiments/quickstart.toml")
+
+
 def _cmd_confirm(args: argparse.Namespace) -> None:
     from .studies.kinds import confirm
 

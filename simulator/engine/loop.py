@@ -112,7 +112,7 @@ from ..core.state import (
     play_nb,
     reshuffle_next_nb,
 )
-from .work import fields_nb, record_nb, rows_at, state_of
+from .work import fields_nb, param_rows_of, record_nb, rows_at, state_of
 from ..infra.jit import CORE, HOT, MERGED
 from ..infra.words import as_float64_nb, as_uint64_nb
 
@@ -240,7 +240,7 @@ def guard_nb(work, rules, out):
     if acc == 0:
         return
     # something was written: find the seat and slot, and restore the copies (rare)
-    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
+    rows = param_rows_of(work)
     err0, slot0 = check_lent_nb(state, work[piles:piles + 64], rules, work[rules_at:rules_at + n_rules],
                                 rows[:width], rows[2 * width:3 * width])
     err1, slot1 = check_lent_nb(state, work[piles + 64:piles + 128], rules,
@@ -279,7 +279,8 @@ def run_until_nb(work, rules, stop, out, trace):
     rules_at, _, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
     # what each seat's strategy is given, bound once per call: only the blocks the loop
-    # lends (``fields_nb`` would make every block's view, the deck's and the record's too)
+    # lends (``fields_nb`` would make every block's view, the deck's and the record's too),
+    # sliced here rather than through the row's accessors, which compiled to a slower loop
     pile0, pile1, view = work[piles:piles + 64], work[piles + 64:piles + 128], work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW]
     sid0, sid1 = work[K_SIDS], work[K_SIDS + 1]
     lent = as_float64_nb(work[lent_at:lent_at + 2 * width])

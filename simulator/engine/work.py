@@ -194,6 +194,14 @@ def rows_at(work):
 
 
 @MERGED
+def param_rows_of(work):
+    """Both seats' parameter rows, then both seats' lent copies of them, as float64 (four
+    rows of the row's width, seat 0's first)."""
+    _, params_at, lent_at, _, width = rows_at(work)
+    return as_float64_nb(work[params_at:lent_at + 2 * width])
+
+
+@MERGED
 def fields_nb(work):
     """The work row ``work`` as a ``Work`` record of views into it (slices only, which the
     compiler drops where a caller does not use them; two reinterpretations of the row's
@@ -202,7 +210,7 @@ def fields_nb(work):
     rules_at, params_at, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
     memories = memories_of(work)
-    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
+    rows = param_rows_of(work)
     streams = as_uint64_nb(work[K_RNGS:K_SEED + 1])  # the seats' streams ... the deck's stream, the seed
     return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
                 work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
@@ -218,8 +226,8 @@ def seat_one_nb(work, seat, sid, params):
     """Seat strategy ``sid`` with the parameter row ``params`` in ``seat``, and lend it its copy
     of the row (merged into its callers)."""
     work[K_SIDS + seat] = sid
-    _, params_at, lent_at, _, width = rows_at(work)
-    rows = as_float64_nb(work[params_at:lent_at + 2 * width])  # both seats' rows, then both lent copies
+    width = work[K_WIDTH]
+    rows = param_rows_of(work)
     for k in range(params.shape[0]):  # (loops: slice assignment compiles slowly)
         rows[seat * width + k] = params[k]
         rows[(2 + seat) * width + k] = params[k]

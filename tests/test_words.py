@@ -50,13 +50,13 @@ def test_anything_but_contiguous_one_dimensional_eight_byte_words_is_refused_whe
     def strided(a):
         return as_float64_nb(a[::2])
 
-    with pytest.raises(TypingError):
-        two_d(np.zeros((2, 2), np.int64))
-    with pytest.raises(TypingError):
-        strided(np.zeros(4, np.int64))
     @njit
     def four_byte_words(a):
         return as_uint64_nb(a)
 
+    with pytest.raises(TypingError):
+        two_d(np.zeros((2, 2), np.int64))
+    with pytest.raises(TypingError):
+        strided(np.zeros(4, np.int64))
     with pytest.raises(TypingError):
         four_byte_words(np.zeros(4, np.int32))

@@ -636,15 +636,17 @@ def _one_knock_table(spec, args: argparse.Namespace) -> tuple[dict, dict | None]
             "exploitability_lower_bound": estimate(ex["value"], ex["low"], ex["high"], r["fresh_pairs"], "pair"),
             "best_member_against_table": {"member": best["name"], "value": estimate(
                 best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
+            "exploitability_train": round(r["exploitability_train"], 6),
             "cpu_seconds": round(r["cpu_seconds"], 3), "seconds": round(seconds, 3)}
     print(f"{r['name']}: a knock table over deadwood x draws x opponent pickups under {r['rules_label']} "
-          f"(fictitious play, {len(r['iterations'])} iterations)")
+          f"(fictitious play, {r['iterations'][-1]['iteration']:,} iterations on {r['train_pairs']:,} recorded pairs)")
     print(f"  against the draw-only class equilibrium: {vs['value']:+.4f} [{vs['low']:+.4f}, {vs['high']:+.4f}] "
           f"points per hand")
     print(f"  best draw-only member against it ({best['name']}): {best['value']:+.4f} [{best['low']:+.4f}, "
           f"{best['high']:+.4f}]")
     print(f"  exploitability within the abstraction, a LOWER bound: {ex['value']:+.4f} [{ex['low']:+.4f}, "
-          f"{ex['high']:+.4f}] (best response by per-cell search)")
+          f"{ex['high']:+.4f}] (a best response by a local search over single-cell flips, on fresh deals; "
+          f"{r['exploitability_train']:+.4f} on the training deals)")
     print(f"  table: {r['table_spec']}")
     print(f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out_dir(spec, args.out) / 'report.md'})")
     return r, None

@@ -64,7 +64,7 @@ def test_the_kernels_module_offers_only_what_it_defines():
 
     own = {name for name, value in vars(kernels).items()
            if getattr(value, "__module__", kernels.__name__) == kernels.__name__ and not name.startswith("__")
-           and (callable(value) or isinstance(value, int))}
+           and (callable(value) or isinstance(value, (int, tuple)))}
     assert set(kernels.__all__) <= own | {"loop"}
     root = Path(__file__).resolve().parents[1]
     used = re.compile(r"\bkernels\.([A-Za-z_]\w*)|from simulator\.engine\.kernels import ([\w, ]+)|"

@@ -100,10 +100,9 @@ name = "table_small"
 rules = "classic"
 seed = 5252
 draw_only = "{draw_only}"
-iterations = 2
-pairs = 400
-br_sweeps = 1
-br_pairs = 400
+train_pairs = 2_000
+iterations = 40
+br_pairs = 2_000
 fresh_pairs = 2_000
 """
 
@@ -139,7 +138,7 @@ def test_the_table_study_runs_reports_and_resumes(tmp_path, capsys):
     assert run["table"].startswith("knock_table") and run["best_response"].startswith("knock_table")
     state = json.loads((tmp_path / "table" / "knock_table.json").read_text())
     result = state["result"]
-    assert len(result["iterations"]) == 2 and len(result["sweeps"]) == 1
+    assert [it["iteration"] for it in result["iterations"]] == [1, 3, 10, 30, 40]
     assert len(result["against_members"]) == 4 and len(result["table"]) == kt.N_CELLS
     report = (tmp_path / "table" / "report.md").read_text()
     assert "a LOWER bound" in report and "heatmap.png" in report

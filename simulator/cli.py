@@ -684,7 +684,9 @@ def _add_equilibrium_commands(command) -> None:
                 "payoff matrix of a finite class of draw-threshold policies and prints its equilibrium mixture, epsilon "
                 "(a 95% upper bound on any member's gain against it) and the matrix size; writes OUT/class_game.json "
                 "and OUT/report.md. A spec with method = \"table\" solves a state-dependent knock table by fictitious "
-                "play (docs/equilibrium.md).")
+                "play on recorded deals and prints its value against the class equilibrium and the gain of the best "
+                "response found to it (a lower bound on its exploitability); writes OUT/knock_table.json, "
+                "OUT/report.md and OUT/heatmap.png (docs/equilibrium.md).")
     _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
                                                      "experiments/equilibrium_knock/tournament.toml "
                                                      "(format: simulator/studies/equilibrium.py)"), "file")

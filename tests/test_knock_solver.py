@@ -28,7 +28,11 @@ def _tables(seed: int) -> list[np.ndarray]:
             *(rng.integers(0, 2, kt.N_CELLS) * kt.LEVELS for _ in range(2))]
 
 
-@pytest.mark.parametrize("rules", ["classic", "oklahoma", {"preset": "hoyle", "knock_limit": 5}])
+LAST_DISCARD_RULES = {"preset": "hoyle", "last_discard_rule": True}
+
+
+@pytest.mark.parametrize("rules", ["classic", "oklahoma", {"preset": "hoyle", "knock_limit": 5}, LAST_DISCARD_RULES,
+                                   {"preset": "hoyle", "reshuffle_stock": True, "max_reshuffles": 3}])
 def test_recorded_deals_replay_the_engine_deal_by_deal_for_pure_tables(rules):
     resolved = resolve_rules(rules)
     sample = ks.record(resolved.to_array(), SEED, 0, 600)
@@ -39,6 +43,21 @@ def test_recorded_deals_replay_the_engine_deal_by_deal_for_pure_tables(rules):
                                                           True))["net_a"].to_numpy(dtype=float)
             offline = ks.deal_values(sample, a / kt.LEVELS, b / kt.LEVELS)
             assert np.array_equal(offline, engine)
+
+
+def test_a_last_discard_taken_to_knock_is_a_branch():
+    """Under the last-discard rule, taking the stock's last discard to knock is recorded as a
+    knock of the draw after (the replay test above checks its value against the engine)."""
+    from simulator.engine.select import engine_module, strategy_pair
+
+    never = kt.spec_of(np.zeros(kt.N_CELLS, dtype=int))
+    _, _, sids, params = strategy_pair(never, never)
+    rules = resolve_rules(LAST_DISCARD_RULES).to_array()
+    _, _, counts, branches = engine_module(sids).play_knock_branches(np.uint64(SEED), 0, 1_200, rules, sids, params,
+                                                                     ks.CAPACITY)
+    col = {name: i for i, name in enumerate(BRANCH_COLS)}
+    used = np.arange(ks.CAPACITY)[None, :] < counts[:, None]
+    assert (counts >= 0).all() and branches[used][:, col["last_discard"]].sum() > 0
 
 
 def test_a_recorded_sample_starts_where_its_first_pair_says(classic_sample):

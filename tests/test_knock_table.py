@@ -148,3 +148,37 @@ def test_the_table_study_runs_reports_and_resumes(tmp_path, capsys):
     assert "a LOWER bound" in capsys.readouterr().out
     again = json.loads((tmp_path / "table" / "knock_table.json").read_text())["result"]
     assert again["deals"] == result["deals"] and again["table_spec"] == result["table_spec"]
+
+
+def test_a_table_study_killed_in_fictitious_play_resumes_to_the_same_result(tmp_path, monkeypatch, capsys):
+    """Interrupted after its first save (iteration 25 of 40), the study resumes from that save
+    and ends exactly where an uninterrupted run ends."""
+    from simulator.studies import knock_solver
+
+    class_spec = tmp_path / "class.toml"
+    class_spec.write_text(SMALL_CLASS, encoding="utf-8")
+    assert main(["equilibrium", str(class_spec), "--out", str(tmp_path / "class"), "--quiet"]) == 0
+    table_spec = tmp_path / "table.toml"
+    table_spec.write_text(SMALL_TABLE.format(draw_only=(tmp_path / "class").as_posix()), encoding="utf-8")
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "whole"), "--quiet"]) == 0
+    whole = json.loads((tmp_path / "whole" / "knock_table.json").read_text())["result"]
+
+    real, calls = knock_solver.best_response, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 40:  # iteration 29: 25 + 4 searches at each checkpoint 1, 3, 10 = 37 calls by the save at 25
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(knock_solver, "best_response", interrupted)
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "killed"), "--quiet"]) == 130
+    assert "continue with --resume" in capsys.readouterr().err
+    kept = json.loads((tmp_path / "killed" / "knock_table.json").read_text())
+    assert kept["fp"]["done"] == 25 and "result" not in kept
+    monkeypatch.setattr(knock_solver, "best_response", real)
+    capsys.readouterr()
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "killed"), "--quiet", "--resume"]) == 0
+    resumed = json.loads((tmp_path / "killed" / "knock_table.json").read_text())["result"]
+    for key in ("table", "table_spec", "best_response", "iterations", "exploitability_lower_bound", "deals"):
+        assert resumed[key] == whole[key], key

@@ -250,7 +250,7 @@ def _run_locked(spec: TableSpec, draw_only: dict[str, Any], out: Path, resume: b
     from strategies import knock_table as kt
 
     from ..engine.select import will_play
-    from .class_game import policy_field
+    from . import knock_solver as ks
 
     state = _check_out(out, resume) or {"_": MARK, "spec": spec.identity(), "iterations": [], "fp": None,
                                         "best_response": None, "fresh": None, "cpu_seconds": 0.0, "deals": 0}
@@ -262,8 +262,6 @@ def _run_locked(spec: TableSpec, draw_only: dict[str, Any], out: Path, resume: b
 
     def save() -> None:
         atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
-
-    from . import knock_solver as ks
 
     main_member = members[int(np.argmax(draw_only["mixture"]))]
     start = table_of_member(main_member, spec.limit) / kt.LEVELS
@@ -462,7 +460,7 @@ def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
              f"exhaustive over the 2^{kt.N_CELLS} tables: the true exploitability may be larger. On the training "
              f"deals themselves the best response found gains {result['exploitability_train']:+.4f}: how far "
              f"fictitious play got.",
-             f"- **What state-dependence is worth**: the table against the draw-only class equilibrium ("
+             "- **What state-dependence is worth**: the table against the draw-only class equilibrium ("
              + "; ".join(f"{m['weight']:.2f} × {m['name']}" for m in result["draw_only_mixture"])
              + f", ε = {result['draw_only_epsilon']:.4f} within its class): "
              f"**{_fmt(result['against_draw_only_equilibrium'])}** points per hand.",

@@ -72,18 +72,22 @@ def deadwood_width(limit: int) -> int:
     return max(1, math.ceil(limit / DEADWOOD_BUCKETS))
 
 
-def draw_bucket(draws: int) -> int:
-    """The draw bucket of ``draws`` own draws (``DRAW_BUCKETS``)."""
-    for b, (first, last) in enumerate(DRAW_BUCKETS):
-        if draws <= last:
-            return b
-    return len(DRAW_BUCKETS) - 1
+#: the last draw of each draw bucket (``np.searchsorted`` finds a draw's bucket)
+_BUCKET_ENDS = np.array([last for _, last in DRAW_BUCKETS])
 
 
-def cell(deadwood: int, draws: int, pickups: int, limit: int) -> int:
-    """The cell index of what a player sees (deadwood ≥ 1, ``draws`` ≥ 1) under knock limit ``limit``."""
-    d = min((deadwood - 1) // deadwood_width(limit), DEADWOOD_BUCKETS - 1)
-    return (min(pickups, SIGNALS - 1) * len(DRAW_BUCKETS) + draw_bucket(draws)) * DEADWOOD_BUCKETS + d
+def draw_bucket(draws):
+    """The draw bucket of ``draws`` own draws (``DRAW_BUCKETS``); an int, or an array of them."""
+    return np.minimum(np.searchsorted(_BUCKET_ENDS, draws), len(DRAW_BUCKETS) - 1)
+
+
+def cell(deadwood, draws, pickups, limit: int):
+    """The cell index of what a player sees (deadwood ≥ 1, ``draws`` ≥ 1) under knock limit
+    ``limit``: an int, or an array of them for arrays of deadwood, draws and pickups (the
+    knock-table study maps its recorded deals' knocks with it)."""
+    d = np.minimum((np.asarray(deadwood, dtype=np.int64) - 1) // deadwood_width(limit), DEADWOOD_BUCKETS - 1)
+    c = (np.minimum(pickups, SIGNALS - 1) * len(DRAW_BUCKETS) + draw_bucket(draws)) * DEADWOOD_BUCKETS + d
+    return int(c) if np.ndim(c) == 0 else c
 
 
 def encode(levels) -> dict[str, int]:

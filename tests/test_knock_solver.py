@@ -79,15 +79,14 @@ def test_a_mixed_table_on_recorded_deals_agrees_with_the_engine_in_expectation(c
 
 
 @pytest.mark.parametrize("limit", [5, 10, 15])
-def test_the_cells_of_branches_are_the_strategys_cells(limit):
+def test_a_column_of_knocks_gets_the_cells_one_knock_at_a_time_gets(limit):
+    """``knock_table.cell`` on arrays (how recorded deals are mapped) is the scalar cell of
+    each element (which the strategy's compiled lookup reads: tests/test_knock_table.py)."""
     rng = np.random.default_rng(limit)
-    rows = np.zeros((500, len(BRANCH_COLS)), dtype=np.int16)
-    col = {name: i for i, name in enumerate(BRANCH_COLS)}
-    rows[:, col["deadwood"]] = rng.integers(1, limit + 1, 500)
-    rows[:, col["draws"]] = rng.integers(1, 30, 500)
-    rows[:, col["pickups"]] = rng.integers(0, 5, 500)
-    expected = [kt.cell(int(r[col["deadwood"]]), int(r[col["draws"]]), int(r[col["pickups"]]), limit) for r in rows]
-    assert ks.cells_of(rows, limit).tolist() == expected
+    deadwood, draws, pickups = rng.integers(1, limit + 1, 500), rng.integers(1, 30, 500), rng.integers(0, 5, 500)
+    expected = [kt.cell(int(d), int(t), int(p), limit) for d, t, p in zip(deadwood, draws, pickups)]
+    assert kt.cell(deadwood, draws, pickups, limit).tolist() == expected
+    assert all(type(c) is int for c in expected)
 
 
 def test_flip_gains_are_the_exact_change_of_each_flip(classic_sample):

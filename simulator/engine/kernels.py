@@ -221,12 +221,12 @@ def play_knock_branches_block_nb(seed, first_deal, start, stop, rules, sids_ab, 
             phase, seat = at // 2, at % 2
             if phase == PHASE_KNOCK:
                 deadwood, draws = view[V_DEADWOOD], view[V_MY_DRAWS]
-                gin, knock, decline = A_KNOCK, A_KNOCK, A_NO_KNOCK
-            else:
+                knock, decline = A_KNOCK, A_NO_KNOCK
+            else:  # the last discard: taking it is the knock
                 deadwood, draws = last_discard_deadwood_nb(view), view[V_MY_DRAWS] + 1
-                gin, knock, decline = A_TAKE_PILE, A_TAKE_PILE, A_PASS
-            if deadwood == 0:
-                action = gin
+                knock, decline = A_TAKE_PILE, A_PASS
+            if deadwood == 0:  # gin: always made, never a branch
+                action = knock
             else:
                 action = decline
                 if 0 < deadwood <= view[V_KNOCK_LIMIT]:

@@ -86,31 +86,15 @@ def record(rules, seed: int, first_pair: int, n_pairs: int, chunk_pairs: int = 5
             raise RuntimeError(f"a strategy erred while deals of seed {seed} were recorded")
         used = np.arange(CAPACITY)[None, :] < counts[:, None]
         flat = branches[used]
-        parts.append((counts, flat[:, col["seat"]].astype(np.int8), cells_of(flat, limit), flat[:, col["value"]].astype(np.float64),
-                      ends.astype(np.float64), a_seats.astype(np.int8)))
+        cells = kt.cell(flat[:, col["deadwood"]], flat[:, col["draws"]], flat[:, col["pickups"]], limit)
+        parts.append((counts, flat[:, col["seat"]].astype(np.int8), cells.astype(np.int16),
+                      flat[:, col["value"]].astype(np.float64), ends.astype(np.float64), a_seats.astype(np.int8)))
     counts = np.concatenate([p[0] for p in parts])
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     return Branches(offsets, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
                     np.concatenate([p[3] for p in parts]), np.concatenate([p[4] for p in parts]),
                     np.concatenate([p[5] for p in parts]))
-
-
-def cells_of(flat: np.ndarray, limit: int) -> np.ndarray:
-    """``strategies.knock_table.cell`` of every branch (rows of ``BRANCH_COLS``) under knock
-    limit ``limit``, vectorised (tested against it)."""
-    from strategies import knock_table as kt
-
-    from ..engine.kernels import BRANCH_COLS
-
-    col = {name: i for i, name in enumerate(BRANCH_COLS)}
-    deadwood = flat[:, col["deadwood"]].astype(np.int64)
-    draws = flat[:, col["draws"]].astype(np.int64)
-    d = np.minimum((deadwood - 1) // kt.deadwood_width(limit), kt.DEADWOOD_BUCKETS - 1)
-    lasts = np.array([last for _, last in kt.DRAW_BUCKETS])
-    t = np.minimum(np.searchsorted(lasts, draws), len(kt.DRAW_BUCKETS) - 1)
-    s = np.minimum(flat[:, col["pickups"]].astype(np.int64), kt.SIGNALS - 1)
-    return ((s * len(kt.DRAW_BUCKETS) + t) * kt.DEADWOOD_BUCKETS + d).astype(np.int16)
 
 
 # ----------------------------------------------------------------------------- exact play on the sample
@@ -244,6 +228,13 @@ def best_response(sample: Branches, opponents, start, max_flips: int = 10_000) -
     return table, max_flips
 
 
+def response_gain(sample: Branches, response, table) -> float:
+    """What ``response`` gains against ``table`` on ``sample``: its mean deal value against the
+    table minus the table's own against itself (0 in expectation, not on a sample)."""
+    table = np.asarray(table, dtype=np.float64)
+    return float(deal_values(sample, response, table).mean() - deal_values(sample, table, table).mean())
+
+
 def exploitability(sample: Branches, table, starts=()) -> tuple[float, np.ndarray]:
     """The gain on ``sample`` of the best response found against ``table`` (its mean value
     minus the table's own against itself), searched from the table rounded to pure, from
@@ -251,12 +242,9 @@ def exploitability(sample: Branches, table, starts=()) -> tuple[float, np.ndarra
     ``starts``; the best one and its gain.  A lower bound of the table's exploitability
     within the abstraction on this sample."""
     table = np.asarray(table, dtype=np.float64)
-    opponents = [(1.0, table)]
-    own = float(deal_values(sample, table, table).mean())
-    best, best_value = None, -np.inf
-    for start in (np.rint(table), (table > 0).astype(float), np.ones_like(table), np.zeros_like(table), *starts):
-        response, _ = best_response(sample, opponents, start)
-        value = mixture_value(sample, response, opponents)
-        if value > best_value:
-            best, best_value = response, value
-    return best_value - own, best
+    responses = [best_response(sample, [(1.0, table)], start)[0]
+                 for start in (np.rint(table), (table > 0).astype(float), np.ones_like(table), np.zeros_like(table),
+                               *starts)]
+    gains = [response_gain(sample, response, table) for response in responses]
+    best = int(np.argmax(gains))
+    return gains[best], responses[best]

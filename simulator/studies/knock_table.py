@@ -19,7 +19,7 @@ fictitious play in extensive-form games):
   ``knock_solver.best_response``), then σ̄ ← σ̄ + (τ − σ̄)/(t + 1);
 * the table played is σ̄ rounded to sevenths (what the strategy reads).  The cells forget
   the earlier turns (imperfect recall), so fictitious play carries no convergence guarantee
-  here; what certifies the result is its exploitability, measured three ways:
+  here; what certifies the result is a best response searched against it:
 * **exploitability within the abstraction, from below**: a best response to the table is
   searched on ``br_pairs`` recorded pairs of a stream of its own (from several starts,
   the draw-only members among them), then played against the table by the engine on fresh
@@ -296,8 +296,7 @@ def _run_locked(spec: TableSpec, draw_only: dict[str, Any], out: Path, resume: b
         sample = record_sample(spec, "best_response", spec.br_pairs)
         gain, best = ks.exploitability(sample, table / kt.LEVELS,
                                        [table_of_member(m, spec.limit) / kt.LEVELS for m in members])
-        train_gain = ks.mixture_value(train, best, [(1.0, table / kt.LEVELS)]) - \
-            float(ks.deal_values(train, table / kt.LEVELS, table / kt.LEVELS).mean())
+        train_gain = ks.response_gain(train, best, table / kt.LEVELS)
         state["best_response"] = {"response": np.rint(best * kt.LEVELS).astype(int).tolist(), "search_gain": gain,
                                   "train_gain": train_gain}
         state["deals"] += sample.deals

@@ -73,3 +73,32 @@ def test_the_kernels_module_offers_only_what_it_defines():
         for match in used.finditer(_code(path.read_text(encoding="utf-8"))):
             names = [n.strip() for group in match.groups() if group for n in group.split(",")]
             assert set(names) <= set(kernels.__all__) | {"__file__", "__name__"}, (path.name, names)
+
+
+def test_a_callee_compiles_without_the_python_wrapper_and_python_calls_its_twin():
+    """The callee profiles (``jit.CALLEE_PROFILES``) build no CPython wrapper; a call from
+    Python goes to the function's twin (its own cache name, the same flags and answers),
+    and a bounds-checked copy of a callee can be called from Python too."""
+    import numba
+    import numpy as np
+
+    from simulator.core import melds
+
+    for name in jit.CALLEE_PROFILES:
+        decorator = getattr(jit, name)
+        assert decorator.__qualname__.startswith("_callee_profile"), name
+    hand = np.int64(0b1111 | 1 << 20 | 1 << 33 | 1 << 46)
+    assert isinstance(melds.min_deadwood_nb, jit.CalleeDispatcher)
+    assert melds.min_deadwood_nb.targetoptions["no_cpython_wrapper"] is True
+    value = melds.min_deadwood_nb(hand)
+    twin = melds.min_deadwood_nb.__dict__["_python_twin"]
+    assert twin.py_func.__qualname__ == "min_deadwood_nb__python" and "no_cpython_wrapper" not in twin.targetoptions
+    assert jit.profile_of(twin) == jit.profile_of(melds.min_deadwood_nb) == "CORE"
+
+    @numba.njit
+    def from_numba(h):
+        return melds.min_deadwood_nb(h)
+
+    assert from_numba(hand) == value == melds.min_deadwood_nb.py_func(hand)
+    checked = jit.bounds_checked(melds.min_deadwood_nb)(melds.min_deadwood_nb.py_func)
+    assert checked(hand) == value

@@ -5,7 +5,11 @@ profiles below (``@CORE``, ``@HOT``, ...) and states no numba flag of its own, s
 function compiles is read from its profile's name, and the reasons are written here once.
 Every profile caches its machine code (ginsim's cache, ``simulator.infra.cache``) and
 compiles without numba's C-callable wrapper (``no_cfunc_wrapper``: nothing calls a kernel
-through a C pointer, and the wrapper cost every function compile time).
+through a C pointer, and the wrapper cost every function compile time).  The profiles of
+functions that numba code calls (all but ``PLAIN`` and ``KERNEL``) also compile without
+numba's CPython wrapper, the code that lets Python call a function (about 15 ms of compiling
+each time numba builds a function: a second of the cold start of ``simple`` vs ``simple``);
+a call from Python goes to a twin compiled with it (``CalleeDispatcher``).
 
 Two numba behaviours shape the profiles:
 
@@ -58,7 +62,10 @@ A plug-in's decision functions are the user's code, compiled with the flags the 
 
 from __future__ import annotations
 
+from types import FunctionType
+
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
 #: every profile's flags, by name (``flags_of`` reads them back from a compiled function)
 PROFILES: dict[str, dict] = {
@@ -73,13 +80,47 @@ PROFILES: dict[str, dict] = {
 }
 #: what every profile states
 BASE = {"cache": True, "no_cfunc_wrapper": True}
+#: the profiles of functions called from numba code, compiled without the CPython wrapper
+CALLEE_PROFILES = ("CORE", "HOT", "MERGED", "MERGED_HOT", "ALLOCATES", "PLUGIN_HOT")
 
-CORE = njit(**BASE, **PROFILES["CORE"])
-HOT = njit(**BASE, **PROFILES["HOT"])
-MERGED = njit(**BASE, **PROFILES["MERGED"])
-MERGED_HOT = njit(**BASE, **PROFILES["MERGED_HOT"])
-ALLOCATES = njit(**BASE, **PROFILES["ALLOCATES"])
-PLUGIN_HOT = njit(**BASE, **PROFILES["PLUGIN_HOT"])
+
+class CalleeDispatcher(CPUDispatcher):
+    """A numba function compiled for numba callers, without the CPython wrapper
+    (``no_cpython_wrapper``; numba would crash calling that code from Python).  A call from
+    Python goes to its twin: the same function under the qualified name ``<name>__python``
+    (so its cache files are its own), compiled with the same flags and the wrapper."""
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("_python_twin")
+        if twin is None:
+            fn = self.py_func
+            copy = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+            copy.__qualname__ = f"{fn.__qualname__}__python"
+            copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
+            options = {k: v for k, v in self.targetoptions.items() if k not in ("no_cpython_wrapper", "nopython")}
+            twin = self.__dict__["_python_twin"] = njit(cache=True, **options)(copy)
+        return twin(*args, **kwargs)
+
+
+def _callee_profile(flags: dict):
+    """The decorator of a callee profile: ``njit`` with ``BASE``, ``flags`` and no CPython
+    wrapper, making a ``CalleeDispatcher``."""
+    options = {"nopython": True, "boundscheck": None, **BASE, "no_cpython_wrapper": True, **flags}
+    del options["cache"]
+
+    def decorate(func):
+        dispatcher = CalleeDispatcher(py_func=func, locals={}, targetoptions=options)
+        dispatcher.enable_caching()
+        return dispatcher
+    return decorate
+
+
+CORE = _callee_profile(PROFILES["CORE"])
+HOT = _callee_profile(PROFILES["HOT"])
+MERGED = _callee_profile(PROFILES["MERGED"])
+MERGED_HOT = _callee_profile(PROFILES["MERGED_HOT"])
+ALLOCATES = _callee_profile(PROFILES["ALLOCATES"])
+PLUGIN_HOT = _callee_profile(PROFILES["PLUGIN_HOT"])
 PLAIN = njit(**BASE, **PROFILES["PLAIN"])
 KERNEL = njit(**BASE, **PROFILES["KERNEL"])
 
@@ -96,5 +137,5 @@ def bounds_checked(dispatcher):
     (its own flags kept, its cache files left alone); it releases the GIL, so a copy that
     never returns does not hold the interpreter lock an interrupted caller needs."""
     options = {k: v for k, v in dispatcher.targetoptions.items()
-               if k not in ("cache", "boundscheck", "nopython", "nogil")}
+               if k not in ("cache", "boundscheck", "nopython", "nogil", "no_cpython_wrapper")}
     return njit(boundscheck=True, cache=False, nogil=True, **options)

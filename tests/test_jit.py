@@ -78,7 +78,8 @@ def test_the_kernels_module_offers_only_what_it_defines():
 def test_a_callee_compiles_without_the_python_wrapper_and_python_calls_its_twin():
     """The callee profiles (``jit.CALLEE_PROFILES``) build no CPython wrapper; a call from
     Python goes to the function's twin (its own cache name, the same flags and answers),
-    and a bounds-checked copy of a callee can be called from Python too."""
+    and a bounds-checked copy of a callee can be called from Python too; a profile's
+    ``python_entry`` keeps the wrapper."""
     import numba
     import numpy as np
 
@@ -88,17 +89,20 @@ def test_a_callee_compiles_without_the_python_wrapper_and_python_calls_its_twin(
         decorator = getattr(jit, name)
         assert decorator.__qualname__.startswith("_callee_profile"), name
     hand = np.int64(0b1111 | 1 << 20 | 1 << 33 | 1 << 46)
-    assert isinstance(melds.min_deadwood_nb, jit.CalleeDispatcher)
-    assert melds.min_deadwood_nb.targetoptions["no_cpython_wrapper"] is True
-    value = melds.min_deadwood_nb(hand)
-    twin = melds.min_deadwood_nb.__dict__["_python_twin"]
-    assert twin.py_func.__qualname__ == "min_deadwood_nb__python" and "no_cpython_wrapper" not in twin.targetoptions
-    assert jit.profile_of(twin) == jit.profile_of(melds.min_deadwood_nb) == "CORE"
+    callee = melds.runs_deadwood_nb
+    assert isinstance(callee, jit.CalleeDispatcher) and callee.targetoptions["no_cpython_wrapper"] is True
+    value = callee(hand)
+    twin = callee.__dict__["_python_twin"]
+    assert twin.py_func.__qualname__ == "runs_deadwood_nb__python" and "no_cpython_wrapper" not in twin.targetoptions
+    assert jit.profile_of(twin) == jit.profile_of(callee) == "CORE"
 
     @numba.njit
     def from_numba(h):
-        return melds.min_deadwood_nb(h)
+        return melds.runs_deadwood_nb(h)
 
-    assert from_numba(hand) == value == melds.min_deadwood_nb.py_func(hand)
-    checked = jit.bounds_checked(melds.min_deadwood_nb)(melds.min_deadwood_nb.py_func)
-    assert checked(hand) == value
+    assert from_numba(hand) == value == callee.py_func(hand)
+    assert jit.bounds_checked(callee)(callee.py_func)(hand) == value
+    # a function Python calls on every step keeps the wrapper, in the same profile
+    entry = melds.min_deadwood_nb
+    assert not isinstance(entry, jit.CalleeDispatcher) and jit.profile_of(entry) == "CORE"
+    assert entry(hand) == entry.py_func(hand)

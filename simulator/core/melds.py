@@ -211,7 +211,7 @@ def sets_melded_nb(mask, r0, r1, r2, i0, i1, i2):
     return melded
 
 
-@CORE
+@CORE.python_entry
 def min_deadwood_nb(mask):
     """Least deadwood of exactly the cards in ``mask`` (at most 11 cards)."""
     r0, r1, r2, n0, n1, n2 = set_choices_nb(mask)
@@ -239,7 +239,7 @@ def unmeldable_value_nb(mask):
     return hand_value_nb(mask & ~(run_cover_nb(mask) | in_sets))
 
 
-@CORE
+@CORE.python_entry
 def discard_deadwoods_nb(mask, allowed):
     """Least deadwood after discarding, over the allowed discards of an 11-card hand.
 
@@ -296,7 +296,7 @@ def discard_key_nb(card):
     return CARD_VALUE[card] * 1024 + (card & 15) * 4 + (card >> 4)
 
 
-@CORE
+@CORE.python_entry
 def preferred_discard_nb(optimal):
     """The card that ``best_discard`` picks among the optimal discards in a mask."""
     best_card = np.int64(-1)
@@ -576,7 +576,7 @@ def valid_layout_nb(hand, sets, runs, deadwood):
 MAX_ARRANGEMENTS = 36
 
 
-@CORE
+@CORE.python_entry
 def arrangement_nb(mask, k):
     """(sets, runs, count): the ``k``-th least-deadwood arrangement of a hand of at most
     11 cards in the canonical order, and how many there are (sets = runs = 0 when

@@ -804,7 +804,7 @@ def defend_phase_nb(state, rules, action, trace):
     return defend_nb(state, rules, sets, runs, trace)
 
 
-@CORE
+@CORE.python_entry
 def apply_action_nb(state, rules, action, trace):
     """Play ``action`` in the current phase and move the state on (automatic steps
     included).  Returns ``ERR_NONE``, or an error code with the state unchanged."""
@@ -816,7 +816,7 @@ def apply_action_nb(state, rules, action, trace):
     return play_nb(state, rules, action, trace)
 
 
-@CORE
+@CORE.python_entry
 def legal_actions_nb(state, rules, out):
     """Fill ``out`` (length ≥ ``MAX_LEGAL``) with the legal actions, in increasing order;
     returns how many (0 once the hand is over)."""

@@ -354,7 +354,7 @@ def run_until_nb(work, rules, stop, out, trace):
     return state[S_PHASE] * 2 + state[S_CURRENT]
 
 
-@CORE
+@CORE.python_entry
 def ask_seat_nb(work, sid, params, lent, rules, legal):
     """The action strategy ``sid`` (parameters ``params``; ``lent`` is the copy it is lent)
     chooses for the seat to act in the hand of the work row ``work``, asked as the loop asks
@@ -395,7 +395,7 @@ def ask_seat_nb(work, sid, params, lent, rules, legal):
     return action, np.int64(ERR_ILLEGAL_ACTION), action
 
 
-@CORE
+@CORE.python_entry
 def apply_then_run_nb(work, rules, action, stop, out, trace):
     """Play ``action`` for the seat to act (a move a driver chose outside the loop: a Python
     strategy's, an agent's; -1 for none), then ``run_until_nb``.  One call per outside move;

@@ -221,7 +221,7 @@ def fields_nb(work):
                 rows[:width], rows[width:2 * width], rows[2 * width:3 * width], rows[3 * width:])
 
 
-@MERGED
+@MERGED.python_entry
 def seat_one_nb(work, seat, sid, params):
     """Seat strategy ``sid`` with the parameter row ``params`` in ``seat``, and lend it its copy
     of the row (merged into its callers)."""
@@ -233,7 +233,7 @@ def seat_one_nb(work, seat, sid, params):
         rows[(2 + seat) * width + k] = params[k]
 
 
-@CORE
+@CORE.python_entry
 def seat_nb(work, a_seat, sids_ab, params_ab):
     """Seat strategy A (``sids_ab[0]``, parameter row ``params_ab[0]``) in seat ``a_seat`` and B
     in the other, each lent its copy of its parameter row.  (Each seat's copy of the rules is
@@ -263,7 +263,7 @@ def _ids_nb(out, deal, pair, a_seat, game, hand):
     out[H_HAND_IN_GAME] = hand
 
 
-@CORE
+@CORE.python_entry
 def start_deal_nb(work, seed, deal, mirrored, score0, score1, rules, out, trace):
     """Deal deal ``deal`` of ``simulate(seed=seed, mirrored=mirrored)`` into the row: its deck,
     dealer and streams (``simulator.core.rng.deal_streams_nb``), the game scores ``score0``,

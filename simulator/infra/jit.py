@@ -104,7 +104,10 @@ class CalleeDispatcher(CPUDispatcher):
 
 def _callee_profile(flags: dict):
     """The decorator of a callee profile: ``njit`` with ``BASE``, ``flags`` and no CPython
-    wrapper, making a ``CalleeDispatcher``."""
+    wrapper, making a ``CalleeDispatcher``.  Its ``python_entry`` is the same profile with
+    the wrapper, for the few functions Python also calls on every step (the step API's,
+    the Python players'): a twin's call from Python costs a Python-level call more (about
+    0.3 µs), which made the step API 18% slower."""
     options = {"nopython": True, "boundscheck": None, **BASE, "no_cpython_wrapper": True, **flags}
     del options["cache"]
 
@@ -112,6 +115,7 @@ def _callee_profile(flags: dict):
         dispatcher = CalleeDispatcher(py_func=func, locals={}, targetoptions=options)
         dispatcher.enable_caching()
         return dispatcher
+    decorate.python_entry = njit(**BASE, **flags)
     return decorate
 
 

@@ -24,9 +24,10 @@ BUILTIN_PARAMS = Path(__file__).resolve().parent / "builtin_params.py"
 def builtin_dispatch_source() -> str:
     """The text ``strategies/dispatch.py`` must hold for the built-in registry."""
     from .plugins import dispatch_source
-    from .registry import BUILTIN
+    from .registry import BUILTIN, BUILTIN_ROUTES
 
-    return dispatch_source([(module, None) for _, module in BUILTIN], generator="python -m strategies.codegen")
+    return dispatch_source([(module, None) for _, module in BUILTIN + BUILTIN_ROUTES],
+                           generator="python -m strategies.codegen")
 
 
 def builtin_params_source() -> str:

@@ -42,7 +42,9 @@ its own), its own seat knocking as rollout 1 does and the opponent as ``marjj`` 
 it may; 4 = the opponent of 2 in half the determinizations and of 3 in the other half (the
 searching player does not know which kind of opponent it faces).  Rollouts 2-4 cost more
 than rollout 1 (marjj scores each discard by the next draws it allows); docs/published.md
-gives the CPU per game measured.
+gives the CPU per game measured.  A spec with rollouts 2-4 plays through
+``strategies.mc_marjj`` (``route``), so an engine that plays only rollouts 0 and 1 never
+compiles ``marjj``'s code.
 
 Why ``late_knock`` = 6: a rollout in which our own seat plays only for gin after its early
 turns undervalues playing on (``mc`` itself searches every later knock), so ``mc`` knocked
@@ -64,6 +66,8 @@ player's own stream, so play is deterministic for a seed.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from simulator.infra.jit import ALLOCATES, MERGED, PLAIN
 from simulator.core.melds import (
@@ -194,30 +198,16 @@ def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late
 
 @PLAIN
 def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
-    """Play ``state`` to the end of the hand with the rollout ``policy`` for both seats
-    (see the module docstring); returns False if a move was refused (never expected).
-    ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here for a
-    ``marjj`` rollout) serve rollouts 2-4's ``marjj`` decisions."""
-    marjj_policy = policy >= ROLLOUT_MARJJ
-    if marjj_policy:
-        for i in range(memory.shape[1]):
-            memory[0, i] = 0
-            memory[1, i] = 0
+    """Play ``state`` to the end of the hand with rollout ``policy`` 0 or 1 for both seats
+    (see the module docstring); returns False if a move was refused (never expected).  The
+    arguments are ``marjj_rollout_nb``'s, so the search takes either (``rng``,
+    ``memory`` and ``opp_late_knock`` serve only that one)."""
     while state[S_PHASE] != PHASE_OVER:
         seat = state[S_CURRENT]
         phase = state[S_PHASE]
         fill_view_nb(state, seat, view)
         hand = view[V_HAND]
-        if marjj_policy and phase != PHASE_ARRANGE and phase != PHASE_DEFEND:
-            action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng,
-                                     memory[seat])
-        elif marjj_policy and phase == PHASE_ARRANGE:  # marjj's fewest layoffs
-            sets, runs = marjj.fewest_layoffs_nb(hand, view[V_SEEN] | hand,
-                                                 marjj.opponent_took_nb(view, memory[seat]))
-            if lay_out_nb(state, rules, sets, runs, trace) != 0:
-                return False
-            continue
-        elif phase == PHASE_DISCARD:
+        if phase == PHASE_DISCARD:
             _, optimal = discard_deadwoods_nb(hand, view[V_LEGAL_DISCARDS])
             action = A_DISCARD + preferred_discard_nb(optimal)
         elif phase == PHASE_KNOCK:
@@ -255,6 +245,63 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, vi
         if play_nb(state, rules, np.int64(action), trace) != 0:
             return False
     return True
+
+
+@PLAIN
+def marjj_rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+    """Play ``state`` to the end of the hand with rollout ``policy`` 2, 3 or 4 (``marjj``
+    for both seats; see the module docstring); returns False if a move was refused (never
+    expected).  ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared
+    here) serve ``marjj``'s decisions; ``opp_late_knock`` is the opponent's knock
+    (``marjj_action_nb``)."""
+    for i in range(memory.shape[1]):
+        memory[0, i] = 0
+        memory[1, i] = 0
+    while state[S_PHASE] != PHASE_OVER:
+        seat = state[S_CURRENT]
+        phase = state[S_PHASE]
+        fill_view_nb(state, seat, view)
+        hand = view[V_HAND]
+        if phase == PHASE_ARRANGE:  # marjj's fewest layoffs
+            sets, runs = marjj.fewest_layoffs_nb(hand, view[V_SEEN] | hand,
+                                                 marjj.opponent_took_nb(view, memory[seat]))
+            if lay_out_nb(state, rules, sets, runs, trace) != 0:
+                return False
+            continue
+        if phase == PHASE_DEFEND:  # the defender: the best response (docs/rules.md)
+            if defend_phase_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace) != 0:
+                return False
+            continue
+        action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng,
+                                 memory[seat])
+        if play_nb(state, rules, np.int64(action), trace) != 0:
+            return False
+    return True
+
+
+#: which rollout function a search plays out with (``play_out_nb``): ``rollout_nb`` (rollouts
+#: 0 and 1) or ``marjj_rollout_nb`` (2-4)
+PLAY_OUT_GREEDY = 0
+PLAY_OUT_MARJJ = 1
+
+
+def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+    """Play ``state`` to the end of the hand with ``rollout_nb`` (``kind`` =
+    ``PLAY_OUT_GREEDY``) or ``marjj_rollout_nb`` (``PLAY_OUT_MARJJ``).  Numba code only
+    (``_play_out``): ``kind`` is a constant of the caller's code, so numba compiles the one
+    rollout it names and never the other."""
+    raise TypeError("play_out_nb is called from numba code only")
+
+
+@overload(play_out_nb)
+def _play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+    if not isinstance(kind, types.IntegerLiteral):  # numba types the call again with the constant
+        return None
+    rollout = marjj_rollout_nb if kind.literal_value == PLAY_OUT_MARJJ else rollout_nb
+
+    def play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+        return rollout(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory)
+    return play_out
 
 
 @ALLOCATES
@@ -300,11 +347,13 @@ def candidates_nb(params, view, pile, rules, rng, memory, actions):
 
 
 @ALLOCATES
-def searched_action_nb(params, view, pile, rules, rng, memory):
+def searched_action_nb(params, view, pile, rules, rng, memory, play_out):
     """The action ``mc`` plays by search at the view's draw, discard or knock: its
     candidates, ``expert``'s choice first (``candidates_nb``), and the one with the best
-    mean utility over ``params[0]`` determinizations.  The one function that searches, so
-    that the search's machine code is built once, not once per decision."""
+    mean utility over ``params[0]`` determinizations, each played out by the rollout
+    ``play_out`` names (``play_out_nb``; a constant, so numba compiles the search once for
+    each, with only that rollout's code).  The one function that searches, so that the
+    search's machine code is built once per rollout, not once per decision."""
     actions = np.empty(_MAX_CANDIDATES, np.int64)
     n_actions = candidates_nb(params, view, pile, rules, rng, memory, actions)
     samples = max(np.int64(params[0]), 1)
@@ -336,7 +385,8 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
             if play_nb(work, rules, actions[a], trace) != 0:
                 totals[a] -= 1e9
                 continue
-            rollout_nb(work, rules, policy, knock_turns, late_knock, opp_late_knock, rview, trace, rng, rmemory)
+            play_out_nb(play_out, work, rules, policy, knock_turns, late_knock, opp_late_knock, rview, trace, rng,
+                        rmemory)
             totals[a] += hand_utility_nb(work, rules, game_aware)
     best = 0
     for a in range(1, n_actions):
@@ -346,7 +396,8 @@ def searched_action_nb(params, view, pile, rules, rng, memory):
 
 
 @MERGED
-def take_nb(params, view, pile, rules, rng, memory):
+def take_with_nb(params, view, pile, rules, rng, memory, play_out):
+    """The take decision, searched with the rollout ``play_out`` names (``searched_action_nb``) when asked."""
     phase = view[V_PHASE]
     top = view[V_TOP]
     if top < 0:
@@ -354,25 +405,51 @@ def take_nb(params, view, pile, rules, rng, memory):
     if ((phase != PHASE_DRAW and phase != PHASE_FIRST_UPCARD) or not melds_with_card_nb(view[V_HAND], top)
             or not np.int64(params[5]) & 1):
         return expert.take_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
-    return searched_action_nb(params, view, pile, rules, rng, memory) == A_TAKE_PILE
+    return searched_action_nb(params, view, pile, rules, rng, memory, play_out) == A_TAKE_PILE
 
 
 @MERGED
-def discard_nb(params, view, pile, rules, rng, memory):
+def discard_with_nb(params, view, pile, rules, rng, memory, play_out):
+    """The discard, searched with the rollout ``play_out`` names when asked."""
     n_cand = min(max(np.int64(params[1]), 1), _MAX_CANDIDATES)
     legal = view[V_LEGAL_DISCARDS] & view[V_HAND]
     if n_cand == 1 or popcount_nb(legal) == 1 or not np.int64(params[5]) & 2:
         return expert.discard_nb(EXPERT_PARAMS, view, pile, rules, rng, memory)
-    return searched_action_nb(params, view, pile, rules, rng, memory) - A_DISCARD
+    return searched_action_nb(params, view, pile, rules, rng, memory, play_out) - A_DISCARD
 
 
 @MERGED
-def knock_nb(params, view, pile, rules, rng, memory):
+def knock_with_nb(params, view, pile, rules, rng, memory, play_out):
+    """The knock, searched with the rollout ``play_out`` names when asked."""
     if view[V_DEADWOOD] == 0:
         return True
     if not np.int64(params[5]) & 4:
         return expert.may_knock_nb(EXPERT_PARAMS, view, view[V_DEADWOOD])
-    return searched_action_nb(params, view, pile, rules, rng, memory) == A_KNOCK
+    return searched_action_nb(params, view, pile, rules, rng, memory, play_out) == A_KNOCK
+
+
+def route(values: dict[str, float]) -> str | None:
+    """The module that plays a spec with these parameter values when it is not this one
+    (``strategies.registry.BUILTIN_ROUTES``): rollouts 2-4 play through
+    ``strategies.mc_marjj``, whose decisions search with ``marjj_rollout_nb``; this
+    module's decisions search with ``rollout_nb`` (rollouts 0 and 1)."""
+    return "strategies.mc_marjj" if values["rollout"] >= ROLLOUT_MARJJ else None
+
+
+# the decisions of rollouts 0 and 1 (``route``)
+@MERGED
+def take_nb(params, view, pile, rules, rng, memory):
+    return take_with_nb(params, view, pile, rules, rng, memory, PLAY_OUT_GREEDY)
+
+
+@MERGED
+def discard_nb(params, view, pile, rules, rng, memory):
+    return discard_with_nb(params, view, pile, rules, rng, memory, PLAY_OUT_GREEDY)
+
+
+@MERGED
+def knock_nb(params, view, pile, rules, rng, memory):
+    return knock_with_nb(params, view, pile, rules, rng, memory, PLAY_OUT_GREEDY)
 
 
 @ALLOCATES  # (both stated: the dispatch, inlined and without NRT, would pass its flags on)

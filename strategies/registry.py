@@ -112,6 +112,18 @@ BUILTIN: list[tuple[str, str]] = [
     ("marjj", "strategies.marjj"),
 ]
 
+#: engine routes that are not strategies of their own: (strategy name, module), ids after the
+#: built-ins'.  A spec of the strategy whose parameters its module's ``route(values)`` sends
+#: to the module plays through that module's decisions under the route's id, so an engine
+#: compiles that code only in a process that plays such a spec (``engine_entries``,
+#: ``simulator.engine.select.engine_module``): ``mc``'s rollouts that play ``marjj`` for both
+#: seats are a few seconds of compiling that no other ``mc`` needs
+BUILTIN_ROUTES: list[tuple[str, str]] = [
+    ("mc", "strategies.mc_marjj"),
+]
+#: a route's module name -> its id
+ROUTE_IDS: dict[str, int] = {module: len(BUILTIN) + i for i, (_, module) in enumerate(BUILTIN_ROUTES)}
+
 REGISTRY: dict[str, StrategyInfo] = {}
 #: plug-ins registered in this process: name -> file path
 PLUGINS: dict[str, str] = {}
@@ -274,9 +286,34 @@ def register(name: str, path) -> StrategyInfo:
 
 
 def numba_count() -> int:
-    """Strategies the numba engine routes: their ids are 0 .. numba_count() - 1 (Python
-    strategies get negative ids, which the engine refuses)."""
-    return sum(1 for i in REGISTRY.values() if i.kind == "numba")
+    """Ids the numba engine routes, numba strategies' and ``BUILTIN_ROUTES``': 0 ..
+    numba_count() - 1 (Python strategies get negative ids, which the engine refuses)."""
+    return sum(1 for i in REGISTRY.values() if i.kind == "numba") + len(BUILTIN_ROUTES)
+
+
+def engine_entries() -> list[tuple[str, str | None]]:
+    """What each engine id routes to, by id: (module name, content digest; None for a
+    built-in), for every numba strategy and every route (``BUILTIN_ROUTES``); the input of
+    ``strategies.plugins.dispatch_source``."""
+    entries: list[tuple[str, str | None] | None] = [None] * numba_count()
+    for info in REGISTRY.values():
+        if info.kind == "numba":
+            entries[info.sid] = (info.module.__name__, info.digest)
+    for module, sid in ROUTE_IDS.items():
+        entries[sid] = (module, None)
+    return entries
+
+
+def name_of(sid: int) -> str:
+    """The name of the strategy that plays under engine id ``sid`` (a route's strategy for a
+    route's id); a KeyError for an id nothing plays under."""
+    for info in REGISTRY.values():
+        if info.sid == sid:
+            return info.name
+    for (name, module) in BUILTIN_ROUTES:
+        if ROUTE_IDS[module] == sid:
+            return name
+    raise KeyError(sid)
 
 
 def available() -> list[dict]:
@@ -327,7 +364,11 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
             raise ValueError(problem)
     if len(values) > N_PARAMS:
         raise ValueError(f"strategy {name!r} has more than {N_PARAMS} parameters")
-    return Strategy(name, info.sid, values)
+    sid = info.sid
+    route = getattr(info.module, "route", None) if info.kind == "numba" and info.digest is None else None
+    if route is not None and route(values):  # a built-in's parameters that play through a route
+        sid = ROUTE_IDS[route(values)]
+    return Strategy(name, sid, values)
 
 
 def split_class_spec(text: str) -> tuple[str, str | None]:

@@ -354,12 +354,12 @@ def test_an_engine_for_the_call_plays_the_rows_of_the_engine_for_all(fresh_engin
     import simulator.engine.kernels as full
     from simulator.core import records as RC
     from simulator.engine.select import engine_module, strategy_pair
-    from strategies.registry import REGISTRY
+    from strategies.registry import numba_count
 
     fresh_engine_choice("call")
     _, _, sids, params = strategy_pair("simple", "gin_hunter")
     small = engine_module(sids)
-    numba_sids = {i.sid for i in REGISTRY.values() if i.kind == "numba"}
+    numba_sids = set(range(numba_count()))
     assert small is not full and set(small.loop.dispatch.LEFT_OUT) == numba_sids - set(sids.tolist())
     assert engine_module(sids[:1]) is small  # a later call it routes reuses it
     vector = Rules.preset("hoyle").to_array()
@@ -401,3 +401,26 @@ def test_which_engine_a_call_gets(monkeypatch, fresh_engine_choice):
     monkeypatch.setenv(select.ENGINE_ENV, "light")
     with pytest.raises(ValueError, match=r"^GINSIM_ENGINE: must be one of call, all, got 'light'$"):
         select.engine_module([sid["simple"]])
+
+
+def test_mc_rollouts_that_play_marjj_compile_apart(fresh_engine_choice):
+    """``mc``'s rollouts 2-4 play through a route of their own (``strategies.mc_marjj``):
+    the spec and its label are unchanged, its id is the route's, and an engine for the
+    other rollouts leaves the route out, so it never compiles ``marjj``'s code (nothing is
+    compiled here: the engines' modules are only generated)."""
+    from pathlib import Path
+
+    from simulator.engine import select
+    from strategies import parse_strategy
+    from strategies.registry import REGISTRY, ROUTE_IDS, name_of
+
+    route = ROUTE_IDS["strategies.mc_marjj"]
+    for rollout in (2, 3, 4):
+        spec = parse_strategy(f"mc:rollout={rollout}")
+        assert spec.sid == route and spec.label == f"mc:rollout={rollout}" and name_of(spec.sid) == "mc"
+    assert {parse_strategy(s).sid for s in ("mc", "mc:rollout=0", "mc:rollout=1")} == {REGISTRY["mc"].sid}
+    fresh_engine_choice("call")
+    plain = select.engine_module([REGISTRY["mc"].sid])
+    assert route in plain.loop.dispatch.LEFT_OUT and "mc_marjj" not in Path(plain.loop.dispatch.__file__).read_text()
+    grown = select.engine_module([route])  # everything played so far, and the route
+    assert not {REGISTRY["mc"].sid, route} & set(grown.loop.dispatch.LEFT_OUT)

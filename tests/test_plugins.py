@@ -13,7 +13,7 @@ from pathlib import Path
 from plugin_sources import greedy_plugin
 from simulator.core.decisions import FUNCTIONS
 from strategies.plugins import dispatch_source
-from strategies.registry import BUILTIN
+from strategies.registry import BUILTIN, BUILTIN_ROUTES
 
 PLUGIN = greedy_plugin("patient")
 
@@ -106,10 +106,10 @@ def test_dispatch_names_every_id_and_refuses_unknown_ones():
     for sid in range(len(BUILTIN)):
         # one explicit branch per strategy function of the table of decisions
         assert source.count(f"    if sid == {sid}:\n") == len(FUNCTIONS)
-    assert dispatch.N_STRATEGIES == len(BUILTIN)
+    assert dispatch.N_STRATEGIES == len(BUILTIN) + len(BUILTIN_ROUTES)
     args = (np.zeros(8), np.zeros(20, np.int64), np.zeros(64, np.int64), np.zeros(20, np.int64),
             np.zeros(1, np.uint64), np.zeros(64, np.int64))
-    unknown = len(BUILTIN) + 3
+    unknown = dispatch.N_STRATEGIES + 3
     assert dispatch.discard_nb(unknown, *args) == -1  # no card: the engine stops with an error
     assert not dispatch.take_nb(unknown, *args) and not dispatch.knock_nb(unknown, *args)
     assert tuple(dispatch.arrange_nb(unknown, *args)) == (-1, -1)

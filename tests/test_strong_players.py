@@ -262,12 +262,12 @@ def test_mc_marjj_rollout_opponent_knocks_late_only_when_eager():
     knocks whenever it may (``opp_late_knock`` 100, rollout 3); and a seat-0 late knock
     follows ``late_knock`` as in rollout 1."""
     from simulator.core.state import S_DRAWS, S_KNOCKER
-    from strategies.mc import ROLLOUT_MARJJ, rollout_nb
+    from strategies.mc import ROLLOUT_MARJJ, marjj_rollout_nb
 
     def roll(state, rules, late_knock, opp_late_knock):
         s = state.copy()
-        assert rollout_nb(s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock, np.zeros(N_VIEW, np.int64),
-                          np.zeros((0, 3), np.int64), np.array([7], np.uint64), np.zeros((2, N_MEMORY), np.int64))
+        assert marjj_rollout_nb(s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock, np.zeros(N_VIEW, np.int64),
+                                np.zeros((0, 3), np.int64), np.array([7], np.uint64), np.zeros((2, N_MEMORY), np.int64))
         return s
 
     found = set()

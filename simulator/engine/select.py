@@ -25,7 +25,7 @@ import numpy as np
 from strategies import parse_strategy
 from strategies.hybrid import HYBRID_SID
 from strategies.plugins import dispatch_source, generated_module_dir, write_module
-from strategies.registry import PLUGINS, REGISTRY, Strategy
+from strategies.registry import PLUGINS, Strategy, engine_entries, numba_count
 
 from ..infra import cache as _cache
 from . import kernels as engine
@@ -72,16 +72,12 @@ def engine_choice() -> str:
     return choice
 
 
-def _numba_strategies() -> list[Strategy]:
-    return [i for i in REGISTRY.values() if i.kind == "numba"]
-
-
 def _engine_routing(routed: set[int] | None) -> ModuleType:
-    """The engine whose dispatch routes the numba strategy ids ``routed`` (None: all)."""
-    strategies = _numba_strategies()
-    if routed is None or {i.sid for i in strategies} <= routed:
-        return engine if not PLUGINS else engine_with([(i.module.__name__, i.digest) for i in strategies])
-    return engine_with([(i.module.__name__, i.digest) if i.sid in routed else None for i in strategies])
+    """The engine whose dispatch routes the engine ids ``routed`` (None: all)."""
+    entries = engine_entries()
+    if routed is None or set(range(len(entries))) <= routed:
+        return engine if not PLUGINS else engine_with(entries)
+    return engine_with([entry if sid in routed else None for sid, entry in enumerate(entries)])
 
 
 def engine_module(sids=None) -> ModuleType:
@@ -100,7 +96,7 @@ def engine_module(sids=None) -> ModuleType:
     strategies it routes: rows never depend on which engine played them (tested)."""
     if sids is None or engine_choice() == "all":
         return _engine_routing(None)
-    numba_sids = {i.sid for i in _numba_strategies()}
+    numba_sids = set(range(numba_count()))
     own = {int(s) for s in sids} & (numba_sids | {HYBRID_SID})  # a Python player's id routes nowhere
     for routed, module in _BUILT:
         if own <= routed:

@@ -175,13 +175,12 @@ def measure(n_decisions=100_000, rules="tournament", seed=777):
     p = probabilities(belief.THETA, feats, decision, ks)
     p0 = probabilities(np.zeros(belief.N_FEATURES), feats, decision, ks)
     by_opponent = {}
-    from strategies.registry import REGISTRY
+    from strategies.registry import name_of
 
-    names = {info.sid: name for name, info in REGISTRY.items()}
     opp_rows = opp[decision]
     for sid in np.unique(opp):
         m = opp_rows == sid
-        by_opponent[names[int(sid)]] = {"log_loss": log_loss(p[m], truth[m]), "uniform_log_loss": log_loss(p0[m], truth[m])}
+        by_opponent[name_of(int(sid))] = {"log_loss": log_loss(p[m], truth[m]), "uniform_log_loss": log_loss(p0[m], truth[m])}
     return {"decisions": int(ks.shape[0]), "cards": int(truth.shape[0]), "rules": str(rules),
             "log_loss": log_loss(p, truth), "uniform_log_loss": log_loss(p0, truth),
             "calibration": calibration(p, truth), "uniform_calibration": calibration(p0, truth),

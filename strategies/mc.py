@@ -197,11 +197,11 @@ def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late
 
 
 @PLAIN
-def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with rollout ``policy`` 0 or 1 for both seats
     (see the module docstring); returns False if a move was refused (never expected).  The
-    arguments are ``marjj_rollout_nb``'s, so the search takes either (``rng``,
-    ``memory`` and ``opp_late_knock`` serve only that one)."""
+    arguments are ``play_out_nb``'s (``kind``, ``PLAY_OUT_GREEDY``, is unused here; ``rng``,
+    ``memory`` and ``opp_late_knock`` serve only ``marjj_rollout_nb``)."""
     while state[S_PHASE] != PHASE_OVER:
         seat = state[S_CURRENT]
         phase = state[S_PHASE]
@@ -248,11 +248,12 @@ def rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, vi
 
 
 @PLAIN
-def marjj_rollout_nb(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with rollout ``policy`` 2, 3 or 4 (``marjj``
     for both seats; see the module docstring); returns False if a move was refused (never
-    expected).  ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared
-    here) serve ``marjj``'s decisions; ``opp_late_knock`` is the opponent's knock
+    expected).  The arguments are ``play_out_nb``'s (``kind``, ``PLAY_OUT_MARJJ``, is unused
+    here); ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here)
+    serve ``marjj``'s decisions; ``opp_late_knock`` is the opponent's knock
     (``marjj_action_nb``)."""
     for i in range(memory.shape[1]):
         memory[0, i] = 0
@@ -289,7 +290,8 @@ def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kn
     """Play ``state`` to the end of the hand with ``rollout_nb`` (``kind`` =
     ``PLAY_OUT_GREEDY``) or ``marjj_rollout_nb`` (``PLAY_OUT_MARJJ``).  Numba code only
     (``_play_out``): ``kind`` is a constant of the caller's code, so numba compiles the one
-    rollout it names and never the other."""
+    rollout it names, in place of this call (no function level between), and never the
+    other."""
     raise TypeError("play_out_nb is called from numba code only")
 
 
@@ -297,11 +299,7 @@ def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kn
 def _play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     if not isinstance(kind, types.IntegerLiteral):  # numba types the call again with the constant
         return None
-    rollout = marjj_rollout_nb if kind.literal_value == PLAY_OUT_MARJJ else rollout_nb
-
-    def play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
-        return rollout(state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory)
-    return play_out
+    return (marjj_rollout_nb if kind.literal_value == PLAY_OUT_MARJJ else rollout_nb).py_func
 
 
 @ALLOCATES

@@ -237,7 +237,7 @@ def test_mc_is_deterministic_for_a_seed_and_plays_legally():
 
 def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
     from simulator.core.state import S_DRAWS, S_KNOCKER
-    from strategies.mc import rollout_nb
+    from strategies.mc import PLAY_OUT_GREEDY, rollout_nb
 
     for seed in range(300):
         h = simulator.Hand("tournament", seed=seed)
@@ -247,7 +247,7 @@ def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
             if state[S_DRAWS] > 3 and 0 < dw <= 6:
                 for late_knock, knocks_now in ((6, True), (dw - 1, False)):
                     s = state.copy()
-                    assert rollout_nb(s, h._rules, 1, 3, late_knock, 0, np.zeros(N_VIEW, np.int64),
+                    assert rollout_nb(PLAY_OUT_GREEDY, s, h._rules, 1, 3, late_knock, 0, np.zeros(N_VIEW, np.int64),
                                       np.zeros((0, 3), np.int64), np.zeros(1, np.uint64),
                                       np.zeros((2, N_MEMORY), np.int64))
                     assert (s[S_KNOCKER] == 0 and s[S_DRAWS] == state[S_DRAWS]) == knocks_now
@@ -262,12 +262,13 @@ def test_mc_marjj_rollout_opponent_knocks_late_only_when_eager():
     knocks whenever it may (``opp_late_knock`` 100, rollout 3); and a seat-0 late knock
     follows ``late_knock`` as in rollout 1."""
     from simulator.core.state import S_DRAWS, S_KNOCKER
-    from strategies.mc import ROLLOUT_MARJJ, marjj_rollout_nb
+    from strategies.mc import PLAY_OUT_MARJJ, ROLLOUT_MARJJ, marjj_rollout_nb
 
     def roll(state, rules, late_knock, opp_late_knock):
         s = state.copy()
-        assert marjj_rollout_nb(s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock, np.zeros(N_VIEW, np.int64),
-                                np.zeros((0, 3), np.int64), np.array([7], np.uint64), np.zeros((2, N_MEMORY), np.int64))
+        assert marjj_rollout_nb(PLAY_OUT_MARJJ, s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock,
+                                np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64), np.array([7], np.uint64),
+                                np.zeros((2, N_MEMORY), np.int64))
         return s
 
     found = set()

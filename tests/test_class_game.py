@@ -149,22 +149,22 @@ def test_no_member_beats_the_class_mixture_on_fresh_seeds_by_more_than_epsilon(t
     assert "different spec" in capsys.readouterr().err
 
 
-def test_raising_pairs_and_resuming_extends_the_columns_as_one_run_at_that_size_would(tmp_path, capsys):
+def test_a_finished_class_game_is_never_extended_on_its_streams(tmp_path, capsys):
     small = SMALL.replace("pairs = 4_000\nblocks = 40", "pairs = 1_000\nblocks = 20").replace(
         "fresh_pairs = 64_000", "fresh_pairs = 2_000")
     large = small.replace("pairs = 1_000\nblocks = 20", "pairs = 2_000\nblocks = 40")
     spec = tmp_path / "spec.toml"
     spec.write_text(small, encoding="utf-8")
-    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet"]) == 0
-    spec.write_text(large, encoding="utf-8")
-    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet", "--resume"]) == 0
-    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "direct"), "--quiet"]) == 0
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "seen"), "--quiet"]) == 0
+    before = (tmp_path / "seen" / "class_game.json").read_bytes()
     capsys.readouterr()
-    grown = json.loads((tmp_path / "grown" / "class_game.json").read_text())["result"]
-    direct = json.loads((tmp_path / "direct" / "class_game.json").read_text())["result"]
-    assert np.allclose(grown["matrix"], direct["matrix"], rtol=0, atol=1e-12)
-    assert grown["mixture"] == pytest.approx(direct["mixture"]) and grown["epsilon"] == pytest.approx(direct["epsilon"])
-    # a block of another size cannot be extended
+    # its ε has been seen: more pairs on the same streams would be optional continuation
+    spec.write_text(large, encoding="utf-8")
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "seen"), "--quiet", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "optional continuation" in err and "second stage" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "seen" / "class_game.json").read_bytes() == before
+    # a block of another size cannot be resumed either
     spec.write_text(large.replace("blocks = 40", "blocks = 20"), encoding="utf-8")
-    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "grown"), "--quiet", "--resume"]) == 2
+    assert main(["equilibrium", str(spec), "--out", str(tmp_path / "seen"), "--quiet", "--resume"]) == 2
     assert "different spec" in capsys.readouterr().err

@@ -3,9 +3,8 @@
 A planted false claim is reported ``not replicated`` (exit status 1) beside a true one that
 replicates; the output is byte-identical when re-run; the study's seeds and development
 seeds are refused in one line with nothing written; bad claims files fail in one line
-naming the file and the key; the README's headline block is what the committed ledgers
-make; Holm keeps the family-wise error at its level.  The ledger's own tests are in
-tests/test_ledger.py.  A run's report
+naming the file and the key; Holm keeps the family-wise error at its level.  The ledger's own tests are in
+tests/test_ledger.py, the whole record's (the README's opening, docs/claims.md) in tests/test_record.py.  A run's report
 leads its Findings with the claims of a confirm.json of its own seeds, and shows none of
 another seed's.
 """
@@ -219,63 +218,6 @@ def test_sample_size_is_the_fewest_units_with_the_target_power():
     n = C.units_for_power(claim, 0.65, 8.1, 0.05 / 6, 10**9)
     assert C.power(claim, 0.65, 8.1, n, 0.05 / 6) >= C.POWER > C.power(claim, 0.65, 8.1, n - 1, 0.05 / 6)
     assert C.units_for_power(claim, 0.3, 8.1, 0.05, 5_000) == 5_000  # the effect is outside the claim: the cap
-
-
-def test_the_readme_headline_block_is_made_from_the_ledgers():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert C.readme_with_headlines(readme, C.headline_block(ROOT)) == readme, (
-        "README.md's headline block differs from experiments/ledger/*.jsonl: run "
-        "python -m simulator.studies.confirm headlines --write")
-    claims, n_tests = C.headline_family(ROOT)
-    assert len(claims) == C.headline_family_size(ROOT / "experiments") and n_tests >= len(
-        [c for c in claims if c.tests])
-    block = C.headline_block(ROOT)
-    assert f"**One family, {len(claims)} claims, {n_tests} tests.**" in block
-    for claim in claims:  # a headline is a claim the family confirmed, and every other is named
-        assert (claim.record.claim["statement"] in block) == (claim.status == "confirmed"), claim.record.id
-        assert claim.status == "confirmed" or f"`{claim.record.id}` ({claim.study}, {claim.status})" in block
-
-
-def _headline_ledger(folder, study, tests):
-    """A ledger of ``study`` with one claim per (id, assertion, [(p, p_contradiction, bound), ...])."""
-    entries = []
-    for cid, assertion, results in tests:
-        table = {"id": cid, "statement": f"claim {cid}", "metric": "net_points", "unit": "hand", "a": "x", "b": "y",
-                 "rules": "hoyle", **assertion}
-        entries.append(L.register_entry(table, "2026-12-01T00:00:00Z"))
-        for i, (p, pn, bound) in enumerate(results):
-            entries.append({"entry": "confirm", "id": cid, "date": "2026-12-02T00:00:00Z",
-                            "hash": entries[-1 - i]["hash"], "salt": f"s{i}", "seed": i,
-                            "original": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100},
-                            "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100, "seed": i},
-                            "test_interval": bound, "p": p, "p_contradiction": pn, "status": "replicated",
-                            "family": {"name": "headlines", "size": 5, "method": "holm", "alpha": 0.05}})
-    book = L.load_ledger(L.ledger_path(folder / "experiments", study), study)
-    L.append(book, entries)
-
-
-def test_the_headline_family_is_one_holm_family_across_studies(tmp_path, monkeypatch):
-    monkeypatch.setattr(C, "HEADLINE_STUDIES", ("one", "two"))
-    above, delta = {"above": 0.0}, {"delta": 2.0}
-    _headline_ledger(tmp_path, "one", [("a", above, [(0.01, 1.0, [0.6, None])]),
-                                       ("b", above, [(0.02, 1.0, [0.6, None])])])
-    _headline_ledger(tmp_path, "two", [("c", delta, [(0.03, 1.0, [0.4, 1.6])]),
-                                       ("d", above, [(0.2, 1.0, [-0.1, None]), (0.001, 1.0, [0.7, None])]),
-                                       ("e", above, [])])
-    claims, n_tests = C.headline_family(tmp_path)
-    status = {c.record.id: c.status for c in claims}
-    # five tests: per study, Holm would confirm a, b and c; across the family only d's second test and a survive
-    assert n_tests == 5
-    assert status == {"a": "confirmed", "b": "inconclusive", "c": "inconclusive", "d": "confirmed",
-                      "e": "registered, not yet confirmed for the family"}
-    block = C.headline_block(tmp_path)
-    assert "**One family, 5 claims, 5 tests.**" in block and "5% / 5" in block
-    assert "one-sided 95% bound **≥ +0.60** (claimed: > 0; Holm p = 0.04)" in block
-    assert "`b` (one, inconclusive)" in block and "`e` (two, registered, not yet confirmed for the family)" in block
-    # both of d's confirmations are shown, the one that failed too
-    line = next(x for x in block.splitlines() if "claim d " in x)
-    assert "salt `s0`" in line and "**≥ −0.10**" in line and "salt `s1`" in line and "**≥ +0.70**" in line
-    assert "claim c " not in block  # not confirmed: named, without a figure
 
 
 def test_holm_keeps_the_family_wise_error_at_its_level():

@@ -40,7 +40,10 @@ How it goes (``class_game``):
 Everything is kept as it is played (``OUT/class_game.json``, the block moments in
 ``OUT/moments.npz``), ``OUT`` is locked while it runs, and ``--resume`` continues a killed run,
 playing no column twice.  Raising ``pairs`` and ``blocks`` together (the same pairs per block)
-and resuming extends every column on the same streams: the blocks played are kept.  Outputs: ``class_game.json`` and ``report.md``.
+and resuming a run that was stopped before its result extends every column on the same streams: the blocks played
+are kept.  A finished game is never extended: its ε has been seen, and playing on until it
+looks better is optional continuation; a larger game is a second stage with a seed of its
+own, reported with its own ε.  Outputs: ``class_game.json`` and ``report.md``.
 
 A class spec (TOML)::
 
@@ -427,6 +430,12 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
                                         "cpu_seconds": 0.0, "deals": 0}
     if state["spec"] != spec.identity():
         raise ClassGameError(f"{out} holds a class game of a different spec; cannot --resume it with {spec.path}")
+    seen = state.get("result")
+    if seen is not None and (seen["pairs"], seen["blocks"]) != (spec.pairs, spec.blocks):
+        raise ClassGameError(f"{out} holds a finished class game of {seen['pairs']:,} pairs per entry whose ε "
+                             f"({seen['epsilon']:.4f}) has been seen: playing on its streams after that would be "
+                             f"optional continuation; a larger game is a second stage, with a new seed and --out, "
+                             f"reported with its own ε")
     moments = _load_moments(out, state)
     members = [s for _, s in spec.members]
     k = len(members)

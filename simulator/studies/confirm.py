@@ -21,8 +21,9 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    (``Protocol.units``, ``Protocol.fix``): from the original's unit standard deviation, for
    at least 90% power at a conservative effect (``conservative_effect``: the claim's
    ``effect``, else the edge of the study's interval nearest the claimed bound), one-sided
-   at α / M for a family of M claims (Holm's first step, so the power holds under Holm;
-   the headline family for a study of ``HEADLINE_STUDIES``), capped by ``max_deals`` /
+   at α / M for a family of M tests (Holm's first step, so the power holds under Holm;
+   the whole record: every confirmation in every ledger, this one's included,
+   ``simulator.studies.record``), capped by ``max_deals`` /
    ``max_games``; a salt whose size the ledger holds keeps it;
 3. re-plays the cells on the **confirmation seed** — derived from the study seed and the
    salt (``CONFIRM_SALT`` unless ``--salt`` names another; recorded in the ledger and the
@@ -36,10 +37,11 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    to the ledger (``Protocol.record``), or checked against the one it holds for the salt.
 
 It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
-timestamps: the same arguments and ledger give the same bytes).  ``headline_block`` renders
-the README's headline block from the ledgers: one family across every headline study, Holm
-over every confirmation made for it (``headline_family``; ``python -m
-simulator.studies.confirm headlines --write`` / ``--check``).
+timestamps: the same arguments and ledger give the same bytes).  A claim restated from an
+earlier one, or confirmed before, is refused a salt on which any claim of its study has a
+result (``record.salt_seen``): that salt's deals have been seen.  ``simulator.studies.record``
+tests every confirmation of every ledger again as one family and renders the README's
+opening and docs/claims.md from them.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from ..run.seeds import derive_seed, development_seed_error
 from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now
+from .record import RECORD_FAMILY, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
@@ -79,13 +82,6 @@ MAX_GAMES = 40_000
 MIN_UNITS = 200
 #: deals / games played per piece (bounded memory; results do not depend on it)
 PIECE = {"deals": 200_000, "games": 10_000}
-#: the studies whose confirm.json the README's headline block is made from, in its order
-HEADLINE_STUDIES = ("knock_vs_gin", "variant_balance", "strategy_tournament", "strong_players",
-                    "score_awareness_games", "score_awareness", "optimal_knock", "equilibrium_knock",
-                    "equilibrium_class", "decision_values")
-HEADLINE_BEGIN = "<!-- headlines:begin (generated from experiments/ledger/*.jsonl by " \
-                 "python -m simulator.studies.confirm headlines --write; do not edit) -->"
-HEADLINE_END = "<!-- headlines:end -->"
 WRITTEN_BY = CONFIRM_WRITER
 MD_MARK = CONFIRMATION_FILES["confirm.md"]
 
@@ -294,17 +290,12 @@ def test_interval(claim: Claim, est: float, se: float, dof: float) -> list[float
             _round(est + t) if math.isfinite(claim.high) else None]
 
 
-def headline_family_size(experiments: Path) -> int:
-    """The declared size of the headline family: the claims active in the ledgers of
-    ``HEADLINE_STUDIES`` under ``experiments``."""
-    return sum(len(load_ledger(ledger_path(experiments, s), s).active) for s in HEADLINE_STUDIES)
-
-
 @dataclass
 class Protocol:
     """One confirmation as its study's ledger records it: the claims file checked against
     the ledger, the ``salt`` every seed derives from, the family whose level sizes it
-    (``family``: the headline family for a study of ``HEADLINE_STUDIES``, else the study's
+    (``family``: the whole record, every confirmation in every ledger and this one's; a
+    confirmation made before then records the headline family or the study's
     claims), the sizes fixed in ``plan`` entries before anything plays, and the results
     appended as ``confirm`` entries (``record``)."""
 
@@ -403,8 +394,13 @@ def open_protocol(study: str, claims_file: Path, experiments: Path, salt: str = 
         raise ClaimError(problems[0])
     if not salt.strip() or salt != salt.strip():
         raise ClaimError(f"--salt must be a non-empty name without surrounding spaces, got {salt!r}")
-    size = headline_family_size(experiments) if study in HEADLINE_STUDIES else len(claims.claims)
-    family = {"name": "headlines" if study in HEADLINE_STUDIES else study, "size": size, "method": "holm",
+    new_tests = [c for c in claims.claims if ledger.records[c.id].result(salt) is None]
+    for claim in new_tests:
+        reason = salt_seen(ledger, ledger.records[claim.id], salt)
+        if reason:
+            raise ClaimError(f"{claims_file}: claim {claim.id}: --salt {salt}: {reason}; a restated or re-confirmed "
+                             f"claim plays on a salt no claim of the study has used: give a new --salt")
+    family = {"name": RECORD_FAMILY, "size": record_size(experiments) + len(new_tests), "method": "holm",
               "alpha": ALPHA}
     return Protocol(study, claims, ledger, salt, family, caps_given)
 
@@ -831,7 +827,9 @@ def render_markdown(result: dict[str, Any]) -> str:
              + (" A claim against the `field` is the mean over every cell where its strategy meets another, each "
                 "opponent weighing the same (as the report's ranking)."
                 if any(e["b"] == FIELD for e in result["claims"]) else ""))
-    which = (f"the README's headline family of {family['size']} claims" if family["name"] == "headlines" else
+    which = (f"the whole record's {family['size']} tests (every confirmation in every ledger, this one's included)"
+             if family["name"] == RECORD_FAMILY else
+             f"the README's headline family of {family['size']} claims" if family["name"] == "headlines" else
              f"the study's {family['size']} claim{'s' if family['size'] != 1 else ''}")
     lines = [MD_MARK, f"# Confirmation of {result['study']}", "",
              f"Claims: `{result['claims_file']}`; study: `{result['experiment']}` (seed {result['study_seed']}); "
@@ -848,7 +846,8 @@ def render_markdown(result: dict[str, Any]) -> str:
              f"**Status**, Holm at {ALPHA:.0%} over the study's {n_claims} claim{'s' if n_claims != 1 else ''}: "
              f"*replicated* when the claim's Holm-adjusted p-value is at most 5%; *not replicated* when the "
              f"estimand lies outside the claimed region at that level; *inconclusive* otherwise. The README's "
-             f"headline block tests the same p-values again, in one family with every headline claim. *Test's "
+             f"record (docs/claims.md) tests the same p-values again, in one family with every confirmation of "
+             f"every ledger. *Test's "
              f"bound*: what the test compares with the claimed region (a one-sided claim's one-sided 95% bound, "
              f"an equivalence or interval claim's 90% interval).",
              "A second confirmation uses a new salt (`ginsim confirm STUDY --salt NAME`) and a size fixed in the "
@@ -924,140 +923,3 @@ def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, P
     for name, _, text in outputs:
         atomic_write(out / name, text)
     return out / "confirm.json", out / "confirm.md"
-
-
-# ----------------------------------------------------------------------------- README headlines
-
-@dataclass
-class HeadlineClaim:
-    """A claim of the headline family: its study, its ledger record and its tests (the
-    ledger's ``confirm`` entries made for the family), each with its Holm-adjusted p-values."""
-
-    study: str
-    record: Any
-    tests: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "registered, not yet confirmed for the family"
-
-
-def headline_family(root: str | Path) -> tuple[list[HeadlineClaim], int]:
-    """The README's one family: every claim active in the ledgers of ``HEADLINE_STUDIES``
-    (``experiments/ledger/STUDY.jsonl`` under ``root``) and every confirmation of it made for
-    the headline family (``family.name == "headlines"``).  Holm at ``ALPHA`` across all those
-    tests: a claim is *confirmed* when one of its tests survives, *not replicated* when one
-    of its contradictions does, else *inconclusive* (a further confirmation of a claim is a
-    further test in the family, so it costs every claim power).  Returns the claims and the
-    number of tests."""
-    from ..analysis.stats import holm_adjust
-
-    claims, tests = [], []
-    for study in HEADLINE_STUDIES:
-        book = load_ledger(ledger_path(Path(root) / "experiments", study), study)
-        for record in book.active:
-            claim = HeadlineClaim(study, record, [c for c in record.confirmations
-                                                  if c["family"]["name"] == "headlines"])
-            claims.append(claim)
-            tests += claim.tests
-    adjusted = holm_adjust([t["p"] for t in tests]) if tests else []
-    contradicted = holm_adjust([t["p_contradiction"] for t in tests]) if tests else []
-    adj = {id(t): (float(a), float(c)) for t, a, c in zip(tests, adjusted, contradicted, strict=True)}
-    for claim in claims:
-        if not claim.tests:
-            continue
-        for t in claim.tests:
-            t["family_p"], t["family_p_contradiction"] = adj[id(t)]
-        claim.status = ("confirmed" if any(t["family_p"] <= ALPHA for t in claim.tests) else
-                        "not replicated" if any(t["family_p_contradiction"] <= ALPHA for t in claim.tests) else
-                        "inconclusive")
-    return claims, len(tests)
-
-
-def _headline_line(claim: HeadlineClaim) -> str:
-    """One headline: the statement, the study's estimate and 95% interval, then each of the
-    family's confirmations with the bound its test used and its Holm-adjusted p-value."""
-    content = claim.record.claim
-    entry = {"metric": content["metric"], "unit": content["unit"]}
-    _, _, unit_text, _ = _scale(content["metric"], content["unit"])
-    who = "" if content["metric"] == "field_edge" else f"{content['a']} vs {content['b']}, `{content['rules']}`; "
-    claimed = _assertion_text({**entry, "assertion": {k: content[k] for k in ASSERTIONS if k in content}})
-    shown = []
-    for t in claim.tests:
-        kind = "90% interval" if None not in t["test_interval"] else "one-sided 95% bound"
-        salt = f" (salt `{t['salt']}`)" if len(claim.tests) > 1 else ""
-        shown.append(f"confirmation{salt} {_number(entry, t['confirmation']['estimate'])} on "
-                     f"{t['confirmation']['n']:,} {content['unit']}s, {kind} "
-                     f"**{format_test_bound(entry, t['test_interval']).removeprefix('90% ')}** (claimed: {claimed}; "
-                     f"Holm p = {t['family_p']:.2g})")
-    return (f"  * {content['statement']} ({who}{unit_text}): study {format_estimate({**entry, **claim.tests[0]}, 'original')}, "
-            + "; ".join(shown) + ".")
-
-
-def headline_block(root: str | Path) -> str:
-    """The README's headline block, made from the ledgers (``headline_family``): the family,
-    its size and method; per study the confirmed claims; then the claims that are not
-    (inconclusive, not replicated, or not yet confirmed for the family), named with their
-    status, so a reader can look them up in ``ginsim claims log STUDY``."""
-    claims, n_tests = headline_family(root)
-    m = len(claims)
-    planned = " or ".join(str(n) for n in sorted({t["family"]["size"] for c in claims for t in c.tests})) or str(m)
-    lines = [HEADLINE_BEGIN, "",
-             f"**One family, {m} claims, {n_tests} tests.** Every claim registered in the ledgers of the studies "
-             f"below (`experiments/ledger/`, `ginsim claims log`) is one hypothesis of a single family, tested on "
-             f"seeds the study never used by `ginsim confirm STUDY`; the family is controlled at 5% family-wise "
-             f"by Holm's method across all its tests (a claim is confirmed when one of its tests survives; a "
-             f"second confirmation of a claim is one more test). Each confirmation's size was fixed in the ledger "
-             f"before it played, for 90% power at a conservative effect, one-sided at 5% / {planned} (the family's "
-             f"size when it was planned). Each claim "
-             f"shows the study's estimate with its 95% interval, then the bound its test used: a one-sided "
-             f"claim's one-sided 95% bound, an equivalence claim's 90% interval against its margin.", ""]
-    for study in HEADLINE_STUDIES:
-        confirmed = [c for c in claims if c.study == study and c.status == "confirmed"]
-        if not confirmed:
-            continue
-        lines.append(f"* **{study}** ([report](results/{study}/report.md), "
-                     f"[confirmation](results/{study}/confirm.md)):")
-        lines += [_headline_line(c) for c in confirmed]
-    others = [c for c in claims if c.status != "confirmed"]
-    if others:
-        lines += ["", "Not headlines, because the family's test did not confirm them (their figures are in each "
-                      "study's `confirm.md` and `ginsim claims log STUDY`): "
-                      + ", ".join(f"`{c.record.id}` ({c.study}, {c.status})" for c in others) + "."]
-    lines += ["", HEADLINE_END]
-    return "\n".join(lines)
-
-
-def readme_with_headlines(readme: str, block: str) -> str:
-    """``readme`` with its headline block replaced by ``block`` (a ValueError if it has none)."""
-    begin, end = readme.find("<!-- headlines:begin"), readme.find(HEADLINE_END)
-    if begin < 0 or end < begin:
-        raise ValueError(f"README.md has no headline block ({HEADLINE_BEGIN[:22]} ... {HEADLINE_END})")
-    return readme[:begin] + block + readme[end + len(HEADLINE_END):]
-
-
-def _headlines_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m simulator.studies.confirm headlines",
-                                     description="Write or check README.md's headline block from experiments/ledger/*.jsonl.")
-    parser.add_argument("--root", default=".", help="the checkout (default: the current directory)")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite the block in README.md")
-    mode.add_argument("--check", action="store_true", help="exit 1 when README.md's block differs")
-    args = parser.parse_args(argv)
-    readme = Path(args.root) / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    new = readme_with_headlines(text, headline_block(args.root))
-    if args.check:
-        if new != text:
-            print("README.md: the headline block differs from experiments/ledger/*.jsonl; run "
-                  "python -m simulator.studies.confirm headlines --write", file=sys.stderr)
-            return 1
-        return 0
-    if new != text:
-        tmp = readme.with_name(f".README.md.{os.getpid()}.tmp")
-        tmp.write_text(new, encoding="utf-8")
-        os.replace(tmp, readme)
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] != ["headlines"]:
-        sys.exit("usage: python -m simulator.studies.confirm headlines --write|--check")
-    sys.exit(_headlines_main(sys.argv[2:]))

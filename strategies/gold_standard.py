@@ -3,8 +3,9 @@
 Source: the fixed expert opponent of the adversarial co-evolution paper (2026; public
 repository Nikelroid/adversarial-coevolution, ``agents/gold_standard_agent.py``), the
 benchmark its learned agents are measured against.  Written here from its published
-policy; docs/published.md says what was adapted and why.  Policy, in plain
-words (rules: docs/rules.md):
+policy.  Fidelity grade: *exact port* of the policy (docs/published.md#fidelity): it
+reproduces the paper's own benchmark (tests/test_conformance.py); docs/published.md says
+what was adapted and why.  Policy, in plain words (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card only if keeping it, and discarding
   the best other card, leaves strictly less deadwood than now; otherwise draw the stock;

@@ -1,11 +1,16 @@
-"""``heisenbot``: Heisenbot, the rule-based player of Eicholtz, Moss, Traino and Roberson (AAAI-21).
+"""``heisenbot``: an approximation of Heisenbot, the rule-based player of Eicholtz, Moss, Traino
+and Roberson (AAAI-21), not the paper's player.
 
 Source: "Heisenbot: A Rule-Based Game Agent for Gin Rummy", Proceedings of AAAI-21
 (EAAI track), 35(17):15489-15495.  The paper splits play into three disjoint policies,
 one for drawing, one for discarding and one for knocking, each chosen by tournament
-simulation.  Written here from the public description of those three policies;
-docs/published.md says what was adapted and why.  Policy, in plain words
-(rules: docs/rules.md):
+simulation.  Written here from the only public description of those three policies (a
+third party's reimplementation), not from the paper's program.  Fidelity grade:
+*approximation* (docs/published.md#fidelity): two of its readings of that description are
+doubtful (its turn windows count its own draws, not both players' turns; its safety count
+takes the cards the opponent took from the pile as live), and it loses to ``simple`` where
+the paper calls Heisenbot competitive.  docs/published.md says what was adapted and why.
+Policy, in plain words (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card when it would be part of a meld with
   the hand (a set of its rank or a run through it); or when it is an ace or a two (almost
@@ -21,8 +26,8 @@ docs/published.md says what was adapted and why.  Policy, in plain words
   (a fully melded hand: any legal card); within the class, the card the opponent can
   meld in the fewest ways (its *safety count*: the pairs of the other cards of its rank,
   and the three-card runs through it, whose other cards are all still live, that is
-  neither in its hand nor seen and not held by the opponent), ties to the highest rank,
-  then the lowest suit;
+  neither in its hand nor seen, the cards the opponent took from the pile counting as
+  live), ties to the highest rank, then the lowest suit;
 * knock (a decision tree): always with gin; never when the game scores differ by
   ``lead`` (30) or more either way (it plays on for gin: ahead, to end the game
   sooner; behind, because a small knock hardly helps); on its first ``early_knock`` (3)
@@ -74,7 +79,7 @@ PARAMS = {"early_knock": 3.0, "late_knock": 14.0, "low": 5.0, "lead": 30.0, "tri
           "double_draws": 8.0}
 #: integral parameters and their allowed values (``strategies.registry``): draws
 PARAM_RANGES = {"early_knock": (0, 99), "late_knock": (0, 99), "triangle_draws": (0, 99), "double_draws": (0, 99)}
-SUMMARY = ("AAAI-21 Heisenbot: separate draw, discard and knock policies; takes melding cards, aces, twos and "
+SUMMARY = ("an approximation of AAAI-21 Heisenbot: separate draw, discard and knock policies; takes melding cards, aces, twos and "
            "early triangles; discards by class and safety; knocks by a decision tree")
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response
 #: where the policy comes from (``ginsim strategies`` prints it; docs/published.md)

@@ -4,7 +4,9 @@ Sources: Ahmed, Leppo, Lesniewski, Patel, Perez, Blum, "A Heuristic Evaluation F
 Hand Strength Estimation in Gin Rummy", Proceedings of AAAI-21 (EAAI track),
 35(17):15465-15471, and the team's public Java player ``MARJJ_v5`` (github.com/aqib-a99/MARJJ,
 ``MARJJ_v5-1.java``, commit 5d1f00c).  Written here from those descriptions, with the
-public player's constants; docs/published.md says what was adapted and why.
+public player's constants.  Fidelity grade: *exact port* (docs/published.md#fidelity): it
+scores every discard of the public player's own diagnostic scenarios as that player does
+(tests/test_conformance.py); docs/published.md says what was adapted and why.
 Policy, in plain words (rules: docs/rules.md):
 
 * first upcard and every draw: take the face-up card only if it lies in a meld of the

@@ -96,7 +96,7 @@ def init(directory: str | Path) -> list[Path]:
         staging = Path(tempfile.mkdtemp(prefix=f".ginsim-init-{name}-", dir=target))
         try:
             copy = staging / name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*.lock", ".*.tmp"))
             copy.rename(target / name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

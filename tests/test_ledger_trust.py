@@ -329,3 +329,9 @@ def test_verify_replays_the_cheapest_headline_claim_from_its_plan():
     assert done.returncode == 0, done.stderr
     assert "gin_hunter_classic_game: the ledger entry is what its plan plays" in done.stdout
     assert kinds.find_study("knock_vs_gin").ledger().records["gin_hunter_classic_game"].plan(C.CONFIRM_SALT)
+
+
+def test_invalid_utf8_in_a_claims_file_is_named_by_file_and_line(study):
+    claims = study / "experiments" / "tiny.claims.toml"
+    claims.write_bytes(CLAIMS.replace("beats random", "beats r\xe9ndom").encode("latin-1"))
+    one_line_error(ginsim("claims", "register", "tiny"), f"{claims}:6: not UTF-8 text")  # CLAIMS starts with a newline

@@ -400,8 +400,8 @@ def _cmd_claims(args: argparse.Namespace) -> None:
         raise ValueError(f"ginsim claims {args.action} takes no ID (only withdraw and verify do)")
     if args.action != "withdraw" and args.why is not None:
         raise ValueError(f"ginsim claims {args.action} takes no --why (only withdraw does)")
-    if args.action != "verify" and (args.salt is not None or args.jobs is not None):
-        raise ValueError(f"ginsim claims {args.action} takes no --salt and no --jobs (only verify does)")
+    if args.action != "verify" and (args.salt is not None or args.jobs is not None or args.quiet):
+        raise ValueError(f"ginsim claims {args.action} takes no --salt, --jobs or --quiet (only verify does)")
     if args.action == "verify":
         _claims_verify(args)
     elif args.action == "register":

@@ -100,8 +100,12 @@ def test_a_forged_confirmation_of_a_headline_claim_is_refused_by_the_reader_log_
     register = next(e for e in _lines(path) if e["entry"] == "register")
     lines = len(_lines(path))
     forged = _confirm(register, salt="never-used", n=999_999, date="2026-01-01T00:00:00Z", p=1e-300)
-    forged.pop("confirm_json")
+    forged.pop("confirm_json")  # as the red team wrote it: refused for that alone
     path.write_bytes(path.read_bytes() + L.entry_line(forged).encode())
+    with pytest.raises(L.LedgerError, match=rf":{lines + 1}: confirm_json: missing from a confirm entry"):
+        L.load_ledger(path, "knock_vs_gin")
+    forged["confirm_json"] = "sha256:" + "0" * 64  # a digest is easy to invent: the other rules refuse it
+    path.write_bytes(path.read_bytes().rsplit(b"\n", 2)[0] + b"\n" + L.entry_line(forged).encode())
     with pytest.raises(L.LedgerError, match=rf"knock_vs_gin.jsonl:{lines + 1}: date: .* is before") as err:
         L.load_ledger(path, "knock_vs_gin")
     assert "\n" not in str(err.value)
@@ -127,10 +131,14 @@ def test_the_pinned_legacy_prefix_is_each_committed_ledger_and_nothing_after_it(
     data = (LEDGERS / "knock_vs_gin.jsonl").read_bytes()
     old = next(line for line in data.split(b"\n") if b'"ginsim-confirm-1"' in line and b'"confirm"' in line)
     again = old.replace(b'"ginsim-confirm-1"', b'"ginsim-confirm-9"')
-    with pytest.raises(L.LedgerError, match=r":17: salt: no plan of"):
+    with pytest.raises(L.LedgerError, match=r":17: confirm_json: missing from a confirm entry"):
         L.parse_ledger(data + again + b"\n", tmp_path / "knock_vs_gin.jsonl", "knock_vs_gin")
+    entry = json.loads(again)
+    entry["confirm_json"] = "sha256:" + "0" * 64
+    with pytest.raises(L.LedgerError, match=r":17: salt: no plan of"):
+        L.parse_ledger(data + L.entry_line(entry).encode(), tmp_path / "knock_vs_gin.jsonl", "knock_vs_gin")
     # the same bytes under another study's name are not that study's prefix: every rule applies
-    with pytest.raises(L.LedgerError, match=r":5: salt: no plan of"):
+    with pytest.raises(L.LedgerError, match=r":5: confirm_json: missing from a confirm entry"):
         L.parse_ledger(data, tmp_path / "other.jsonl", "other")
 
 
@@ -144,7 +152,7 @@ def test_the_pinned_legacy_prefix_is_each_committed_ledger_and_nothing_after_it(
                                                    "per cell over 1 cell(s) make 600"),
     (lambda r: [_plan(r), _confirm(r, seed=8)], "4: seed: is 8, but its plan"),
     (lambda r: [_plan(r), {k: v for k, v in _confirm(r).items() if k != "confirm_json"}],
-     "4: confirm_json: missing: a confirm entry carries the sha256 of the confirm.json"),
+     "4: confirm_json: missing from a confirm entry"),
     (lambda r: [_plan(r), _confirm(r, p=1.5)], "4: p: must be a number from 0 to 1, got 1.5"),
     (lambda r: [_plan(r), _confirm(r, status="confirmed")], "4: status: must be one of 'replicated'"),
     (lambda r: [_plan(r), _confirm(r, holm={"size": 2, "p_holm": 0.5, "p_contradiction_holm": 1.0})],

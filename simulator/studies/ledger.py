@@ -198,12 +198,15 @@ def _salt(value: Any) -> str | None:
 @dataclass(frozen=True)
 class Field:
     """One field of an entry: its name, its check (the problem in words, or None) and
-    whether an entry must have it.  ``inner`` declares the fields of an object's value."""
+    whether an entry must have it (``legacy_optional``: required, but a line of the
+    ledger's pinned ``LEGACY_PREFIX`` may lack it).  ``inner`` declares the fields of an
+    object's value."""
 
     name: str
     check: Callable[[Any], str | None] | None = None
     required: bool = True
     inner: tuple[Field, ...] = ()
+    legacy_optional: bool = False
 
 
 def _object(value: Any) -> str | None:
@@ -242,8 +245,9 @@ _ESTIMATE = (Field("estimate", _number), Field("low", _number_or_null), Field("h
 
 #: every field each kind of entry has, checked as declared here before an entry is used
 #: (besides ``entry``; every kind has ``id`` and ``date``).  A new field is one ``Field`` in
-#: its kind's row (``required=False`` while older entries lack it); a new kind is one row,
-#: and its rules against the entries before it go in ``_check_entry``.
+#: its kind's row (``legacy_optional=True`` when the pinned lines lack it, ``required=False``
+#: when new entries may too); a new kind is one row here, what it adds to a claim's
+#: ``Record`` in ``_add``, and its rules against the entries before it in ``_check_entry``.
 SCHEMA: dict[str, tuple[Field, ...]] = {
     "register": (Field("hash", _hash), Field("claim", _claim), Field("source", _text, required=False)),
     "withdraw": (Field("reason", _text), Field("source", _text, required=False)),
@@ -261,37 +265,38 @@ SCHEMA: dict[str, tuple[Field, ...]] = {
                                                 Field("p_contradiction_holm", _probability))),
                 Field("cells", _objects), Field("power", _number_or_null), Field("powered_for", _number_or_null),
                 Field("effect_from", _text), Field("z", _number_or_null),
-                # the sha256 of the sealed confirm.json that states this result; required of every
-                # entry after a ledger's LEGACY_PREFIX (_check_chain)
-                Field("confirm_json", _hash, required=False), Field("source", _text, required=False)),
+                # the sha256 of the sealed confirm.json that states this result
+                Field("confirm_json", _hash, legacy_optional=True), Field("source", _text, required=False)),
 }
 COMMON = (Field("id", _text), Field("date", _date))
 
 
-def _check_fields(entry: dict[str, Any], fields: tuple[Field, ...], fail, kind: str, prefix: str = "") -> None:
-    """Each declared field of ``entry`` (a ``kind`` entry, or an object in one) present when
-    required and as declared."""
+def _check_fields(entry: dict[str, Any], fields: tuple[Field, ...], fail, kind: str, legacy: bool,
+                  prefix: str = "") -> None:
+    """Each declared field of ``entry`` (a ``kind`` entry, or an object in one; ``legacy``: a
+    line of the pinned prefix) present when required and as declared."""
     for f in fields:
         name = prefix + f.name
         if f.name not in entry:
-            if f.required:
+            if f.required and not (legacy and f.legacy_optional):
                 raise fail(name, f"missing from a {kind} entry")
             continue
         problem = f.check(entry[f.name]) if f.check else None
         if problem:
             raise fail(name, problem)
         if f.inner:
-            _check_fields(entry[f.name], f.inner, fail, kind, name + ".")
+            _check_fields(entry[f.name], f.inner, fail, kind, legacy, name + ".")
 
 
-def check_schema(entry: Any, fail) -> str:
-    """``entry`` against ``SCHEMA``: returns its kind; ``fail(field, message)`` raises."""
+def check_schema(entry: Any, fail, legacy: bool = False) -> str:
+    """``entry`` against ``SCHEMA`` (``legacy``: a line of the ledger's pinned prefix):
+    returns its kind; ``fail(field, message)`` raises."""
     if not isinstance(entry, dict):
         raise fail("entry", "must be a JSON object")
     kind = entry.get("entry")
     if kind not in SCHEMA:
         raise fail("entry", f"must be one of {', '.join(SCHEMA)}, got {kind!r}")
-    _check_fields(entry, COMMON + SCHEMA[kind], fail, kind)
+    _check_fields(entry, COMMON + SCHEMA[kind], fail, kind, legacy)
     return kind
 
 
@@ -355,7 +360,7 @@ def _when(entry: dict[str, Any]) -> datetime:
 def _check_entry(entry: Any, records: dict[str, Record], fail, legacy: bool = False) -> None:
     """One entry against the records before it; ``fail(field, message)`` raises.  A
     ``legacy`` line (inside the ledger's pinned prefix) is spared ``_check_chain``."""
-    kind = check_schema(entry, fail)
+    kind = check_schema(entry, fail, legacy)
     record = records.get(entry["id"])
     if kind == "register":
         if record is not None:
@@ -400,7 +405,7 @@ def _check_chain(entry: dict[str, Any], record: Record, records: dict[str, Recor
     the ledger, the same seed, a date not before the plan's, the rows its plan's units make
     (``ROWS_PER_UNIT`` in each cell; a cell several claims share plays the largest plan of
     the salt, so a claim "per cell" may have more, up to that), and the digest of its
-    confirm.json."""
+    confirm.json (``SCHEMA``)."""
     plan = record.plan(entry["salt"])
     if plan is None:
         raise fail("salt", f"no plan of {entry['id']!r} with salt {entry['salt']!r} comes before this line; a "
@@ -418,8 +423,6 @@ def _check_chain(entry: dict[str, Any], record: Record, records: dict[str, Recor
         need = f"{low:,}" if low == high else f"from {low:,} to {high:,}"
         raise fail("confirmation.n", f"is {n:,}, but its plan's {plan['units']:,} {plan['unit']} over "
                                      f"{len(entry['cells'])} cell(s) make {need}")
-    if "confirm_json" not in entry:
-        raise fail("confirm_json", "missing: a confirm entry carries the sha256 of the confirm.json that states it")
 
 
 def _add(entry: dict[str, Any], records: dict[str, Record]) -> None:

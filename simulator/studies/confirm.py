@@ -34,7 +34,10 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    family: ``replicated`` when the claim's Holm-adjusted p-value is at most 5%, ``not
    replicated`` when the opposite (the estimand lies outside the claimed region) has a
    Holm-adjusted p-value of at most 5%, ``inconclusive`` otherwise; the result is appended
-   to the ledger (``Protocol.record``), or checked against the one it holds for the salt.
+   to the ledger with the sha256 of the ``confirm.json`` that states it (``Protocol.record``),
+   or checked against the one it holds for the salt.  ``ginsim claims verify`` re-plays a
+   recorded confirmation from its plans through the same functions (``Protocol.verifies``,
+   ``Protocol.compare``), writing nothing.
 
 It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
 timestamps: the same arguments and ledger give the same bytes).  A claim restated from an

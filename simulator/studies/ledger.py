@@ -11,7 +11,8 @@ ledger holds their history, one JSON object per line, lines only ever added at t
 * ``plan`` — a confirmation's size, fixed before it plays: the ``salt`` its seeds derive
   from, the ``seed``, the ``units`` to play, the effect it is powered for and its power;
 * ``confirm`` — a confirmation's result: salt, seed, n, the study's and the confirmation's
-  estimates with their 95% intervals, the interval its test uses, p-values and status.
+  estimates with their 95% intervals, the interval its test uses, p-values and status, and
+  the sha256 of the sealed ``confirm.json`` that states it.
 
 Every entry names its claim (``id``) and carries a UTC ``date``; ``plan`` and ``confirm``
 carry the claim's ``hash`` too, so a result always says which content it tested.  A claim
@@ -19,7 +20,17 @@ changed in any way is a new claim with a new id; the old one stays, withdrawn wi
 reason.  ``ginsim confirm`` refuses a claims file that disagrees with its ledger
 (``file_problems``); ``history_problems`` finds a commit whose ledger is not an extension
 of its parent's, and a test runs it on the checkout, so history cannot be rewritten
-quietly.  The format is in docs/experiments.md, "The claims ledger".
+quietly.
+
+Reading a ledger checks every line in order: read as a regular file only (never waited
+on), split at ``\n`` only, UTF-8, each entry against its kind's row of ``SCHEMA`` (one
+line ``file:line: field: message``), then against the entries before it; a ``confirm``
+entry stands only after its ``plan`` (``_check_chain``: same salt and seed, dated no
+earlier, the rows its units make).  The lines written before that rule are pinned
+(``LEGACY_PREFIX``).  ``append`` is the one writer: an ``flock`` held from reading the file
+again to renaming the new one into place, the new entries checked against the file as it
+is then; a ledger that comes with ginsim is read-only (``writable_problem``; ``ginsim init
+DIR`` makes a working copy).  The format is in docs/experiments.md, "The claims ledger".
 """
 
 from __future__ import annotations

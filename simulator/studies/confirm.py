@@ -69,14 +69,14 @@ from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from ..run.seeds import derive_seed, development_seed_error
-from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
+from .ledger import LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
 from .record import RECORD_FAMILY, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
 CONFIRM_SALT = "ginsim-confirm-2"
 #: family-wise level of the claims of one study, and the power each confirmation aims at
-ALPHA = 0.05
+ALPHA = LEVEL
 POWER = 0.9
 #: default caps on the confirmation's rows per claim, unless the claims file or the caller sets them
 MAX_DEALS = 1_000_000

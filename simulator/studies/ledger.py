@@ -61,7 +61,8 @@ MAX_LEDGER_BYTES = 64 << 20
 NUMBER_KEYS = ("above", "below", "delta", "effect")
 #: the claim's keys that are not its content (commentary, changed freely)
 NOT_CONTENT = ("note",)
-#: a confirmation's statuses, and the level its Holm-adjusted p-values are judged at
+#: a confirmation's statuses, and the family-wise level its Holm-adjusted p-values are
+#: judged at (``confirm.ALPHA`` is this level)
 STATUSES = ("replicated", "not replicated", "inconclusive")
 LEVEL = 0.05
 #: the rows a confirmation plays per unit of its plan (``plan.unit``); a unit "per cell" or

@@ -236,14 +236,15 @@ def test_a_fifo_in_a_ledgers_place_is_refused_at_once(study, args):
 # ----------------------------------------------------------------------------- bug 4: two writers both land
 
 def _withdraw(path: str, claim_id: str, barrier) -> None:
+    book = L.load_ledger(path, "race")  # read before any of them writes: every other write makes it stale
     barrier.wait()
-    L.withdraw(L.load_ledger(path, "race"), claim_id, "released together")
+    L.withdraw(book, claim_id, "released together")
 
 
 def test_writers_released_together_all_land(tmp_path, monkeypatch):
-    """Eight processes each read the ledger, then withdraw a claim of their own, released by
-    one barrier: every withdrawal is in the ledger (each writer checks its entry against the
-    file as it is under the lock)."""
+    """Eight processes each read the ledger, then, released by one barrier, withdraw a claim
+    of their own: every withdrawal is in the ledger (each writer checks its entry against the
+    file as it is under the lock, not as it read it)."""
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "race.jsonl"
     ids = [f"c{i}" for i in range(8)]

@@ -330,14 +330,19 @@ def test_a_confirmation_carries_its_confirm_json_digest_and_verify_replays_it(st
                    "claim 'nobody' has no planned confirmation with salt 'x'")
 
 
-def test_verify_replays_the_cheapest_headline_claim_from_its_plan():
+@pytest.mark.parametrize("study, claim", [
+    ("knock_vs_gin", "gin_hunter_classic_game"),  # an experiment's cells: 4,000 + 2,622 games
+    ("optimal_knock", "hoyle_knock15_tuned_beats_best_fixed"),  # a tuning's field: 4,000 hands
+    ("decision_values", "expert_knock_hoyle_games"),  # a decision-values row: 400 games
+])
+def test_verify_replays_the_cheapest_headline_claim_from_its_plan(study, claim):
     """The slow tier: the cheapest claim of the headline family (knock_vs_gin's
-    gin_hunter_classic_game, 4,000 games of the study and 2,622 of the confirmation,
-    about 25 s) re-played from its plan in the committed ledger matches its entry."""
-    done = ginsim("claims", "verify", "knock_vs_gin", "gin_hunter_classic_game", "--quiet", cwd=ROOT)
+    gin_hunter_classic_game), and the cheapest of each other kind of study, re-played from
+    its plan in the committed ledger, matches its entry."""
+    assert kinds.find_study(study).ledger().records[claim].plan(C.CONFIRM_SALT) is not None
+    done = ginsim("claims", "verify", study, claim, "--quiet", cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    assert "gin_hunter_classic_game: the ledger entry is what its plan plays" in done.stdout
-    assert kinds.find_study("knock_vs_gin").ledger().records["gin_hunter_classic_game"].plan(C.CONFIRM_SALT)
+    assert f"{claim}: the ledger entry is what its plan plays" in done.stdout
 
 
 def test_invalid_utf8_in_a_claims_file_is_named_by_file_and_line(study):

@@ -98,7 +98,8 @@ def init(directory: str | Path) -> list[Path]:
         staging = Path(tempfile.mkdtemp(prefix=f".ginsim-init-{name}-", dir=target))
         try:
             copy = staging / name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*.lock", ".*.tmp"))
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints",
+                                                                        ".*.lock", ".*.tmp"))
             copy.rename(target / name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -2,15 +2,15 @@
 
 A ``confirm`` entry stands only after its ``plan`` (same claim, salt and seed, dates in
 order, the rows the plan's units make, the digest of its confirm.json), so a confirmation
-that never ran is refused by the reader, and with it by ``claims log``, the headline block
-and their tests; the ledgers as they stood before that rule are pinned byte for byte.  Every
+that never ran is refused by the reader, and with it by ``claims log``, the whole record
+(simulator/studies/record.py) and their tests; the ledgers as they stood before that rule are pinned byte for byte.  Every
 entry is checked against one declared schema per kind (one line ``file:line: field:
 message``, never a traceback); a ledger is read only from a regular file (a FIFO is never
 waited on), UTF-8 per line, split at ``\\n`` only; two writers at once both land (an
 ``flock`` from the comparison to the rename); a ledger that comes with ginsim is read-only
 (``ginsim init DIR`` makes a working copy).  ``ginsim claims verify`` re-plays a
 confirmation from its plan and compares its figures with the ledger's; the slow tier runs
-it over the cheapest claim of the headline family.
+it over a cheap claim of each kind of study.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from simulator.run.bundled import bundled_dir
 from simulator.studies import confirm as C
 from simulator.studies import kinds
 from simulator.studies import ledger as L
+from simulator.studies import record as R
 from test_confirm import tiny_study
 from test_ledger import CLAIMS
 
@@ -88,11 +89,12 @@ def _with(study: Path, *entries: dict) -> bytes:
 
 # ----------------------------------------------------------------------------- bug 1: a confirmation proves its plan
 
-def test_a_forged_confirmation_of_a_headline_claim_is_refused_by_the_reader_log_and_headlines(tmp_path, monkeypatch):
+def test_a_forged_confirmation_of_a_headline_claim_is_refused_by_the_reader_log_and_the_record(tmp_path):
     """The red team's probe: a ``confirm`` entry with the registered hash, a salt never used,
     no plan, a date before the registration, n = 999,999 and p = 1e-300, appended to a real
     headline ledger.  The reader refuses it (naming the line), and so ``claims log``, the
-    headline block (the README test's generator) and the check of committed ledgers fail."""
+    whole record (the README's and docs/claims.md's generator, tested on the committed
+    ledgers) and the check of committed ledgers fail."""
     folder = tmp_path / "experiments" / "ledger"
     folder.mkdir(parents=True)
     shutil.copy(LEDGERS / "knock_vs_gin.jsonl", folder)
@@ -109,9 +111,8 @@ def test_a_forged_confirmation_of_a_headline_claim_is_refused_by_the_reader_log_
     with pytest.raises(L.LedgerError, match=rf"knock_vs_gin.jsonl:{lines + 1}: date: .* is before") as err:
         L.load_ledger(path, "knock_vs_gin")
     assert "\n" not in str(err.value)
-    monkeypatch.setattr(C, "HEADLINE_STUDIES", ("knock_vs_gin",))
     with pytest.raises(L.LedgerError, match=f":{lines + 1}: "):
-        C.headline_block(tmp_path)
+        R.whole_record(tmp_path)
     one_line_error(ginsim("claims", "log", cwd=tmp_path), f"knock_vs_gin.jsonl:{lines + 1}: date")
     # dated correctly, it still has no plan
     forged["date"] = DATE
@@ -336,8 +337,8 @@ def test_a_confirmation_carries_its_confirm_json_digest_and_verify_replays_it(st
     ("decision_values", "expert_knock_hoyle_games"),  # a decision-values row: 400 games
 ])
 def test_verify_replays_the_cheapest_headline_claim_from_its_plan(study, claim):
-    """The slow tier: the cheapest claim of the headline family (knock_vs_gin's
-    gin_hunter_classic_game), and the cheapest of each other kind of study, re-played from
+    """The slow tier: the cheapest claim of the former headline studies (knock_vs_gin's
+    gin_hunter_classic_game), and a cheap one of each other kind of study, re-played from
     its plan in the committed ledger, matches its entry."""
     assert kinds.find_study(study).ledger().records[claim].plan(C.CONFIRM_SALT) is not None
     done = ginsim("claims", "verify", study, claim, "--quiet", cwd=ROOT)

@@ -232,7 +232,7 @@ def _objects(value: Any) -> str | None:
 
 
 def _claim(value: Any) -> str | None:
-    """A registered claim's content: what ``claims log`` and the headlines read of it."""
+    """A registered claim's content: what ``claims log`` and the whole record read of it."""
     if not isinstance(value, dict):
         return f"must be a JSON object, got {type(value).__name__}"
     for key in ("id", "statement"):

@@ -9,6 +9,7 @@
                                                                   experiments/STUDY.claims.toml on fresh seeds into
                                                                   results/STUDY/confirm.{md,json} and its ledger
     ginsim claims register|withdraw|log [STUDY] [ID --why TEXT]   the claims ledger experiments/ledger/STUDY.jsonl
+    ginsim claims verify STUDY [ID] [--salt S] [--jobs N]         re-play a confirmation from its plan, check the ledger
     ginsim field [SPEC] [--run DIR] [--deals N] [--games N] [--plugin NAME=FILE]  the field's ratings, matrix and
                                                                   CPU per decision; with SPEC, place a new player in it
     ginsim exploit OPPONENT [--family SPEC] [--rules R] [--objective O]  best response within a family, its edge
@@ -395,9 +396,15 @@ def _cmd_claims(args: argparse.Namespace) -> None:
         raise ValueError(f"ginsim claims {args.action} needs a STUDY")
     if args.action == "withdraw" and (args.id is None or args.why is None):
         raise ValueError("ginsim claims withdraw needs STUDY ID --why \"the reason\"")
-    if args.action != "withdraw" and (args.id is not None or args.why is not None):
-        raise ValueError(f"ginsim claims {args.action} takes no ID and no --why (only withdraw does)")
-    if args.action == "register":
+    if args.action not in ("withdraw", "verify") and args.id is not None:
+        raise ValueError(f"ginsim claims {args.action} takes no ID (only withdraw and verify do)")
+    if args.action != "withdraw" and args.why is not None:
+        raise ValueError(f"ginsim claims {args.action} takes no --why (only withdraw does)")
+    if args.action != "verify" and (args.salt is not None or args.jobs is not None or args.quiet):
+        raise ValueError(f"ginsim claims {args.action} takes no --salt, --jobs or --quiet (only verify does)")
+    if args.action == "verify":
+        _claims_verify(args)
+    elif args.action == "register":
         path, ids = kinds.register(args.study)
         print(f"{args.study}: registered {', '.join(ids)} in {path}" if ids else
               f"{args.study}: every claim of the claims file is registered in {path} already")
@@ -408,6 +415,22 @@ def _cmd_claims(args: argparse.Namespace) -> None:
         if not books:
             print("no ledgers: experiments/ledger/ holds none")
         print("\n\n".join("\n".join(log_lines(book)) for book in books))
+
+
+def _claims_verify(args: argparse.Namespace) -> None:
+    from .studies import kinds
+
+    if args.jobs is not None and args.jobs <= 0:
+        raise ValueError(f"--jobs must be a positive integer, got {args.jobs}")
+    start = time.perf_counter()
+    log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
+    salt, found = kinds.verify(args.study, args.id, args.salt, args.jobs or 1, log)
+    for cid, differ in found:
+        print(f"{cid}: {'the ledger entry is what its plan plays' if not differ else 'differs in ' + ', '.join(differ)}")
+    print(f"{args.study}: {len(found)} confirmation(s) of salt {salt} re-played from their plans, "
+          f"{sum(1 for _, d in found if d)} differ ({time.perf_counter() - start:.1f} s)")
+    if any(d for _, d in found):
+        raise _NotReplicated()
 
 
 class _NotReplicated(Exception):
@@ -960,8 +983,9 @@ def _run_commands(command) -> None:
 
     p = command("init", "copy the experiment files and examples that come with ginsim into a directory",
                 "Copy ginsim's experiment files (DIRECTORY/experiments) and examples (DIRECTORY/examples) for "
-                "editing; refuses if either already exists. From DIRECTORY, 'ginsim run NAME' and "
-                "'ginsim reproduce NAME' then use the copies.")
+                "editing, the studies' claims files and ledgers included; refuses if either already exists. From "
+                "DIRECTORY, 'ginsim run NAME', 'ginsim reproduce NAME', 'ginsim confirm NAME' and 'ginsim claims' "
+                "then use the copies (the ledgers that come with ginsim are read-only).")
     p.add_argument("directory", help="where to copy them (created if missing)")
     p.set_defaults(func=_cmd_init)
     p = command("confirm", "re-play a study's claims on fresh seeds and say which replicate",
@@ -992,12 +1016,19 @@ def _run_commands(command) -> None:
                 "A study's ledger (experiments/ledger/STUDY.jsonl) keeps every claim it ever made, append-only: "
                 "register adds each claim of experiments/STUDY.claims.toml not in it yet (a changed claim is "
                 "refused: it is a new claim with a new id); withdraw takes a claim back with the reason; log "
-                "lists every claim registered, its confirmations, and the withdrawn ones with their reasons "
-                "(format: docs/experiments.md).")
-    p.add_argument("action", choices=["register", "withdraw", "log"], help="what to do")
+                "lists every claim registered, its confirmations, and the withdrawn ones with their reasons; verify "
+                "re-plays a confirmation from its plan and compares its figures with the ledger's (exit status 1 "
+                "when they differ). A ledger that comes with ginsim is read-only: register and withdraw write "
+                "only a working copy made by 'ginsim init DIR' (format: docs/experiments.md).")
+    p.add_argument("action", choices=["register", "withdraw", "log", "verify"], help="what to do")
     p.add_argument("study", nargs="?", help="the study, as for confirm (log without it: every ledger)")
-    p.add_argument("id", nargs="?", help="withdraw: the claim's id")
+    p.add_argument("id", nargs="?", help="withdraw: the claim's id; verify: the claim to re-play (default: every "
+                                         "claim the salt confirmed)")
     p.add_argument("--why", help="withdraw: the reason, recorded in the ledger (default: none; required with withdraw)")
+    p.add_argument("--salt", help="verify: the confirmation to re-play (default: ginsim-confirm-2)")
+    p.add_argument("--jobs", type=int, help="verify: worker processes, as for confirm (default: 1)")
+    p.add_argument("--quiet", action="store_true", help="verify: no progress lines (default: one line per cell on "
+                                                        "stderr)")
     p.set_defaults(func=_cmd_claims)
 
     p = command("field", "rate the field of players, or place a new player in it",

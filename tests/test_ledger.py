@@ -167,15 +167,16 @@ def test_a_merge_keeps_both_sides_entries_in_their_order_and_nothing_else_passes
 # ----------------------------------------------------------------------------- the ledger's own checks
 
 def test_a_ledger_line_that_breaks_its_history_is_one_error_naming_the_line(tmp_path):
-    entry = L.register_entry({"id": "x", "statement": "s", "metric": "net_points", "above": 1}, "2026-12-01T00:00:00Z")
+    entry = L.register_entry({"id": "x", "statement": "s", "metric": "net_points", "unit": "hand", "a": "simple",
+                              "b": "simple", "rules": "hoyle", "above": 1}, "2026-12-01T00:00:00Z")
     assert entry["claim"]["above"] == 1.0  # numbers are floats: 1 and 1.0 are one claim
     good = L.entry_line(entry)
-    withdrawn = L.entry_line({"entry": "withdraw", "id": "x", "date": "d", "reason": "r"})
+    withdrawn = L.entry_line({"entry": "withdraw", "id": "x", "date": "2026-12-02T00:00:00Z", "reason": "r"})
     cases = [
         (good + good, "2: id: 'x' is registered already"),
         (good.replace('"above": 1.0', '"above": 2.0'), "1: hash: is not the sha256 of the entry's claim"),
         (withdrawn, "1: id: 'x' is not registered before this line"),
-        (good + withdrawn + withdrawn, "3: id: 'x' was withdrawn on d"),
+        (good + withdrawn + withdrawn, "3: id: 'x' was withdrawn on 2026-12-02T00:00:00Z"),
         (good + '{"entry": "confirm"', "2: line: not a JSON object"),
         (good + '{"entry": "vote", "id": "x", "date": "d"}\n', "2: entry: must be one of register, withdraw"),
         (good.rstrip("\n"), "the last line has no newline"),

@@ -73,11 +73,13 @@ def _test_entries(reg: dict, salt: str, p: float, pn: float, bound, power: float
             "effect_from": "study interval edge", "level": 0.01, "power": power}
     result = {"entry": "confirm", "id": reg["id"], "date": f"2026-12-0{day}T00:00:01Z", "hash": reg["hash"],
               "salt": salt, "seed": 7, "original": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100},
-              "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100, "seed": 7},
-              "test_interval": bound, "p": p, "p_contradiction": pn, "status": "replicated", "power": power,
+              "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 200, "seed": 7},
+              "test_interval": bound, "p": p, "p_contradiction": pn,
+              "status": "replicated" if p <= 0.05 else "inconclusive", "power": power,
               "powered_for": 0.5, "effect_from": "study interval edge", "z": 0.0,
+              "cells": [{"cell": 0, "a": reg["claim"]["a"], "b": "y", "study": 1, "confirmation": 2}],
               "family": {"name": "record", "size": 5, "method": "holm", "alpha": 0.05},
-              "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn}}
+              "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn}, "confirm_json": "sha256:" + "0" * 64}
     return [plan, result]
 
 

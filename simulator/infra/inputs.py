@@ -185,7 +185,8 @@ def read_json(path: str | Path, what: str, error: type[ValueError] = ValueError,
 def read_toml(path: str | Path, what: str, error: type[ValueError] = ValueError,
               limit: int = MAX_TOML_BYTES) -> dict[str, Any]:
     """A TOML file read through ``read_regular``, UTF-8 (a leading byte-order mark, as
-    some Windows editors write, skipped), bounded in nesting before ``tomllib`` parses it."""
+    some Windows editors write, skipped; a byte that is not UTF-8 is named with its line),
+    bounded in nesting before ``tomllib`` parses it."""
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise error(f"{path}: no such {what.split(' ', 1)[1]}")
@@ -193,7 +194,8 @@ def read_toml(path: str | Path, what: str, error: type[ValueError] = ValueError,
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"{path}:{line}: not UTF-8 text (byte {exc.start} of the file); save the file as UTF-8") from None
     check_nesting(text, str(path), error, syntax="toml")
     try:
         return tomllib.loads(text)

@@ -77,8 +77,10 @@ def experiment_path(text: str) -> Path:
 
 
 def init(directory: str | Path) -> list[Path]:
-    """Copy the bundled experiments and examples into ``DIRECTORY/experiments`` and
-    ``DIRECTORY/examples`` for editing; refuses, in one line and before copying anything,
+    """Copy the bundled experiments (every experiment file, claims file, tuning folder and
+    ledger: the ledgers that come with ginsim are read-only, the copies are written by
+    ``ginsim claims`` and ``ginsim confirm`` run from ``DIRECTORY``) and examples into
+    ``DIRECTORY/experiments`` and ``DIRECTORY/examples``; refuses, in one line and before copying anything,
     when either already exists.  Each folder is copied under a temporary name and renamed
     into place, so an interrupted copy leaves no half folder behind."""
     target = Path(directory)
@@ -96,7 +98,8 @@ def init(directory: str | Path) -> list[Path]:
         staging = Path(tempfile.mkdtemp(prefix=f".ginsim-init-{name}-", dir=target))
         try:
             copy = staging / name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints",
+                                                                        ".*.lock", ".*.tmp"))
             copy.rename(target / name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

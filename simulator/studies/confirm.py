@@ -34,7 +34,10 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    family: ``replicated`` when the claim's Holm-adjusted p-value is at most 5%, ``not
    replicated`` when the opposite (the estimand lies outside the claimed region) has a
    Holm-adjusted p-value of at most 5%, ``inconclusive`` otherwise; the result is appended
-   to the ledger (``Protocol.record``), or checked against the one it holds for the salt.
+   to the ledger with the sha256 of the ``confirm.json`` that states it (``Protocol.record``),
+   or checked against the one it holds for the salt.  ``ginsim claims verify`` re-plays a
+   recorded confirmation from its plans through the same functions (``Protocol.verifies``,
+   ``Protocol.compare``), writing nothing.
 
 It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
 timestamps: the same arguments and ledger give the same bytes).  A claim restated from an
@@ -66,14 +69,14 @@ from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from ..run.seeds import derive_seed, development_seed_error
-from .ledger import Ledger, append, file_problems, ledger_path, load_ledger, now
+from .ledger import LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
 from .record import RECORD_FAMILY, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
 CONFIRM_SALT = "ginsim-confirm-2"
 #: family-wise level of the claims of one study, and the power each confirmation aims at
-ALPHA = 0.05
+ALPHA = LEVEL
 POWER = 0.9
 #: default caps on the confirmation's rows per claim, unless the claims file or the caller sets them
 MAX_DEALS = 1_000_000
@@ -297,7 +300,9 @@ class Protocol:
     (``family``: the whole record, every confirmation in every ledger and this one's; a
     confirmation made before then records the headline family or the study's
     claims), the sizes fixed in ``plan`` entries before anything plays, and the results
-    appended as ``confirm`` entries (``record``)."""
+    appended as ``confirm`` entries (``record``).  A protocol that ``verifies`` re-plays the
+    ledger's confirmation of this salt from its plans, writes nothing, and plays only the
+    claims in ``only`` (all when None; ``compare`` checks the figures)."""
 
     study: str
     claims: Claims
@@ -306,6 +311,17 @@ class Protocol:
     family: dict[str, Any]
     caps_given: bool = False
     staged: list[dict[str, Any]] = field(default_factory=list)
+    verifies: bool = False
+    only: frozenset[str] | None = None
+
+    def plays(self, claim: Claim) -> bool:
+        """True when this confirmation plays ``claim`` (a verification may play a few)."""
+        return self.only is None or claim.id in self.only
+
+    def planned(self, claim: Claim) -> int:
+        """The units the ledger's plan of this salt fixed for ``claim`` (0: no plan)."""
+        plan = self.ledger.records[claim.id].plan(self.salt)
+        return 0 if plan is None else int(plan["units"])
 
     @property
     def level(self) -> float:
@@ -332,6 +348,9 @@ class Protocol:
                                        f"({plan['units']:,} {plan['unit']}); --deals/--games cannot change it: a "
                                        f"larger confirmation is a new one, with a new --salt")
             return int(plan["units"])
+        if self.verifies:
+            raise self.fail(claim, f"{self.ledger.path} holds no plan with salt {self.salt}: there is no "
+                                   f"confirmation of it to verify")
         if record.result(self.salt) is not None:
             raise self.fail(claim, f"salt {self.salt} gave a result before sizes were recorded in the ledger; a "
                                    f"new confirmation needs a new --salt")
@@ -347,24 +366,41 @@ class Protocol:
         self.ledger = append(self.ledger, self.staged)
         self.staged = []
 
-    def record(self, result: dict[str, Any]) -> None:
-        """Append each claim's result to the ledger, or, for a salt the ledger holds a result
-        of already, refuse (one line) when the figures differ (the code or the study changed)."""
+    def record(self, result: dict[str, Any], confirm_json: str) -> None:
+        """Append each claim's result to the ledger with ``confirm_json``, the digest of the
+        sealed confirm.json that states it, or, for a salt the ledger holds a result of
+        already, refuse (one line) when the figures differ (the code or the study changed)."""
         new = []
         for e in result["claims"]:
             record = self.ledger.records[e["id"]]
             entry = {"entry": "confirm", "id": e["id"], "date": now(), "hash": record.hash, "salt": self.salt,
                      "seed": e["confirmation"]["seed"], **{k: e[k] for k in RESULT_FIELDS}, "family": self.family,
                      "holm": {"size": len(result["claims"]), "p_holm": e["p_holm"],
-                              "p_contradiction_holm": e["p_contradiction_holm"]}}
+                              "p_contradiction_holm": e["p_contradiction_holm"]}, "confirm_json": confirm_json}
             old = record.result(self.salt)
             if old is None:
                 new.append(entry)
-            elif any(old.get(k) != entry[k] for k in SAME_FIELDS):
+            elif self.differences(old, e):
                 raise ClaimError(f"{self.claims.path}: claim {e['id']}: salt {self.salt} now gives other figures "
                                  f"than {self.ledger.path} records ({old['date']}): the code or the study changed; "
                                  f"a new confirmation needs a new --salt")
         self.ledger = append(self.ledger, new)
+
+    @staticmethod
+    def differences(old: dict[str, Any], played: dict[str, Any]) -> list[str]:
+        """The fields of ``SAME_FIELDS`` in which a claim's ledger entry ``old`` and its
+        re-played result differ."""
+        seed = {"seed": played["confirmation"]["seed"]}
+        return [k for k in SAME_FIELDS if old.get(k) != seed.get(k, played.get(k))]
+
+    def compare(self, result: dict[str, Any]) -> list[tuple[str, list[str]]]:
+        """Each re-played claim of ``result`` (a verification) against the ledger's entry of
+        this salt: (id, the fields that differ; empty when every figure is the ledger's)."""
+        out = []
+        for e in result["claims"]:
+            old = self.ledger.records[e["id"]].result(self.salt)
+            out.append((e["id"], ["no confirm entry"] if old is None else self.differences(old, e)))
+        return out
 
     def history(self, claim_id: str) -> list[dict[str, Any]]:
         """The claim's confirmations in the ledger with other salts than this one."""
@@ -392,8 +428,8 @@ def open_protocol(study: str, claims_file: Path, experiments: Path, salt: str = 
     problems = file_problems(ledger, [c.table() for c in claims.claims], str(claims_file), study)
     if problems:
         raise ClaimError(problems[0])
-    if not salt.strip() or salt != salt.strip():
-        raise ClaimError(f"--salt must be a non-empty name without surrounding spaces, got {salt!r}")
+    if salt_problem(salt):
+        raise ClaimError(f"--salt {salt_problem(salt)}")
     new_tests = [c for c in claims.claims if ledger.records[c.id].result(salt) is None]
     for claim in new_tests:
         reason = salt_seen(ledger, ledger.records[claim.id], salt)
@@ -655,6 +691,9 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         plan.append({"claim": claim, "mode": mode, "cells": _find_cells(exp, claim, where)})
     originals: dict[tuple[int, str], Any] = {}
     for p in plan:
+        if not protocol.plays(p["claim"]):  # a verification of other claims: its plan still sizes shared cells
+            p["rows"] = protocol.planned(p["claim"]) * per_unit
+            continue
         size = exp.deals if p["mode"] == "deals" else exp.games
         for cell, _ in p["cells"]:
             key = (cell.index, p["mode"])
@@ -678,6 +717,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         for cell, _ in p["cells"]:
             key = (cell.index, p["mode"])
             sizes[key] = max(sizes.get(key, 0), p["rows"])
+    plan = [p for p in plan if protocol.plays(p["claim"])]
     confirmations: dict[tuple[int, str], Any] = {}
     for p in plan:
         for cell, _ in p["cells"]:
@@ -725,7 +765,7 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
     log = log or (lambda text: None)
     limits = caps(protocol, max_deals, max_games)
     plan, seeds = [], {}
-    for claim in protocol.claims.claims:
+    for claim in filter(protocol.plays, protocol.claims.claims):
         fail = (lambda key, message, claim=claim: ClaimError(f"{where}: claim {claim.id}: {key}: {message}"))
         if claim.tuning is None:
             raise fail("tuning", f"required in a tuning study's claims file ({', '.join(sorted(p.stem for p in folder.glob('*.toml') if p != cpath))})")

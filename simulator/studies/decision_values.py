@@ -466,7 +466,7 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     rows = _study_rows(spec)
     caps = cf.caps(protocol, max_deals, max_games)
     plan = []
-    for claim in claims.claims:  # every claim is checked before anything is played
+    for claim in filter(protocol.plays, claims.claims):  # every claim is checked before anything is played
         where = f"{claims.path}: claim {claim.id}"
         if claim.metric != "decision_loss":
             raise cf.ClaimError(f"{where}: metric: a decision-values study's claims have metric = \"decision_loss\"")

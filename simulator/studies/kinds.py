@@ -249,7 +249,11 @@ class Study:
     experiments: Path
 
     def ledger(self) -> ledger.Ledger:
-        return ledger.load_ledger(ledger.ledger_path(self.experiments, self.name), self.name)
+        return ledger.load_ledger(self.ledger_path, self.name)
+
+    @property
+    def ledger_path(self) -> Path:
+        return ledger.ledger_path(self.experiments, self.name)
 
 
 def find_study(name: str) -> Study:
@@ -273,21 +277,47 @@ def confirm(name: str, out: str | Path, salt: str | None = None, max_deals: int 
             ) -> tuple[dict[str, Any], tuple[Path, Path]]:
     """``ginsim confirm STUDY``: the claims file checked against the ledger (``open_protocol``),
     the sizes fixed in the ledger, the claims played and judged, each result appended to the
-    ledger (or checked against the one it holds for this salt), then ``confirm.json`` and
-    ``confirm.md`` written into ``out``.  Returns the result and the two paths."""
+    ledger (or checked against the one it holds for this salt) with the sha256 of the sealed
+    ``confirm.json`` that states it, then ``confirm.json`` and ``confirm.md`` written into
+    ``out``.  Returns the result and the two paths.  A ledger that came with ginsim is
+    refused before anything plays (``ledger.check_writable``)."""
     study = find_study(name)
-    protocol = cf.open_protocol(name, study.claims_file, study.experiments, salt or cf.CONFIRM_SALT,
+    ledger.check_writable(study.ledger_path)
+    protocol = cf.open_protocol(name, study.claims_file, study.experiments, cf.CONFIRM_SALT if salt is None else salt,
                                 caps_given=max_deals is not None or max_games is not None)
     cf.check_outputs(out)
     result = study.kind.confirm(study.path, protocol, max_deals, max_games, jobs, log)
-    protocol.record(result)
+    protocol.record(result, ledger.digest(cf.render_json(result).encode("utf-8")))
     return result, cf.write_confirmation(result, out)
+
+
+def verify(name: str, claim_id: str | None = None, salt: str | None = None, jobs: int = 1,
+           log: Callable[[str], None] | None = None) -> tuple[str, list[tuple[str, list[str]]]]:
+    """``ginsim claims verify STUDY [ID] [--salt S]``: re-play the ledger's confirmation of
+    salt ``salt`` (default ``CONFIRM_SALT``) from its plans, through the code ``confirm``
+    plays, for the claim ``claim_id`` (default: every claim the salt confirmed), and compare
+    the seed, the study's and the confirmation's estimates and intervals, the test's
+    interval and the p-values with the ledger's entries.  Writes nothing.  Returns the salt
+    and, per claim, the fields that differ (none: the entry is what its plan plays)."""
+    study = find_study(name)
+    salt = cf.CONFIRM_SALT if salt is None else salt
+    protocol = cf.open_protocol(name, study.claims_file, study.experiments, salt)
+    confirmed = [r.id for r in protocol.ledger.active if r.result(salt) is not None and r.plan(salt) is not None]
+    if claim_id is not None and claim_id not in confirmed:
+        raise ValueError(f"{study.ledger_path}: claim {claim_id!r} has no planned confirmation with salt {salt!r} "
+                         f"to verify; claims that have: {', '.join(confirmed) or 'none'}")
+    if not confirmed:
+        raise ValueError(f"{study.ledger_path}: no planned confirmation with salt {salt!r} to verify")
+    protocol.verifies, protocol.only = True, frozenset([claim_id] if claim_id is not None else confirmed)
+    result = study.kind.confirm(study.path, protocol, None, None, jobs, log)
+    return salt, protocol.compare(result)
 
 
 def register(name: str, date: str | None = None) -> tuple[Path, list[str]]:
     """``ginsim claims register STUDY``: every claim of the claims file not in the ledger
     yet is registered; returns the ledger's path and the ids registered."""
     study = find_study(name)
+    ledger.check_writable(study.ledger_path)
     claims = cf.load_claims(study.claims_file)
     book, ids = ledger.register(study.ledger(), [c.table() for c in claims.claims], str(study.claims_file), date)
     return book.path, ids
@@ -295,7 +325,9 @@ def register(name: str, date: str | None = None) -> tuple[Path, list[str]]:
 
 def withdraw(name: str, claim_id: str, reason: str, date: str | None = None) -> Path:
     """``ginsim claims withdraw STUDY ID --why REASON``."""
-    return ledger.withdraw(find_study(name).ledger(), claim_id, reason, date).path
+    study = find_study(name)
+    ledger.check_writable(study.ledger_path)
+    return ledger.withdraw(study.ledger(), claim_id, reason, date).path
 
 
 def ledgers(name: str | None = None) -> list[ledger.Ledger]:

@@ -11,7 +11,8 @@ ledger holds their history, one JSON object per line, lines only ever added at t
 * ``plan`` — a confirmation's size, fixed before it plays: the ``salt`` its seeds derive
   from, the ``seed``, the ``units`` to play, the effect it is powered for and its power;
 * ``confirm`` — a confirmation's result: salt, seed, n, the study's and the confirmation's
-  estimates with their 95% intervals, the interval its test uses, p-values and status.
+  estimates with their 95% intervals, the interval its test uses, p-values and status, and
+  the sha256 of the sealed ``confirm.json`` that states it.
 
 Every entry names its claim (``id``) and carries a UTC ``date``; ``plan`` and ``confirm``
 carry the claim's ``hash`` too, so a result always says which content it tested.  A claim
@@ -19,46 +20,87 @@ changed in any way is a new claim with a new id; the old one stays, withdrawn wi
 reason.  ``ginsim confirm`` refuses a claims file that disagrees with its ledger
 (``file_problems``); ``history_problems`` finds a commit whose ledger is not an extension
 of its parent's, and a test runs it on the checkout, so history cannot be rewritten
-quietly.  The format is in docs/experiments.md, "The claims ledger".
+quietly.
+
+Reading a ledger checks every line in order: read as a regular file only (never waited
+on), split at ``\n`` only, UTF-8, each entry against its kind's row of ``SCHEMA`` (one
+line ``file:line: field: message``), then against the entries before it; a ``confirm``
+entry stands only after its ``plan`` (``_check_chain``: same salt and seed, dated no
+earlier, the rows its units make).  The lines written before that rule are pinned
+(``LEGACY_PREFIX``).  ``append`` is the one writer: an ``flock`` held from reading the file
+again to renaming the new one into place, the new entries checked against the file as it
+is then; a ledger that comes with ginsim is read-only (``writable_problem``; ``ginsim init
+DIR`` makes a working copy).  The format is in docs/experiments.md, "The claims ledger".
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import math
 import os
+import stat
 import subprocess
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..infra.inputs import check_nesting
+from ..infra.inputs import check_nesting, read_regular
 
 #: the ledgers' folder inside ``experiments/``, and a ledger's suffix
 LEDGER_DIR = "ledger"
 SUFFIX = ".jsonl"
-#: the kinds of entry, and the fields each must have (besides ``entry``, ``id`` and ``date``)
-FIELDS = {
-    "register": ("hash", "claim"),
-    "withdraw": ("reason",),
-    "plan": ("hash", "salt", "seed", "units", "unit", "effect", "effect_from", "level", "power"),
-    "confirm": ("hash", "salt", "seed", "family", "original", "confirmation", "test_interval", "p",
-                "p_contradiction", "status"),
-}
+#: the largest ledger ginsim reads (the largest today is some 120 kB)
+MAX_LEDGER_BYTES = 64 << 20
 #: the claims-file keys whose values are numbers (kept as floats, so 20 and 20.0 are one claim)
 NUMBER_KEYS = ("above", "below", "delta", "effect")
 #: the claim's keys that are not its content (commentary, changed freely)
 NOT_CONTENT = ("note",)
+#: a confirmation's statuses, and the family-wise level its Holm-adjusted p-values are
+#: judged at (``confirm.ALPHA`` is this level)
+STATUSES = ("replicated", "not replicated", "inconclusive")
+LEVEL = 0.05
+#: the rows a confirmation plays per unit of its plan (``plan.unit``); a unit "per cell" or
+#: "per opponent" is played in each of the entry's ``cells``
+ROWS_PER_UNIT = {"mirrored pairs per cell": 2, "deals per cell": 1, "games per cell": 1,
+                 "mirrored pairs per opponent": 4, "mirrored pairs": 2}
+#: the ledgers as they stood before a ``confirm`` entry had to follow its plan and carry the
+#: digest of its confirm.json (issue 54): per study, the number of lines and the sha256 of
+#: those bytes.  A ledger that starts with exactly these bytes holds them as written (its
+#: first confirmations of salt ginsim-confirm-1 have no plan; every confirmation's ``n``
+#: counts rows, not the plan's units; see docs/experiments.md); every line after them, and
+#: every line of any other ledger, follows every rule.
+LEGACY_PREFIX = {
+    "challenger": (18, "97ac97deeea8ae06eac393593f28eefcf5acfd836299afd1f3ba4c680feed05f"),
+    "decision_values": (48, "8690a552e763d045adbc50a00f608122dc5da658bf1cd55e969a21c625f7c366"),
+    "equilibrium_class": (54, "a1708a80e0ecbdb34e3f7748fb4129e5952dc30129512fa454fa579e235e9230"),
+    "equilibrium_knock": (40, "1b83b5fb16c90d6eef701975de1dee83a12cc7d4f1ce2b69bac18e40ff6bc0c7"),
+    "field": (24, "f2f1e7951fd3d700269cf8c7d4e6f12aab4b2288fcdbaf2f1fa77cca6c86be0c"),
+    "knock_vs_gin": (16, "0ed30d1ff7638d5188683aa5b5490950919982ead1764c28595c8d911eaeac0d"),
+    "optimal_knock": (32, "97972ca2f8d05a6f50c02a246999b0137b89a83dc9260f8dc16bd686be9891c6"),
+    "score_awareness": (8, "1445aabda371020397f86913382f928c2f8e1db61fe19899c5eb61e21eb57255"),
+    "score_awareness_games": (4, "ad605677b379da2da93ede69ac840f0aff9e33b706e4b7b7e3977c5778e280f6"),
+    "strategy_tournament": (12, "f2df7f8634b82630b52de29d2a161c5b071f68e6360d85de90e00ed1f3907968"),
+    "strong_players": (34, "2c2d624530d31f12b6009f47eb2d2fe5cda478a99bac89891a4cdb7fa5f46726"),
+    "variant_balance": (40, "8dc95d5c4f26212e59acb4b4c9df0f9fd462470f7ac8bc2fc4884944bd64f20a"),
+}
 
 
 class LedgerError(ValueError):
     """A ledger that cannot be read as written, or an entry it refuses: one line."""
 
 
+DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
 def now() -> str:
     """The current UTC time as the ledger writes it (``2026-12-01T08:36:58Z``)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime(DATE_FORMAT)
 
 
 def ledger_path(experiments: str | Path, study: str) -> Path:
@@ -86,6 +128,188 @@ def content_hash(content: dict[str, Any]) -> str:
     """``sha256:`` and the hex digest of ``content`` as canonical JSON (sorted keys, no spaces)."""
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def digest(data: bytes) -> str:
+    """``sha256:`` and the hex digest of ``data`` (a sealed confirm.json's bytes)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+# ----------------------------------------------------------------------------- the schema: one table per entry kind
+
+def salt_problem(salt: Any) -> str | None:
+    """Why ``salt`` cannot name a confirmation (None when it can): a salt is a non-empty
+    string without surrounding spaces and without control characters or line breaks (a
+    newline in a salt would break ``claims log`` and every line that shows it)."""
+    if not isinstance(salt, str) or not salt.strip() or salt != salt.strip():
+        return f"must be a non-empty name without surrounding spaces, got {salt!r}"
+    bad = next((c for c in salt if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), None)
+    if bad is not None:
+        return f"must hold no control characters or line breaks, got {salt!r} (U+{ord(bad):04X})"
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
+
+
+def _date(value: Any) -> str | None:
+    if isinstance(value, str):
+        try:
+            datetime.strptime(value, DATE_FORMAT)
+            return None
+        except ValueError:
+            pass
+    return f"must be a UTC time written {DATE_FORMAT.replace('%', '')} (e.g. 2026-12-01T08:36:58Z), got {value!r}"
+
+
+def _hash(value: Any) -> str | None:
+    ok = isinstance(value, str) and len(value) == 71 and value.startswith("sha256:") \
+        and all(c in "0123456789abcdef" for c in value[7:])
+    return None if ok else f"must be sha256: and 64 hex digits, got {value!r}"
+
+
+def _int(low: int) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= low
+        return None if ok else f"must be an integer of at least {low}, got {value!r}"
+    return check
+
+
+def _number(value: Any) -> str | None:
+    return None if _is_number(value) else f"must be a finite number, got {value!r}"
+
+
+def _number_or_null(value: Any) -> str | None:
+    return None if value is None or _is_number(value) else f"must be a finite number or null, got {value!r}"
+
+
+def _probability(value: Any) -> str | None:
+    return None if _is_number(value) and 0 <= value <= 1 else f"must be a number from 0 to 1, got {value!r}"
+
+
+def _one_of(*words: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in words else f"must be one of {', '.join(map(repr, words))}, got {value!r}"
+    return check
+
+
+def _pair(value: Any) -> str | None:
+    ok = isinstance(value, list) and len(value) == 2 and all(v is None or _is_number(v) for v in value)
+    return None if ok else f"must be a list of two numbers or nulls, got {value!r}"
+
+
+def _salt(value: Any) -> str | None:
+    return salt_problem(value)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of an entry: its name, its check (the problem in words, or None) and
+    whether an entry must have it (``legacy_optional``: required, but a line of the
+    ledger's pinned ``LEGACY_PREFIX`` may lack it).  ``inner`` declares the fields of an
+    object's value."""
+
+    name: str
+    check: Callable[[Any], str | None] | None = None
+    required: bool = True
+    inner: tuple[Field, ...] = ()
+    legacy_optional: bool = False
+
+
+def _object(value: Any) -> str | None:
+    """An object's check: a JSON object (its fields are checked by ``Field.inner``)."""
+    return None if isinstance(value, dict) else f"must be a JSON object, got {type(value).__name__}"
+
+
+def _objects(value: Any) -> str | None:
+    ok = isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+    return None if ok else "must be a non-empty list of JSON objects"
+
+
+def _claim(value: Any) -> str | None:
+    """A registered claim's content: what ``claims log`` and the whole record read of it."""
+    if not isinstance(value, dict):
+        return f"must be a JSON object, got {type(value).__name__}"
+    for key in ("id", "statement"):
+        if not isinstance(value.get(key), str):
+            return f"{key} must be a string"
+    if "metric" in value:  # a claim with an estimand names all of it
+        for key in ("metric", "unit", "a", "b", "rules"):
+            if not isinstance(value.get(key), str):
+                return f"{key} must be a string (a claim with a metric names its unit, a, b and rules)"
+        if value["unit"] not in ("hand", "game"):
+            return f"unit must be 'hand' or 'game', got {value['unit']!r}"
+    for key in NUMBER_KEYS:
+        if key in value and not _is_number(value[key]):
+            return f"{key} must be a finite number, got {value[key]!r}"
+    if "interval" in value and (_pair(value["interval"]) or None in value["interval"]):
+        return f"interval must be a list of two numbers, got {value['interval']!r}"
+    return None
+
+
+_ESTIMATE = (Field("estimate", _number), Field("low", _number_or_null), Field("high", _number_or_null),
+             Field("n", _int(1)))
+
+#: every field each kind of entry has, checked as declared here before an entry is used
+#: (besides ``entry``; every kind has ``id`` and ``date``).  A new field is one ``Field`` in
+#: its kind's row (``legacy_optional=True`` when the pinned lines lack it, ``required=False``
+#: when new entries may too); a new kind is one row here, what it adds to a claim's
+#: ``Record`` in ``_add``, and its rules against the entries before it in ``_check_entry``.
+SCHEMA: dict[str, tuple[Field, ...]] = {
+    "register": (Field("hash", _hash), Field("claim", _claim), Field("source", _text, required=False)),
+    "withdraw": (Field("reason", _text), Field("source", _text, required=False)),
+    "plan": (Field("hash", _hash), Field("salt", _salt), Field("seed", _int(0)), Field("units", _int(1)),
+             Field("unit", _one_of(*ROWS_PER_UNIT)), Field("effect", _number_or_null), Field("effect_from", _text),
+             Field("level", _probability), Field("power", _probability)),
+    "confirm": (Field("hash", _hash), Field("salt", _salt), Field("seed", _int(0)),
+                Field("original", _object, inner=_ESTIMATE),
+                Field("confirmation", _object, inner=(*_ESTIMATE, Field("seed", _int(0)))),
+                Field("test_interval", _pair), Field("p", _probability), Field("p_contradiction", _probability),
+                Field("status", _one_of(*STATUSES)),
+                Field("family", _object, inner=(Field("name", _text), Field("size", _int(1)),
+                                                  Field("method", _one_of("holm")), Field("alpha", _probability))),
+                Field("holm", _object, inner=(Field("size", _int(1)), Field("p_holm", _probability),
+                                                Field("p_contradiction_holm", _probability))),
+                Field("cells", _objects), Field("power", _number_or_null), Field("powered_for", _number_or_null),
+                Field("effect_from", _text), Field("z", _number_or_null),
+                # the sha256 of the sealed confirm.json that states this result
+                Field("confirm_json", _hash, legacy_optional=True), Field("source", _text, required=False)),
+}
+COMMON = (Field("id", _text), Field("date", _date))
+
+
+def _check_fields(entry: dict[str, Any], fields: tuple[Field, ...], fail, kind: str, legacy: bool,
+                  prefix: str = "") -> None:
+    """Each declared field of ``entry`` (a ``kind`` entry, or an object in one; ``legacy``: a
+    line of the pinned prefix) present when required and as declared."""
+    for f in fields:
+        name = prefix + f.name
+        if f.name not in entry:
+            if f.required and not (legacy and f.legacy_optional):
+                raise fail(name, f"missing from a {kind} entry")
+            continue
+        problem = f.check(entry[f.name]) if f.check else None
+        if problem:
+            raise fail(name, problem)
+        if f.inner:
+            _check_fields(entry[f.name], f.inner, fail, kind, legacy, name + ".")
+
+
+def check_schema(entry: Any, fail, legacy: bool = False) -> str:
+    """``entry`` against ``SCHEMA`` (``legacy``: a line of the ledger's pinned prefix):
+    returns its kind; ``fail(field, message)`` raises."""
+    if not isinstance(entry, dict):
+        raise fail("entry", "must be a JSON object")
+    kind = entry.get("entry")
+    if kind not in SCHEMA:
+        raise fail("entry", f"must be one of {', '.join(SCHEMA)}, got {kind!r}")
+    _check_fields(entry, COMMON + SCHEMA[kind], fail, kind, legacy)
+    return kind
 
 
 @dataclass
@@ -122,13 +346,15 @@ class Record:
 
 @dataclass
 class Ledger:
-    """A study's ledger as read: its path, its bytes, its entries and a record per claim."""
+    """A study's ledger as read: its path, its bytes, its entries and a record per claim;
+    ``legacy`` is the number of its first lines that are its pinned ``LEGACY_PREFIX``."""
 
     path: Path
     study: str
     data: bytes = b""
     entries: list[dict[str, Any]] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
+    legacy: int = 0
 
     @property
     def active(self) -> list[Record]:
@@ -139,24 +365,20 @@ class Ledger:
         return [r for r in self.records.values() if not r.active]
 
 
-def _check_entry(entry: Any, records: dict[str, Record], fail) -> None:
-    """One entry against the records before it; ``fail(field, message)`` raises."""
-    if not isinstance(entry, dict):
-        raise fail("entry", "must be a JSON object")
-    kind = entry.get("entry")
-    if kind not in FIELDS:
-        raise fail("entry", f"must be one of {', '.join(FIELDS)}, got {kind!r}")
-    for name in ("id", "date", *FIELDS[kind]):
-        if name not in entry:
-            raise fail(name, f"missing from a {kind} entry")
-    if not isinstance(entry["id"], str) or not entry["id"] or not isinstance(entry["date"], str):
-        raise fail("id", "an entry's id and date are non-empty strings")
+def _when(entry: dict[str, Any]) -> datetime:
+    return datetime.strptime(entry["date"], DATE_FORMAT).replace(tzinfo=timezone.utc)
+
+
+def _check_entry(entry: Any, records: dict[str, Record], fail, legacy: bool = False) -> None:
+    """One entry against the records before it; ``fail(field, message)`` raises.  A
+    ``legacy`` line (inside the ledger's pinned prefix) is spared ``_check_chain``."""
+    kind = check_schema(entry, fail, legacy)
     record = records.get(entry["id"])
     if kind == "register":
         if record is not None:
             raise fail("id", f"{entry['id']!r} is registered already ({record.registered['date']}); an id is "
                              f"registered once")
-        if not isinstance(entry["claim"], dict) or content_hash(entry["claim"]) != entry["hash"]:
+        if content_hash(entry["claim"]) != entry["hash"]:
             raise fail("hash", "is not the sha256 of the entry's claim")
         if entry["claim"].get("id") != entry["id"]:
             raise fail("claim", "its id differs from the entry's")
@@ -165,16 +387,54 @@ def _check_entry(entry: Any, records: dict[str, Record], fail) -> None:
         raise fail("id", f"{entry['id']!r} is not registered before this line")
     if not record.active:
         raise fail("id", f"{entry['id']!r} was withdrawn on {record.withdrawn['date']}")
+    if _when(entry) < _when(record.registered):
+        raise fail("date", f"{entry['date']} is before {entry['id']!r} was registered ({record.registered['date']})")
     if kind == "withdraw":
-        if not isinstance(entry["reason"], str) or not entry["reason"].strip():
-            raise fail("reason", "must be a non-empty string")
         return
     if entry["hash"] != record.hash:
         raise fail("hash", f"is not the registered content of {entry['id']!r}")
+    if "metric" not in record.claim:
+        raise fail("id", f"{entry['id']!r} was recorded with its statement only: it has no estimand to confirm")
     if kind == "plan" and record.plan(entry["salt"]) is not None:
         raise fail("salt", f"{entry['id']!r} has a plan with salt {entry['salt']!r} already")
-    if kind == "confirm" and record.result(entry["salt"]) is not None:
-        raise fail("salt", f"{entry['id']!r} has a result with salt {entry['salt']!r} already")
+    if kind == "confirm":
+        if record.result(entry["salt"]) is not None:
+            raise fail("salt", f"{entry['id']!r} has a result with salt {entry['salt']!r} already")
+        holm = entry["holm"]
+        status = ("replicated" if holm["p_holm"] <= LEVEL else "not replicated"
+                  if holm["p_contradiction_holm"] <= LEVEL else "inconclusive")
+        if entry["status"] != status:
+            raise fail("status", f"is {entry['status']!r}, but its Holm-adjusted p-values "
+                                 f"({holm['p_holm']:.3g}, {holm['p_contradiction_holm']:.3g}) make it {status!r}")
+        if entry["confirmation"]["seed"] != entry["seed"]:
+            raise fail("confirmation.seed", f"differs from the entry's seed {entry['seed']}")
+        if not legacy:
+            _check_chain(entry, record, records, fail)
+
+
+def _check_chain(entry: dict[str, Any], record: Record, records: dict[str, Record], fail) -> None:
+    """A ``confirm`` entry follows its plan: a ``plan`` of the same claim and salt earlier in
+    the ledger, the same seed, a date not before the plan's, the rows its plan's units make
+    (``ROWS_PER_UNIT`` in each cell; a cell several claims share plays the largest plan of
+    the salt, so a claim "per cell" may have more, up to that), and the digest of its
+    confirm.json (``SCHEMA``)."""
+    plan = record.plan(entry["salt"])
+    if plan is None:
+        raise fail("salt", f"no plan of {entry['id']!r} with salt {entry['salt']!r} comes before this line; a "
+                           f"confirmation's size is planned in the ledger before it plays")
+    if entry["seed"] != plan["seed"]:
+        raise fail("seed", f"is {entry['seed']}, but its plan ({plan['date']}) has {plan['seed']}")
+    if _when(entry) < _when(plan):
+        raise fail("date", f"{entry['date']} is before its plan ({plan['date']})")
+    per = ROWS_PER_UNIT[plan["unit"]] * len(entry["cells"])
+    n, low = entry["confirmation"]["n"], plan["units"] * per
+    high = low
+    if plan["unit"].endswith("per cell"):
+        high = per * max(p["units"] for r in records.values() for p in r.plans if p["salt"] == entry["salt"])
+    if not low <= n <= high:
+        need = f"{low:,}" if low == high else f"from {low:,} to {high:,}"
+        raise fail("confirmation.n", f"is {n:,}, but its plan's {plan['units']:,} {plan['unit']} over "
+                                     f"{len(entry['cells'])} cell(s) make {need}")
 
 
 def _add(entry: dict[str, Any], records: dict[str, Record]) -> None:
@@ -191,35 +451,61 @@ def _add(entry: dict[str, Any], records: dict[str, Record]) -> None:
         record.confirmations.append(entry)
 
 
+def legacy_lines(data: bytes, study: str) -> int:
+    """How many of the first lines of ``data`` are the study's pinned ``LEGACY_PREFIX`` (0
+    when the ledger does not start with exactly those bytes)."""
+    pinned = LEGACY_PREFIX.get(study)
+    if pinned is None:
+        return 0
+    count, hexdigest = pinned
+    end = -1
+    for _ in range(count):
+        end = data.find(b"\n", end + 1)
+        if end < 0:
+            return 0
+    return count if hashlib.sha256(data[:end + 1]).hexdigest() == hexdigest else 0
+
+
 def parse_ledger(data: bytes, path: Path, study: str) -> Ledger:
     """A ledger from its bytes, every line checked in order (``LedgerError``: one line
-    naming the file, the line and the field)."""
-    ledger = Ledger(Path(path), study, data)
-    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+    naming the file, the line and the field).  Lines end at ``\\n`` only (a statement may
+    hold U+2028, which ``str.splitlines`` would split at); each is UTF-8."""
+    ledger = Ledger(Path(path), study, data, legacy=legacy_lines(data, study))
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the last line ends with its newline
+    for number, raw in enumerate(lines + [tail] if tail else lines, 1):
         def fail(name: str, message: str, number=number) -> LedgerError:
             return LedgerError(f"{path}:{number}: {name}: {message}")
 
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise fail("line", f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
         check_nesting(line, f"{path}:{number}: line", LedgerError)  # bounded before it is parsed
         try:
             entry = json.loads(line)
         except ValueError as exc:
-            raise fail("line", f"not a JSON object ({exc})") from None
-        _check_entry(entry, ledger.records, fail)
+            raise fail("line", f"not a JSON object ({str(exc).split(';')[0]})") from None
+        _check_entry(entry, ledger.records, fail, legacy=number <= ledger.legacy)
         ledger.entries.append(entry)
         _add(entry, ledger.records)
-    if data and not data.endswith(b"\n"):
+    if tail:
         raise LedgerError(f"{path}: the last line has no newline (a write was cut short?)")
     return ledger
 
 
+def read_ledger_bytes(path: str | Path) -> bytes:
+    """The bytes of the ledger at ``path`` (empty when it does not exist yet), read through
+    ``read_regular``: a regular file of at most ``MAX_LEDGER_BYTES``, never waited on."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return b""
+    return read_regular(path, "a claims ledger", MAX_LEDGER_BYTES, LedgerError, follow=True)
+
+
 def load_ledger(path: str | Path, study: str) -> Ledger:
     """The ledger at ``path`` (an empty one when the file does not exist yet)."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    return parse_ledger(data, path, study)
+    return parse_ledger(read_ledger_bytes(path), Path(path), study)
 
 
 def entry_line(entry: dict[str, Any]) -> str:
@@ -227,29 +513,71 @@ def entry_line(entry: dict[str, Any]) -> str:
     return json.dumps(entry, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+# ----------------------------------------------------------------------------- the one writer
+
+def writable_problem(path: str | Path) -> str | None:
+    """Why ginsim may not write the ledger at ``path`` (None when it may): a ledger that
+    comes with ginsim (the installed package's, or the checkout's when ginsim does not run
+    from the checkout) is read-only; ``ginsim init DIR`` makes a working copy to write."""
+    from ..run.bundled import bundled_dir
+
+    bundled = bundled_dir("experiments").resolve()
+    here = (Path.cwd() / "experiments").resolve()
+    target = Path(path).resolve()
+    if target.is_relative_to(bundled) and bundled != here:
+        return (f"{path}: a ledger that comes with ginsim is read-only; make a working copy with 'ginsim init DIR' "
+                f"and run this command in DIR")
+    return None
+
+
+def check_writable(path: str | Path) -> None:
+    """``writable_problem`` as a one-line ``LedgerError``."""
+    problem = writable_problem(path)
+    if problem:
+        raise LedgerError(problem)
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock (``flock``) on ``.NAME.lock`` beside the ledger ``path``, held by
+    every writer from reading the file to renaming the new one into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(f".{path.name}.lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise LedgerError(f"{lock} is not a regular file; ginsim locks a ledger with a regular file beside it")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def append(ledger: Ledger, entries: list[dict[str, Any]]) -> Ledger:
-    """Append ``entries`` to the ledger's file and return the ledger with them.  Every new
-    entry is checked against the ledger first; the file is rewritten whole (its old bytes,
-    then the new lines) and renamed into place, and refused when it changed since it was
-    read, so an interrupted or concurrent write never loses or half-writes a line."""
+    """Append ``entries`` to the ledger's file and return the ledger with them: the one
+    writer of every ledger.  Under ``locked``, the file is read again; when it grew since
+    ``ledger`` was read (another command appended), the new entries are checked against it
+    as it is now; then it is rewritten whole (its bytes, then the new lines) and renamed into
+    place, so two writers at once both land, in turn, and an interrupted write never loses or
+    half-writes a line.  Refused, in one line and writing nothing, when the ledger is one
+    ginsim came with (``writable_problem``), when its file is no longer an extension of what
+    was read, or when an entry does not follow the entries before it."""
     if not entries:
         return ledger
-    text = b"".join(entry_line(e).encode() for e in entries)
-    new = parse_ledger(ledger.data + text, ledger.path, ledger.study)
     path = ledger.path
-    try:
-        current = path.read_bytes()
-    except FileNotFoundError:
-        current = b""
-    if current != ledger.data:
-        raise LedgerError(f"{path}: changed while this command ran; run it again")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(new.data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    check_writable(path)
+    text = b"".join(entry_line(e).encode() for e in entries)
+    with locked(path):
+        current = read_ledger_bytes(path)
+        if not current.startswith(ledger.data):
+            raise LedgerError(f"{path}: changed while this command ran (not by appending); run it again")
+        new = parse_ledger(current + text, path, ledger.study)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as handle:
+            handle.write(new.data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
     return new
 
 
@@ -345,11 +673,17 @@ def _ledger_files(root: Path, rev: str, folder: str) -> dict[str, bytes]:
     return {n: _git(root, "show", f"{rev}:{n}").stdout for n in names}
 
 
+def _lines(data: bytes) -> list[bytes]:
+    """A ledger's lines, split at ``\n`` only (never at U+2028 or a carriage return)."""
+    lines = data.split(b"\n")
+    return lines[:-1] if lines[-1] == b"" else lines
+
+
 def _prefix_problem(name: str, old: bytes, new: bytes, where: str) -> str | None:
     """Why ``new`` is not ``old`` with lines added at the end (None when it is)."""
     if new.startswith(old):
         return None
-    old_lines, new_lines = old.splitlines(), new.splitlines()
+    old_lines, new_lines = _lines(old), _lines(new)
     line = next((i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), len(new_lines) + 1)
     what = "removed" if line > len(new_lines) else "changed"
     return f"{name}: {where} is not an extension of the ledger before it: line {line} {what}"
@@ -358,8 +692,8 @@ def _prefix_problem(name: str, old: bytes, new: bytes, where: str) -> str | None
 def _interleaving_problem(name: str, side: bytes, merged: bytes, where: str) -> str | None:
     """Why ``merged`` does not hold every line of ``side`` in ``side``'s order (None when it
     does): a merge of two ledgers keeps both sides' entries, each side's in its order."""
-    lines = iter(merged.splitlines())
-    for number, line in enumerate(side.splitlines(), 1):
+    lines = iter(_lines(merged))
+    for number, line in enumerate(_lines(side), 1):
         if not any(line == candidate for candidate in lines):
             return f"{name}: {where} drops or reorders line {number} of a parent's ledger"
     return None

@@ -50,6 +50,7 @@ max_games = 40
 
 [[claims]]
 id = "true_claim"
+margin_from = "study"
 statement = "knock_early beats random per hand"
 metric = "net_points"
 unit = "hand"
@@ -60,6 +61,7 @@ sign = "positive"
 
 [[claims]]
 id = "planted_false_claim"
+margin_from = "study"
 statement = "random beats knock_early per hand"
 metric = "net_points"
 unit = "hand"
@@ -117,7 +119,7 @@ def _findings(md: str) -> str:
 
 def test_the_reports_findings_show_the_studys_claims_and_not_those_of_other_seeds(study, capsys):
     path = study / "experiments" / "tiny.claims.toml"
-    path.write_text(CLAIMS + '[[claims]]\nid = "old_claim"\nstatement = "random wins most hands"\nmetric = "win_share"\n'
+    path.write_text(CLAIMS + '[[claims]]\nid = "old_claim"\nmargin_from = "study"\nstatement = "random wins most hands"\nmetric = "win_share"\n'
                     'unit = "hand"\na = "random"\nb = "knock_early"\nrules = "hoyle"\nsign = "positive"\n')
     assert main(["claims", "register", "tiny"]) == 0
     path.write_text(CLAIMS)
@@ -261,6 +263,7 @@ def test_tune_refuses_a_development_seed_for_its_final_evaluation(tmp_path, caps
 TUNING_CLAIM = """
 [[claims]]
 id = "{id}"
+margin_from = "study"
 statement = "{statement}"
 tuning = "tiny"
 metric = "field_edge"

@@ -35,6 +35,7 @@ size = {{ expert = 20 }}
 CLAIMS = """
 [[claims]]
 id = "knock_is_worth_points"
+margin_from = "study"
 statement = "expert's knock is worth points per hand over simple's against simple"
 metric = "decision_loss"
 unit = "hand"

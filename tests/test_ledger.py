@@ -29,6 +29,7 @@ max_deals = 2_000
 
 [[claims]]
 id = "knock_early_wins"
+margin_from = "study"
 statement = "knock_early beats random per hand by more than 40 points"
 metric = "net_points"
 unit = "hand"
@@ -40,6 +41,7 @@ note = "a note is commentary, not content: editing it changes no claim"
 
 [[claims]]
 id = "random_loses"
+margin_from = "study"
 statement = "random loses to knock_early per hand"
 metric = "net_points"
 unit = "hand"

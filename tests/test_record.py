@@ -66,6 +66,10 @@ def _claim_table(cid: str, assertion: dict, a: str = "x") -> dict:
             "rules": "hoyle", **assertion}
 
 
+def status(p: float, pn: float) -> str:
+    return "replicated" if p <= 0.05 else "not replicated" if pn <= 0.05 else "inconclusive"
+
+
 def _test_entries(reg: dict, salt: str, p: float, pn: float, bound, power: float = 0.9, day: int = 2) -> list[dict]:
     """A plan and its confirm entry for the registered claim ``reg``."""
     plan = {"entry": "plan", "id": reg["id"], "date": f"2026-12-0{day}T00:00:00Z", "hash": reg["hash"], "salt": salt,
@@ -74,12 +78,22 @@ def _test_entries(reg: dict, salt: str, p: float, pn: float, bound, power: float
     result = {"entry": "confirm", "id": reg["id"], "date": f"2026-12-0{day}T00:00:01Z", "hash": reg["hash"],
               "salt": salt, "seed": 7, "original": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100},
               "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 200, "seed": 7},
+<<<<<<< HEAD
               "test_interval": bound, "p": p, "p_contradiction": pn,
               "status": "replicated" if p <= 0.05 else "inconclusive", "power": power,
+=======
+              "test_interval": bound, "p": p, "p_contradiction": pn, "status": status(p, pn), "power": power,
+>>>>>>> f277b45 (Issue 55: where each margin came from — claims files' margin_from (development, study, confirmation or prior), required by ginsim claims register and recorded in the register entry beside the content (not hashed); a margin entry kind records it once for a claim registered before, with its evidence; the 95 claims' sources recorded from the git history (78 the study's data, 11 an earlier confirmation's, 6 development seeds; the class games' extended ε named as optional continuation); shown by ginsim claims log and docs/claims.md)
               "powered_for": 0.5, "effect_from": "study interval edge", "z": 0.0,
               "cells": [{"cell": 0, "a": reg["claim"]["a"], "b": "y", "study": 1, "confirmation": 2}],
               "family": {"name": "record", "size": 5, "method": "holm", "alpha": 0.05},
+<<<<<<< HEAD
               "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn}, "confirm_json": "sha256:" + "0" * 64}
+=======
+              "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn},
+              "cells": [{"cell": 0, "a": reg["claim"]["a"], "b": "y", "study": 1, "confirmation": 7}],
+              "confirm_json": "sha256:" + "0" * 64}
+>>>>>>> f277b45 (Issue 55: where each margin came from — claims files' margin_from (development, study, confirmation or prior), required by ginsim claims register and recorded in the register entry beside the content (not hashed); a margin entry kind records it once for a claim registered before, with its evidence; the 95 claims' sources recorded from the git history (78 the study's data, 11 an earlier confirmation's, 6 development seeds; the class games' extended ε named as optional continuation); shown by ginsim claims log and docs/claims.md)
     return [plan, result]
 
 
@@ -161,3 +175,36 @@ def test_power_at_agrees_with_the_planning_power():
     for n in (100, 1_000, 10_000):
         assert R.power_at(content, 0.65, 8.1 / n ** 0.5, 0.05 / 6) == pytest.approx(C.power(claim, 0.65, 8.1, n,
                                                                                               0.05 / 6))
+
+
+def test_every_claim_of_the_record_says_where_its_margin_came_from():
+    whole = R.whole_record(ROOT)
+    page = (ROOT / R.PAGE).read_text(encoding="utf-8")
+    for claim in whole.claims:
+        assert claim.record.margin_from in L.MARGIN_SOURCES, claim.record.id
+        assert f"Margin from {claim.record.margin_text()}." in page
+    # the restated equilibrium_knock claims' margins came from fresh data that contradicted their twins
+    assert whole.claim("classic_k11_beats_simple").record.margin_from == "confirmation"
+
+
+def test_a_claim_is_registered_with_its_margins_source_once(tmp_path):
+    book = L.load_ledger(L.ledger_path(tmp_path / "experiments", "one"), "one")
+    table = _claim_table("x", {"above": 0.1})
+    with pytest.raises(L.LedgerError, match="claim x: margin_from: required to register a claim"):
+        L.register(book, [table], "one.claims.toml")
+    book, ids = L.register(book, [{**table, "margin_from": "development"}], "one.claims.toml")
+    assert ids == ["x"] and book.records["x"].registered["margin_from"] == "development"
+    assert book.records["x"].hash == L.content_hash(L.claim_content(table))  # not part of the claim's content
+    assert "margin from: development seeds (recorded at registration)" in "\n".join(L.log_lines(book))
+    assert L.file_problems(book, [{**table, "margin_from": "study"}], "f", "one") == [
+        f"f: claim x: margin_from = 'study', but {book.path} records 'development'; where a margin came from is "
+        f"recorded once"]
+    # a claim registered before the field existed gets it once, later, with its evidence
+    old = L.register_entry(_claim_table("old", {"above": 0.0}), "2026-12-01T00:00:00Z")
+    book = L.append(book, [old, {"entry": "margin", "id": "old", "date": "2026-12-02T00:00:00Z",
+                                 "margin_from": "study", "evidence": "written after the report"}])
+    assert book.records["old"].margin_text() == ("the study's own data (recorded 2026-12-02, after registration: "
+                                                 "written after the report)")
+    with pytest.raises(L.LedgerError, match="margin's source recorded already"):
+        L.append(book, [{"entry": "margin", "id": "x", "date": "2026-12-05T00:00:00Z", "margin_from": "study",
+                         "evidence": "again"}])

@@ -69,7 +69,7 @@ from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from ..run.seeds import derive_seed, development_seed_error
-from .ledger import LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
+from .ledger import MARGIN_SOURCES, LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
 from .record import RECORD_FAMILY, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
@@ -124,13 +124,14 @@ class Claim:
     effect: float | None = None  # the effect the confirmation is powered for (None: the study's estimate)
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
     opponent: str | None = None  # a decision_loss claim: the opponent both players meet
+    margin_from: str | None = None  # where the margin came from (recorded at registration, not content)
 
 
     def table(self) -> dict[str, Any]:
         """The claim as its claims-file table, without its ``note`` (what the ledger registers)."""
         table = {"id": self.id, "statement": self.statement, "metric": self.metric, "unit": self.unit, "a": self.a,
                  "b": self.b, "rules": self.rules, **self.assertion, "effect": self.effect, "tuning": self.tuning,
-                 "opponent": self.opponent}
+                 "opponent": self.opponent, "margin_from": self.margin_from}
         return {k: v for k, v in table.items() if v is not None}
 
 
@@ -184,6 +185,12 @@ CLAIM_SCHEMA = Schema("claim", (
         default_text="none"),
     Key("effect", "number", None, "the effect to power the confirmation for", default_text="the original estimate"),
     Key("note", "str", "", "printed under the claim in confirm.md"),
+    Key("margin_from", "choice", None, "where the claim's margin (its bound, interval, δ or sign) came from: "
+        "`development` (runs on development seeds only), `study` (the study's own data), `confirmation` (an "
+        "earlier confirmation's fresh data: a restated claim) or `prior` (set before any data)",
+        choices=MARGIN_SOURCES, default_text="required to register",
+        doc="Recorded in the ledger's `register` entry beside the claim's content (not part of its hash) and shown "
+            "by `ginsim claims log` and docs/claims.md."),
     Key("tuning", "name", None, "a tuning study's claim: its spec's file name without .toml",
         doc="Given exactly when `metric = \"field_edge\"`.", default_text="none"),
     Key("opponent", "str", None, "a decision-values claim: the opponent both players meet, a strategy spec",
@@ -257,7 +264,8 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
         low, high = null - float(value), null + float(value)
     return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
                  {kind: value}, low, high, v["note"].strip(),
-                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"])
+                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"],
+                 v["margin_from"])
 
 
 def claims_path(experiment: Path) -> Path:

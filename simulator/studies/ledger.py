@@ -59,8 +59,13 @@ SUFFIX = ".jsonl"
 MAX_LEDGER_BYTES = 64 << 20
 #: the claims-file keys whose values are numbers (kept as floats, so 20 and 20.0 are one claim)
 NUMBER_KEYS = ("above", "below", "delta", "effect")
-#: the claim's keys that are not its content (commentary, changed freely)
-NOT_CONTENT = ("note",)
+#: the claim's keys that are not its content (commentary, changed freely; where the margin came
+#: from is recorded beside the content, in the register entry)
+NOT_CONTENT = ("note", "margin_from")
+#: where a claim's margin (its bound, interval, δ or sign) came from, as recorded when it is
+#: registered: runs on development seeds only, the study's own data (the estimate the claim is
+#: tested beside), an earlier confirmation's fresh data (a restated claim), or set before any data
+MARGIN_SOURCES = ("development", "study", "confirmation", "prior")
 #: a confirmation's statuses, and the family-wise level its Holm-adjusted p-values are
 #: judged at (``confirm.ALPHA`` is this level)
 STATUSES = ("replicated", "not replicated", "inconclusive")
@@ -89,6 +94,11 @@ LEGACY_PREFIX = {
     "strong_players": (34, "2c2d624530d31f12b6009f47eb2d2fe5cda478a99bac89891a4cdb7fa5f46726"),
     "variant_balance": (40, "8dc95d5c4f26212e59acb4b4c9df0f9fd462470f7ac8bc2fc4884944bd64f20a"),
 }
+
+
+#: each margin source in words
+MARGIN_WORDS = {"development": "development seeds", "study": "the study's own data",
+                "confirmation": "an earlier confirmation's fresh data", "prior": "set before any data"}
 
 
 class LedgerError(ValueError):
@@ -261,7 +271,9 @@ _ESTIMATE = (Field("estimate", _number), Field("low", _number_or_null), Field("h
 #: when new entries may too); a new kind is one row here, what it adds to a claim's
 #: ``Record`` in ``_add``, and its rules against the entries before it in ``_check_entry``.
 SCHEMA: dict[str, tuple[Field, ...]] = {
-    "register": (Field("hash", _hash), Field("claim", _claim), Field("source", _text, required=False)),
+    "register": (Field("hash", _hash), Field("claim", _claim), Field("source", _text, required=False),
+                 # required by ginsim claims register (``register``) since issue 55
+                 Field("margin_from", _one_of(*MARGIN_SOURCES), required=False)),
     "withdraw": (Field("reason", _text), Field("source", _text, required=False)),
     "plan": (Field("hash", _hash), Field("salt", _salt), Field("seed", _int(0)), Field("units", _int(1)),
              Field("unit", _one_of(*ROWS_PER_UNIT)), Field("effect", _number_or_null), Field("effect_from", _text),
@@ -279,6 +291,9 @@ SCHEMA: dict[str, tuple[Field, ...]] = {
                 Field("effect_from", _text), Field("z", _number_or_null),
                 # the sha256 of the sealed confirm.json that states this result
                 Field("confirm_json", _hash, legacy_optional=True), Field("source", _text, required=False)),
+    # where the margin of a claim registered before margin_from existed came from, recorded later
+    # from the history (once per claim; the evidence says how it was found)
+    "margin": (Field("margin_from", _one_of(*MARGIN_SOURCES)), Field("evidence", _text)),
 }
 COMMON = (Field("id", _text), Field("date", _date))
 
@@ -320,6 +335,21 @@ class Record:
     withdrawn: dict[str, Any] | None = None
     plans: list[dict[str, Any]] = field(default_factory=list)
     confirmations: list[dict[str, Any]] = field(default_factory=list)
+    margin_entry: dict[str, Any] | None = None  # a ``margin`` entry recorded after registration
+
+    @property
+    def margin_from(self) -> str | None:
+        """Where the claim's margin came from: as registered, else as recorded later."""
+        return self.registered.get("margin_from") or (self.margin_entry or {}).get("margin_from")
+
+    def margin_text(self) -> str:
+        """The margin's source in words, saying when it was recorded after registration."""
+        if "margin_from" in self.registered:
+            return f"{MARGIN_WORDS[self.registered['margin_from']]} (recorded at registration)"
+        if self.margin_entry is not None:
+            return (f"{MARGIN_WORDS[self.margin_entry['margin_from']]} (recorded {self.margin_entry['date'][:10]}, "
+                    f"after registration: {self.margin_entry['evidence']})")
+        return "not recorded"
 
     @property
     def id(self) -> str:
@@ -385,6 +415,10 @@ def _check_entry(entry: Any, records: dict[str, Record], fail, legacy: bool = Fa
         return
     if record is None:
         raise fail("id", f"{entry['id']!r} is not registered before this line")
+    if kind == "margin":
+        if record.margin_from is not None:
+            raise fail("id", f"{entry['id']!r} has its margin's source recorded already")
+        return
     if not record.active:
         raise fail("id", f"{entry['id']!r} was withdrawn on {record.withdrawn['date']}")
     if _when(entry) < _when(record.registered):
@@ -445,6 +479,8 @@ def _add(entry: dict[str, Any], records: dict[str, Record]) -> None:
     record = records[entry["id"]]
     if kind == "withdraw":
         record.withdrawn = entry
+    elif kind == "margin":
+        record.margin_entry = entry
     elif kind == "plan":
         record.plans.append(entry)
     else:
@@ -586,8 +622,10 @@ def append(ledger: Ledger, entries: list[dict[str, Any]]) -> Ledger:
 def register_entry(table: dict[str, Any], date: str) -> dict[str, Any]:
     """The ``register`` entry of a claim given as its claims-file table."""
     content = claim_content(table)
-    return {"entry": "register", "id": content["id"], "date": date, "hash": content_hash(content),
-            "claim": content}
+    entry = {"entry": "register", "id": content["id"], "date": date, "hash": content_hash(content), "claim": content}
+    if table.get("margin_from") is not None:
+        entry["margin_from"] = table["margin_from"]
+    return entry
 
 
 def file_problems(ledger: Ledger, tables: list[dict[str, Any]], where: str, study: str,
@@ -610,6 +648,9 @@ def file_problems(ledger: Ledger, tables: list[dict[str, Any]], where: str, stud
         elif not record.active:
             problems.append(f"{where}: claim {cid}: withdrawn on {record.withdrawn['date']} "
                             f"({record.withdrawn['reason']}); an id is never used again: remove it from the file")
+        elif table.get("margin_from") is not None and table["margin_from"] != record.margin_from:
+            problems.append(f"{where}: claim {cid}: margin_from = {table['margin_from']!r}, but {ledger.path} records "
+                            f"{record.margin_from!r}; where a margin came from is recorded once")
         elif content_hash(content) != record.hash:
             changed = sorted(k for k in set(content) | set(record.claim) if content.get(k) != record.claim.get(k))
             problems.append(f"{where}: claim {cid}: differs from its registered entry ({ledger.path}, "
@@ -631,6 +672,10 @@ def register(ledger: Ledger, tables: list[dict[str, Any]], where: str, date: str
     problems = file_problems(ledger, tables, where, ledger.study, unregistered_ok=True)
     if problems:
         raise LedgerError(problems[0])
+    missing = [t["id"] for t in tables if t["id"] not in ledger.records and t.get("margin_from") is None]
+    if missing:
+        raise LedgerError(f"{where}: claim {missing[0]}: margin_from: required to register a claim: where its margin "
+                          f"came from, one of {', '.join(MARGIN_SOURCES)}")
     date = date or now()
     new = [register_entry(t, date) for t in tables if t["id"] not in ledger.records]
     return append(ledger, new), [e["id"] for e in new]
@@ -775,7 +820,7 @@ def log_lines(ledger: Ledger) -> list[str]:
     for r in records:
         state = "active" if r.active else f"withdrawn {r.withdrawn['date']}"
         lines += ["", f"{r.id} ({state}; registered {r.registered['date']}, {r.hash[:19]})",
-                  f"  {r.claim.get('statement', '')}", f"  {_what(r.claim)}"]
+                  f"  {r.claim.get('statement', '')}", f"  {_what(r.claim)}", f"  margin from: {r.margin_text()}"]
         kind = {"metric": r.claim.get("metric"), "unit": r.claim.get("unit")}
         for e in ledger.entries:
             if e["id"] != r.id or e["entry"] not in ("plan", "confirm"):

@@ -46,7 +46,7 @@ from scipy import stats as st
 from ..analysis.claims import format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
-from .ledger import LEDGER_DIR, SUFFIX, Ledger, Record, load_ledger
+from .ledger import LEDGER_DIR, MARGIN_SOURCES, MARGIN_WORDS, SUFFIX, Ledger, Record, load_ledger
 
 #: the family-wise level of the whole record, and the family name a confirmation records
 ALPHA = 0.05
@@ -372,6 +372,7 @@ def record_page(root: str | Path) -> str:
     counts = {s: sum(c.status == s for c in active) for s in
               ("confirmed", "inconclusive", "not replicated", "not yet tested on seeds of its own", "not yet tested")}
     under = [t for t in whole.tests if t.underpowered]
+    margins = {s: sum(c.record.margin_from == s for c in whole.claims) for s in MARGIN_SOURCES}
     reused = [t for t in whole.tests if not t.counts]
     lines = [PAGE_MARK, "# Every claim and every test", "",
              f"The record holds **{whole.size} tests** (every `confirm` entry of the {whole.ledgers} ledgers in "
@@ -391,7 +392,11 @@ def record_page(root: str | Path) -> str:
              f"*Reused seeds* ({len(reused)} tests): a restated claim confirmed on the salt its withdrawn twin was "
              f"confirmed on plays the same deals, seen before the claim was written; such a test counts in the "
              f"family's size but confirms nothing. Each test shows the confirmation's estimate first; the study's "
-             f"estimate is *selected* (the claim was chosen there, so it runs high).", "",
+             f"estimate is *selected* (the claim was chosen there, so it runs high). *Margin from* says where the "
+             f"claim's bound came from: development seeds, the study's own data, an earlier confirmation's fresh data "
+             f"(a restated claim) or before any data; "
+             + ", ".join(f"{n} from {MARGIN_WORDS[s]}" for s, n in margins.items() if n)
+             + " (for claims registered before the ledger kept it, recorded later from the git history).", "",
              "Re-make this page and the README's opening from the ledgers with `python -m simulator.studies.record "
              "--write`; `--check` fails when either differs.", ""]
     for study in dict.fromkeys(c.study for c in whole.claims):
@@ -410,6 +415,7 @@ def record_page(root: str | Path) -> str:
                 lines.append(f"* **`{c.record.id}`** — {status}. {content['statement']} ({who}rules "
                              f"{rules_words(root, study, content['rules'])}; {unit_text}; claimed "
                              f"{_claimed(content)}).")
+            lines.append(f"  * Margin from {c.record.margin_text()}.")
             lines += [f"  * {test_line(t, level)}" for t in c.tests]
             if c.record.withdrawn:
                 lines.append(f"  * Withdrawn: {c.record.withdrawn['reason']}")

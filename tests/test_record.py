@@ -78,22 +78,12 @@ def _test_entries(reg: dict, salt: str, p: float, pn: float, bound, power: float
     result = {"entry": "confirm", "id": reg["id"], "date": f"2026-12-0{day}T00:00:01Z", "hash": reg["hash"],
               "salt": salt, "seed": 7, "original": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 100},
               "confirmation": {"estimate": 1.0, "low": 0.5, "high": 1.5, "n": 200, "seed": 7},
-<<<<<<< HEAD
-              "test_interval": bound, "p": p, "p_contradiction": pn,
-              "status": "replicated" if p <= 0.05 else "inconclusive", "power": power,
-=======
               "test_interval": bound, "p": p, "p_contradiction": pn, "status": status(p, pn), "power": power,
->>>>>>> f277b45 (Issue 55: where each margin came from — claims files' margin_from (development, study, confirmation or prior), required by ginsim claims register and recorded in the register entry beside the content (not hashed); a margin entry kind records it once for a claim registered before, with its evidence; the 95 claims' sources recorded from the git history (78 the study's data, 11 an earlier confirmation's, 6 development seeds; the class games' extended ε named as optional continuation); shown by ginsim claims log and docs/claims.md)
               "powered_for": 0.5, "effect_from": "study interval edge", "z": 0.0,
               "cells": [{"cell": 0, "a": reg["claim"]["a"], "b": "y", "study": 1, "confirmation": 2}],
               "family": {"name": "record", "size": 5, "method": "holm", "alpha": 0.05},
-<<<<<<< HEAD
-              "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn}, "confirm_json": "sha256:" + "0" * 64}
-=======
               "holm": {"size": 1, "p_holm": p, "p_contradiction_holm": pn},
-              "cells": [{"cell": 0, "a": reg["claim"]["a"], "b": "y", "study": 1, "confirmation": 7}],
               "confirm_json": "sha256:" + "0" * 64}
->>>>>>> f277b45 (Issue 55: where each margin came from — claims files' margin_from (development, study, confirmation or prior), required by ginsim claims register and recorded in the register entry beside the content (not hashed); a margin entry kind records it once for a claim registered before, with its evidence; the 95 claims' sources recorded from the git history (78 the study's data, 11 an earlier confirmation's, 6 development seeds; the class games' extended ε named as optional continuation); shown by ginsim claims log and docs/claims.md)
     return [plan, result]
 
 
@@ -208,3 +198,13 @@ def test_a_claim_is_registered_with_its_margins_source_once(tmp_path):
     with pytest.raises(L.LedgerError, match="margin's source recorded already"):
         L.append(book, [{"entry": "margin", "id": "x", "date": "2026-12-05T00:00:00Z", "margin_from": "study",
                          "evidence": "again"}])
+
+
+def test_a_ledger_that_cannot_be_read_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "experiments" / "ledger"
+    folder.mkdir(parents=True)
+    (folder / "one.jsonl").write_bytes(b'{"entry": "confirm", "id": "x", "date": "2026-12-01T00:00:00Z"}\n')
+    (tmp_path / "README.md").write_text(f"{R.FRONT_BEGIN}\n{R.FRONT_END}\n", encoding="utf-8")
+    assert R.main(["--root", str(tmp_path), "--check"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "one.jsonl:1: " in err[0]

@@ -18,6 +18,22 @@ from typing import Any
 from ..run.rundir import RunError, is_confirmation_file, read_sealed
 
 
+#: metric -> unit -> (stats column, how the value maps when a and b are the cell's b and a, null value)
+METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
+    "net_points": {"hand": ("net_mean", "negate", 0.0), "game": ("margin_mean", "negate", 0.0)},
+    "win_share": {"hand": ("win_rate", "complement", 0.5), "game": ("win_prob", "complement", 0.5)},
+    "first_mover_edge": {"hand": ("first_mover_edge", "same", 0.0), "game": ("first_mover_edge", "same", 0.0)},
+    "length": {"hand": ("draws_mean", "same", 0.0), "game": ("hands_mean", "same", 0.0)},
+    # a tuning's claims (claims.toml in a folder of tuning specs): the tuned policy's value
+    # against the weighted field minus a baseline's, on the same deals (tune.json's "edge")
+    "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
+    # a decision-values study's claims (simulator.studies.decision_values): the full player's
+    # result against ``opponent`` minus the hybrid's (a = the player, b = the hybrid), on the same deals
+    "decision_loss": {"hand": ("loss", "same", 0.0), "game": ("loss", "same", 0.0)},
+}
+ASSERTIONS = ("sign", "above", "below", "interval", "delta")
+
+
 def scale(metric: str, unit: str) -> tuple[float, int, str, bool]:
     """(multiplier, decimals, unit text, signed) for printing a metric."""
     if metric == "win_share":
@@ -50,6 +66,26 @@ def format_estimate(entry: dict[str, Any], which: str) -> str:
     values = [number(entry, e[k]).rstrip("%") for k in ("estimate", "low", "high")]
     pct = "%" if entry["metric"] == "win_share" else ""
     return f"{values[0]}{pct} [{values[1]}, {values[2]}]"
+
+
+def assertion_text(entry: dict[str, Any]) -> str:
+    """What a claim asserts, as the tables print it: ``> 3.5``, ``< 45%``, ``in [a, b]``,
+    ``within ±0.05 of 0 (equivalence)``."""
+    (kind, value), = entry["assertion"].items()
+    mult, dec, _, _ = scale(entry["metric"], entry["unit"])
+    pct = "%" if entry["metric"] == "win_share" else ""
+    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip(".").replace("-", "−") + pct)
+    if kind == "sign":
+        null = METRICS[entry["metric"]][entry["unit"]][2]
+        return f"{'>' if value == 'positive' else '<'} {num(null)}"
+    if kind == "above":
+        return f"> {num(value)}"
+    if kind == "below":
+        return f"< {num(value)}"
+    if kind == "interval":
+        return f"in [{num(value[0])}, {num(value[1])}]"
+    null = METRICS[entry["metric"]][entry["unit"]][2]
+    return f"within ±{num(value)} of {num(null)} (equivalence)"
 
 
 def format_test_bound(entry: dict[str, Any], interval: list[float | None]) -> str:

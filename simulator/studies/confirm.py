@@ -60,7 +60,7 @@ from typing import Any
 
 from scipy import stats as st
 
-from ..analysis.claims import format_estimate, format_test_bound
+from ..analysis.claims import ASSERTIONS, METRICS, assertion_text, format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
@@ -88,20 +88,6 @@ PIECE = {"deals": 200_000, "games": 10_000}
 WRITTEN_BY = CONFIRM_WRITER
 MD_MARK = CONFIRMATION_FILES["confirm.md"]
 
-#: metric -> unit -> (stats column, how the value maps when a and b are the cell's b and a, null value)
-METRICS: dict[str, dict[str, tuple[str, str, float]]] = {
-    "net_points": {"hand": ("net_mean", "negate", 0.0), "game": ("margin_mean", "negate", 0.0)},
-    "win_share": {"hand": ("win_rate", "complement", 0.5), "game": ("win_prob", "complement", 0.5)},
-    "first_mover_edge": {"hand": ("first_mover_edge", "same", 0.0), "game": ("first_mover_edge", "same", 0.0)},
-    "length": {"hand": ("draws_mean", "same", 0.0), "game": ("hands_mean", "same", 0.0)},
-    # a tuning's claims (claims.toml in a folder of tuning specs): the tuned policy's value
-    # against the weighted field minus a baseline's, on the same deals (tune.json's "edge")
-    "field_edge": {"hand": ("edge", "same", 0.0), "game": ("edge", "same", 0.0)},
-    # a decision-values study's claims (simulator.studies.decision_values): the full player's
-    # result against ``opponent`` minus the hybrid's (a = the player, b = the hybrid), on the same deals
-    "decision_loss": {"hand": ("loss", "same", 0.0), "game": ("loss", "same", 0.0)},
-}
-ASSERTIONS = ("sign", "above", "below", "interval", "delta")
 
 
 class ClaimError(ValueError):
@@ -842,24 +828,6 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
 
 # ----------------------------------------------------------------------------- formatting
 
-def _assertion_text(entry: dict[str, Any]) -> str:
-    (kind, value), = entry["assertion"].items()
-    mult, dec, _, _ = _scale(entry["metric"], entry["unit"])
-    pct = "%" if entry["metric"] == "win_share" else ""
-    num = (lambda v: f"{mult * v:.{dec + 1}f}".rstrip("0").rstrip(".").replace("-", "−") + pct)
-    if kind == "sign":
-        null = METRICS[entry["metric"]][entry["unit"]][2]
-        return f"{'>' if value == 'positive' else '<'} {num(null)}"
-    if kind == "above":
-        return f"> {num(value)}"
-    if kind == "below":
-        return f"< {num(value)}"
-    if kind == "interval":
-        return f"in [{num(value[0])}, {num(value[1])}]"
-    null = METRICS[entry["metric"]][entry["unit"]][2]
-    return f"within ±{num(value)} of {num(null)} (equivalence)"
-
-
 def render_markdown(result: dict[str, Any]) -> str:
     n_claims = result["holm"]["size"]
     family = result["family"]
@@ -909,7 +877,7 @@ def render_markdown(result: dict[str, Any]) -> str:
     for e in result["claims"]:
         _, _, unit_text, _ = _scale(e["metric"], e["unit"])
         lines.append(f"| {e['id']} | {e['statement']} | {e['a']} vs {e['b']}, {e['rules']} | {unit_text} "
-                     f"{_assertion_text(e)} | {format_estimate(e, 'original')} ({e['original']['n']:,}) | "
+                     f"{assertion_text(e)} | {format_estimate(e, 'original')} ({e['original']['n']:,}) | "
                      f"{format_estimate(e, 'confirmation')} ({e['confirmation']['n']:,}) | "
                      f"{format_test_bound(e, e['test_interval'])} | {_number(e, e['powered_for'])} "
                      f"({e['effect_from']}) | {e['power']:.0%} | {e['z']:+.1f} | {e['p']:.2g} | **{e['status']}** |")

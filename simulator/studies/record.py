@@ -43,7 +43,7 @@ from typing import Any
 
 from scipy import stats as st
 
-from ..analysis.claims import format_estimate, format_test_bound
+from ..analysis.claims import ASSERTIONS, METRICS, assertion_text, format_estimate, format_test_bound
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from .ledger import LEDGER_DIR, MARGIN_SOURCES, MARGIN_WORDS, SUFFIX, Ledger, Record, load_ledger
@@ -143,8 +143,6 @@ class WholeRecord:
 
 def claim_region(content: dict[str, Any]) -> tuple[float, float]:
     """The claimed region [low, high] of a registered claim's estimand."""
-    from .confirm import METRICS
-
     null = METRICS[content["metric"]][content["unit"]][2]
     if "sign" in content:
         return (null, math.inf) if content["sign"] == "positive" else (-math.inf, null)
@@ -288,15 +286,13 @@ FRONT: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
 def rules_words(root: str | Path, study: str, variant: str) -> str:
     """The rules of ``variant`` of ``study`` (``experiments/STUDY.toml``) in words, or the
     variant's name when the study keeps its rules elsewhere (a tuning folder)."""
-    import tomllib
-
     from ..core.rules import variant_note
+    from ..run.experiment import read_toml_file
 
     path = Path(root) / "experiments" / f"{study}.toml"
-    if not path.is_file():
+    if not path.exists():
         return variant
-    with path.open("rb") as handle:
-        table = tomllib.load(handle).get("variants", {}).get(variant)
+    table = read_toml_file(path, "an experiment file", ValueError).get("variants", {}).get(variant)
     return f"{variant}: {variant_note(table)}" if isinstance(table, dict) else variant
 
 
@@ -305,9 +301,7 @@ def _kind(content: dict[str, Any]) -> dict[str, Any]:
 
 
 def _claimed(content: dict[str, Any]) -> str:
-    from .confirm import ASSERTIONS, _assertion_text
-
-    return _assertion_text({**_kind(content), "assertion": {k: content[k] for k in ASSERTIONS if k in content}})
+    return assertion_text({**_kind(content), "assertion": {k: content[k] for k in ASSERTIONS if k in content}})
 
 
 def _power_words(test: Test, level: float) -> str:
@@ -446,13 +440,20 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", action="store_true", help="rewrite both")
     mode.add_argument("--check", action="store_true", help="exit 1 when either differs")
     args = parser.parse_args(argv)
-    root = Path(args.root)
+    try:
+        return _main(Path(args.root), args.check)
+    except ValueError as exc:  # a ledger or study file that cannot be read: one line
+        print(f"python -m simulator.studies.record: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(root: Path, check: bool) -> int:
     readme = root / "README.md"
     old = {readme: readme.read_text(encoding="utf-8"),
            root / PAGE: (root / PAGE).read_text(encoding="utf-8") if (root / PAGE).is_file() else ""}
     new = {readme: readme_with_front(old[readme], front_block(root)), root / PAGE: record_page(root)}
     stale = [path for path in new if new[path] != old[path]]
-    if args.check:
+    if check:
         for path in stale:
             print(f"{path}: differs from experiments/ledger/*.jsonl; run python -m simulator.studies.record --write",
                   file=sys.stderr)

@@ -52,6 +52,9 @@ import pandas as pd
 from scipy import stats as st
 
 LABELS = ("cell", "matchup", "a", "b", "variant")
+#: labels a frame from ``with_context`` carries besides ``LABELS``, kept by ``hand_stats`` /
+#: ``game_stats`` when present (a run's rows have neither: a run's seeds are in its manifest)
+FRAME_LABELS = ("name", "seed")
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 
 
@@ -72,7 +75,7 @@ def sweep_columns(df: pd.DataFrame) -> list[str]:
 
 
 def _label_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in LABELS if c in df.columns] + sweep_columns(df)
+    return [c for c in (*LABELS, *FRAME_LABELS) if c in df.columns] + sweep_columns(df)
 
 
 def _with_cell(df: pd.DataFrame) -> pd.DataFrame:
@@ -367,7 +370,8 @@ def hand_stats(hands, confidence: float = 0.95, mirrored: bool | None = None) ->
     ``data/`` files are scanned one at a time (``scan_run``) and never loaded whole, with
     the same estimates to float rounding.
 
-    Columns: the labels; ``n_hands``, ``n_units`` (pairs when mirrored, else hands);
+    Columns: the labels (``cell, matchup, a, b, variant``, the swept parameters, and a
+    ``with_context`` frame's ``name`` and ``seed``); ``n_hands``, ``n_units`` (pairs when mirrored, else hands);
     ``net_mean`` (points per hand to A, ``net_a``); ``win_rate`` (share of hands A won, no
     winner = ½); ``first_mover_edge`` (points per hand to the non-dealer, who moves first:
     ``net_a`` when B dealt, ``-net_a`` when A dealt); ``draws_mean`` (hand length in cards

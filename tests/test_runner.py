@@ -171,6 +171,38 @@ def test_deals_and_games_in_one_run_match_the_api(tmp_path):
     assert "single hands" in text and "whole games" in text
 
 
+def test_the_summary_shows_the_first_movers_edge_in_self_play_cells(tmp_path):
+    """In self-play A's net points are zero by construction: the printed summary adds the
+    first mover's edge (hand_stats' and game_stats' figure) for those cells, and only for them."""
+    from simulator.analysis.stats import game_stats, hand_stats
+    from simulator.analysis.summary import run_summaries, summarize
+
+    text = textwrap.dedent('''
+        name = "selfplay"
+        seed = 3
+        deals = 400
+        games = 20
+        matchups = [["knock_early", "knock_early"], ["knock_early", "random"]]
+        [variants.hoyle]
+        preset = "hoyle"
+    ''')
+    run_experiment(load_experiment(write(tmp_path, text)), tmp_path / "run", progress=False)
+    hands, games = summarize(tmp_path / "run", "deals"), summarize(tmp_path / "run", "games")
+    h, g = hand_stats(tmp_path / "run"), game_stats(tmp_path / "run")
+    assert hands.loc[0, "first_mover"] == pytest.approx(h.loc[0, "first_mover_edge"])
+    assert hands.loc[0, "first_mover_ci95"] == pytest.approx((h.loc[0, "first_mover_edge_ci_high"]
+                                                              - h.loc[0, "first_mover_edge_ci_low"]) / 2)
+    assert games.loc[0, "first_mover"] == pytest.approx(g.loc[0, "first_mover_edge"])
+    assert pd.isna(hands.loc[1, "first_mover"]) and pd.isna(games.loc[1, "first_mover"])
+    printed = run_summaries(tmp_path / "run")
+    hand_part, game_part = printed.split("whole games")
+    assert "first_mover ± 95%" in hand_part and "first_mover pp ± 95%" in game_part
+    row0, row1 = (line for line in hand_part.splitlines() if line.lstrip().startswith(("0 ", "1 ")))
+    assert f"{hands.loc[0, 'first_mover']:+.3f} ± {hands.loc[0, 'first_mover_ci95']:.3f}" in row0
+    assert row1.endswith("%")  # no edge for a cell that is not self-play
+    assert "zero by construction" in hand_part
+
+
 def test_sweeps_apply_to_the_matchups_whose_strategy_has_the_parameter(tmp_path):
     text = textwrap.dedent('''
         name = "mixed"

@@ -106,10 +106,15 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     if result.stats:
         print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
     if result.export is not None:
+        from .interop.openspiel import CONVERT_REFUSALS
+
         e = result.export
         print(f"hand histories: {e['written']:,} written to {e['directory']}"
-              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
-                 f"{e['first_reason']})" if e["not_written"] else ""))
+              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them" if e["not_written"] else ""))
+        for category, count in sorted(e["not_written_by_reason"].items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {count:,} not written: {CONVERT_REFUSALS[category]}")
+        if e["not_written"]:
+            print(f"  the first: {e['first_reason']}")
 
 
 #: memory ``arena`` keeps per deck (its points, a Python float in a list)

@@ -6,6 +6,7 @@ score, and its action sequence converts back."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 import tomllib
 from pathlib import Path
@@ -209,8 +210,32 @@ def test_openspiel_moves_ginsims_rules_forbid_are_refused_by_name():
     state.apply_action(upcard)  # discarding the card just taken: OpenSpiel allows it, docs/rules.md does not
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0] if not state.is_chance_node() else state.chance_outcomes()[0][0])
-    with pytest.raises(InteropError, match="is not a move docs/rules.md allows here"):
+    with pytest.raises(InteropError, match="is not a move docs/rules.md allows here") as refused:
         from_openspiel(state.history(), game)
+    assert refused.value.category == "move_outside_the_rules"
+
+
+def test_arena_counts_every_hand_it_cannot_export_by_reason(tmp_path):
+    """OpenSpiel's random bot breaks ginsim's rules in most hands, and its simple bot, defending
+    against gin, may spread no melds (ginsim counts the defender's least deadwood): each hand not
+    written is counted under its reason, and the command prints every count."""
+    pytest.importorskip("pyspiel")
+    from simulator.interop.openspiel import CONVERT_REFUSALS, arena
+
+    for b, decks, reason in (("openspiel_random", 5, "move_outside_the_rules"),
+                             ("openspiel_simple", 7, "defender_melds_against_gin")):
+        e = arena("gin_hunter" if b == "openspiel_simple" else "simple", b, n_decks=decks, seed=2026,
+                  export=tmp_path / b).export
+        assert e["not_written"] == sum(e["not_written_by_reason"].values()) > 0, e
+        assert set(e["not_written_by_reason"]) <= set(CONVERT_REFUSALS) and reason in e["not_written_by_reason"], e
+        assert e["written"] + e["not_written"] == 2 * decks == len(list((tmp_path / b).glob("hand-*.toml"))) \
+            + e["not_written"]
+    done = ginsim("arena", "simple", "openspiel_random", "--decks", 5, "--seed", 2026, "--export", tmp_path / "cli")
+    assert done.returncode == 0, done.stderr
+    counts = re.findall(r"^  (\d+) not written: (.+)$", done.stdout, flags=re.M)
+    assert sum(int(n) for n, _ in counts) == int(re.search(r"; (\d+) not written", done.stdout).group(1))
+    assert {words for _, words in counts} <= set(CONVERT_REFUSALS.values()) and len(counts) >= 2
+    assert "  the first: deck " in done.stdout
 
 
 @pytest.mark.parametrize("engine", ["ginsim", "openspiel"])

@@ -81,7 +81,8 @@ from ..run.seeds import derive_seed
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
            "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS",
-           "ARENA_SEED_LIMIT", "arena_seed", "ConvertRefusal", "CONVERT_REFUSALS", "to_openspiel", "from_openspiel"]
+           "ARENA_SEED_LIMIT", "arena_seed", "ConvertRefusal", "CONVERT_REFUSALS", "to_openspiel", "from_openspiel", "histories_to_openspiel",
+           "openspiel_to_histories"]
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)
@@ -1585,6 +1586,47 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
         raise ConvertRefusal("scored_differently",
                              f"ginsim scores the hand {list(hand.returns())} by seat, OpenSpiel {returns} by player")
     return record(rules, deck, dealer, played, players, source=source)
+
+
+def histories_to_openspiel(paths) -> list[list[int]]:
+    """``to_openspiel`` of each hand history file in ``paths``, in order (``ginsim convert
+    --to openspiel``); the first file that does not convert raises ``ValueError`` naming it."""
+    from ..run.handhistory import read_file
+
+    out = []
+    for path in paths:
+        try:
+            out.append(to_openspiel(read_file(path)))
+        except (InteropError, ValueError) as exc:  # read_file's errors name the file already
+            raise ValueError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
+    return out
+
+
+def openspiel_to_histories(text: str, where: str, rules="single_hand", dealer: int = 1
+                           ) -> list[tuple[int, HandHistory]]:
+    """``from_openspiel`` of each non-empty line of ``text``, one hand's action sequence per
+    line (integers separated by spaces or commas, brackets allowed: ``state.history()`` as
+    Python prints it), played as OpenSpiel's ``gin_rummy`` with ginsim ``rules``
+    (``game_for``): (line number, history) pairs.  ``where`` names the text in errors
+    (``FILE:LINE``).  Every line converts or ``ValueError`` names the first that does not
+    (``ginsim convert --from openspiel``)."""
+    game = game_for(rules)
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.replace("[", " ").replace("]", " ").replace(",", " ").split()
+        if not fields:
+            continue
+        if not all(f.isdigit() for f in fields):
+            raise ValueError(f"{where}:{number}: an OpenSpiel action sequence is integers separated by spaces or "
+                             f"commas, got {line.strip()[:60]!r}")
+        try:
+            out.append((number, from_openspiel([int(f) for f in fields], game, source={"engine": "openspiel"},
+                                               dealer=dealer)))
+        except InteropError as exc:
+            raise ValueError(f"{where}:{number}: {exc}") from None
+    if not out:
+        raise ValueError(f"{where}: no action sequence in it (one hand per line)")
+    return out
 
 
 def _ginsim_moves(game, actions: list[int], hand: Hand, seat: tuple[int, int]) -> list[tuple[int, int]]:

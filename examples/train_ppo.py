@@ -2,9 +2,11 @@
 vectorised environment, and evaluate it the way ginsim evaluates strategies: ``simulate``
 over mirrored deals, the agent played through ``PolicyStrategy``, with a 95% interval.
 
-Install (CPU build of torch; a bare ``torch`` requirement pulls a CUDA build of several GB):
+Install (on Linux the package index's torch is the CUDA build, several GB; the CPU build is
+all this needs, from PyTorch's CPU index, first):
 
-    pip install -e '.[train]'        # or: pip install torch==2.13.0 sb3-contrib gymnasium pettingzoo
+    pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+    pip install -e '.[train]'        # or: pip install sb3-contrib gymnasium pettingzoo
 
 Run:
 
@@ -21,6 +23,11 @@ mirrored deals against ``simple`` (``simulate``, hoyle rules), and the learning 
 wall and CPU seconds, points per hand with its 95% interval) is written to
 ``OUT/curve.csv``; at the end ``--final-deals`` deals give the final figure
 (``OUT/final.json``) and the model is saved as ``OUT/model.zip``.
+
+PPO trains on whole rollouts (``--num-envs`` × ``--n-steps`` agent steps): ``--steps`` is
+rounded up to whole rollouts, and ``--n-steps`` is shortened when one rollout would be longer
+than ``--steps`` (``--steps 4096`` at 256 hands trains 4,096 steps, in rollouts of 16 steps);
+the run says so on stderr when it changes either.
 
 ``--max-cpu-minutes`` bounds the whole run's CPU time, evaluations included: training is
 checked after every rollout (``num_envs * n_steps`` agent steps, a few CPU-seconds), not
@@ -134,6 +141,16 @@ def evaluate(model, n_deals: int, seed: int, rules: str = "hoyle") -> dict:
             "win_rate": float((df["winner"] == "a").mean())}
 
 
+def rollout_plan(steps: int, num_envs: int, n_steps: int) -> tuple[int, int]:
+    """PPO's rollout length per env and the agent steps the run trains.  PPO collects and
+    trains on whole rollouts of ``num_envs * n_steps`` agent steps, so ``n_steps`` is
+    shortened when one rollout would be longer than ``steps`` (to ``steps // num_envs``, at
+    least 1), and ``steps`` is rounded up to a whole number of rollouts."""
+    length = max(1, min(n_steps, steps // num_envs))
+    rollout = num_envs * length
+    return length, -(-steps // rollout) * rollout
+
+
 class CpuBudget(BaseCallback):
     """Stops ``model.learn`` at the first environment step (``num_envs`` hands) at which this
     process's CPU time reaches ``deadline`` (``time.process_time()`` seconds), so a CPU limit
@@ -209,8 +226,13 @@ def main(argv=None) -> int:
         torch.set_num_interop_threads(args.threads)
     except RuntimeError:  # torch allows it once per process, before any parallel work
         pass
+    n_steps, total = rollout_plan(args.steps, args.num_envs, args.n_steps)
+    if (n_steps, total) != (args.n_steps, args.steps):
+        print(f"train_ppo: training {total:,} agent steps, whole rollouts of {args.num_envs} hands x {n_steps} "
+              f"steps" + (f" (--n-steps {args.n_steps} shortened to fit --steps)" if n_steps != args.n_steps else ""),
+              file=sys.stderr)
     env = GinsimVecEnv(args.num_envs, seed=args.seed)
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(2048, args.num_envs * args.n_steps),
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(2048, args.num_envs * n_steps),
                         n_epochs=4, learning_rate=3e-4, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
                         policy_kwargs={"net_arch": [256, 256]}, seed=args.seed, verbose=0, device="cpu")
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -236,7 +258,7 @@ def main(argv=None) -> int:
 
     log(0)
     done = 0
-    while done < args.steps:
+    while done < total:
         deadline = float("inf")
         if args.max_cpu_minutes is not None:  # leave room for one more evaluation and the final one
             reserve = eval_cpu["per_deal"] * (args.eval_deals + args.final_deals)
@@ -245,7 +267,7 @@ def main(argv=None) -> int:
                 _stopped_by_limit(done, reserve)
                 break
         budget = CpuBudget(deadline)
-        chunk = min(args.eval_every, args.steps - done)
+        chunk = min(args.eval_every, total - done)
         model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=budget)
         done = model.num_timesteps
         log(done)

@@ -18,11 +18,14 @@
     ginsim seal DIR                                               record the chunk digests of an earlier ginsim's run
     ginsim replay RUN_DIR --cell C --deal N [--html FILE] [--export FILE] [--trust-plugins]  one deal, turn by
                                                                   turn (or a page, or a hand history file)
+    ginsim replay RUN_DIR --cell C --deals FIRST-LAST --export DIR   many deals as hand history files
     ginsim replay FILE [--html FILE]                              a hand history file played again and told
     ginsim report RUN_DIR [--out DIR] [--multiplicity holm|bh|none] [--trust-plugins]  report.md, .html, PNGs
     ginsim simulate A B [--rules PRESET] [--deals N] [--seed S]   play deals, print a summary
     ginsim arena A B [--decks N] [--seed S] [--engine openspiel|ginsim] [--export DIR]  two players on the
                                                                   same decks inside OpenSpiel (needs open_spiel)
+    ginsim convert --to openspiel FILE... | --from openspiel FILE --out DIR   hand history files to OpenSpiel
+                                                                  action sequences, or back (needs open_spiel)
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
@@ -107,10 +110,55 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     if result.stats:
         print("translations: " + ", ".join(f"{k} {v:,}" for k, v in result.stats.items()))
     if result.export is not None:
+        from .interop.openspiel import CONVERT_REFUSALS
+
         e = result.export
         print(f"hand histories: {e['written']:,} written to {e['directory']}"
-              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them (the first: "
-                 f"{e['first_reason']})" if e["not_written"] else ""))
+              + (f"; {e['not_written']:,} not written, as ginsim's rules cannot play them" if e["not_written"] else ""))
+        for category, count in sorted(e["not_written_by_reason"].items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {count:,} not written: {CONVERT_REFUSALS[category]}")
+        if e["not_written"]:
+            print(f"  the first: {e['first_reason']}")
+
+
+#: the largest file of OpenSpiel action sequences ``ginsim convert --from openspiel`` reads (a
+#: hand is about 200 integers: some 600 bytes a line)
+CONVERT_BYTES = 64 << 20
+
+
+def _cmd_convert(args: argparse.Namespace) -> None:
+    """``ginsim convert``: hand history files to OpenSpiel action sequences, or back."""
+    if (args.to is None) == (args.source is None):
+        raise ValueError("give exactly one of --to openspiel and --from openspiel")
+    try:
+        from .interop.openspiel import histories_to_openspiel, openspiel_to_histories
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+    if args.to is not None:
+        if args.out is not None:
+            raise ValueError("--out is for --from openspiel (--to openspiel prints one line per file on stdout)")
+        for actions in histories_to_openspiel(args.inputs):
+            print(" ".join(map(str, actions)))
+        return
+    from .infra.inputs import read_regular
+    from .run.handhistory import write_file
+
+    if len(args.inputs) != 1 or args.out is None or not args.out.strip():
+        raise ValueError("--from openspiel takes one file of action sequences (one hand per line) and --out DIR")
+    path, out = args.inputs[0], Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a directory for the hand history files")
+    data = read_regular(path, "a file of OpenSpiel action sequences", CONVERT_BYTES, follow=True)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    histories = openspiel_to_histories(text, path, args.rules, args.dealer)
+    out.mkdir(parents=True, exist_ok=True)
+    width = len(str(histories[-1][0]))
+    for line, h in histories:
+        write_file(h, out / f"hand-{line:0{width}d}.toml")
+    print(f"{len(histories):,} hand history files written to {out}")
 
 
 #: memory ``arena`` keeps per deck (its points, a Python float in a list)
@@ -778,6 +826,9 @@ def _cmd_replay(args: argparse.Namespace) -> None:
     if Path(args.run_dir).is_file():  # a hand history file
         _replay_history(args)
         return
+    if args.deals is not None:
+        _export_deals(args)
+        return
     for option in ("cell", "deal"):
         if getattr(args, option) is None:
             raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
@@ -795,9 +846,28 @@ def _cmd_replay(args: argparse.Namespace) -> None:
         print(replay_text(args.run_dir, args.cell, args.deal, trust_plugins=args.trust_plugins)[0])
 
 
+def _export_deals(args: argparse.Namespace) -> None:
+    """``ginsim replay RUN --cell C --deals FIRST-LAST --export DIR``: many deals as files."""
+    import re
+
+    from .run.handhistory import export_deals
+
+    found = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", args.deals)
+    if found is None:
+        raise ValueError(f"--deals must be FIRST-LAST, two deal numbers (0-99), got {args.deals!r}")
+    for option, why in (("deal", "give --deal or --deals, not both"), ("html", "--html pages one deal; use --deal")):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} with --deals: {why}")
+    if args.cell is None or args.export is None:
+        raise ValueError("--deals needs --cell and --export DIR (the directory for the hand history files)")
+    paths = export_deals(args.run_dir, args.cell, int(found.group(1)), int(found.group(2)), Path(args.export),
+                         args.trust_plugins)
+    print(f"{len(paths):,} hand history files written to {args.export}")
+
+
 def _replay_history(args: argparse.Namespace) -> None:
     """``ginsim replay FILE``: a hand history played again, checked, and told (or paged)."""
-    for option in ("cell", "deal", "export"):
+    for option in ("cell", "deal", "deals", "export"):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} works on a run directory; {args.run_dir} is a hand history file")
     if args.html is not None:
@@ -932,6 +1002,25 @@ def _play_commands(command) -> None:
                                   "docs/hand-history.md) (default: none written)"), "directory")
     _plugin_and_json_options(p)
     p.set_defaults(func=_cmd_arena)
+
+    p = command("convert", "convert hand history files to OpenSpiel action sequences, or back (needs open_spiel)",
+                "Hand history files (docs/hand-history.md) to OpenSpiel gin_rummy action sequences, one line per "
+                "file on stdout, in the order given (--to openspiel); or a file of OpenSpiel action sequences, one "
+                "hand per line (state.history(), chance outcomes included), to hand history files in a directory "
+                "(--from openspiel). Every input converts, or nothing is printed or written.")
+    _complete(p.add_argument("inputs", nargs="+", metavar="FILE",
+                             help="hand history files (--to), or one file of action sequences (--from)"), "file")
+    p.add_argument("--to", choices=["openspiel"], help="convert hand history files to this format (default: none)")
+    p.add_argument("--from", dest="source", choices=["openspiel"],
+                   help="convert from this format to hand history files (default: none)")
+    _complete(p.add_argument("--out", metavar="DIR", help="with --from: the directory for the hand history files, "
+                             "hand-LINE.toml (default: none)"), "directory")
+    p.add_argument("--rules", default="single_hand",
+                   help="with --from: the rules of the OpenSpiel game the sequences were played in (default: "
+                        "single_hand, OpenSpiel's gin_rummy defaults)")
+    p.add_argument("--dealer", type=int, choices=[0, 1], default=1,
+                   help="with --from: the seat OpenSpiel's player 1, the dealer, sits in (default: 1)")
+    p.set_defaults(func=_cmd_convert)
 
 
 def _run_commands(command) -> None:
@@ -1113,9 +1202,13 @@ def _read_commands(command) -> None:
                                             "directory (default: none, for a hand history file)")
     p.add_argument("--deal", type=int, help="deal number within the cell (the 'deal' column); required with a run "
                                             "directory (default: none, for a hand history file)")
+    p.add_argument("--deals", metavar="FIRST-LAST",
+                   help="with --export DIR: write deals FIRST to LAST of the cell as hand history files in DIR, "
+                        "each re-played and checked before any is written (default: one --deal)")
     _complete(p.add_argument("--export", metavar="FILE",
                              help="write the deal as a hand history file (rules, deal, every action, result; "
-                                  "docs/hand-history.md) instead of the text (default: the text on stdout)"), "file")
+                                  "docs/hand-history.md) instead of the text; with --deals, a directory "
+                                  "(default: the text on stdout)"), "file")
     _complete(p.add_argument("--html", metavar="FILE",
                              help="write a self-contained web page that steps through the deal (both hands, the "
                                   "pile, each decision, the layout and the score; arrow keys or buttons) instead "

@@ -36,10 +36,14 @@ def test_frames_carry_their_context_and_with_context_keeps_it():
     assert stats.loc[0, "net_ci_low"] == pytest.approx(alone.loc[0, "net_ci_low"])
     named = an.with_context([hoyle, classic], names=["h", "c"])
     assert named["name"].unique().tolist() == ["h", "c"]
+    # the per-frame labels survive into the statistics: which seed (and name) each row played
+    assert stats["seed"].tolist() == [3, 4]
+    assert an.hand_stats(named)[["name", "seed"]].values.tolist() == [["h", 3], ["c", 4]]
 
     games, hands = simulator.simulate_games("knock_early", "random", n_games=20, seed=2, hands=True)
     assert games.attrs["a"] == hands.attrs["a"] == "knock_early"
     assert an.game_stats(an.with_context(games))["matchup"].tolist() == ["knock_early vs random"]
+    assert an.game_stats(an.with_context(games))["seed"].tolist() == [2]
 
     with pytest.raises(ValueError, match="attrs"):
         an.with_context([pd.DataFrame({"net_a": [1]})])

@@ -6,6 +6,7 @@ score, and its action sequence converts back."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 import tomllib
 from pathlib import Path
@@ -160,6 +161,22 @@ def test_the_actions_of_a_trace_are_found_by_its_events():
         HH.actions_from_events(HH.new_hand(history), bad)
 
 
+def test_replay_exports_a_range_of_deals_each_the_same_as_one_at_a_time(run, tmp_path):
+    done = ginsim("replay", run, "--cell", 1, "--deals", "2-7", "--export", tmp_path / "batch")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"6 hand history files written to {tmp_path / 'batch'}"
+    files = sorted((tmp_path / "batch").glob("*.toml"))
+    assert [f.name for f in files] == [f"cell1-deal{d}.toml" for d in range(2, 8)]
+    for deal, path in zip(range(2, 8), files, strict=True):
+        assert HH.to_text(HH.read_file(path)) == HH.to_text(HH.from_run(run, 1, deal))
+    # a bad range, or a deal past the run, writes nothing
+    for deals, message in (("5-3", "0 <= FIRST <= LAST"), ("6-8", "--deals must be from 0 to 7, got 8"),
+                           ("two", "--deals must be FIRST-LAST")):
+        done = ginsim("replay", run, "--cell", 1, "--deals", deals, "--export", tmp_path / "none")
+        one_line_error(done, message)
+        assert not (tmp_path / "none").exists()
+
+
 # --------------------------------------------------------------------------- OpenSpiel
 def test_an_exported_hand_is_an_openspiel_action_sequence_pyspiel_scores_the_same(run, tmp_path):
     pytest.importorskip("pyspiel")
@@ -209,8 +226,32 @@ def test_openspiel_moves_ginsims_rules_forbid_are_refused_by_name():
     state.apply_action(upcard)  # discarding the card just taken: OpenSpiel allows it, docs/rules.md does not
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0] if not state.is_chance_node() else state.chance_outcomes()[0][0])
-    with pytest.raises(InteropError, match="is not a move docs/rules.md allows here"):
+    with pytest.raises(InteropError, match="is not a move docs/rules.md allows here") as refused:
         from_openspiel(state.history(), game)
+    assert refused.value.category == "move_outside_the_rules"
+
+
+def test_arena_counts_every_hand_it_cannot_export_by_reason(tmp_path):
+    """OpenSpiel's random bot breaks ginsim's rules in most hands, and its simple bot, defending
+    against gin, may spread no melds (ginsim counts the defender's least deadwood): each hand not
+    written is counted under its reason, and the command prints every count."""
+    pytest.importorskip("pyspiel")
+    from simulator.interop.openspiel import CONVERT_REFUSALS, arena
+
+    for b, decks, reason in (("openspiel_random", 5, "move_outside_the_rules"),
+                             ("openspiel_simple", 7, "defender_melds_against_gin")):
+        e = arena("gin_hunter" if b == "openspiel_simple" else "simple", b, n_decks=decks, seed=2026,
+                  export=tmp_path / b).export
+        assert e["not_written"] == sum(e["not_written_by_reason"].values()) > 0, e
+        assert set(e["not_written_by_reason"]) <= set(CONVERT_REFUSALS) and reason in e["not_written_by_reason"], e
+        assert e["written"] + e["not_written"] == 2 * decks == len(list((tmp_path / b).glob("hand-*.toml"))) \
+            + e["not_written"]
+    done = ginsim("arena", "simple", "openspiel_random", "--decks", 5, "--seed", 2026, "--export", tmp_path / "cli")
+    assert done.returncode == 0, done.stderr
+    counts = re.findall(r"^  (\d+) not written: (.+)$", done.stdout, flags=re.M)
+    assert sum(int(n) for n, _ in counts) == int(re.search(r"; (\d+) not written", done.stdout).group(1))
+    assert {words for _, words in counts} <= set(CONVERT_REFUSALS.values()) and len(counts) >= 2
+    assert "  the first: deck " in done.stdout
 
 
 @pytest.mark.parametrize("engine", ["ginsim", "openspiel"])
@@ -228,3 +269,33 @@ def test_arena_exports_every_hand_and_each_file_replays(tmp_path, engine):
         assert history.source["engine"] == engine and history.rules == Rules.preset("single_hand")
         a_seat = history.source["a_seat"]
         assert history.players[a_seat] == "simple" and history.players[1 - a_seat] == "gin_hunter"
+
+
+def test_convert_turns_hand_histories_into_openspiel_sequences_and_back(tmp_path, capsys):
+    """``ginsim convert --to openspiel`` prints one action sequence per file, in order;
+    ``--from openspiel`` writes each line back as a hand history that plays the same moves
+    to the same result; a line that is not a sequence writes nothing."""
+    pytest.importorskip("pyspiel")
+    from simulator.cli import main
+
+    histories = [HH.from_deal("gin_hunter", "simple", "single_hand", seed=5, deal=d) for d in range(4)]
+    paths = [HH.write_file(h, tmp_path / f"h{d}.toml") for d, h in enumerate(histories)]
+    assert main(["convert", "--to", "openspiel", *map(str, paths)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    from simulator.interop.openspiel import to_openspiel
+
+    assert lines == [" ".join(map(str, to_openspiel(h))) for h in histories]
+    (tmp_path / "actions.txt").write_text("\n".join(lines) + "\n")
+    assert main(["convert", "--from", "openspiel", str(tmp_path / "actions.txt"), "--out", str(tmp_path / "back")]) == 0
+    back = sorted((tmp_path / "back").glob("*.toml"))
+    assert [p.name for p in back] == ["hand-1.toml", "hand-2.toml", "hand-3.toml", "hand-4.toml"]
+    for history, path in zip(histories, back, strict=True):
+        got = HH.read_file(path)
+        dealer = {"dealer": history.dealer}
+        assert got.result["outcome"] == history.result["outcome"] and got.hands == (
+            history.hands if history.dealer == 1 else history.hands[::-1]), (path, dealer)
+        HH.play(got, str(path))
+    (tmp_path / "bad.txt").write_text(lines[0] + "\n1 2 x\n")
+    assert main(["convert", "--from", "openspiel", str(tmp_path / "bad.txt"), "--out", str(tmp_path / "none")]) == 2
+    assert "bad.txt:2: an OpenSpiel action sequence is integers" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()

@@ -248,10 +248,15 @@ def test_game_for_refuses_rules_openspiel_cannot_play():
     assert (rules.knock_limit, rules.gin_bonus, rules.undercut_bonus) == (10, 25, 25)
 
 
-def test_ginsim_arena_cli(capsys):
+def test_ginsim_arena_cli(capsys, tmp_path):
     assert main(["arena", "simple", "openspiel_simple", "--decks", "4", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     validate(doc, "arena")  # against docs/cli.md's schema
+    assert main(["arena", "simple", "openspiel_random", "--decks", "3", "--seed", "2026", "--json",
+                 "--export", str(tmp_path / "hands")]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    validate(exported, "arena")  # the export's counts by reason too
+    assert sum(exported["export"]["not_written_by_reason"].values()) == exported["export"]["not_written"] > 0
     assert doc["hands"] == 8
     assert doc["net_points_per_hand_to_a"]["unit"] == "deck"
     assert main(["arena", "simple", "openspiel_simple", "--decks", "0"]) == 2

@@ -224,6 +224,7 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
 
     monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
     monkeypatch.setitem(_cache._STATE, "announced", False)
+    monkeypatch.setattr(_cache, "COMPILE_NOTICE_GRACE", 0.0)  # at once: these compiles are quick
     _cache.announce_compiles()
     first = load("tiny_engine_a")
     assert first.twice(2) == 4 and first.thrice(1) == 3  # two compiles: one notice
@@ -231,6 +232,48 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
     monkeypatch.setitem(_cache._STATE, "announced", False)
     assert load("tiny_engine_b").twice(3) == 6  # loaded from the cache: no compile, no notice
     assert capsys.readouterr().err == ""
+
+
+def test_a_compile_over_within_the_grace_says_nothing_and_a_longer_one_says_so(tmp_path, monkeypatch, capsys):
+    """A command that cannot tell in advance whether it compiles prints the notice only when
+    numba is still compiling COMPILE_NOTICE_GRACE seconds after a compile of ginsim's began."""
+    import threading
+    import time
+
+    from simulator.infra import cache as _cache
+
+    source = tmp_path / "tiny_slow.py"
+    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n"
+                      "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
+    monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
+    monkeypatch.setitem(_cache._STATE, "announced", False)
+    monkeypatch.setattr(_cache, "COMPILE_NOTICE_GRACE", 5.0)
+    _cache.announce_compiles()
+    quick = _load_module(source, "tiny_slow_a")
+    assert quick.twice(2) == 4
+    timer = _cache._STATE["timer"]
+    assert timer is not None and _cache._STATE["compiling"] == 0
+    timer.cancel()  # what firing after the compile ended does, without waiting 5 s
+    _cache._announce_if_compiling()
+    assert capsys.readouterr().err == "" and not _cache._STATE["announced"]
+    # a compile still running when the grace ends: the notice, once
+    monkeypatch.setattr(_cache, "COMPILE_NOTICE_GRACE", 0.05)
+    from numba.core import event
+
+    def slow_compile(ev):
+        time.sleep(0.5)
+
+    listener = type("Slow", (event.Listener,), {"on_start": lambda self, ev: slow_compile(ev),
+                                                 "on_end": lambda self, ev: None})()
+    event.register("numba:compile", listener)  # after ginsim's listener: its timer runs during the sleep
+    try:
+        assert quick.thrice(1) == 3
+    finally:
+        event.unregister("numba:compile", listener)
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.join(2)
+    assert capsys.readouterr().err == _cache.COMPILING_MESSAGE + "\n"
 
 
 def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
@@ -250,4 +293,5 @@ def test_a_run_on_a_cold_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
     run_experiment(load_experiment(exp), tmp_path / "warm", progress=True)
     assert _cache.COMPILING_MESSAGE not in capsys.readouterr().err
     lo, hi = _cache.COMPILE_SECONDS["light"]
-    assert f"compiling kernels for this version of ginsim, once: about {lo}-{hi} s" in _cache.COMPILING_MESSAGE
+    assert "compiling kernels for this version of ginsim, once per engine" in _cache.COMPILING_MESSAGE
+    assert f": about {lo}-{hi} s" in _cache.COMPILING_MESSAGE

@@ -3,6 +3,7 @@ backends, resume after kill -9, and the CLI's one-line errors."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -107,6 +108,10 @@ def test_resume_after_kill_gives_the_uninterrupted_dataset(tmp_path):
     ("name = 'x'\ndeals = 10\nmatchups = [['simple', 'random']]\n[variants.v]\nknock_limit = -2",
      "variants.v: rules.knock_limit must be an integer from 0 to 98"),
     ("name = 'x\ndeals = 10", "malformed TOML"),
+    ("name = 'x'\ndeals = 10", "(or give round_robin)"),
+    ("name = 'x'\ndeals = 10\nround_robin = ['simple']", "round_robin: must be a list of at least two distinct"),
+    ("name = 'x'\ndeals = 10\nround_robin = ['simple', 'random', 'simple']", "'simple' is listed twice"),
+    ("name = 'x'\ndeals = 10\nround_robin = ['simple', 'smart']", "unknown strategy 'smart'"),
 ])
 def test_bad_experiments_give_one_line_errors_exit_2_and_write_nothing(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -169,6 +174,63 @@ def test_deals_and_games_in_one_run_match_the_api(tmp_path):
     pd.testing.assert_frame_equal(games[api_games.columns], api_games, check_categorical=False)
     text = run_summaries(tmp_path / "run")
     assert "single hands" in text and "whole games" in text
+
+
+def test_the_summary_shows_the_first_movers_edge_in_self_play_cells(tmp_path):
+    """In self-play A's net points are zero by construction: the printed summary adds the
+    first mover's edge (hand_stats' and game_stats' figure) for those cells, and only for them."""
+    from simulator.analysis.stats import game_stats, hand_stats
+    from simulator.analysis.summary import run_summaries, summarize
+
+    text = textwrap.dedent('''
+        name = "selfplay"
+        seed = 3
+        deals = 400
+        games = 20
+        matchups = [["knock_early", "knock_early"], ["knock_early", "random"]]
+        [variants.hoyle]
+        preset = "hoyle"
+    ''')
+    run_experiment(load_experiment(write(tmp_path, text)), tmp_path / "run", progress=False)
+    hands, games = summarize(tmp_path / "run", "deals"), summarize(tmp_path / "run", "games")
+    h, g = hand_stats(tmp_path / "run"), game_stats(tmp_path / "run")
+    assert hands.loc[0, "first_mover"] == pytest.approx(h.loc[0, "first_mover_edge"])
+    assert hands.loc[0, "first_mover_ci95"] == pytest.approx((h.loc[0, "first_mover_edge_ci_high"]
+                                                              - h.loc[0, "first_mover_edge_ci_low"]) / 2)
+    assert games.loc[0, "first_mover"] == pytest.approx(g.loc[0, "first_mover_edge"])
+    assert pd.isna(hands.loc[1, "first_mover"]) and pd.isna(games.loc[1, "first_mover"])
+    printed = run_summaries(tmp_path / "run")
+    hand_part, game_part = printed.split("whole games")
+    assert "first_mover ± 95%" in hand_part and "first_mover pp ± 95%" in game_part
+    row0, row1 = (line for line in hand_part.splitlines() if line.lstrip().startswith(("0 ", "1 ")))
+    assert f"{hands.loc[0, 'first_mover']:+.3f} ± {hands.loc[0, 'first_mover_ci95']:.3f}" in row0
+    assert row1.endswith("%")  # no edge for a cell that is not self-play
+    assert "zero by construction" in hand_part
+
+
+def test_a_round_robin_adds_every_pair_after_the_matchups(tmp_path):
+    exp = load_experiment(write(tmp_path, textwrap.dedent('''
+        name = "robin"
+        deals = 10
+        matchups = [["simple", "simple"]]
+        round_robin = ["simple", "gin_hunter", "knock_early", "random", "expert"]
+        [sweep]
+        "b.knock_at" = [0, 4]
+    ''')))
+    players = ["simple", "gin_hunter", "knock_early", "random", "expert"]
+    assert exp.matchups == [("simple", "simple")] + [(players[i], players[j]) for i in range(5) for j in range(i + 1, 5)]
+    assert len(exp.matchups) == 1 + 10
+    assert json.loads(json.dumps(exp.to_dict()))["matchups"] == [list(m) for m in exp.matchups]  # the manifest's pairs
+    # the sweep sees the round robin's pairs: gin_hunter's B side has knock_at
+    assert [c.b for c in exp.cells() if c.a == "simple" and c.b.startswith("gin_hunter")] == \
+        ["gin_hunter:knock_at=0", "gin_hunter:knock_at=4"]
+    only = load_experiment(write(tmp_path, 'name = "r"\ndeals = 10\nround_robin = ["simple", "random"]', "r.toml"))
+    assert only.matchups == [("simple", "random")]
+    for players, key in ((["simple", "random", "simple"], r"round_robin\[2\]: 'simple' is listed twice"),
+                         (["simple", "smart"], r"round_robin\[1\]: unknown strategy 'smart'"),
+                         (["simple", 3], r"round_robin\[1\]: must be a strategy spec")):
+        with pytest.raises(ExperimentError, match=key):
+            load_experiment(write(tmp_path, f'name = "r"\ndeals = 10\nround_robin = {players!r}', "bad.toml"))
 
 
 def test_sweeps_apply_to_the_matchups_whose_strategy_has_the_parameter(tmp_path):

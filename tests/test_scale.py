@@ -70,6 +70,12 @@ def test_streamed_statistics_equal_the_in_memory_ones(run):
     stats = an.hand_stats(hands)
     np.testing.assert_allclose(summary["net_a"], stats["net_mean"], rtol=1e-9)
     np.testing.assert_allclose(summary["ci95"], (stats["net_ci_high"] - stats["net_ci_low"]) / 2, rtol=1e-9)
+    # outcome shares split by the player who knocked: each pair sums to the outcome's share
+    for outcome in ("knock", "gin", "big_gin", "undercut"):
+        np.testing.assert_allclose(stats[f"share_{outcome}_a"] + stats[f"share_{outcome}_b"],
+                                   stats[f"share_{outcome}"], rtol=1e-12)
+        by_a = hands.assign(hit=(hands["outcome"] == outcome) & (hands["knocker"] == "a")).groupby("cell")["hit"].mean()
+        np.testing.assert_allclose(stats.set_index("cell")[f"share_{outcome}_a"], by_a, rtol=1e-12)
 
 
 def test_streamed_hand_length_distribution_is_exact(run):

@@ -52,3 +52,18 @@ def test_the_cpu_limit_stops_training_within_one_step_not_one_evaluation_block(t
     budget = module.CpuBudget(time.process_time())
     model.learn(total_timesteps=50_000, callback=budget)
     assert budget.stopped and model.num_timesteps == 16
+
+
+def test_a_run_shorter_than_one_rollout_trains_the_steps_asked(tmp_path, capsys):
+    """PPO trains whole rollouts: --steps below one rollout (16 hands x 64 steps = 1,024)
+    shortens the rollout to fit instead of training a whole one, and says so."""
+    spec = importlib.util.spec_from_file_location("train_ppo", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.rollout_plan(4096, 256, 64) == (16, 4096)
+    assert module.rollout_plan(2_000_000, 256, 64) == (64, 2_015_232)  # rounded up to whole rollouts
+    assert module.rollout_plan(100, 256, 64) == (1, 256)
+    assert module.main(["--steps", "512", "--num-envs", "16", "--eval-every", "512",
+                        "--eval-deals", "8", "--final-deals", "8", "--out", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "final.json").read_text())["steps"] == 512
+    assert "whole rollouts of 16 hands x 32 steps (--n-steps 64 shortened to fit --steps)" in capsys.readouterr().err

@@ -52,6 +52,11 @@ import pandas as pd
 from scipy import stats as st
 
 LABELS = ("cell", "matchup", "a", "b", "variant")
+#: the outcomes a player ends a hand with as its knocker (``share_<outcome>_a`` / ``_b``)
+KNOCKER_OUTCOMES = ("knock", "gin", "big_gin", "undercut")
+#: labels a frame from ``with_context`` carries besides ``LABELS``, kept by ``hand_stats`` /
+#: ``game_stats`` when present (a run's rows have neither: a run's seeds are in its manifest)
+FRAME_LABELS = ("name", "seed")
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 
 
@@ -72,7 +77,7 @@ def sweep_columns(df: pd.DataFrame) -> list[str]:
 
 
 def _label_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in LABELS if c in df.columns] + sweep_columns(df)
+    return [c for c in (*LABELS, *FRAME_LABELS) if c in df.columns] + sweep_columns(df)
 
 
 def _with_cell(df: pd.DataFrame) -> pd.DataFrame:
@@ -322,6 +327,8 @@ def _hand_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
         "edge": np.where(a_dealt, -net, net),
         "draws": df["draws"].to_numpy(dtype=float),
         **{f"share_{o}": _in(outcome, [o]).astype(float) for o in OUTCOMES},
+        **({f"share_{o}_{side}": (_in(outcome, [o]) & _in(df["knocker"], [side])).astype(float)
+            for o in KNOCKER_OUTCOMES for side in ("a", "b")} if "knocker" in df.columns else {}),
         "gin_any": _in(outcome, ["gin", "big_gin"]).astype(float),
         "knocks": _in(outcome, ["knock", "undercut"]).astype(float),
         "played": played.astype(float),
@@ -367,11 +374,15 @@ def hand_stats(hands, confidence: float = 0.95, mirrored: bool | None = None) ->
     ``data/`` files are scanned one at a time (``scan_run``) and never loaded whole, with
     the same estimates to float rounding.
 
-    Columns: the labels; ``n_hands``, ``n_units`` (pairs when mirrored, else hands);
+    Columns: the labels (``cell, matchup, a, b, variant``, the swept parameters, and a
+    ``with_context`` frame's ``name`` and ``seed``); ``n_hands``, ``n_units`` (pairs when mirrored, else hands);
     ``net_mean`` (points per hand to A, ``net_a``); ``win_rate`` (share of hands A won, no
     winner = ½); ``first_mover_edge`` (points per hand to the non-dealer, who moves first:
     ``net_a`` when B dealt, ``-net_a`` when A dealt); ``draws_mean`` (hand length in cards
-    drawn); ``share_<outcome>`` for knock, gin, big_gin, undercut, dead; ``gin_rate``
+    drawn); ``share_<outcome>`` for knock, gin, big_gin, undercut, dead, and split by the
+    player who knocked, ``share_<outcome>_a`` and ``share_<outcome>_b`` for knock, gin,
+    big_gin and undercut (``share_undercut_a``: A knocked and B undercut it; each pair sums
+    to ``share_<outcome>``; rows without a ``knocker`` column have no split); ``gin_rate``
     (gin or big gin, per hand); ``undercut_rate`` (undercuts per ordinary knock, i.e.
     undercut / (knock + undercut)); ``knocker_deadwood`` and ``defender_deadwood`` (mean
     over hands not cancelled, defender's after layoffs).  Each with ``_ci_low``,
@@ -399,14 +410,15 @@ def _hand_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, b
                     all_won: bool, confidence: float) -> pd.DataFrame:
     """``hand_stats`` from the cells' unit moments (``binary``: units are single hands;
     ``all_won``: every hand has a winner)."""
-    share_cols = [f"share_{o}" for o in OUTCOMES]
+    share_cols = [f"share_{o}" for o in OUTCOMES] + [c for o in KNOCKER_OUTCOMES for side in ("a", "b")
+                                                      if (c := f"share_{o}_{side}") in moments.columns]
     means = _mean_estimates(
         moments,
         ["net", "win", "edge", "draws", *share_cols, "gin_any"],
         ["net_mean", "win_rate", "first_mover_edge", "draws_mean", *share_cols, "gin_rate"],
         confidence,
-        wilson=[False, binary and all_won, False, False] + [binary] * 6,
-        proportion=[False, True, False, False] + [True] * 6,
+        wilson=[False, binary and all_won, False, False] + [binary] * (len(share_cols) + 1),
+        proportion=[False, True, False, False] + [True] * (len(share_cols) + 1),
     )
     out = labels
     out.insert(len(out.columns), "n_hands", n_rows)
@@ -470,8 +482,8 @@ def _game_estimates(moments: Moments, labels: pd.DataFrame, n_rows: pd.Series, b
 # ----------------------------------------------------------------------------- streaming a run
 
 #: the columns ``scan_run`` reads from hand and game files (besides labels)
-HAND_SCAN_COLUMNS = ("cell", "pair", "a_dealt", "outcome", "winner", "net_a", "draws", "knocker_deadwood",
-                     "defender_deadwood")
+HAND_SCAN_COLUMNS = ("cell", "pair", "a_dealt", "outcome", "knocker", "winner", "net_a", "draws",
+                     "knocker_deadwood", "defender_deadwood")
 GAME_SCAN_COLUMNS = ("cell", "pair", "a_dealt_first", "winner", "margin_a", "hands", "shutout")
 
 

@@ -19,8 +19,12 @@ from .stats import scan_run
 
 def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
     """Per cell, for ``mode`` "deals" (hand rows) or "games" (game rows): rows, net points
-    per hand (or game margin) to A with a 95% interval, and the outcome mix (or A's
-    game-win probability, a game without a winner counting ½).  The numbers are those of
+    per hand (or game margin) to A with a 95% interval, the outcome mix (or A's
+    game-win probability, a game without a winner counting ½), and in a self-play cell (the
+    same spec in both seats, where A's figures are zero or ½ by construction) the first
+    mover's edge (``first_mover``: points per hand, or game-win probability minus ½, to the
+    non-dealer) with the half-width of its 95% interval (``first_mover_ci95``; NaN in other
+    cells).  The numbers are those of
     ``stats.hand_stats``/``game_stats`` on the run's verified files, streamed one file
     at a time (``stats.scan_run``: with mirrored deals each pair is one unit, and memory
     stays bounded by the number of cells); the interval is ``stats.t_interval``."""
@@ -49,6 +53,11 @@ def summarize(run_dir: str | Path, mode: str = "deals") -> pd.DataFrame:
                 row[outcome] = float(s[f"share_{outcome}"]) if have else float("nan")
         else:
             row["a_wins"] = float(s["win_prob"]) if have else float("nan")
+        # self-play: A's result is zero in expectation by construction; the seats are the question
+        selfplay = have and cell["a"] == cell["b"]
+        row["first_mover"] = float(s["first_mover_edge"]) if selfplay else float("nan")
+        row["first_mover_ci95"] = (float((s["first_mover_edge_ci_high"] - s["first_mover_edge_ci_low"]) / 2)
+                                   if selfplay else float("nan"))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -86,6 +95,10 @@ def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     unfinished run) prints a dash for each figure."""
     value = "net_a" if "net_a" in summary else "margin_a"
     rows = [r._asdict() for r in summary.itertuples(index=False)]
+    # self-play cells: a column for the first mover's edge (points, or percentage points of games)
+    edge = "first_mover" in summary and bool(np.isfinite(summary["first_mover"]).any())
+    scale = 1.0 if value == "net_a" else 100.0
+    edge_head = "first_mover ± 95%" if value == "net_a" else "first_mover pp ± 95%"
     # every label on one line of the table, control characters shown escaped
     matchups = [printable(d["matchup"], keep_lines=False) for d in rows]
     variants = [printable(d["variant"], keep_lines=False) for d in rows]
@@ -94,12 +107,20 @@ def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:
     lines = []
     head = f"{'cell':>4}  {'matchup':<{wm}}{'variant':<{wv}}{'rows':>10}  {value + ' ± 95%':>18}"
     extra = [c for c in ("knock", "gin", "big_gin", "undercut", "dead", "a_wins") if c in summary]
-    lines.append(head + "".join(f"{c:>9}" for c in extra))
+    lines.append(head + "".join(f"{c:>9}" for c in extra) + (f"  {edge_head:>21}" if edge else ""))
     for d, matchup, variant in zip(rows, matchups, variants, strict=True):
         start = f"{d['cell']:>4}  {matchup:<{wm}}{variant:<{wv}}{d['rows']:>10,}  "
         if not d["rows"]:
             lines.append(start + f"{'—':>9}{'':9}" + "".join(f"{'—':>9}" for _ in extra))
             continue
         ci = f" ± {d['ci95']:<6.3f}" if np.isfinite(d["ci95"]) else f" ({no_interval(d['units'], unit)})"
-        lines.append(start + f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra))
+        line = start + f"{d[value]:>+9.3f}{ci}" + "".join(f"{d[c]:>9.1%}" for c in extra)
+        if edge and np.isfinite(d["first_mover"]):
+            half = d["first_mover_ci95"] * scale
+            line += f"  {d['first_mover'] * scale:>+12.3f}" + (f" ± {half:<6.3f}" if np.isfinite(half) else " ± –")
+        lines.append(line.rstrip())
+    if edge:
+        lines.append("first_mover: the non-dealer's (first mover's) edge in a self-play cell, "
+                     + ("points per hand" if value == "net_a" else "percentage points of game-win probability")
+                     + f", where {value} is zero by construction (ginsim report tests it)")
     return "\n".join(lines)

@@ -39,6 +39,7 @@ import re
 import shutil
 import stat
 import sys
+import threading
 import tempfile
 import uuid
 from importlib import metadata
@@ -90,7 +91,7 @@ _KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b|^
 DATA_PACKAGES = ("simulator/experiments/", "simulator/examples/")
 
 _STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None, "announce": False,
-                "announced": False, "listening": False}
+                "announced": False, "listening": False, "compiling": 0, "timer": None}
 
 
 def package_sources(only: frozenset[str] | None = None) -> list[tuple[str, Path]]:
@@ -629,11 +630,19 @@ def _install_cache_guard() -> None:
 #: busier machine (docs/benchmarks.md#the-compile-notice)
 COMPILE_SECONDS = {"light": (10, 30), "search": (15, 40)}
 
-#: what the command line prints on stderr before this process compiles its first kernel
+#: what the command line prints on stderr before this process compiles its first kernel.  Each
+#: engine (the strategies a process plays: ``simulator.engine.select.engine_module``) has its
+#: own kernels, so a command playing strategies no earlier command played compiles again
 COMPILING_MESSAGE = (
-    "ginsim: compiling kernels for this version of ginsim, once: about {light[0]}-{light[1]} s, "
-    "{search[0]}-{search[1]} s with expert or mc, longer on a busy machine; later runs load them from the cache"
+    "ginsim: compiling kernels for this version of ginsim, once per engine (the strategies played; other "
+    "strategies compile their own): about {light[0]}-{light[1]} s, {search[0]}-{search[1]} s with expert or mc, "
+    "longer on a busy machine; later runs load them from the cache"
 ).format(**COMPILE_SECONDS)
+
+#: seconds numba must still be compiling after a compile of ginsim's starts before a command
+#: that cannot tell in advance (``announce_compiles``) prints the notice: a compile of a few
+#: small functions is over before then and says nothing
+COMPILE_NOTICE_GRACE = 2.0
 
 
 def announce_compile() -> None:
@@ -644,11 +653,13 @@ def announce_compile() -> None:
 
 
 def announce_compiles() -> None:
-    """From now on, ``announce_compile()`` the moment numba starts compiling one of ginsim's
-    cached functions in this process, whatever the command (the command line calls this
-    first): a listener on numba's ``numba:compile`` event, which numba raises only when a
-    function is compiled, not when its machine code is loaded from the cache.  numba is not
-    imported for this: the listener is registered once numba is loaded."""
+    """From now on, ``announce_compile()`` when numba compiles ginsim's cached functions in
+    this process, whatever the command (the command line calls this first): a listener on
+    numba's ``numba:compile`` event, which numba raises only when a function is compiled, not
+    when its machine code is loaded from the cache.  The notice comes once numba is still
+    compiling ``COMPILE_NOTICE_GRACE`` seconds after such a compile began (at once when that
+    is 0), so a compile of a few small functions says nothing.  numba is not imported for
+    this: the listener is registered once numba is loaded."""
     _STATE["announce"] = True
     if "numba.core.caching" in sys.modules:
         _listen_for_compiles()
@@ -665,15 +676,32 @@ def _listen_for_compiles() -> None:
 
     class FirstCompile(event.Listener):
         def on_start(self, ev) -> None:
+            _STATE["compiling"] += 1
+            if _STATE["announced"] or _STATE["timer"] is not None:
+                return
             dispatcher = (ev.data or {}).get("dispatcher")
             py_file = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
             if py_file is not None and is_cached(dispatcher) is not None and is_ginsim_source(py_file.co_filename):
-                announce_compile()
+                if COMPILE_NOTICE_GRACE <= 0:
+                    announce_compile()
+                    return
+                timer = threading.Timer(COMPILE_NOTICE_GRACE, _announce_if_compiling)
+                timer.daemon = True
+                _STATE["timer"] = timer
+                timer.start()
 
         def on_end(self, ev) -> None:
-            pass
+            _STATE["compiling"] -= 1
 
     event.register("numba:compile", FirstCompile())
+
+
+def _announce_if_compiling() -> None:
+    """The grace timer's end: the notice when numba is compiling still, else wait for the next
+    compile of ginsim's to start the timer again."""
+    _STATE["timer"] = None
+    if _STATE["compiling"] > 0:
+        announce_compile()
 
 
 def is_cached(dispatcher) -> bool | None:

@@ -81,7 +81,8 @@ from ..run.seeds import derive_seed
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
            "ArenaResult", "InteropError", "arena", "wall_census", "game_for", "rules_for", "os_card", "our_card",
            "os_cards", "card_names", "split_run", "meld_ids", "best_layoffs", "best_meld_action", "OPENSPIEL_BOTS",
-           "ARENA_SEED_LIMIT", "arena_seed"]
+           "ARENA_SEED_LIMIT", "arena_seed", "ConvertRefusal", "CONVERT_REFUSALS", "to_openspiel", "from_openspiel", "histories_to_openspiel",
+           "openspiel_to_histories"]
 
 gr = pyspiel.gin_rummy
 UTILS = gr.GinRummyUtils(13, 4, 10)
@@ -272,6 +273,26 @@ class ReplaySkip(InteropError):
 
 class ReplayMismatch(InteropError):
     """OpenSpiel and ginsim disagree on a hand replayed into OpenSpiel."""
+
+
+#: why ``from_openspiel`` refuses a hand OpenSpiel played: ``ConvertRefusal.category`` and
+#: the words ``ginsim arena --export`` counts it under
+CONVERT_REFUSALS = {
+    "move_outside_the_rules": "a move docs/rules.md does not allow (such as discarding the card just taken)",
+    "layout_not_least_deadwood": "the knocker's melds not a least-deadwood arrangement",
+    "defender_deadwood_unreachable": "the defender's melds and layoffs leaving deadwood no ginsim defence leaves",
+    "defender_melds_against_gin": "against gin, the defender's melds not its best (ginsim counts its least deadwood)",
+    "scored_differently": "a hand ginsim ends or scores differently",
+}
+
+
+class ConvertRefusal(InteropError):
+    """A hand played inside OpenSpiel that ginsim's rules cannot play (``from_openspiel``):
+    ``category`` is a key of ``CONVERT_REFUSALS``, the message names the move."""
+
+    def __init__(self, category: str, message: str):
+        super().__init__(message)
+        self.category = category
 
 
 @dataclass
@@ -1274,13 +1295,22 @@ class ArenaResult:
     stats: dict = field(default_factory=dict)
     per_deck: list = field(default_factory=list, repr=False)  # A's mean points per deck
     #: with ``export``: ``directory``, ``written`` (files), ``not_written`` (hands ginsim's rules
-    #: cannot play) and ``first_reason`` (why the first of those was not written, else None)
+    #: cannot play), ``not_written_by_reason`` (their count per ``CONVERT_REFUSALS`` key) and
+    #: ``first_reason`` (why the first of those was not written, else None)
     export: dict | None = None
 
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
         out.pop("per_deck")
         return out
+
+
+def _not_written(exported: dict, refusal: ConvertRefusal, where: str) -> None:
+    """Count a hand ``arena`` could not export under its reason; keep the first one's words."""
+    exported["not_written"] += 1
+    by_reason = exported["not_written_by_reason"]
+    by_reason[refusal.category] = by_reason.get(refusal.category, 0) + 1
+    exported["first_reason"] = exported["first_reason"] or f"{where}: {refusal}"
 
 
 def _deck(seed: int, i: int) -> list[int]:
@@ -1360,7 +1390,7 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
     (``simulator.run.handhistory``; ``hand-DECK-aSEAT.toml``, SEAT the OpenSpiel player A
     was): inside ginsim the actions played, inside OpenSpiel its action sequence converted by
     ``from_openspiel``; a hand ginsim's rules cannot play (OpenSpiel allows a few moves
-    docs/rules.md does not) is not written, and counted (``ArenaResult.export``)."""
+    docs/rules.md does not) is not written, and counted by reason (``ArenaResult.export``)."""
     from ..analysis.stats import mean_interval
 
     if isinstance(n_decks, bool) or not isinstance(n_decks, int) or n_decks < 1:
@@ -1380,7 +1410,7 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
     per_deck, won, lost = [], 0, 0
     stats: dict = {}
     exported = None if export is None else {"directory": str(export), "written": 0, "not_written": 0,
-                                            "first_reason": None}
+                                            "first_reason": None, "not_written_by_reason": {}}
     for i in range(n_decks):
         deck = _deck(seed, i)
         points = []
@@ -1398,9 +1428,8 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
                     try:
                         history = from_openspiel(state.history(), game, (_label(specs[0]), _label(specs[1])),
                                                  source)
-                    except InteropError as exc:
-                        exported["not_written"] += 1
-                        exported["first_reason"] = exported["first_reason"] or f"deck {i}, A as player {a_player}: {exc}"
+                    except ConvertRefusal as exc:
+                        _not_written(exported, exc, f"deck {i}, A as player {a_player}")
                         history = None
             else:
                 h = Hand(rules_for(game), seed=seed + i, deck=deck, dealer=1, a=specs[0], b=specs[1])
@@ -1517,9 +1546,12 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
     after it; its melds one at a time are the one ginsim arrangement of those melds).  The
     defender's layoffs and melds become the ginsim defence that lays off the same cards and
     leaves the same deadwood, else one that leaves the same deadwood (the same score).
-    Raises ``InteropError`` naming the first move ginsim's rules do not allow (docs/openspiel.md
+    Raises ``ConvertRefusal`` (an ``InteropError`` whose ``category`` is a key of
+    ``CONVERT_REFUSALS``) naming the first move ginsim's rules do not allow (docs/openspiel.md
     lists them: the card just taken discarded, a layout that is not least-deadwood, the
-    last discard taken at the wall) or a result ginsim scores differently."""
+    last discard taken at the wall, a defender that does not spread its best melds against
+    gin) or a result ginsim scores differently; ``InteropError`` for actions that are not a
+    whole legal OpenSpiel hand."""
     game = game or game_for("single_hand")
     actions = [int(a) for a in actions]
     state = game.new_initial_state()
@@ -1544,8 +1576,57 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
     hand = Hand(rules, deck=deck, dealer=dealer)
     played = _ginsim_moves(game, actions, hand, seat)
     if [hand.returns()[seat[p]] for p in (0, 1)] != returns:
-        raise InteropError(f"ginsim scores the hand {list(hand.returns())} by seat, OpenSpiel {returns} by player")
+        result = hand.observation(0)["result"]
+        if result["outcome"] in ("gin", "big_gin"):
+            theirs = int(state.deadwood()[seat.index(1 - result["knocker"])])
+            if theirs != result["defender_deadwood"]:
+                raise ConvertRefusal("defender_melds_against_gin",
+                                     f"against gin the defender's melds leave it deadwood {theirs} in OpenSpiel, "
+                                     f"where docs/rules.md counts its least deadwood, {result['defender_deadwood']}")
+        raise ConvertRefusal("scored_differently",
+                             f"ginsim scores the hand {list(hand.returns())} by seat, OpenSpiel {returns} by player")
     return record(rules, deck, dealer, played, players, source=source)
+
+
+def histories_to_openspiel(paths) -> list[list[int]]:
+    """``to_openspiel`` of each hand history file in ``paths``, in order (``ginsim convert
+    --to openspiel``); the first file that does not convert raises ``ValueError`` naming it."""
+    from ..run.handhistory import read_file
+
+    out = []
+    for path in paths:
+        try:
+            out.append(to_openspiel(read_file(path)))
+        except (InteropError, ValueError) as exc:  # read_file's errors name the file already
+            raise ValueError(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}") from None
+    return out
+
+
+def openspiel_to_histories(text: str, where: str, rules="single_hand", dealer: int = 1
+                           ) -> list[tuple[int, HandHistory]]:
+    """``from_openspiel`` of each non-empty line of ``text``, one hand's action sequence per
+    line (integers separated by spaces or commas, brackets allowed: ``state.history()`` as
+    Python prints it), played as OpenSpiel's ``gin_rummy`` with ginsim ``rules``
+    (``game_for``): (line number, history) pairs.  ``where`` names the text in errors
+    (``FILE:LINE``).  Every line converts or ``ValueError`` names the first that does not
+    (``ginsim convert --from openspiel``)."""
+    game = game_for(rules)
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.replace("[", " ").replace("]", " ").replace(",", " ").split()
+        if not fields:
+            continue
+        if not all(f.isdigit() for f in fields):
+            raise ValueError(f"{where}:{number}: an OpenSpiel action sequence is integers separated by spaces or "
+                             f"commas, got {line.strip()[:60]!r}")
+        try:
+            out.append((number, from_openspiel([int(f) for f in fields], game, source={"engine": "openspiel"},
+                                               dealer=dealer)))
+        except InteropError as exc:
+            raise ValueError(f"{where}:{number}: {exc}") from None
+    if not out:
+        raise ValueError(f"{where}: no action sequence in it (one hand per line)")
+    return out
 
 
 def _ginsim_moves(game, actions: list[int], hand: Hand, seat: tuple[int, int]) -> list[tuple[int, int]]:
@@ -1560,8 +1641,8 @@ def _ginsim_moves(game, actions: list[int], hand: Hand, seat: tuple[int, int]) -
     def move(action: int, what: str) -> None:
         if hand.is_over() or action not in hand.legal_actions():
             legal = ", ".join(A.name(a) for a in hand.legal_actions()) if not hand.is_over() else "none (over)"
-            raise InteropError(f"OpenSpiel's {what} is not a move docs/rules.md allows here "
-                               f"(ginsim's legal moves: {legal})")
+            raise ConvertRefusal("move_outside_the_rules", f"OpenSpiel's {what} is not a move docs/rules.md allows "
+                                 f"here (ginsim's legal moves: {legal})")
         played.append((hand.current_player, action))
         hand.apply(action)
 
@@ -1598,7 +1679,7 @@ def _ginsim_moves(game, actions: list[int], hand: Hand, seat: tuple[int, int]) -
         if state.is_terminal() and not hand.is_over() and hand.phase_name == "defend":
             _defend(hand, laid, int(state.deadwood()[seat.index(hand.current_player)]), move)
     if not hand.is_over():
-        raise InteropError(f"OpenSpiel's hand is over, ginsim's is in phase {hand.phase_name}")
+        raise ConvertRefusal("scored_differently", f"OpenSpiel's hand is over, ginsim's is in phase {hand.phase_name}")
     return played
 
 
@@ -1608,8 +1689,8 @@ def _arrangement(hand: Hand, melds: list[list[int]], what: str) -> int:
     for k, (set_cards, run_cards) in enumerate(hand.arrangements()):
         if _codes_mask(set_cards) == sets and _codes_mask(run_cards) == runs:
             return k
-    raise InteropError(f"{what}: the knocker's melds {card_names(sum(melds, []))} are not a least-deadwood "
-                       "arrangement of its hand (docs/rules.md lays out one)")
+    raise ConvertRefusal("layout_not_least_deadwood", f"{what}: the knocker's melds {card_names(sum(melds, []))} "
+                         "are not a least-deadwood arrangement of its hand (docs/rules.md lays out one)")
 
 
 def _defend(hand: Hand, laid: list[int], deadwood: int, move) -> None:
@@ -1626,6 +1707,7 @@ def _defend(hand: Hand, laid: list[int], deadwood: int, move) -> None:
                 return
             same_deadwood.append(action)
     if not same_deadwood:
-        raise InteropError(f"no ginsim defence leaves the defender OpenSpiel's deadwood {deadwood}")
+        raise ConvertRefusal("defender_deadwood_unreachable",
+                             f"no ginsim defence leaves the defender OpenSpiel's deadwood {deadwood}")
     move(same_deadwood[0], "defence")
 

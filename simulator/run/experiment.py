@@ -8,6 +8,7 @@
     chunk = 100_000              # deals per output file; optional
     game_chunk = 5_000           # games per output file; optional
     matchups = [["simple:knock_at=0", "simple"], ["gin_hunter", "knock_early"]]
+    round_robin = ["simple", "gin_hunter", "expert"]   # optional: adds every pair as a matchup
     [variants.hoyle]
     preset = "hoyle"
     [variants.oklahoma_150]
@@ -286,20 +287,40 @@ def _chunk_memory(values: dict[str, Any], fail) -> None:
             raise fail(key, problem)
 
 
-def _matchups(matchups: list, values: dict[str, Any], fail) -> list[tuple[str, str]]:
+def _strategy_spec(spec: str, key: str, fail) -> None:
     import strategies
 
-    if not matchups:
-        raise fail("matchups", "must be " + SCHEMA["matchups"].allowed)
+    try:
+        strategies.parse_strategy(spec)
+    except ValueError as exc:
+        raise fail(key, str(exc)) from None
+
+
+def _round_robin(players: list, values: dict[str, Any], fail) -> list[str]:
+    if not players:
+        return []
+    if len(players) < 2:
+        raise fail("round_robin", "must be " + SCHEMA["round_robin"].allowed)
+    for i, spec in enumerate(players):
+        if not isinstance(spec, str):
+            raise fail(f"round_robin[{i}]", f"must be a strategy spec (a string), got {spec!r}")
+        _strategy_spec(spec, f"round_robin[{i}]", fail)
+        if spec in players[:i]:
+            raise fail(f"round_robin[{i}]", f"{spec!r} is listed twice")
+    return list(players)
+
+
+def _matchups(matchups: list, values: dict[str, Any], fail) -> list[tuple[str, str]]:
+    """The matchups as written, then every pair of ``round_robin`` (read before them) in the
+    order listed: for players p1 … pn, [p1, p2], [p1, p3], … [p(n-1), pn]."""
+    if not matchups and not values["round_robin"]:
+        raise fail("matchups", "must be " + SCHEMA["matchups"].allowed + " (or give round_robin)")
     for i, pair in enumerate(matchups):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
             raise fail(f"matchups[{i}]", "must be a pair of strategy specs, e.g. [\"simple\", \"random\"]")
         for s in pair:
-            try:
-                strategies.parse_strategy(s)
-            except ValueError as exc:
-                raise fail(f"matchups[{i}]", str(exc)) from None
-    return [tuple(m) for m in matchups]
+            _strategy_spec(s, f"matchups[{i}]", fail)
+    return [tuple(m) for m in matchups] + list(itertools.combinations(values["round_robin"], 2))
 
 
 def _variants(variants: dict, values: dict[str, Any], fail) -> dict[str, dict[str, Any]]:
@@ -357,9 +378,15 @@ SCHEMA = Schema("experiment", (
     Key("game_chunk", "int", 5_000, "games per output file", gt=0, text="a positive (and, mirrored, even) integer",
         got=False, check=_chunk("game_chunk"), doc="As `chunk`."),
     plugins_key("experiment file"),
-    Key("matchups", "list", REQUIRED, "the pairs of strategies to play, A then B",
+    Key("round_robin", "list", [], "strategies that play each other: every pair becomes a matchup",
+        text="a list of at least two distinct strategy specs", got=False, check=_round_robin,
+        type_text="list of specs", default_text="none",
+        doc="`round_robin = [\"a\", \"b\", \"c\"]` adds the matchups `[\"a\", \"b\"]`, `[\"a\", \"c\"]`, "
+            "`[\"b\", \"c\"]` (each pair once, the one listed first as A; mirrored deals seat each both "
+            "ways) after any `matchups` given."),
+    Key("matchups", "list", [], "the pairs of strategies to play, A then B",
         text="a non-empty list of [strategy A, strategy B] pairs", got=False, check=_matchups,
-        type_text="list of `[A, B]`",
+        type_text="list of `[A, B]`", default_text="required, unless `round_robin` is given",
         doc="Each strategy is a spec: a name (`ginsim strategies` lists them) optionally with parameters, "
             "`\"simple:knock_at=0\"`, `\"gin_hunter:knock_at=2,panic_stock=6\"`. Unknown strategies or "
             "parameters are refused."),

@@ -221,15 +221,48 @@ def from_run(run_dir, cell: int, deal: int, trust_plugins: bool = False) -> Hand
     """Deal ``deal`` of cell ``cell`` of a run as a hand history, re-played through the
     replay path (``simulator.run.replay.deal_trace``: the run verified, the row it stored
     reproduced)."""
-    from .replay import deal_trace
+    return next(from_run_deals(run_dir, cell, [deal], trust_plugins))
+
+
+def from_run_deals(run_dir, cell: int, deals, trust_plugins: bool = False):
+    """``from_run`` of each of ``deals`` of one cell, in order, the run verified once
+    (``simulator.run.replay.deal_traces``; a generator, every deal number checked first)."""
+    from .replay import deal_traces
 
     from .rundir import read_manifest, run_path
 
-    c, row, events = deal_trace(run_dir, cell, deal, trust_plugins)
+    deals = list(deals)
+    traces = deal_traces(run_dir, cell, deals, trust_plugins)
     mirrored = bool(read_manifest(run_path(run_dir))["experiment"]["mirrored"])
-    return _from_trace(c["a"], c["b"], c["rules"], c["seed"], deal, mirrored, row, events,
-                       {"run": str(Path(run_dir)), "cell": cell, "variant": c["variant"], "seed": c["seed"],
-                        "deal": deal, "mirrored": mirrored})
+    return (_from_trace(c["a"], c["b"], c["rules"], c["seed"], deal, mirrored, row, events,
+                        {"run": str(Path(run_dir)), "cell": cell, "variant": c["variant"], "seed": c["seed"],
+                         "deal": deal, "mirrored": mirrored})
+            for deal, (c, row, events) in zip(deals, traces, strict=True))
+
+
+#: memory a batch export holds per deal until it writes (a history and its text, measured
+#: about 3 kB on long hands)
+HISTORY_BYTES = 8_000
+
+
+def export_deals(run_dir, cell: int, first: int, last: int, directory, trust_plugins: bool = False) -> list[Path]:
+    """Deals ``first`` to ``last`` (inclusive) of cell ``cell`` of a run as hand history
+    files in ``directory`` (made if missing), ``cell<C>-deal<N>.toml`` (N zero-padded to the
+    width of ``last``): every deal is re-played and checked (``from_run_deals``) before the
+    first file is written, so a refused deal writes nothing.  The paths written."""
+    from ..infra.inputs import check_memory
+
+    if not 0 <= first <= last:
+        raise ValueError(f"--deals must be FIRST-LAST with 0 <= FIRST <= LAST, got {first}-{last}")
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--export {directory} is a file; with --deals give a directory for the hand history files")
+    pending = from_run_deals(run_dir, cell, range(first, last + 1), trust_plugins)  # the run and deals checked
+    check_memory("--deals", last - first + 1, HISTORY_BYTES, "deals", "export {most} deals or fewer at a time")
+    histories = list(pending)
+    directory.mkdir(parents=True, exist_ok=True)
+    width = len(str(last))
+    return [write_file(h, directory / f"cell{cell}-deal{h.source['deal']:0{width}d}.toml") for h in histories]
 
 
 def _from_trace(a, b, rules, seed: int, deal: int, mirrored: bool, row, events, source: dict) -> HandHistory:

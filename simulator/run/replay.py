@@ -42,6 +42,13 @@ def deal_trace(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = 
     """One deal of a run re-played from its seed and checked against the row the run stored:
     the cell (as in the manifest), the hand row and the events of ``api.trace_deal``.  What
     ``replay_text`` and the replay page tell."""
+    return next(deal_traces(run_dir, cell, [deal], trust_plugins))
+
+
+def deal_traces(run_dir: str | Path, cell: int, deals, trust_plugins: bool = False):
+    """``deal_trace`` of each of ``deals`` of one cell, in order, the run verified once (a
+    generator: each deal is re-played and checked when it is asked for; every deal number
+    is checked first)."""
     from ..api import trace_deal
 
     run_dir = run_path(run_dir)
@@ -52,25 +59,33 @@ def deal_trace(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = 
     cells = {c["cell"]: c for c in manifest["cells"]}
     if cell not in cells:
         raise ValueError(f"--cell must be one of 0..{len(cells) - 1}, got {cell}")
-    if not 0 <= deal < exp["deals"]:
-        raise ValueError(f"--deal must be from 0 to {exp['deals'] - 1}, got {deal}")
+    deals = list(deals)
+    for deal in deals:
+        if not 0 <= deal < exp["deals"]:
+            raise ValueError(f"--deal{'s' if len(deals) > 1 else ''} must be from 0 to {exp['deals'] - 1}, got {deal}")
     here = code_fingerprint(exp.get("plugins", {}))
     if here != manifest["code_fingerprint"]:
         raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
                        f"ginsim or a plug-in changed), so a replay would not reproduce its rows")
-    stored = stored_row(run_dir, manifest, verification.good["deals"], cell, deal)
     c = cells[cell]
     plays = {str(c[side]).split(":", 1)[0].strip() for side in ("a", "b")}
     if plays & set(exp.get("plugins") or {}):  # the cell plays plug-in code
         load_plugins(run_dir, manifest, trust_plugins)
-    row, events = trace_deal(c["a"], c["b"], c["rules"], seed=c["seed"], deal=deal, mirrored=exp["mirrored"])
-    differ = [k for k, v in row.items() if k in stored and _value(v) != _value(stored[k])]
-    if differ:
-        k = differ[0]
-        raise RunError(f"{run_dir}: cell {cell} deal {deal} replays to {k} = {_value(row[k])!r}, the run stored "
-                       f"{_value(stored[k])!r} (and {len(differ) - 1} more field(s) differ); the run was not played "
-                       f"as its manifest says")
-    return c, row, events
+    return _checked_traces(run_dir, manifest, verification.good["deals"], c, deals, trace_deal)
+
+
+def _checked_traces(run_dir: Path, manifest: dict, good: list[Path], c: dict, deals: list[int], trace_deal):
+    for deal in deals:
+        stored = stored_row(run_dir, manifest, good, c["cell"], deal)
+        row, events = trace_deal(c["a"], c["b"], c["rules"], seed=c["seed"], deal=deal,
+                                 mirrored=manifest["experiment"]["mirrored"])
+        differ = [k for k, v in row.items() if k in stored and _value(v) != _value(stored[k])]
+        if differ:
+            k = differ[0]
+            raise RunError(f"{run_dir}: cell {c['cell']} deal {deal} replays to {k} = {_value(row[k])!r}, the run "
+                           f"stored {_value(stored[k])!r} (and {len(differ) - 1} more field(s) differ); the run was "
+                           f"not played as its manifest says")
+        yield c, row, events
 
 
 def replay_text(run_dir: str | Path, cell: int, deal: int, trust_plugins: bool = False) -> tuple[str, dict]:

@@ -118,11 +118,14 @@ ARENA_BYTES_PER_DECK = 64
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
     import strategies
+    from strategies.registry import presets_of
 
     _register_plugins(args.plugin)
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+        if presets_of(s["name"]):
+            print(f"{'':<20} named sets: {', '.join(presets_of(s['name']))}")
         if s["source"]:
             print(f"{'':<20} source: {s['source']}")
 

@@ -40,8 +40,7 @@ INPUTS = re.compile(r"<!-- inputs: (\{.*?\}) -->")
 #: the modules whose code writes reports (paths as ``simulator.infra.cache.package_sources`` names them)
 REPORT_WRITERS = ("simulator/analysis/", "simulator/studies/reports.py", "simulator/studies/knock_table.py",
                   "simulator/studies/class_game.py", "simulator/studies/equilibrium.py",
-                  "simulator/studies/decision_values.py", "simulator/studies/field.py", "simulator/studies/tune/",
-                  "simulator/core/rules.py", "strategies/registry.py")
+                  "simulator/studies/decision_values.py", "simulator/studies/field.py", "simulator/studies/tune/")
 #: the files of a results folder that a report is built from, when present
 INPUT_FILES = ("manifest.json", "decision_values.json", "tune.json", "equilibrium.json", "class_game.json",
                "knock_table.json", "confirm.json")

@@ -49,6 +49,15 @@ def test_every_study_report_carries_its_claims_block_as_its_inputs_give_it_today
             assert reports.BEGIN in (folder / "report.html").read_text(encoding="utf-8")
 
 
+def test_each_run_report_is_the_report_of_the_committed_run():
+    """A run's report names its run id; the committed manifest is that run's (the body is
+    verified through the manifest's digest in the block, and the manifest through its id)."""
+    for manifest in sorted((ROOT / "results").glob("*/manifest.json")):
+        run_id = json.loads(manifest.read_text())["run_id"]
+        for name in ("report.md", "report.html"):
+            assert f"run id {run_id}" in (manifest.parent / name).read_text(encoding="utf-8"), (manifest, name)
+
+
 def test_a_changed_input_makes_the_check_fail(tmp_path):
     import shutil
 

@@ -3,7 +3,9 @@
 * Every committed study report (``results/STUDY/report.md`` and its ``report.html``) carries
   the claims block ``simulator.studies.reports`` writes from today's ledger, and the digests
   of what it was built from (manifest, output file, confirm.json, ledger, the report writer's
-  fingerprint) match the committed files: the block is made again here and compared.
+  fingerprint) match the committed files: the block is made again here and compared.  Every
+  other report under ``results/`` built from a committed input (``tune.json``,
+  ``knock_table.json`` ...) records and verifies that input's digest the same way.
 * No committed report shows a withdrawn claim as standing.
 * A report's verdict counts agree across the findings, the Balance section and the per-cell
   table (the committed variant_balance report, and tables made here with a pooled pair), and
@@ -38,11 +40,17 @@ def test_every_study_report_carries_its_claims_block_as_its_inputs_give_it_today
     assert {s for s, _ in found} >= {"variant_balance", "knock_vs_gin", "strong_players", "field",
                                      "decision_values", "score_awareness", "equilibrium_class"}
     assert reports.refresh(ROOT, check=True) == [], "run python -m simulator.studies.reports --write"
-    for study, folder in found:
+    every = reports.report_folders(ROOT)
+    assert len(every) > len(found) and (None, ROOT / "results" / "optimal_knock" / "classic") in every
+    for study, folder in every:
         text = (folder / "report.md").read_text(encoding="utf-8")
         recorded = reports.recorded_inputs(text)
-        assert recorded == reports.inputs_of(folder, study, ROOT), study
-        assert f"experiments/ledger/{study}.jsonl" in recorded and "report writer" in recorded
+        assert recorded == reports.inputs_of(folder, study, ROOT), folder
+        assert "report writer" in recorded and len(recorded) >= 2, folder
+    for study, folder in found:
+        recorded = reports.recorded_inputs((folder / "report.md").read_text(encoding="utf-8"))
+        assert f"experiments/ledger/{study}.jsonl" in recorded
+        assert "## Claims" in (folder / "report.md").read_text(encoding="utf-8")
         for name in ("manifest.json", "confirm.json"):
             assert (name in recorded) == (folder / name).is_file(), (study, name)
         if (folder / "report.html").is_file():

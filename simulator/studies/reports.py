@@ -13,8 +13,11 @@ there is one) carries one block, between ``BEGIN`` and ``END``, made by ``claims
   that writes reports (``report_writer_fingerprint``: ``simulator.run.rundir.code_fingerprint``
   over ``REPORT_WRITERS``), also as a JSON comment a test reads.
 
-``refresh`` writes (or, with ``check``, compares) the block of every such report in place; the
-rest of the report is the study's writer's (``ginsim reproduce STUDY``).  ``python -m
+Every other report under ``results/`` built from a committed input (a part of a study,
+``results/optimal_knock/classic/report.md`` from its ``tune.json``; a study without a ledger)
+ends with the "Built from" part alone.  ``refresh`` writes (or, with ``check``, compares) the
+block of every such report in place; the rest of a report is its writer's (``ginsim reproduce
+STUDY``, ``ginsim equilibrium SPEC --resume`` ...).  ``python -m
 simulator.studies.reports --write`` refreshes them all, ``--check`` exits 1 naming each report
 whose block is not what its inputs give today.
 """
@@ -67,18 +70,33 @@ def _variants(study_file: Path | None) -> dict[str, Any]:
     return variants if isinstance(variants, dict) else {}
 
 
-def inputs_of(folder: Path, study: str, root: Path) -> dict[str, str]:
-    """The sha256 of each input of the report in ``folder`` (``INPUT_FILES`` present there, the
-    study's ledger) and the report writer's fingerprint."""
+def inputs_of(folder: Path, study: str | None, root: Path) -> dict[str, str]:
+    """The sha256 of each input of the report in ``folder`` (``INPUT_FILES`` present there and,
+    for a study's own report, the study's ledger) and the report writer's fingerprint."""
     out = {name: file_sha256(folder / name) for name in INPUT_FILES if (folder / name).is_file()}
-    book = ledgers.ledger_path(root / "experiments", study)
-    out[book.relative_to(root).as_posix()] = file_sha256(book)
+    if study is not None:
+        book = ledgers.ledger_path(root / "experiments", study)
+        out[book.relative_to(root).as_posix()] = file_sha256(book)
     out["report writer"] = report_writer_fingerprint()
     return out
 
 
-def claims_document(study: str, folder: Path, root: Path) -> tuple[Document, dict[str, str]]:
-    """The block's content as a ``Document`` (Markdown and HTML alike) and its inputs."""
+def claims_document(study: str | None, folder: Path, root: Path) -> tuple[Document, dict[str, str]]:
+    """The block's content as a ``Document`` (Markdown and HTML alike) and its inputs: a
+    study's claims and what the report was built from, or (``study`` None: a part of a study,
+    ``results/STUDY/PART/report.md``, or a study without a ledger) only the latter."""
+    inputs = inputs_of(folder, study, root)
+    doc = Document()
+    if study is not None:
+        _claims_section(doc, study, root)
+    doc.p("Built from (sha256): " + "; ".join(f"{k} {v[:16]}" for k, v in inputs.items()
+                                               if k != "report writer")
+          + f"; report writer fingerprint {inputs['report writer']}.")
+    return doc, inputs
+
+
+def _claims_section(doc: Document, study: str, root: Path) -> None:
+    """The "Claims" section of a study's report, from its ledger."""
     from ..run.bundled import study_file
 
     book = ledgers.load_ledger(ledgers.ledger_path(root / "experiments", study), study)
@@ -86,8 +104,6 @@ def claims_document(study: str, folder: Path, root: Path) -> tuple[Document, dic
         variants = _variants(study_file(study))
     except (ValueError, OSError):
         variants = {}
-    inputs = inputs_of(folder, study, root)
-    doc = Document()
     doc.h(2, "Claims")
     doc.p(f"The study's registered claims, from its ledger (experiments/ledger/{study}.jsonl; ginsim claims log "
           f"{study}): each with the study's estimate and 95% interval, then every confirmation on seeds the study "
@@ -98,13 +114,9 @@ def claims_document(study: str, folder: Path, root: Path) -> tuple[Document, dic
         doc.p("Withdrawn claims (kept in the ledger; none of them stands):")
         doc.ul([withdrawn_text(r.id, r.claim.get("statement", ""), r.withdrawn["reason"], r.withdrawn["date"])
                 for r in book.withdrawn])
-    doc.p("Built from (sha256): " + "; ".join(f"{k} {v[:16]}" for k, v in inputs.items()
-                                               if k != "report writer")
-          + f"; report writer fingerprint {inputs['report writer']}.")
-    return doc, inputs
 
 
-def claims_block(study: str, folder: Path, root: Path) -> tuple[str, str]:
+def claims_block(study: str | None, folder: Path, root: Path) -> tuple[str, str]:
     """The block of ``folder``'s report, as Markdown and as HTML (both between ``BEGIN`` and ``END``)."""
     doc, inputs = claims_document(study, folder, root)
     comment = f"<!-- inputs: {json.dumps(inputs, sort_keys=True)} -->"
@@ -122,18 +134,31 @@ def _placed(text: str, block: str, anchor: re.Pattern) -> str:
     return text[:at] + block + "\n\n" + text[at:]
 
 
-MD_ANCHOR = re.compile(r"^## ", re.M)
-HTML_ANCHOR = re.compile(r"<h2[ >]|<nav class=\"toc\"|</body>")
+#: where a block goes when a report has none yet: a study's claims before its first section, the
+#: inputs of a part of a study at the end
+ANCHORS = {("report.md", True): re.compile(r"^## ", re.M), ("report.html", True): re.compile(r"<h2[ >]|</body>"),
+           ("report.md", False): re.compile(r"\Z"), ("report.html", False): re.compile(r"</body>")}
+
+
+def report_folders(root: Path) -> list[tuple[str | None, Path]]:
+    """Every folder of ``root/results`` with a ``report.md``: (study, folder) for a study's own
+    report (``results/STUDY`` with a ledger), (None, folder) for any other report built from
+    one of ``INPUT_FILES`` (a part of a study, a study without a ledger)."""
+    results = root / "results"
+    found = []
+    for report in sorted(results.rglob("report.md")):
+        folder = report.parent
+        study = folder.name if folder.parent == results else None
+        if study is not None and ledgers.ledger_path(root / "experiments", study).is_file():
+            found.append((study, folder))
+        elif any((folder / name).is_file() for name in INPUT_FILES):
+            found.append((None, folder))
+    return found
 
 
 def studies_with_reports(root: Path) -> list[tuple[str, Path]]:
     """(study, results folder) of every study with a ledger and a ``results/STUDY/report.md``."""
-    found = []
-    for book in sorted((root / "experiments" / ledgers.LEDGER_DIR).glob(f"*{ledgers.SUFFIX}")):
-        folder = root / "results" / book.stem
-        if (folder / "report.md").is_file():
-            found.append((book.stem, folder))
-    return found
+    return [(s, f) for s, f in report_folders(root) if s is not None]
 
 
 def study_of(folder: str | Path) -> tuple[str, Path] | None:
@@ -153,32 +178,30 @@ def refresh_folder(folder: str | Path) -> list[str]:
 
 
 def refresh(root: str | Path, check: bool = False, only: str | None = None) -> list[str]:
-    """Write (or with ``check`` compare) the claims block of every study report under ``root``
-    (``studies_with_reports``; ``only``: one study).  Returns the reports that differed."""
+    """Write (or with ``check`` compare) the block of every report under ``root``
+    (``report_folders``; ``only``: the reports of one study's results folder).  Returns the
+    reports that differed."""
     root = Path(root)
     stale = []
-    for study, folder in studies_with_reports(root):
-        if only is not None and study != only:
+    for study, folder in report_folders(root):
+        if only is not None and folder.relative_to(root / "results").parts[0] != only:
             continue
-        md_block, html_block = claims_block(study, folder, root)
-        changed = []
-        for name, block, anchor in (("report.md", md_block, MD_ANCHOR), ("report.html", html_block, HTML_ANCHOR)):
+        blocks = dict(zip(("report.md", "report.html"), claims_block(study, folder, root)))
+        new = {}
+        for name, block in blocks.items():
             path = folder / name
-            if not path.is_file():
-                continue
-            text = path.read_text(encoding="utf-8")
-            new = _placed(text, block, anchor)
-            if new != text:
-                stale.append(str(path.relative_to(root)))
-                changed.append(path)
-        if changed and not check:
-            vouched = set(report_files(folder)) if (folder / REPORT_RECORD).is_file() else set()
-            for path in changed:
+            if path.is_file():
                 text = path.read_text(encoding="utf-8")
-                block, anchor = (md_block, MD_ANCHOR) if path.name == "report.md" else (html_block, HTML_ANCHOR)
-                atomic_write(path, _placed(text, block, anchor))
+                placed = _placed(text, block, ANCHORS[name, study is not None])
+                if placed != text:
+                    new[path] = placed
+        stale += [str(p.relative_to(root)) for p in new]
+        if new and not check:
+            vouched = set(report_files(folder)) if (folder / REPORT_RECORD).is_file() else set()
+            for path, text in new.items():
+                atomic_write(path, text)
             if vouched:  # the record of ginsim report keeps vouching for the files it wrote
-                record_report(folder, [p for p in changed if p in vouched])
+                record_report(folder, [p for p in new if p in vouched])
     return stale
 
 

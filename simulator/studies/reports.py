@@ -13,7 +13,10 @@ there is one) carries one block, between ``BEGIN`` and ``END``, made by ``claims
   that writes reports (``report_writer_fingerprint``: ``simulator.run.rundir.code_fingerprint``
   over ``REPORT_WRITERS``), also as a JSON comment a test reads.
 
-Every other report under ``results/`` built from a committed input (a part of a study,
+The reports of a study's parts made from committed files alone (a knock table, a class game,
+a double-oracle equilibrium: ``knock_table.json``, ``class_game.json``, ``equilibrium.json``
+and the spec each names) are made again by their writers (``regenerate_parts``).  Every other
+report under ``results/`` built from a committed input (a part of a study,
 ``results/optimal_knock/classic/report.md`` from its ``tune.json``; a study without a ledger)
 ends with the "Built from" part alone.  ``refresh`` writes (or, with ``check``, compares) the
 block of every such report in place; the rest of a report is its writer's (``ginsim reproduce
@@ -205,6 +208,60 @@ def refresh(root: str | Path, check: bool = False, only: str | None = None) -> l
     return stale
 
 
+def _part_writers() -> dict[str, tuple[Any, Any]]:
+    """The parts of a study whose report is made from committed files alone: the output file
+    -> (its spec's loader, its report writer)."""
+    from . import class_game, equilibrium, knock_table
+
+    return {"knock_table.json": (knock_table.load_table_spec, knock_table.write_report),
+            "class_game.json": (class_game.load_class_spec, class_game.write_report),
+            "equilibrium.json": (equilibrium.load_equilibrium, equilibrium.write_report)}
+
+
+def without_block(text: str) -> str:
+    """A report as its writer wrote it: ``text`` without the block (``claims_block``)."""
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        return text
+    return text[:begin].rstrip("\n") + "\n" + text[end + len(END):].lstrip("\n")
+
+
+def part_report(folder: Path, root: Path) -> str | None:
+    """The report a study part's writer makes today from the committed files of ``folder``
+    (``_part_writers``: its output file and its spec, ``spec_file`` in it), or None for a
+    folder no such writer made."""
+    import contextlib
+    import tempfile
+
+    for name, (load, write) in _part_writers().items():
+        if (folder / name).is_file():
+            data = json.loads((folder / name).read_text(encoding="utf-8"))
+            result = data.get("result", data)
+            with contextlib.chdir(root):  # the spec by the path the report names it by, from the checkout
+                spec = load(result["spec_file"])
+            with tempfile.TemporaryDirectory() as scratch:
+                return write(spec, result, Path(scratch)).read_text(encoding="utf-8")
+    return None
+
+
+def regenerate_parts(root: str | Path, check: bool = False) -> list[str]:
+    """Write again (or with ``check`` compare) every report ``part_report`` can make from the
+    committed files alone, keeping its block; returns the reports that differed."""
+    root = Path(root)
+    stale = []
+    for study, folder in report_folders(root):
+        made = part_report(folder, root) if study is None else None
+        path = folder / "report.md"
+        if made is None:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if without_block(text) != made:
+            stale.append(str(path.relative_to(root)))
+            if not check:
+                atomic_write(path, made)
+    return stale
+
+
 def recorded_inputs(text: str) -> dict[str, str] | None:
     """The inputs a report's block records (its JSON comment), or None without a block."""
     begin = text.find(BEGIN)
@@ -214,15 +271,18 @@ def recorded_inputs(text: str) -> dict[str, str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m simulator.studies.reports",
-                                     description="Write or check the claims block (claims from the ledger, the "
-                                                 "digests of the inputs) of every results/STUDY/report.md.")
+                                     description="Write or check every report under results/ that its committed "
+                                                 "inputs make: the study parts made from committed files alone, "
+                                                 "and the block of each report (a study's claims from its ledger, "
+                                                 "the digests of what it was built from).")
     parser.add_argument("--root", default=".", help="the checkout (default: the current directory)")
     parser.add_argument("--study", help="only this study")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the blocks that differ")
     mode.add_argument("--check", action="store_true", help="exit 1 when a block differs")
     args = parser.parse_args(argv)
-    stale = refresh(args.root, check=args.check, only=args.study)
+    stale = regenerate_parts(args.root, check=args.check) if args.study is None else []
+    stale += refresh(args.root, check=args.check, only=args.study)
     for path in stale:
         print(f"{path}: {'differs from its inputs' if args.check else 'rewritten'}", file=sys.stderr)
     if args.check and stale:

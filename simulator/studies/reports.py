@@ -223,7 +223,8 @@ def without_block(text: str) -> str:
     begin, end = text.find(BEGIN), text.find(END)
     if begin < 0 or end < begin:
         return text
-    return text[:begin].rstrip("\n") + "\n" + text[end + len(END):].lstrip("\n")
+    head, tail = text[:begin].rstrip("\n"), text[end + len(END):].lstrip("\n")
+    return head + ("\n\n" + tail if tail else "\n")
 
 
 def part_report(folder: Path, root: Path) -> str | None:

@@ -173,8 +173,10 @@ def ranking_table(rank: pd.DataFrame, value: str, header: str, fmt: str, scale: 
     by = [c for c in rank.columns if c not in ("rank", "strategy", value, "ci_low", "ci_high", "se",
                                                 "n_opponents", "n_cells", count, "n")]
     out = pd.DataFrame({c: rank[c].map(format_swept) if c[:2] in ("a.", "b.") else rank[c] for c in by})
+    from strategies import display_spec
+
     out["rank"] = rank["rank"]
-    out["strategy"] = rank["strategy"]
+    out["strategy"] = rank["strategy"].map(display_spec)
     out[header] = [f"{v * scale:{fmt}}{unit} [{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
                    for v, lo, hi in zip(rank[value], rank["ci_low"], rank["ci_high"])]
     out["opponents"] = rank["n_opponents"]
@@ -491,7 +493,10 @@ def pairwise_family(panels: list[tuple[str, pd.DataFrame, pd.DataFrame, pd.DataF
 
 def pairwise_table(pairs: pd.DataFrame, fmt: str, scale: float, unit: str, method: str) -> pd.DataFrame:
     """The pairings of ``pairwise_family`` as the report shows them."""
-    out = pd.DataFrame({"group": pairs["group"], "strategy": pairs["strategy"], "opponent": pairs["opponent"]})
+    from strategies import display_spec
+
+    out = pd.DataFrame({"group": pairs["group"], "strategy": pairs["strategy"].map(display_spec),
+                        "opponent": pairs["opponent"].map(display_spec)})
     out["result (raw 95% interval)"] = [f"{v * scale:{fmt}}{unit} [{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
                                         for v, lo, hi in zip(pairs["estimate"], pairs["low"], pairs["high"])]
     out["p"] = pairs["p"].map(format_p)

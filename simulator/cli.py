@@ -167,11 +167,14 @@ ARENA_BYTES_PER_DECK = 64
 
 def _cmd_strategies(args: argparse.Namespace) -> None:
     import strategies
+    from strategies.registry import presets_of
 
     _register_plugins(args.plugin)
     for s in strategies.available():
         params = ", ".join(f"{k}={_num(v)}" for k, v in s["params"].items()) or "no parameters"
         print(f"{s['name']:<20} {s['summary']}\n{'':<20} parameters: {params}")
+        if presets_of(s["name"]):
+            print(f"{'':<20} named sets: {', '.join(presets_of(s['name']))}")
         if s["source"]:
             print(f"{'':<20} source: {s['source']}")
 
@@ -718,7 +721,9 @@ def _one_knock_table(spec, args: argparse.Namespace) -> tuple[dict, dict | None]
     print(f"  exploitability within the abstraction, a LOWER bound: {ex['value']:+.4f} [{ex['low']:+.4f}, "
           f"{ex['high']:+.4f}] (a best response found by a local search over single-cell flips, played on fresh "
           f"deals; on the training deals the best response found there gains {r['exploitability_train']:+.4f})")
-    print(f"  table: {r['table_spec']}")
+    from strategies import display_spec
+
+    print(f"  table: {display_spec(r['table_spec'])}")
     print(f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out_dir(spec, args.out) / 'report.md'})")
     return r, None
 

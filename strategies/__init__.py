@@ -12,16 +12,17 @@ from simulator.infra.lazy import lazy_exports
 
 if TYPE_CHECKING:  # what type checkers and the API reference see; ``_PUBLIC`` loads the same names
     from .pyplayer import GreedyPlayer, Observation, Player, TrivialPlayer
-    from .registry import REGISTRY, Strategy, available, parse_strategy, register
+    from .registry import REGISTRY, Strategy, available, display_spec, display_text, parse_strategy, register
 
 #: where each public name lives (module relative to this package, attribute)
 _PUBLIC = {
-    **{name: (".registry", name) for name in ("REGISTRY", "Strategy", "available", "parse_strategy", "register")},
+    **{name: (".registry", name) for name in ("REGISTRY", "Strategy", "available", "display_spec", "display_text",
+                                                      "parse_strategy", "register")},
     **{name: (".pyplayer", name) for name in ("GreedyPlayer", "Observation", "Player", "TrivialPlayer")},
 }
 
 __all__ = ["REGISTRY", "GreedyPlayer", "Observation", "Player", "Strategy", "TrivialPlayer", "available",
-           "parse_strategy", "register"]
+           "display_spec", "display_text", "parse_strategy", "register"]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _PUBLIC)

@@ -26,6 +26,9 @@ Parameters (in this order): ``t0`` .. ``t7``, each 17 cells of 3 bits (cell c in
 c // 17 at bit 3 × (c % 17); whole numbers below 2**51, exact in the float row); the
 default, every cell 7, knocks as soon as legal (``simple``'s play).  ``encode`` and
 ``decode`` turn a table of probabilities into a spec and back; ``describe`` says it in words.
+The tables the knock-table study solved have names (``PRESETS``): ``knock_table:classic``
+is the table solved under classic rules, ``knock_table:classic_best_response`` the best
+response found to it.
 """
 
 from __future__ import annotations
@@ -65,6 +68,38 @@ SUMMARY = ("simple's play; knocks with a probability read from a table over dead
 DEFENCE = simple.DEFENCE
 #: the decisions that use the per-hand memory (``strategies.hybrid``): simple's discard
 MEMORY_DECISIONS = simple.MEMORY_DECISIONS
+
+#: named tables (``knock_table:classic``): the six tables the knock-table study solved, one per
+#: rule set it was solved under, and the best response the study found to each
+#: (``results/equilibrium_class/table_*/knock_table.json``, the specs the ledger
+#: ``experiments/ledger/equilibrium_class.jsonl`` keeps); ``strategies.registry`` reads a
+#: name as these parameters and writes these parameters back as the name (``display_spec``)
+PRESETS = {
+    "classic": "t0=2005501692641279,t1=2217164140413439,t2=281407316065798,t3=1974714427510776,"
+               "t4=30787265359927,t5=35116724256773,t6=504,t7=1970324836974592",
+    "classic_best_response": "t0=35116726124543,t1=2217164140413439,t2=280925222993415,t3=1974714427510776,"
+                             "t4=30794781552703,t5=35116724256775,t6=14680575,t7=1970324836974592",
+    "hoyle": "t0=35116724289528,t1=24698126847,t2=280925222731776,t3=60146061304,t4=0,t5=1056964608,t6=0,"
+             "t7=1970324836974592",
+    "hoyle_best_response": "t0=35116724289528,t1=246298122879487,t2=280925220896768,t3=1970384983035896,t4=0,"
+                           "t5=1056964608,t6=0,t7=1970324836974592",
+    "tournament": "t0=35116724289472,t1=7518257599,t2=280925220896768,t3=14422008,t4=0,t5=1056964608,t6=0,"
+                  "t7=1970324836974592",
+    "tournament_best_response": "t0=35116724289528,t1=7518257663,t2=280925220896768,t3=16519160,t4=0,"
+                                "t5=939524096,t6=0,t7=1970324836974592",
+    "oklahoma": "t0=2005501692641272,t1=2093119,t2=280925220896768,t3=60131381240,t4=0,t5=1071644672,t6=0,"
+                "t7=1970324836974592",
+    "oklahoma_best_response": "t0=2005501692641272,t1=7518286335,t2=280925220896768,t3=16519160,t4=0,"
+                              "t5=1071644672,t6=0,t7=1970324836974592",
+    "hoyle_knock5": "t0=35116724289472,t1=246358267101695,t2=277077047643648,t3=1970866136813504,"
+                    "t4=30787265130503,t5=939524096,t6=0,t7=1970324836974592",
+    "hoyle_knock5_best_response": "t0=35116724289472,t1=246358252421631,t2=277077047643648,t3=1970866134978496,"
+                                  "t4=30787265130503,t5=30787265102272,t6=0,t7=1970324836974592",
+    "hoyle_knock15": "t0=2005501692641272,t1=8457285695,t2=280925220896768,t3=42951511544,t4=0,t5=585105408,"
+                     "t6=0,t7=1970324836974592",
+    "hoyle_knock15_best_response": "t0=2005501692641272,t1=8455975423,t2=280925220896768,t3=246298122879480,"
+                                   "t4=0,t5=1056964608,t6=0,t7=1970324836974592",
+}
 
 
 def deadwood_width(limit: int) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -342,7 +343,11 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     info = REGISTRY[name]
     values = dict(info.params)
     given = set()
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    presets = presets_of(name)
+    items = [p.strip() for p in rest.split(",") if p.strip()]
+    if len(items) == 1 and items[0] in presets:  # a named parameter set: "knock_table:classic"
+        items = presets[items[0]].split(",")
+    for item in items:
         key, eq, text = item.partition("=")
         key = key.strip()
         if key in given:
@@ -350,7 +355,8 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
         given.add(key)
         if key not in values:
             allowed = ", ".join(values) if values else "none"
-            raise ValueError(f"unknown parameter {key!r} for strategy {name!r}; parameters: {allowed}")
+            named = f"; or one named set alone: {', '.join(presets)}" if presets else ""
+            raise ValueError(f"unknown parameter {key!r} for strategy {name!r}; parameters: {allowed}{named}")
         if not eq:
             raise ValueError(f"parameter {key!r} of strategy {name!r} needs a value: {key}=<number>")
         try:
@@ -369,6 +375,41 @@ def parse_strategy(spec: "str | Strategy") -> Strategy:
     if route is not None and route(values):  # a built-in's parameters that play through a route
         sid = ROUTE_IDS[route(values)]
     return Strategy(name, sid, values)
+
+
+def presets_of(name: str) -> dict[str, str]:
+    """The named parameter sets of built-in strategy ``name`` (its module's ``PRESETS``: name ->
+    ``"param=value,..."``), e.g. the solved knock tables of ``strategies.knock_table``."""
+    info = REGISTRY.get(name)
+    presets = getattr(info.module, "PRESETS", None) if info is not None and info.kind == "numba" else None
+    return dict(presets) if isinstance(presets, dict) else {}
+
+
+def display_spec(spec: str) -> str:
+    """A spec as a person reads it: a strategy whose parameters are exactly one of its named
+    sets is written by that name (``knock_table:t0=2005501692641279,...`` -> ``knock_table:classic``);
+    anything else, a hybrid or a spec that does not parse, is returned as given.  Reports,
+    confirmations and the command line print specs through this; the ledgers keep the exact one."""
+    if not isinstance(spec, str) or is_hybrid(spec):
+        return spec
+    try:
+        strategy = parse_strategy(spec)
+    except (ValueError, KeyError):
+        return spec
+    for preset, params in presets_of(strategy.name).items():
+        if parse_strategy(f"{strategy.name}:{params}").values == strategy.values:
+            return f"{strategy.name}:{preset}"
+    return spec
+
+
+def display_text(text: str) -> str:
+    """``text`` with every exact spec of a named parameter set in it written by its name
+    (``display_spec``): for prose and tables that quote specs."""
+    for name in REGISTRY:
+        for preset, params in presets_of(name).items():
+            exact = parse_strategy(f"{name}:{params}").label
+            text = re.sub(re.escape(exact) + r"(?!\d)", f"{name}:{preset}", text)
+    return text
 
 
 def split_class_spec(text: str) -> tuple[str, str | None]:

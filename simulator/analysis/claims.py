@@ -2,7 +2,7 @@
 
 ``ginsim confirm`` (``simulator.studies.confirm``) writes ``confirm.json`` and ``confirm.md``
 into a study's results directory (docs/experiments.md, "Claims and confirmation").  This
-module holds the pure formatting both it and the run's report use — a claim metric's
+module holds the pure formatting both it and the reports use — a claim metric's
 scale and unit text (``scale``), one value (``number``) and an estimate with its 95%
 interval (``format_estimate``), the interval a claim's test used (``format_test_bound``) — and ``claims_findings``: the lines the report's
 "Findings" section leads with when the run directory holds a ``confirm.json`` of this
@@ -157,21 +157,68 @@ def belongs_to_run(confirmation: dict[str, Any], manifest: dict[str, Any]) -> bo
                for c in cells)
 
 
+def rules_text(rules: Any, variants: dict[str, Any] | None = None) -> str:
+    """A claim's rules as reports print them: a preset with its rules in words
+    (``simulator.core.rules.describe_rules``), a study's variant (``variants``: the study's
+    ``[variants.NAME]`` tables) as its name and its rules in words."""
+    from ..core.rules import describe_rules
+
+    variant = (variants or {}).get(rules) if isinstance(rules, str) else None
+    if isinstance(variant, dict):
+        if set(variant) == {"preset"} and variant["preset"] == rules:
+            return describe_rules(rules)
+        words = describe_rules(variant)
+        return rules if words == rules else f"{rules} = {words}"
+    return describe_rules(rules) if isinstance(rules, (str, dict)) else str(rules)
+
+
+def claim_text(claim: dict[str, Any], confirmations: list[dict[str, Any]],
+               variants: dict[str, Any] | None = None) -> str:
+    """One claim as every report prints it (the run report's findings, each study report's
+    claims section, ``simulator.studies.reports``): ``Claim ID (STATUS): statement (A vs B,
+    rules in words; unit): study ESTIMATE [95%] (n = N), confirmation ESTIMATE [95%] (n = N)
+    (salt, date, the bound its test used: status)`` and so on for every confirmation, the
+    latest one's status in the head.  ``claim`` holds the claim's content (statement, metric,
+    unit, a, b, rules); each confirmation its ``original`` and ``confirmation`` numbers, its
+    ``status`` and, from a ledger, ``salt``, ``date`` and ``test_interval``.  Specs are
+    written as people read them (``strategies.display_spec``: a solved knock table by name)."""
+    from strategies import display_spec
+
+    if "metric" not in claim:
+        return f"Claim {claim.get('id', '?')} (recorded with its statement only): {claim.get('statement', '')}."
+    kind = {"metric": claim["metric"], "unit": claim["unit"]}
+    _, _, unit_text, _ = scale(claim["metric"], claim["unit"])
+    who = "" if claim["metric"] == "field_edge" else f"{display_spec(claim['a'])} vs {display_spec(claim['b'])}, "
+    status = confirmations[-1]["status"] if confirmations else "registered, not confirmed yet"
+    text = f"Claim {claim['id']} ({status}): {claim['statement']} ({who}{rules_text(claim['rules'], variants)}; {unit_text})"
+    if not confirmations:
+        return text + "."
+    first = {**kind, **confirmations[0]}
+    parts = [f"study {format_estimate(first, 'original')} (n = {first['original']['n']:,})"]
+    for c in confirmations:
+        entry = {**kind, **c}
+        detail = [x for x in (c.get("salt"), str(c.get("date", ""))[:10]) if x]
+        if c.get("test_interval"):
+            detail.append(f"test's bound {format_test_bound(entry, c['test_interval'])}")
+        parts.append(f"confirmation {format_estimate(entry, 'confirmation')} (n = {c['confirmation']['n']:,})"
+                     + (f" ({', '.join(detail)}: {c['status']})" if detail else ""))
+    return text + ": " + ", ".join(parts) + "."
+
+
+def withdrawn_text(claim_id: str, statement: str, reason: str, date: str | None = None) -> str:
+    """A withdrawn claim as every report prints it: never as standing."""
+    when = f" on {date[:10]}" if date else ""
+    return f"Withdrawn claim {claim_id}: {statement} — withdrawn{when}: {reason} (not a standing claim)"
+
+
 def claims_findings(confirmation: dict[str, Any], manifest: dict[str, Any]) -> list[str]:
-    """The report's findings from the study's declared claims: per claim its statement, the
-    study's estimate with its 95% interval, the confirmation's with its interval and n, and
-    its status; each withdrawn claim with its reason.  One sentence and nothing listed when
-    the confirmation belongs to other seeds of the study (or another study)."""
+    """The report's findings from the study's declared claims in ``confirmation`` (a
+    confirm.json), each printed by ``claim_text``; each withdrawn claim by
+    ``withdrawn_text``.  One sentence and nothing listed when the confirmation belongs to
+    other seeds of the study (or another study)."""
     if not belongs_to_run(confirmation, manifest):
         return [f"The directory's confirm.json (study {confirmation.get('study', '?')}) belongs to other seeds "
                 f"than this run's, so its claims are not shown as this run's."]
-    items = []
-    for e in confirmation.get("claims", []):
-        _, _, unit_text, _ = scale(e["metric"], e["unit"])
-        who = "" if e["metric"] == "field_edge" else f"{e['a']} vs {e['b']}, {e['rules']}; "
-        items.append(f"Claim {e['id']} ({e['status']}): {e['statement']} ({who}{unit_text}): study "
-                     f"{format_estimate(e, 'original')} (n = {e['original']['n']:,}), confirmation "
-                     f"{format_estimate(e, 'confirmation')} (n = {e['confirmation']['n']:,}).")
-    for w in confirmation.get("withdrawn", []):
-        items.append(f"Withdrawn claim {w['id']}: {w['statement']} — withdrawn: {w['reason']}")
+    items = [claim_text(e, [e]) for e in confirmation.get("claims", [])]
+    items += [withdrawn_text(w["id"], w["statement"], w["reason"]) for w in confirmation.get("withdrawn", [])]
     return items

@@ -19,12 +19,16 @@ from . import stats as an
 
 
 def _manifest_labels(manifest: dict[str, Any]) -> pd.DataFrame | None:
-    """Per cell: matchup, a, b, variant, as the runner labels the rows; None if the
-    manifest does not list them."""
+    """Per cell: matchup, a, b, variant, as the runner labels the rows (the matchup as a person
+    reads it, a named table by its name: ``strategies.display_spec``); None if the manifest
+    does not list them."""
+    from strategies import display_spec
+
     cells = manifest.get("cells") or []
     if not cells or not all({"cell", "a", "b", "variant"} <= set(c) for c in cells):
         return None
-    return pd.DataFrame([{"cell": c["cell"], "matchup": f"{c['a']} vs {c['b']}", "a": c["a"], "b": c["b"],
+    return pd.DataFrame([{"cell": c["cell"], "matchup": f"{display_spec(c['a'])} vs {display_spec(c['b'])}",
+                          "a": c["a"], "b": c["b"],
                           "variant": c["variant"]} for c in cells])
 
 

@@ -212,6 +212,14 @@ class Document:
         return "\n\n".join(out) + "\n"
 
     def html(self, title: str) -> str:
+        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<meta name=\"generator\" content=\"{GENERATOR}\">"
+                f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>\n"
+                + self.html_body() + f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
+
+    def html_body(self) -> str:
+        """The blocks as HTML elements, one a line (what ``html`` puts in the page's body)."""
         body: list[str] = []
         anchors = iter(self.headings())
         for block in self.blocks:
@@ -229,11 +237,7 @@ class Document:
                 body.append(_html_table(block[1], block[2]))
             elif kind == "fig":
                 body.append(_html_figure(*block[1:]))
-        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<meta name=\"generator\" content=\"{GENERATOR}\">"
-                f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>\n"
-                + "\n".join(body) + f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
+        return "\n".join(body)
 
 
 def findings_section(doc: Document, findings: list[str], note: str | None = None) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.rules import describe_rules
 from . import stats as an
 from .claims import belongs_to_run, claims_findings, confirmation_of
 from .figures import (
@@ -64,6 +65,7 @@ from .tables import (
     shorten,
     tournaments,
     unit_span,
+    verdict_counts,
 )
 
 
@@ -91,10 +93,11 @@ def _title(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
 
 
 def run_findings(manifest: dict[str, Any], hstats: pd.DataFrame | None, gstats: pd.DataFrame | None,
-                 self_only: bool) -> list[str]:
+                 self_only: bool, families: dict[str, dict[str, Family]] | None = None) -> list[str]:
     """The report's headline estimates, one sentence each with its 95% interval: per measure
     the cells with the largest estimates (at most ``FINDINGS_CELLS``), the self-play balance
-    verdicts, and each round robin's leader."""
+    verdicts (counted over the same family as the Balance section and the tables,
+    ``families``: "hands"/"games" -> ``cell_families``), and each round robin's leader."""
     mirrored = bool(manifest.get("experiment", {}).get("mirrored", True))
     items: list[str] = []
 
@@ -124,12 +127,12 @@ def run_findings(manifest: dict[str, Any], hstats: pd.DataFrame | None, gstats: 
             items += rest(more, f"Results per cell, {'single hands' if kind == 'hands' else 'whole games'}")
         if {"a", "b"} <= set(stats.columns) and (stats["a"] == stats["b"]).any():
             part = stats[stats["a"] == stats["b"]]
-            counts = an.balanced(part).value_counts()
+            family = ((families or {}).get(kind) or cell_families(stats, kind))["balance"]
             fmt, scale, what = ("+.3f", 1, "points per hand") if kind == "hands" else ("+.1f", 100, "pp of games")
             top = part.loc[part["first_mover_edge"].abs().idxmax()]
-            items.append(f"Self-play ({kind}): " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                         + f"; largest first-mover edge {ci_text(top, 'first_mover_edge', fmt, scale)} {what} "
-                           f"in {label(top)}.")
+            items.append(f"Self-play ({kind}): " + verdict_counts(family, "distinct rule set")
+                         + f", after the {METHOD_LABEL[family.method]} adjustment (the Balance section); largest "
+                           f"first-mover edge {ci_text(top, 'first_mover_edge', fmt, scale)} {what} in {label(top)}.")
         robin = _round_robin(manifest, kind, stats)
         if robin is not None:
             _, group_cols, rank = robin
@@ -169,8 +172,8 @@ def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
         f"Cells: {len(manifest.get('cells', []))} "
         f"({plural(len(exp.get('matchups', [])), 'matchup')} × {plural(len(variants), 'variant')}"
         + (f" × {plural(math.prod(len(v) for v in sweep.values()), 'sweep point')})" if sweep else ")"),
-        "Variants: " + "; ".join(f"{k} = " + ", ".join(f"{f}={v}" for f, v in t.items())
-                                 for k, t in variants.items()) if variants else "Variants: –",
+        "Variants: " + "; ".join(f"{k} = {describe_rules(t)}" for k, t in variants.items())
+        if variants else "Variants: –",
     ]
     if sweep:
         items.append("Sweep: " + "; ".join(f"{k} = {', '.join(format_swept(v) for v in vs)}" for k, vs in sweep.items()))
@@ -194,13 +197,15 @@ def _header(doc: Document, manifest: dict[str, Any], run_dir: Path) -> None:
 
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multiplicity: str = "holm",
-                 trust_plugins: bool = False) -> list[Path]:
+                 trust_plugins: bool = False, claims: bool = True) -> list[Path]:
     """Write ``report.md``, ``report.html`` (self-contained) and the PNG plots of a run into
     ``out_dir`` (default: the run directory); return the paths written (md, html, PNGs),
     recorded by name and sha256 in ``rendering.REPORT_RECORD``.
 
     ``multiplicity`` (``holm``, ``bh`` or ``none``; ``stats.MULTIPLICITY_METHODS``) is how
     every family of comparisons the report labels is adjusted (``tables.compare_cells``).
+    ``claims`` False leaves the claims of a confirm.json out of the findings: a study's
+    results folder gets them from the ledger instead (``simulator.studies.reports``).
 
     The run must be complete and intact (``rundir.readable_run``).  Its plug-ins are run
     only with ``trust_plugins`` (``rundir.load_plugins``: sha256 checked first), to name how
@@ -237,7 +242,7 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None, multipl
     done = False
     try:
         written = _write_report_files(run_dir, manifest, verification.good, stage, multiplicity,
-                                      confirm_dirs=[run_dir, out])
+                                      confirm_dirs=[run_dir, out] if claims else [])
         targets = [out / p.name for p in written]
         ours = set(report_files(out))
         theirs = [t for t in targets if (t.exists() or t.is_symlink()) and t not in ours]
@@ -276,7 +281,7 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
                     for s in (hstats, gstats))
     # findings first (the headline estimates), then what the run was, then the detail
     _title(doc, manifest, run_dir)
-    findings = run_findings(manifest, hstats, gstats, self_only)
+    findings = run_findings(manifest, hstats, gstats, self_only, {"hands": hfam, "games": gfam})
     confirmation = confirmation_of(confirm_dirs if confirm_dirs is not None else [run_dir])
     if confirmation is None:
         findings_section(doc, findings)
@@ -438,7 +443,8 @@ def _pooled_text(family: Family) -> str:
                      f"one test over {m['units']:,} units: {family.interval(m)}, p {format_p(m['p'])}"
                      + (f", adjusted {format_p(m['p_adjusted'])}" if family.method != "none" else "")
                      + f": {m['verdict']}")
-    return "Same rules, one label: " + "; ".join(items) + " ('pooled with cell' in the table)."
+    return ("Same rules, one label: " + "; ".join(items) + " (in the table, a row of its own named by its cells, "
+            "and 'pooled into' beside each of them, whose own interval carries no word).")
 
 
 def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats: pd.DataFrame | None,
@@ -462,9 +468,7 @@ def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats:
     lines = []
     for what, part, family in (("hands", hself, hf), ("games", gself, gf)):
         if part is not None:
-            counts = family.members["verdict"].value_counts()
-            lines.append(f"{what}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                         + f" (of {plural(len(family.members), 'distinct rule set')})")
+            lines.append(f"{what}: " + verdict_counts(family, "distinct rule set"))
     method = (hf or gf).method
     rule = ("its adjusted p-value (" + an.MULTIPLICITY_TEXT[method] + ", over the family of every self-play "
             "edge in the table) is above 5%" if method != "none" else
@@ -488,7 +492,9 @@ def _balance_section(doc: Document, figure, hstats: pd.DataFrame | None, gstats:
     figure(png, "First-mover edge in self-play",
            f"Edge of the non-dealer (who moves first) in each self-play cell, with raw 95% confidence intervals: "
            f"{where}, largest first. Right of the dashed line the non-dealer is favoured, left the dealer; "
-           f"red marks a cell whose verdict is not 'balanced' ({red}).")
+           f"red marks a cell whose verdict is not 'balanced' ({red})"
+           + ("; a cell pooled with others (the same rules) is coloured by its pool's word, the test of the pooled "
+              "interval in the table." if any(len(f.pooled) for f in (hf, gf) if f is not None) else "."))
 
 
 def _round_robin(manifest: dict[str, Any], kind: str, stats: pd.DataFrame

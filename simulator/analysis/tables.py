@@ -131,10 +131,13 @@ def hand_tables(stats: pd.DataFrame, self_only: bool = False,
         results["net points/hand to A"] = [_ci(r, "net_mean", "+.3f") for r in rows]
         results["A hand-win rate"] = [_ci(r, "win_rate", ".1f", 100, "%") for r in rows]
     results["first-mover edge (points/hand)"] = [_ci(r, "first_mover_edge", "+.3f") for r in rows]
-    _family_columns(results, cell_families(stats, "hands") if families is None else families,
-                    {"versus": "A vs B:", "balance": "edge:"}, {"versus": "A vs B", "balance": "balance (self-play)"})
+    results = _family_columns(results, cell_families(stats, "hands") if families is None else families,
+                              {"versus": "A vs B:", "balance": "edge:"},
+                              {"versus": "A vs B", "balance": "balance (self-play)"},
+                              {"versus": ("net points/hand to A", "+.3f", 1.0, ""),
+                               "balance": ("first-mover edge (points/hand)", "+.3f", 1.0, "")}, "hands")
     play = _identity_columns(stats, keys)
-    play["hands"] = results["hands"]
+    play["hands"] = stats["n_hands"].map("{:,}".format)
     for outcome in an.OUTCOMES:  # gin + big gin is the gin rate: no column of its own
         play[outcome.replace("_", " ")] = [_ci(r, f"share_{outcome}", ".1f", 100, "%") for r in rows]
     play["undercuts per knock"] = [_ci(r, "undercut_rate", ".1f", 100, "%") for r in rows]
@@ -158,9 +161,11 @@ def game_table(stats: pd.DataFrame, self_only: bool = False, families: dict[str,
     table["hands/game"] = [_ci(r, "hands_mean", ".2f") for r in rows]
     table["shutout rate"] = [_ci(r, "shutout_rate", ".1f", 100, "%") for r in rows]
     table["first-mover edge (win prob − 50%, pp)"] = [_ci(r, "first_mover_edge", "+.1f", 100) for r in rows]
-    _family_columns(table, cell_families(stats, "games") if families is None else families,
-                    {"versus": "A vs B:", "balance": "edge:"}, {"versus": "A vs B", "balance": "balance (self-play)"})
-    return table
+    return _family_columns(table, cell_families(stats, "games") if families is None else families,
+                           {"versus": "A vs B:", "balance": "edge:"},
+                           {"versus": "A vs B", "balance": "balance (self-play)"},
+                           {"versus": ("A game-win probability", ".1f", 100.0, "%"),
+                            "balance": ("first-mover edge (win prob − 50%, pp)", "+.1f", 100.0, "")}, "games")
 
 
 def ranking_table(rank: pd.DataFrame, value: str, header: str, fmt: str, scale: float, unit: str,
@@ -168,8 +173,10 @@ def ranking_table(rank: pd.DataFrame, value: str, header: str, fmt: str, scale: 
     by = [c for c in rank.columns if c not in ("rank", "strategy", value, "ci_low", "ci_high", "se",
                                                 "n_opponents", "n_cells", count, "n")]
     out = pd.DataFrame({c: rank[c].map(format_swept) if c[:2] in ("a.", "b.") else rank[c] for c in by})
+    from strategies import display_spec
+
     out["rank"] = rank["rank"]
-    out["strategy"] = rank["strategy"]
+    out["strategy"] = rank["strategy"].map(display_spec)
     out[header] = [f"{v * scale:{fmt}}{unit} [{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
                    for v, lo, hi in zip(rank[value], rank["ci_low"], rank["ci_high"])]
     out["opponents"] = rank["n_opponents"]
@@ -204,6 +211,33 @@ METHOD_LABEL = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 #: the words of a family: (estimate above the null, below it, not distinguishable)
 BALANCE_WORDS = ("favours non-dealer", "favours dealer", "balanced")
 VERSUS_WORDS = ("A ahead", "B ahead", "no detectable difference")
+
+
+def verdict(p_adjusted: float, estimate: float, null: float, words: tuple[str, str, str]) -> str:
+    """The word of one test, the only place a report's labels come from (per cell, per pool of
+    cells, per round-robin pairing, and the counts of the findings and the sections, which
+    count these words): ``words[0]`` when the adjusted p-value is at most 5% and the estimate
+    is above ``null``, ``words[1]`` when below, ``words[2]`` otherwise; "unknown" without a
+    p-value.  The p-value is the two-sided test of the very estimate and interval printed
+    beside the word (a pool's beside the pool, never beside one of its cells), and an adjusted
+    p at most 5% means the raw one is too, so that raw 95% interval excludes ``null``: a
+    label never contradicts its interval.
+
+    >>> verdict(0.01, 0.2, 0.0, BALANCE_WORDS), verdict(0.2, 0.2, 0.0, BALANCE_WORDS)
+    ('favours non-dealer', 'balanced')
+    """
+    if p_adjusted is None or not math.isfinite(p_adjusted):
+        return "unknown"
+    if p_adjusted <= an.ALPHA and estimate != null:
+        return words[0] if estimate > null else words[1]
+    return words[2]
+
+
+def verdict_counts(family: "Family", noun: str = "distinct comparison") -> str:
+    """How many of a family's comparisons got each word (``verdict``), as the findings and the
+    report's sections say it: ``8 favours non-dealer, 6 balanced (of 14 distinct rule sets)``."""
+    counts = family.members["verdict"].value_counts()
+    return ", ".join(f"{v} {k}" for k, v in counts.items()) + f" (of {plural(len(family.members), noun)})"
 
 
 def format_p(p: float) -> str:
@@ -322,11 +356,8 @@ def compare_cells(stats: pd.DataFrame, rows: pd.Series, column: str, null: float
     p = an.t_pvalues(members["estimate"], members["se"], members["dof"], null, members["units"]) \
         if len(members) else np.array([])
     adjusted = an.adjust_pvalues(p, method)
-    est = members["estimate"].to_numpy(float)
-    verdict = np.where(adjusted <= an.ALPHA, np.where(est > null, words[0], words[1]), words[2]) \
-        if len(members) else np.array([], dtype=object)
-    verdict = np.where(np.isnan(adjusted), "unknown", verdict) if len(members) else verdict
-    members = members.assign(p=p, p_adjusted=adjusted, verdict=verdict)
+    words_of = [verdict(float(q), float(e), null, words) for q, e in zip(adjusted, members["estimate"])]
+    members = members.assign(p=p, p_adjusted=adjusted, verdict=pd.Series(words_of, index=members.index, dtype=object))
     cells = pd.DataFrame(index=part.index, columns=["p", "p_adjusted", "verdict", "same_as"], dtype=object)
     for _, m in members.iterrows():
         for idx, cell in zip(m["index"], m["cells"]):
@@ -364,22 +395,52 @@ def cell_families(stats: pd.DataFrame, kind: str, method: str = "holm",
     return out
 
 
+def pool_name(cells: tuple[int, ...]) -> str:
+    """The row of a pool of cells in a results table: ``2+13``."""
+    return "+".join(str(c) for c in cells)
+
+
 def _family_columns(table: pd.DataFrame, families: dict[str, Family], prefix: dict[str, str],
-                    verdict_header: dict[str, str]) -> None:
-    """The p-value, adjusted p-value and verdict columns of each family (a dash in the
-    cells outside it), and which cells are pooled together."""
+                    verdict_header: dict[str, str], estimates: dict[str, tuple[str, str, float, str]],
+                    count: str) -> pd.DataFrame:
+    """The table with the p-value, adjusted p-value and verdict columns of each family (a
+    dash in the cells outside it).  Cells pooled into one comparison (the same rules and
+    matchup) show their own interval and no word; the pool gets a row of its own (``2+13``)
+    with its pooled interval in the family's estimate column (``estimates``: key -> header,
+    format, scale, unit), its p-values and its word, so each word stands beside the interval
+    it tested and the table has one word per comparison of the family."""
     same = pd.Series("", index=table.index, dtype=object)
+    pools = []
     for key, family in families.items():
         cells = family.cells.reindex(table.index)
-        inside = cells["verdict"].notna()
-        table[f"{prefix[key]} p"] = [format_p(float(v)) if ok else "–" for v, ok in zip(cells["p"], inside)]
+        alone = cells["verdict"].notna() & (cells["same_as"].fillna("") == "")
+        table[f"{prefix[key]} p"] = [format_p(float(v)) if ok else "–" for v, ok in zip(cells["p"], alone)]
         if family.method != "none":
             table[f"{prefix[key]} p ({METHOD_LABEL[family.method]})"] = [
-                format_p(float(v)) if ok else "–" for v, ok in zip(cells["p_adjusted"], inside)]
-        table[verdict_header[key]] = np.where(inside, cells["verdict"], "–")
-        same = same.where(~inside | (cells["same_as"].fillna("") == ""), cells["same_as"])
-    if (same != "").any():
-        table["pooled with cell"] = np.where(same != "", same, "–")
+                format_p(float(v)) if ok else "–" for v, ok in zip(cells["p_adjusted"], alone)]
+        table[verdict_header[key]] = np.where(alone, cells["verdict"], "–")
+        header, fmt, scale, unit = estimates[key]
+        for _, m in family.pooled.iterrows():
+            name = pool_name(m["cells"])
+            members = table[table["cell"].isin(m["cells"])]
+            for idx in members.index:
+                same.loc[idx] = name
+            v, lo, hi = (float(m[c]) * scale for c in ("estimate", "low", "high"))
+            row = {c: "–" for c in table.columns}
+            row.update({"cell": name, "matchup": members["matchup"].iloc[0] if len(members) else "",
+                        "variant": " = ".join(dict.fromkeys(str(x) for x in members["variant"])),
+                        count: f"{sum(int(str(x).replace(',', '')) for x in members[count]):,}",
+                        "units": f"{int(m['units']):,}", header: f"{v:{fmt}}{unit} [{lo:{fmt}}, {hi:{fmt}}]",
+                        f"{prefix[key]} p": format_p(float(m["p"])), verdict_header[key]: m["verdict"]})
+            if family.method != "none":
+                row[f"{prefix[key]} p ({METHOD_LABEL[family.method]})"] = format_p(float(m["p_adjusted"]))
+            pools.append(row)
+    if pools:
+        table["pooled into"] = np.where(same != "", same, "–")
+        for row in pools:
+            row["pooled into"] = "(the pool)"
+        table = pd.concat([table, pd.DataFrame(pools, columns=table.columns)], ignore_index=True)
+    return table
 
 
 def pairwise_family(panels: list[tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame | None]], center: float,
@@ -417,10 +478,9 @@ def pairwise_family(panels: list[tuple[str, pd.DataFrame, pd.DataFrame, pd.DataF
                                         "high"])
     p = an.t_pvalues(pairs["estimate"], pairs["se"], np.inf, center, pairs["units"]) if len(pairs) else np.array([])
     adjusted = an.adjust_pvalues(p, method)
-    verdict = [("unknown" if not math.isfinite(q) else f"{r} ahead" if q <= an.ALPHA and v != center
-                else "no detectable difference")
-               for q, r, v in zip(adjusted, pairs["strategy"], pairs["estimate"])]
-    pairs = pairs.assign(p=p, p_adjusted=adjusted, verdict=verdict)
+    words = [verdict(float(q), float(v), center, (f"{r} ahead", f"{c} ahead", "no detectable difference"))
+             for q, r, c, v in zip(adjusted, pairs["strategy"], pairs["opponent"], pairs["estimate"])]
+    pairs = pairs.assign(p=p, p_adjusted=adjusted, verdict=words)
     undetected = []
     for k, (_, table, *_) in enumerate(panels):
         frame = pd.DataFrame(False, index=table.index, columns=table.columns)
@@ -433,7 +493,10 @@ def pairwise_family(panels: list[tuple[str, pd.DataFrame, pd.DataFrame, pd.DataF
 
 def pairwise_table(pairs: pd.DataFrame, fmt: str, scale: float, unit: str, method: str) -> pd.DataFrame:
     """The pairings of ``pairwise_family`` as the report shows them."""
-    out = pd.DataFrame({"group": pairs["group"], "strategy": pairs["strategy"], "opponent": pairs["opponent"]})
+    from strategies import display_spec
+
+    out = pd.DataFrame({"group": pairs["group"], "strategy": pairs["strategy"].map(display_spec),
+                        "opponent": pairs["opponent"].map(display_spec)})
     out["result (raw 95% interval)"] = [f"{v * scale:{fmt}}{unit} [{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
                                         for v, lo, hi in zip(pairs["estimate"], pairs["low"], pairs["high"])]
     out["p"] = pairs["p"].map(format_p)

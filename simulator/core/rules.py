@@ -312,10 +312,36 @@ def option_note(name: str, value: Any) -> str:
     return note.format(value)
 
 
+def rules_words(values: dict[str, Any]) -> str:
+    """Rule fields and their values in words, in order (``Option.note``; a field whose value
+    has no note, such as the default knock limit, says nothing): ``gin 20, undercut 10, ...``."""
+    words = [option_note(n, v) for n, v in values.items()]
+    return ", ".join(w for w in words if w)
+
+
 def preset_note(preset: str) -> str:
-    """The preset's origin, then the values it sets, in words (``Option.note``)."""
-    words = [option_note(n, v) for n, v in Rules.PRESETS[preset].items()]
-    return PRESET_ORIGINS[preset] + ": " + ", ".join(w for w in words if w)
+    """The preset's origin, then the values it sets, in words (``rules_words``)."""
+    return PRESET_ORIGINS[preset] + ": " + rules_words(Rules.PRESETS[preset])
+
+
+def describe_rules(rules: str | dict[str, Any]) -> str:
+    """A rule set as reports name it, its rules spelled beside its name: a preset
+    (``"classic"``) -> ``classic (gin 20, undercut 10, box 20, game 100, shutout doubles the
+    game bonus, to 100)``; a preset with changes (``{"preset": "hoyle", "knock_limit": 15}``)
+    -> ``hoyle with knock_limit=15 (knock at 15 or less; gin 25, ...)``.  Any other name (a
+    study's own variant name) is returned as given."""
+    if isinstance(rules, str):
+        return f"{rules} ({rules_words(Rules.PRESETS[rules])})" if rules in Rules.PRESETS else rules
+    changes = {k: v for k, v in rules.items() if k != "preset"}
+    preset = rules.get("preset")
+    if preset not in Rules.PRESETS:
+        return ", ".join(f"{k}={v}" for k, v in changes.items()) or "the default rules"
+    if not changes:
+        return describe_rules(preset)
+    changed = "; ".join(option_note(k, v) or f"{k} {v}" for k, v in changes.items() if k in OPTIONS)
+    base = rules_words({k: v for k, v in Rules.PRESETS[preset].items() if k not in changes})
+    return (f"{preset} with " + ", ".join(f"{k}={v}" for k, v in changes.items())
+            + f" ({changed}; {base})")
 
 
 def variant_note(table: dict[str, Any]) -> str:

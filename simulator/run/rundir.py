@@ -120,13 +120,14 @@ def run_path(location) -> Path:
 _FINGERPRINT_CACHE: dict[tuple, str] = {}
 
 
-def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
+def code_fingerprint(plugins: dict[str, str] | None = None, modules: frozenset[str] | None = None) -> str:
     """A hash of the code that plays rows: the modules of ``simulator`` and ``strategies``
     that play or label rows (``simulator.infra.cache.playing_modules``, the same set the
     kernel cache is keyed by), and each plug-in by name with the code it
     plays (``strategies.plugins.plugin_digest``: its file and every module it imports from
     outside the standard library and ginsim's dependencies).  Two runs with equal
-    fingerprints were played by the same code."""
+    fingerprints were played by the same code.  ``modules`` hashes those modules instead (the
+    report writer's fingerprint, ``simulator.studies.reports``)."""
     from strategies.plugins import plugin_digest
     from strategies.registry import split_class_spec
 
@@ -136,7 +137,7 @@ def code_fingerprint(plugins: dict[str, str] | None = None) -> str:
             plugin_digests[name] = plugin_digest(split_class_spec(path)[0])
         except OSError as exc:
             raise RunError(f"plug-in {name!r}: cannot read {path}: {exc.strerror or exc}") from None
-    files = package_sources(playing_modules())
+    files = package_sources(playing_modules() if modules is None else modules)
     key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for _, p in files) + tuple(plugin_digests.items())
     if key in _FINGERPRINT_CACHE:
         return _FINGERPRINT_CACHE[key]

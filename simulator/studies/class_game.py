@@ -534,12 +534,14 @@ def mixture_text(result: dict[str, Any], digits: int = 2) -> str:
 def write_report(spec: ClassSpec, result: dict[str, Any], out: Path) -> Path:
     """``OUT/report.md``: the class, the equilibrium and its ε, the support's bootstrap, the
     fresh check and the payoff matrix."""
+    from ..core.rules import describe_rules
+
     members = result["members"]
     k = result["size"]
     boot = result["bootstrap"]
     lines = [f"<!-- {MARK} from {spec.path} -->", f"# Equilibrium within a finite class: {spec.name}", "",
              *([spec.description, ""] if spec.description else []),
-             f"Rules `{result['rules_label']}`; net points per hand; seed {spec.seed}. Within {result['class']}, "
+             f"Rules: {describe_rules(result['rules'])}; net points per hand; seed {spec.seed}. Within {result['class']}, "
              f"played in full: a {k} × {k} antisymmetric payoff matrix, {spec.pairs:,} mirrored pairs per entry "
              f"({result['deals']:,} deals in all, fresh check included; {result['cpu_seconds']:,.0f} s of CPU).", "",
              "## The equilibrium and its ε", "",

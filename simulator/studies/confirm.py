@@ -829,6 +829,8 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
 # ----------------------------------------------------------------------------- formatting
 
 def render_markdown(result: dict[str, Any]) -> str:
+    from strategies import display_spec
+
     n_claims = result["holm"]["size"]
     family = result["family"]
     tuning = any(e["metric"] == "field_edge" for e in result["claims"])
@@ -876,7 +878,8 @@ def render_markdown(result: dict[str, Any]) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in result["claims"]:
         _, _, unit_text, _ = _scale(e["metric"], e["unit"])
-        lines.append(f"| {e['id']} | {e['statement']} | {e['a']} vs {e['b']}, {e['rules']} | {unit_text} "
+        lines.append(f"| {e['id']} | {e['statement']} | {display_spec(e['a'])} vs {display_spec(e['b'])}, {e['rules']} | "
+                     f"{unit_text} "
                      f"{assertion_text(e)} | {format_estimate(e, 'original')} ({e['original']['n']:,}) | "
                      f"{format_estimate(e, 'confirmation')} ({e['confirmation']['n']:,}) | "
                      f"{format_test_bound(e, e['test_interval'])} | {_number(e, e['powered_for'])} "

@@ -411,7 +411,7 @@ def _fmt(objective: str, v: float, low: float, high: float) -> str:
 
 def write_report(spec: EquilibriumSpec, result: dict[str, Any], out: Path) -> Path:
     """``OUT/report.md``: the equilibrium in words and numbers, the matrix, the convergence."""
-    from ..core.rules import resolve_rules
+    from ..core.rules import describe_rules, resolve_rules
     from ..core.rules_api import max_knock_limit
     from .tune import threshold_curve
 
@@ -420,7 +420,7 @@ def write_report(spec: EquilibriumSpec, result: dict[str, Any], out: Path) -> Pa
     ex = result["exploitability"]
     lines = [f"<!-- {MARK} from {spec.path} -->", f"# Equilibrium: {spec.name}", "",
              *([spec.description, ""] if spec.description else []),
-             f"Rules `{result['rules_label']}`; objective {result['objective_text']}; family "
+             f"Rules: {describe_rules(result['rules'])}; objective {result['objective_text']}; family "
              f"`{spec.family.get('strategy', '?')}`; seed {spec.seed}. Double oracle "
              f"{'converged' if result['converged'] else 'did not converge'} after {result['iterations']} "
              f"iteration(s) (at most {spec.max_iterations}); game value {result['value'] + 0.0:+.4f} (0 for a "

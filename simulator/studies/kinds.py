@@ -27,7 +27,7 @@ from typing import Any
 from ..run.config import REQUIRED, Schema
 from ..run.limits import RESULTS_DIR
 from . import confirm as cf
-from . import decision_values, ledger
+from . import decision_values, ledger, reports
 
 #: a command's options (an ``argparse.Namespace``: out, deals, games, jobs, quiet, multiplicity ...)
 Options = argparse.Namespace
@@ -80,7 +80,8 @@ def _reproduce_experiment(path: Path, name: str, options: Options) -> list[str]:
     out = Path(options.out or Path(RESULTS_DIR) / name)
     start = time.perf_counter()
     run_experiment(exp, out, jobs=options.jobs, progress=not options.quiet, force=True)
-    paths = write_report(out, multiplicity=options.multiplicity)
+    paths = write_report(out, multiplicity=options.multiplicity, claims=reports.study_of(out) is None)
+    reports.refresh_folder(out)  # a study's results: its claims from the ledger, the inputs' digests
     pngs = [p for p in paths if p.suffix == ".png"]
     lines = [f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s",
              f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)"]
@@ -111,9 +112,14 @@ def _reproduce_decision_values(path: Path, name: str, options: Options) -> list[
 
 
 def _report_run(folder: Path, options: Options) -> list[Path]:
+    """``ginsim report DIR``; a study's results folder also gets its claims block (``reports``)."""
     from ..analysis.report import write_report
 
-    return write_report(folder, options.out, multiplicity=options.multiplicity, trust_plugins=options.trust_plugins)
+    out = Path(options.out or folder)
+    paths = write_report(folder, options.out, multiplicity=options.multiplicity, trust_plugins=options.trust_plugins,
+                         claims=reports.study_of(out) is None)
+    reports.refresh_folder(out)
+    return paths
 
 
 def _tuning_schema() -> Schema:

@@ -439,11 +439,14 @@ def _fmt(r: dict[str, float]) -> str:
 def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
     """``OUT/report.md``: the abstraction and method, the exploitability's lower bound, what
     state-dependence is worth against the draw-only class, the heat map and the convergence."""
+    from strategies import display_spec
     from strategies import knock_table as kt
+
+    from ..core.rules import describe_rules
 
     lines = [f"<!-- {MARK} from {spec.path} -->", f"# A state-dependent knock policy: {spec.name}", "",
              *([spec.description, ""] if spec.description else []),
-             f"Rules `{result['rules_label']}`; net points per hand; seed {spec.seed}; {result['deals']:,} deals, "
+             f"Rules: {describe_rules(result['rules'])}; net points per hand; seed {spec.seed}; {result['deals']:,} deals, "
              f"{result['cpu_seconds']:,.0f} s of CPU. Both players draw, discard, lay out and defend as `simple`; "
              f"the knock decision is a table of {kt.N_CELLS} cells (deadwood in {kt.DEADWOOD_BUCKETS} buckets of "
              f"{result['abstraction']['deadwood_width']} points × own draws in {len(kt.DRAW_BUCKETS)} buckets × the "
@@ -473,7 +476,10 @@ def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
     g = kt.grid(result["table"], 0)
     for label, row in zip(_draw_labels(), g):
         lines.append(f"| {label} | " + " | ".join(f"{p:.2f}" for p in row) + " |")
-    lines += ["", "As a strategy spec any study can play:", "", f"    {result['table_spec']}", "",
+    named = display_spec(result["table_spec"]) != result["table_spec"]
+    lines += ["", "As a strategy spec any study can play:", "", f"    {display_spec(result['table_spec'])}", "",
+              *(["(a named table: its exact parameters are `table_spec` in knock_table.json and "
+                 "`strategies.knock_table.PRESETS`)", ""] if named else []),
               "## Against each draw-only member", "",
               "| member | table against it | it against the table |", "|---|---:|---:|"]
     for a, b in zip(result["against_members"], result["members_against_table"]):
@@ -485,7 +491,7 @@ def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
               "|---:|---:|---:|"]
     for it in result["iterations"]:
         lines.append(f"| {it['iteration']:,} | {it['flips']} | {it['exploitability_train']:+.4f} |")
-    lines += ["", f"Best response found: `{result['best_response']}`"]
+    lines += ["", f"Best response found: `{display_spec(result['best_response'])}`"]
     path = out / "report.md"
     atomic_write(path, "\n".join(lines) + "\n")
     return path

@@ -173,12 +173,13 @@ def rules_text(rules: Any, variants: dict[str, Any] | None = None) -> str:
 
 
 def claim_text(claim: dict[str, Any], confirmations: list[dict[str, Any]],
-               variants: dict[str, Any] | None = None) -> str:
+               variants: dict[str, Any] | None = None, standing: str | None = None) -> str:
     """One claim as every report prints it (the run report's findings, each study report's
     claims section, ``simulator.studies.reports``): ``Claim ID (STATUS): statement (A vs B,
     rules in words; unit): study ESTIMATE [95%] (n = N), confirmation ESTIMATE [95%] (n = N)
     (salt, date, the bound its test used: status)`` and so on for every confirmation, the
-    latest one's status in the head.  ``claim`` holds the claim's content (statement, metric,
+    latest one's status in the head (``standing``, when given, instead: a study's report shows
+    the claim's standing in the whole record, ``simulator.studies.record``).  ``claim`` holds the claim's content (statement, metric,
     unit, a, b, rules); each confirmation its ``original`` and ``confirmation`` numbers, its
     ``status`` and, from a ledger, ``salt``, ``date`` and ``test_interval``.  Specs are
     written as people read them (``strategies.display_spec``: a solved knock table by name)."""
@@ -189,7 +190,7 @@ def claim_text(claim: dict[str, Any], confirmations: list[dict[str, Any]],
     kind = {"metric": claim["metric"], "unit": claim["unit"]}
     _, _, unit_text, _ = scale(claim["metric"], claim["unit"])
     who = "" if claim["metric"] == "field_edge" else f"{display_spec(claim['a'])} vs {display_spec(claim['b'])}, "
-    status = confirmations[-1]["status"] if confirmations else "registered, not confirmed yet"
+    status = standing or (confirmations[-1]["status"] if confirmations else "registered, not confirmed yet")
     text = f"Claim {claim['id']} ({status}): {claim['statement']} ({who}{rules_text(claim['rules'], variants)}; {unit_text})"
     if not confirmations:
         return text + "."

@@ -344,15 +344,6 @@ def describe_rules(rules: str | dict[str, Any]) -> str:
             + f" ({changed}; {base})")
 
 
-def variant_note(table: dict[str, Any]) -> str:
-    """A rule variant written as an experiment writes it (``preset = NAME`` and/or fields of
-    ``Rules``) in words: the preset's values with the variant's own in their place, then the
-    fields the preset does not set (``option_note``)."""
-    preset = table.get("preset")
-    values = {**(Rules.PRESETS[preset] if preset else {}), **{k: v for k, v in table.items() if k != "preset"}}
-    return ", ".join(w for w in (option_note(n, v) for n, v in values.items()) if w)
-
-
 #: one line per preset for ``ginsim variants``, made from its fields' notes
 PRESET_NOTES = {preset: preset_note(preset) for preset in Rules.PRESETS}
 

@@ -43,7 +43,9 @@ from typing import Any
 
 from scipy import stats as st
 
-from ..analysis.claims import ASSERTIONS, METRICS, assertion_text, format_estimate, format_test_bound
+from strategies import display_spec
+
+from ..analysis.claims import ASSERTIONS, METRICS, assertion_text, format_estimate, format_test_bound, rules_text
 from ..analysis.claims import number as _number
 from ..analysis.claims import scale as _scale
 from .ledger import LEDGER_DIR, MARGIN_SOURCES, MARGIN_WORDS, SUFFIX, Ledger, Record, load_ledger
@@ -284,16 +286,14 @@ FRONT: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
 
 
 def rules_words(root: str | Path, study: str, variant: str) -> str:
-    """The rules of ``variant`` of ``study`` (``experiments/STUDY.toml``) in words, or the
-    variant's name when the study keeps its rules elsewhere (a tuning folder)."""
-    from ..core.rules import variant_note
+    """The rules of ``variant`` of ``study`` (``experiments/STUDY.toml``) as reports print
+    them (``analysis.claims.rules_text``), or the variant's name when the study keeps its
+    rules elsewhere (a tuning folder)."""
     from ..run.experiment import read_toml_file
 
     path = Path(root) / "experiments" / f"{study}.toml"
-    if not path.exists():
-        return variant
-    table = read_toml_file(path, "an experiment file", ValueError).get("variants", {}).get(variant)
-    return f"{variant}: {variant_note(table)}" if isinstance(table, dict) else variant
+    variants = read_toml_file(path, "an experiment file", ValueError).get("variants", {}) if path.exists() else {}
+    return rules_text(variant, variants if isinstance(variants, dict) else {})
 
 
 def _kind(content: dict[str, Any]) -> dict[str, Any]:
@@ -345,7 +345,8 @@ def front_block(root: str | Path) -> str:
             _, _, unit_text, _ = _scale(content["metric"], content["unit"])
             e = t.entry
             lines.append(f"* {words}: **{format_estimate({**_kind(content), **e}, 'confirmation')}** {unit_text} on "
-                         f"{e['confirmation']['n']:,} fresh {content['unit']}s ({content['a']} vs {content['b']}; "
+                         f"{e['confirmation']['n']:,} fresh {content['unit']}s ({display_spec(content['a'])} vs "
+                         f"{display_spec(content['b'])}; "
                          f"rules {rules_words(root, study, content['rules'])}). `{claim_id}`")
         lines.append("")
     lines += [f"Each answer is a claim registered before its confirmation and confirmed on seeds its study never used, "
@@ -405,7 +406,8 @@ def record_page(root: str | Path) -> str:
                              f"statement only).")
             else:
                 _, _, unit_text, _ = _scale(content["metric"], content["unit"])
-                who = "" if content["metric"] == "field_edge" else f"{content['a']} vs {content['b']}, "
+                who = "" if content["metric"] == "field_edge" else \
+                    f"{display_spec(content['a'])} vs {display_spec(content['b'])}, "
                 lines.append(f"* **`{c.record.id}`** — {status}. {content['statement']} ({who}rules "
                              f"{rules_words(root, study, content['rules'])}; {unit_text}; claimed "
                              f"{_claimed(content)}).")

@@ -28,6 +28,7 @@ whose block is not what its inputs give today.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -38,6 +39,7 @@ from ..analysis.claims import claim_text, withdrawn_text
 from ..analysis.rendering import Document, atomic_write, record_report, report_files
 from ..run.rundir import REPORT_RECORD, code_fingerprint, file_sha256
 from . import ledger as ledgers
+from . import record
 
 BEGIN = "<!-- claims:begin (written by python -m simulator.studies.reports --write; do not edit) -->"
 END = "<!-- claims:end -->"
@@ -73,6 +75,16 @@ def _variants(study_file: Path | None) -> dict[str, Any]:
     return variants if isinstance(variants, dict) else {}
 
 
+def record_sha256(root: Path) -> str:
+    """The sha256 of every ledger under ``root/experiments`` (by name, then bytes): a claim's
+    standing depends on every test of the whole record (``simulator.studies.record``)."""
+    digest = hashlib.sha256()
+    for study in record.ledger_studies(root / "experiments"):
+        path = ledgers.ledger_path(root / "experiments", study)
+        digest.update(study.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def inputs_of(folder: Path, study: str | None, root: Path) -> dict[str, str]:
     """The sha256 of each input of the report in ``folder`` (``INPUT_FILES`` present there and,
     for a study's own report, the study's ledger) and the report writer's fingerprint."""
@@ -80,6 +92,7 @@ def inputs_of(folder: Path, study: str | None, root: Path) -> dict[str, str]:
     if study is not None:
         book = ledgers.ledger_path(root / "experiments", study)
         out[book.relative_to(root).as_posix()] = file_sha256(book)
+        out["the whole record"] = record_sha256(root)
     out["report writer"] = report_writer_fingerprint()
     return out
 
@@ -108,11 +121,14 @@ def _claims_section(doc: Document, study: str, root: Path) -> None:
     except (ValueError, OSError):
         variants = {}
     doc.h(2, "Claims")
+    standing = {c.record.id: c.status for c in record.whole_record(root).claims if c.study == study}
     doc.p(f"The study's registered claims, from its ledger (experiments/ledger/{study}.jsonl; ginsim claims log "
-          f"{study}): each with the study's estimate and 95% interval, then every confirmation on seeds the study "
-          f"never used (ginsim confirm; confirm.md has its tests and power), its interval, the bound its test used "
-          f"and its status.")
-    doc.ul([claim_text(r.claim, r.confirmations, variants) for r in book.active] or ["No active claim."])
+          f"{study}): each with its standing in the whole record (every confirmation of every ledger, one Holm "
+          f"family: docs/claims.md, with each test's power and where its margin came from), the study's estimate "
+          f"and 95% interval, then every confirmation on seeds the study never used (ginsim confirm; confirm.md "
+          f"has its tests and power), its interval, the bound its test used and the study's own status.")
+    doc.ul([claim_text(r.claim, r.confirmations, variants, f"{standing[r.id]} in the whole record")
+            for r in book.active] or ["No active claim."])
     if book.withdrawn:
         doc.p("Withdrawn claims (kept in the ledger; none of them stands):")
         doc.ul([withdrawn_text(r.id, r.claim.get("statement", ""), r.withdrawn["reason"], r.withdrawn["date"])

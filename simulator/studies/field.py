@@ -39,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .families import families_of, variant_sections
+
 #: the player every rating is measured from (0 Elo): the EAAI competition's baseline
 ANCHOR = "simple"
 #: Elo points per natural-log unit of odds
@@ -234,7 +236,7 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
     decision under the EAAI rules.  Returns the file written."""
     from ..run.rundir import run_path
 
-    players, variants, seed, _, games = field_of(run_dir)
+    players, variants, seed, hands, games = field_of(run_dir)
     lines = ["# The field: ratings, pairings and CPU per decision", "",
              f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim reproduce field` and "
              "`ginsim field` write this page). "
@@ -254,6 +256,7 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
         for r in order:
             lines.append(f"| `{r}` | " + " | ".join(table.loc[r]) + " |")
         lines.append("")
+        lines += variant_sections(families_of(run_dir), games, hands, variant, rating)
     lines += ["## CPU per decision (EAAI rules, against `simple`)", "",
               f"Each player's decisions timed one by one through `simulator.Hand` over {cpu_deals} mirrored deals "
               "(CPU time of this process). A call's own overhead is what `random` shows.", "",

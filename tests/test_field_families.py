@@ -196,3 +196,27 @@ def test_the_field_families_study_runs_whole_at_a_tiny_size(tmp_path):
     for name, members in exp.families.items():
         table = text.split(f"### Family `{name}` ({len(members)} members")[1].split("###")[0].split("## CPU")[0]
         assert {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")} == players
+
+
+@pytest.fixture(scope="module")
+def tiny_families(tmp_path_factory) -> Path:
+    from simulator.run.runner import run_experiment
+
+    tmp = tmp_path_factory.mktemp("families")
+    (tmp / "tiny_families.toml").write_text(TINY)
+    return run_experiment(load_experiment(tmp / "tiny_families.toml"), tmp / "tiny_families", progress=False)
+
+
+def test_a_placed_player_gets_its_minimum_and_exploitability_against_each_family(tiny_families):
+    from simulator.studies import field
+
+    done = ginsim("field", "threshold_schedule", "--run", tiny_families, "--deals", 100, "--games", 20)
+    assert done.returncode == 0, done.stderr
+    placed = field.place("threshold_schedule", tiny_families, n_deals=100, n_games=20)["tournament"]
+    low, gain = placed["families"]["knockers"]
+    assert low == family_minimum(placed["games"], "threshold_schedule", ["knock_early", "gin_hunter"])
+    assert gain == exploitability(placed["hands"], "threshold_schedule", ["knock_early", "gin_hunter"])
+    line = next(line for line in done.stdout.splitlines() if line.strip().startswith("knockers:"))
+    assert f"minimum {low.value:.1%} [{low.low:.1%}, {low.high:.1%}] of games (against {low.member})" in line
+    assert f"exploitability lower bound {gain.value:+.2f} [{gain.low:+.2f}, {gain.high:+.2f}]" in line
+    assert any(line.strip().startswith("baselines:") for line in done.stdout.splitlines())

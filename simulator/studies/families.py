@@ -77,7 +77,8 @@ def versus(stats: pd.DataFrame, player: str, member: str, column: str,
 def simultaneous_intervals(values, ses, units, proportion: bool, alpha: float = ALPHA) -> np.ndarray:
     """Bonferroni's simultaneous intervals of k estimates (module docstring): each the
     t interval at confidence 1 − ``alpha`` / k over its units, Wilson's for a
-    ``proportion`` that is 0 or 1 with no spread.  Rows of (low, high)."""
+    ``proportion`` that is 0 or 1 with no spread, a proportion's kept inside [0, 1].  Rows
+    of (low, high)."""
     from ..analysis.stats import t_interval, wilson_interval
 
     values, ses, units = (np.asarray(x, dtype=float) for x in (values, ses, units))
@@ -86,6 +87,8 @@ def simultaneous_intervals(values, ses, units, proportion: bool, alpha: float = 
     for i, (v, se, n) in enumerate(zip(values, ses, units)):
         if proportion and v in (0.0, 1.0) and not se > 0 and n >= 1:
             low[i], high[i] = wilson_interval(int(round(v * n)), int(n), confidence)
+    if proportion:  # kept inside [0, 1], as the report's intervals of shares are
+        low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
     return np.column_stack([low, high])
 
 
@@ -179,6 +182,28 @@ FAMILIES_NOTE = (
     "player can be exploited at least this much). Both intervals are simultaneous over the family's k members "
     "(Bonferroni: each member's interval at 1 − 0.05/k, so the minimum's and maximum's hold with at least 95% "
     "whatever the dependence); a player is ranked by its minimum.")
+
+
+def placed_families(families: dict[str, list[str]], spec: str, games: pd.DataFrame,
+                    hands: pd.DataFrame) -> dict[str, tuple[FamilyEstimate | None, FamilyEstimate | None]]:
+    """A placed player's minimum and exploitability lower bound against each family (its
+    per-cell game and hand stats against the members, one variant; either may be empty).
+    The members then share deals: Bonferroni's intervals hold all the same."""
+    return {name: (family_minimum(games, spec, members) if len(games) else None,
+                   exploitability(hands, spec, members) if len(hands) else None)
+            for name, members in families.items()}
+
+
+def family_text(name: str, low: FamilyEstimate | None, gain: FamilyEstimate | None) -> str:
+    """One line on a player against family ``name``: its minimum and its exploitability
+    lower bound, each with its simultaneous interval and member (``ginsim field SPEC``)."""
+    parts = []
+    if low is not None:
+        parts.append(f"minimum {low.value:.1%} [{low.low:.1%}, {low.high:.1%}] of games (against {low.member})")
+    if gain is not None:
+        parts.append(f"exploitability lower bound {gain.value:+.2f} [{gain.low:+.2f}, {gain.high:+.2f}] points per "
+                     f"hand (best response found: {gain.member})")
+    return f"{name}: " + ("; ".join(parts) or "no member played")
 
 
 def families_of(run_dir) -> dict[str, list[str]]:

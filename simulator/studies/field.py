@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .families import families_of, variant_sections
+from .families import families_of, placed_families, variant_sections
 
 #: the player every rating is measured from (0 Elo): the EAAI competition's baseline
 ANCHOR = "simple"
@@ -198,7 +198,9 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     """Rate ``spec`` in the field of ``run_dir``: play it against every member (common
     mirrored deals, ``seed`` default the study's + 1) and refit the ratings of each
     variant with the study's own pairings.  Returns per variant the rating table and
-    ``spec``'s pairings (game-win share and net points per hand against each member)."""
+    ``spec``'s pairings (game-win share and net points per hand against each member), and
+    against each family the run declares its minimum and exploitability lower bound
+    (``simulator.studies.families.placed_families``)."""
     players, variants, study_seed, _, games = field_of(run_dir)
     if spec in players:
         raise ValueError(f"{spec!r} is in the field already; give another spec or a plug-in under another name")
@@ -209,7 +211,8 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
         both = pairings(games, variant) + (pairings(new_games, variant) if n_games else [])
         mine = new_games[new_games["variant"] == variant] if n_games else pd.DataFrame()
         hands = new_hands[new_hands["variant"] == variant] if n_deals else pd.DataFrame()
-        out[variant] = {"ratings": bradley_terry(both) if n_games else None, "games": mine, "hands": hands}
+        out[variant] = {"ratings": bradley_terry(both) if n_games else None, "games": mine, "hands": hands,
+                        "families": placed_families(families_of(run_dir), spec, mine, hands)}
     return out
 
 

@@ -21,7 +21,10 @@ and by ``ginsim field`` from an existing run):
 * **CPU per decision**: each player's mean CPU time per decision it makes, timed call by
   call through ``simulator.Hand`` against ``simple`` under the EAAI rules, with the hands
   and games it costs (``cpu_per_decision``); the call's own overhead is what ``random``
-  shows.
+  shows;
+* **families**, when the experiment declares ``[families]`` of its players: per family,
+  each player's minimum share of games over the members and its exploitability lower bound
+  within the family, with simultaneous intervals (``simulator.studies.families``).
 
 ``place(spec, ...)`` plays a new player (any spec: a plug-in, a Python player, a hybrid)
 against every member of the field on common mirrored deals (one seed for every opponent)

@@ -315,6 +315,12 @@ def _cmd_field(args: argparse.Namespace) -> None:
             g = (f"{games.at[b, 'win_prob']:.1%} [{games.at[b, 'win_prob_ci_low']:.1%}, "
                  f"{games.at[b, 'win_prob_ci_high']:.1%}]" if games is not None else "")
             print(f"{b:<28} {h:>26} {g:>24}")
+        if result["families"]:
+            from .studies.families import family_text
+
+            print("against the study's families (simultaneous 95% intervals, Bonferroni over each family's members):")
+            for name, (low, gain) in result["families"].items():
+                print("  " + family_text(name, low, gain))
 
 
 def run_document(run_dir: str | Path) -> dict:
@@ -1127,10 +1133,12 @@ def _run_commands(command) -> None:
 
     p = command("field", "rate the field of players, or place a new player in it",
                 "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
-                "intervals), its Holm-labelled matrix of game-win shares and every player's CPU per decision to "
+                "intervals), its Holm-labelled matrix of game-win shares, each family's table when the study declares "
+                "[families], and every player's CPU per decision to "
                 "results/field_ratings/field.md (the study: ginsim reproduce field). With SPEC: play it against "
                 "every member of the field on common mirrored deals under each of the study's variants and print "
-                "the ratings with it placed (docs/published.md#the-field).")
+                "the ratings with it placed, and its minimum and exploitability lower bound against each family "
+                "(docs/published.md#the-field).")
     p.add_argument("spec", nargs="?", help="the player to place: any strategy spec, a plug-in given with --plugin "
                                            "(default: none, write the field's page)")
     _complete(p.add_argument("--run", default="results/field", help="the field study's run directory "

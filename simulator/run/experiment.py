@@ -21,6 +21,8 @@
     [plugins]                    # optional: name = "path/to/strategy.py" (relative to the file),
                                  # or "path/to/file.py:ClassName" for a plain-Python strategy
     patient = "patient.py"
+    [families]                   # optional: named groups of the matchups' players, which the
+    knockers = ["simple", "knock_early"]  # field's page rates every player against (studies.families)
 
 Cells are matchup × variant × sweep point, numbered 0, 1, … in that nesting order.
 Every key is declared once, in ``SCHEMA`` (``simulator.run.config``: its type, default,
@@ -38,6 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -100,6 +103,8 @@ class Experiment:
     sweep: dict[str, list[int | float]]  # values exactly as written in the file
     plugins: dict[str, str]
     description: str = ""
+    #: named families of players (``families``): each a list of the matchups' players
+    families: dict[str, list[str]] = field(default_factory=dict)
 
     def n_cells(self) -> int:
         """The number of cells, counted without listing them."""
@@ -122,7 +127,12 @@ class Experiment:
         return cells
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The experiment as its manifest keeps it; ``families`` only when some are declared,
+        so an experiment without them keeps the dict (and hash) it had before the key existed."""
+        out = asdict(self)
+        if not out["families"]:
+            del out["families"]
+        return out
 
 
 def _takes_param(spec: str, param: str) -> bool:
@@ -229,7 +239,7 @@ def parse_experiment(data: dict[str, Any], where: str = "<experiment>", base: Pa
     experiment = Experiment(name=v["name"], seed=v["seed"], deals=v["deals"], games=v["games"],
                             mirrored=v["mirrored"], chunk=v["chunk"], game_chunk=v["game_chunk"],
                             matchups=v["matchups"], variants=v["variants"], sweep=v["sweep"],
-                            plugins=v["plugins"], description=v["description"])
+                            plugins=v["plugins"], description=v["description"], families=v["families"])
     budget = memory_budget()
     n_cells, most = experiment.n_cells(), budget // BYTES_PER_CELL
     if n_cells > most:
@@ -356,6 +366,24 @@ def _sweep(sweep: dict, values: dict[str, Any], fail) -> dict[str, list[int | fl
     return {k: list(vs) for k, vs in sweep.items()}
 
 
+def _families(families: dict, values: dict[str, Any], fail) -> dict[str, list[str]]:
+    """Each family a non-empty list of distinct players of the matchups, spelled as there
+    (the field's page looks their pairings up by that spelling)."""
+    players = list(dict.fromkeys(s for pair in values["matchups"] for s in pair))
+    for name, members in families.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise fail(f"families.{name}", "a family's name must be letters, digits or '_', starting with a letter or '_'")
+        if not isinstance(members, list) or not members:
+            raise fail(f"families.{name}", "must be a non-empty list of the matchups' players")
+        for i, spec in enumerate(members):
+            if spec not in players:
+                raise fail(f"families.{name}[{i}]", f"{spec!r} is not a player of the matchups (spelled as there); "
+                                                    f"players: {', '.join(players)}")
+            if spec in members[:i]:
+                raise fail(f"families.{name}[{i}]", f"{spec!r} is listed twice")
+    return {name: list(members) for name, members in families.items()}
+
+
 #: every key of an experiment file, in the order they are checked (docs/experiments.md's
 #: table is generated from it: ``python -m simulator.run.docs_tables``)
 SCHEMA = Schema("experiment", (
@@ -399,5 +427,11 @@ SCHEMA = Schema("experiment", (
     Key("sweep", "table", {}, "strategy parameters to sweep: every value becomes its own cell",
         text="a table of \"a.param\" = [values]", got=False, check=_sweep,
         doc="`\"a.<param>\"` sweeps parameter `<param>` of strategy A, `\"b.<param>\"` of B; see below."),
+    Key("families", "table", {}, "named families of the matchups' players, for the field's page",
+        text="a table of name = [players of the matchups]", got=False, check=_families, default_text="none",
+        doc="`[families] marjj = [\"marjj:knock_turns=1\", \"marjj\"]`: each member spelled as in `matchups`, "
+            "none twice. Playing is unchanged; the field's page (`ginsim field`, `ginsim reproduce`) states each "
+            "player's minimum win share over each family and the largest gain a member makes against it "
+            "([the field](published.md#opponent-families))."),
 ))
 TOP_KEYS = set(SCHEMA.names)

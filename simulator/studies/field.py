@@ -21,7 +21,10 @@ and by ``ginsim field`` from an existing run):
 * **CPU per decision**: each player's mean CPU time per decision it makes, timed call by
   call through ``simulator.Hand`` against ``simple`` under the EAAI rules, with the hands
   and games it costs (``cpu_per_decision``); the call's own overhead is what ``random``
-  shows.
+  shows;
+* **families**, when the experiment declares ``[families]`` of its players: per family,
+  each player's minimum share of games over the members and its exploitability lower bound
+  within the family, with simultaneous intervals (``simulator.studies.families``).
 
 ``place(spec, ...)`` plays a new player (any spec: a plug-in, a Python player, a hybrid)
 against every member of the field on common mirrored deals (one seed for every opponent)
@@ -38,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .families import families_of, placed_families, variant_sections
 
 #: the player every rating is measured from (0 Elo): the EAAI competition's baseline
 ANCHOR = "simple"
@@ -196,7 +201,9 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     """Rate ``spec`` in the field of ``run_dir``: play it against every member (common
     mirrored deals, ``seed`` default the study's + 1) and refit the ratings of each
     variant with the study's own pairings.  Returns per variant the rating table and
-    ``spec``'s pairings (game-win share and net points per hand against each member)."""
+    ``spec``'s pairings (game-win share and net points per hand against each member), and
+    against each family the run declares its minimum and exploitability lower bound
+    (``simulator.studies.families.placed_families``)."""
     players, variants, study_seed, _, games = field_of(run_dir)
     if spec in players:
         raise ValueError(f"{spec!r} is in the field already; give another spec or a plug-in under another name")
@@ -207,7 +214,8 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
         both = pairings(games, variant) + (pairings(new_games, variant) if n_games else [])
         mine = new_games[new_games["variant"] == variant] if n_games else pd.DataFrame()
         hands = new_hands[new_hands["variant"] == variant] if n_deals else pd.DataFrame()
-        out[variant] = {"ratings": bradley_terry(both) if n_games else None, "games": mine, "hands": hands}
+        out[variant] = {"ratings": bradley_terry(both) if n_games else None, "games": mine, "hands": hands,
+                        "families": placed_families(families_of(run_dir), spec, mine, hands)}
     return out
 
 
@@ -234,7 +242,7 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
     decision under the EAAI rules.  Returns the file written."""
     from ..run.rundir import run_path
 
-    players, variants, seed, _, games = field_of(run_dir)
+    players, variants, seed, hands, games = field_of(run_dir)
     lines = ["# The field: ratings, pairings and CPU per decision", "",
              f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim reproduce field` and "
              "`ginsim field` write this page). "
@@ -254,6 +262,7 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
         for r in order:
             lines.append(f"| `{r}` | " + " | ".join(table.loc[r]) + " |")
         lines.append("")
+        lines += variant_sections(families_of(run_dir), games, hands, variant, rating)
     lines += ["## CPU per decision (EAAI rules, against `simple`)", "",
               f"Each player's decisions timed one by one through `simulator.Hand` over {cpu_deals} mirrored deals "
               "(CPU time of this process). A call's own overhead is what `random` shows.", "",

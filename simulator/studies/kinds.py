@@ -70,7 +70,8 @@ class Kind:
 
 def _reproduce_experiment(path: Path, name: str, options: Options) -> list[str]:
     """An experiment played again into ``results/NAME`` (``--force``), then its report; the
-    field study also gets its ratings page (``simulator.studies.field.write_field``)."""
+    field study, and any experiment declaring families of players, also gets its ratings
+    page (``simulator.studies.field.write_field``)."""
     from ..analysis.report import write_report
     from .field import FIELD_STUDY, write_field
     from ..run.experiment import load_experiment
@@ -85,7 +86,7 @@ def _reproduce_experiment(path: Path, name: str, options: Options) -> list[str]:
     pngs = [p for p in paths if p.suffix == ".png"]
     lines = [f"{exp.name}: {len(exp.cells())} cells from {path} into {out} in {time.perf_counter() - start:.1f} s",
              f"report: {paths[0]}, {paths[1]} and {len(pngs)} figure(s)"]
-    if name == FIELD_STUDY:  # the field's own page too: ratings, Holm-labelled matrix, CPU per decision
+    if name == FIELD_STUDY or exp.families:  # a field's page too: ratings, matrix, families, CPU per decision
         lines.append(f"ratings: {write_field(out)}")
     return lines
 

@@ -837,6 +837,8 @@ def _cmd_replay(args: argparse.Namespace) -> None:
     if Path(args.run_dir).is_file():  # a hand history file
         _replay_history(args)
         return
+    if Path(args.run_dir).exists() and not Path(args.run_dir).is_dir():
+        raise ValueError(f"{args.run_dir} is neither a run directory nor a hand history file (a regular file)")
     if args.deals is not None:
         _export_deals(args)
         return
@@ -844,8 +846,9 @@ def _cmd_replay(args: argparse.Namespace) -> None:
         if getattr(args, option) is None:
             raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
     if args.export is not None:
-        from .run.handhistory import from_run, write_file
+        from .run.handhistory import check_export, from_run, write_file
 
+        check_export(args.export)  # before the deal is played again
         print(write_file(from_run(args.run_dir, args.cell, args.deal, args.trust_plugins), Path(args.export)))
     if args.html is not None:
         from .tools.replay_html import write_replay_page

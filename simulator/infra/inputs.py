@@ -10,6 +10,8 @@ command and the Python API call:
   so a deeply nested document would end in a RecursionError);
 * ``inside_work``: a path that a spec or a run directory names is kept inside the working
   directory (or the ``--out`` the user gave): nothing outside them is written or removed;
+* ``check_target``: a file ginsim is about to write is refused when something that is not a
+  regular file is there (a FIFO, a device, a directory, a link), before it is opened;
 * ``check_memory``: a size the user gives is checked against this machine's memory
   before anything of that size is allocated;
 * ``argument``: a Python API argument is checked as a key of an experiment file is, in the
@@ -226,6 +228,24 @@ def inside_work(path: str | Path, what: str, error: type[ValueError] = ValueErro
     if problem:
         raise error(f"{what}: {problem}")
     return Path(path)
+
+
+def check_target(path: str | Path, what: str, error: type[ValueError] = ValueError) -> bool:
+    """Whether a regular file is at ``path``, the file ginsim is about to write (``what``
+    names it); anything else there (a FIFO, a device, a socket, a directory, a symbolic
+    link) is refused in one line, found by ``lstat`` and never opened, so a write can
+    neither hang on a FIFO nor go through a link.  The caller then writes a temporary file
+    beside it and renames it into place."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise error(f"{path}: cannot write {what}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path} is {_kind(info.st_mode)}, not a regular file; ginsim writes {what} only to a new "
+                    f"file or over a regular file it wrote")
+    return True
 
 
 # ----------------------------------------------------------------------------- memory

@@ -35,7 +35,7 @@ from ..core.cards import as_codes, format_card, format_cards
 from ..core.records import OUTCOMES
 from ..core.rules import Rules, resolve_rules
 from ..core.state import N_ACTIONS, action_name
-from ..infra.inputs import read_toml
+from ..infra.inputs import check_target, open_regular, read_toml
 from .config import Key, Schema, is_int
 
 #: the ``format`` field of every hand history, and the version this ginsim writes and reads
@@ -503,14 +503,24 @@ def to_text(history: HandHistory) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_file(history: HandHistory, path: str | Path) -> Path:
-    """Write the history to ``path`` whole or not at all; a file there that ginsim did not
-    write (it does not start with ``HEADER``) is never replaced."""
+def check_export(path: str | Path) -> Path:
+    """``path`` when a hand history may be written there: nothing there, or a hand history
+    ginsim wrote (it starts with ``HEADER``), in an existing directory.  Anything else is
+    refused in one line: a file ginsim did not write, and (``check_target``, never opened)
+    a FIFO, a device, a directory or a link."""
     path = Path(path)
-    if path.is_dir() or (path.exists() and not _ours(path)):
+    if check_target(path, "a hand history") and not _ours(path):
         raise ValueError(f"{path} exists and was not written by ginsim; choose another file")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: the directory {path.parent} does not exist")
+    return path
+
+
+def write_file(history: HandHistory, path: str | Path) -> Path:
+    """Write the history to ``path`` whole or not at all (a temporary file beside it, then
+    one rename), where ``check_export`` allows it: a file there that ginsim did not write,
+    or that is no regular file, is never replaced or opened."""
+    path = check_export(path)
     text = to_text(history)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -523,11 +533,18 @@ def write_file(history: HandHistory, path: str | Path) -> Path:
 
 
 def _ours(path: Path) -> bool:
+    """Whether the regular file ``path`` starts with ``HEADER`` (opened by ``open_regular``:
+    no link followed, never waited on)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            return handle.readline().startswith(HEADER)
-    except (OSError, UnicodeDecodeError):
+        fd = open_regular(path, "a hand history file")
+    except ValueError:
         return False
+    try:
+        return os.read(fd, len(HEADER.encode())) == HEADER.encode()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def story(history: HandHistory, where: str = "hand history") -> tuple[str, Any]:

@@ -282,11 +282,13 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 def _cmd_field(args: argparse.Namespace) -> None:
     from .studies.field import place, write_field
 
-    for flag in ("deals", "games", "cpu_deals"):
+    for flag in ("deals", "games"):
         if getattr(args, flag) < 0:
             raise ValueError(f"--{flag.replace('_', '-')} must be a non-negative integer, got {getattr(args, flag)}")
+    if args.cpu_deals < 1:
+        raise ValueError(f"--cpu-deals must be a positive integer, got {args.cpu_deals}")
     if args.spec is None:
-        path = write_field(args.run, cpu_deals=args.cpu_deals or 200, out=args.out)
+        path = write_field(args.run, cpu_deals=args.cpu_deals, out=args.out)
         print(f"wrote {path}")
         return
     if args.deals % 2 or args.games % 2 or not (args.deals or args.games):

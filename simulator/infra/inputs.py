@@ -12,6 +12,7 @@ command and the Python API call:
   directory (or the ``--out`` the user gave): nothing outside them is written or removed;
 * ``check_target``: a file ginsim is about to write is refused when something that is not a
   regular file is there (a FIFO, a device, a directory, a link), before it is opened;
+  ``starts_with`` tells a file ginsim wrote by its first bytes, read without waiting;
 * ``check_memory``: a size the user gives is checked against this machine's memory
   before anything of that size is allocated;
 * ``argument``: a Python API argument is checked as a key of an experiment file is, in the
@@ -246,6 +247,23 @@ def check_target(path: str | Path, what: str, error: type[ValueError] = ValueErr
         raise error(f"{path} is {_kind(info.st_mode)}, not a regular file; ginsim writes {what} only to a new "
                     f"file or over a regular file it wrote")
     return True
+
+
+def starts_with(path: str | Path, prefix: str) -> bool:
+    """Whether ``path`` is a regular file whose first bytes are ``prefix`` (UTF-8): the mark
+    of a file ginsim wrote, which it may replace.  Opened by ``open_regular`` (no link
+    followed, never waited on); only ``prefix``'s length is read."""
+    mark = prefix.encode()
+    try:
+        fd = open_regular(path, "a file")
+    except ValueError:
+        return False
+    try:
+        return os.read(fd, len(mark)) == mark
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 # ----------------------------------------------------------------------------- memory

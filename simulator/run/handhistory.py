@@ -35,7 +35,7 @@ from ..core.cards import as_codes, format_card, format_cards
 from ..core.records import OUTCOMES
 from ..core.rules import Rules, resolve_rules
 from ..core.state import N_ACTIONS, action_name
-from ..infra.inputs import check_target, open_regular, read_toml
+from ..infra.inputs import check_target, read_toml, starts_with
 from .config import Key, Schema, is_int
 
 #: the ``format`` field of every hand history, and the version this ginsim writes and reads
@@ -509,7 +509,7 @@ def check_export(path: str | Path) -> Path:
     refused in one line: a file ginsim did not write, and (``check_target``, never opened)
     a FIFO, a device, a directory or a link."""
     path = Path(path)
-    if check_target(path, "a hand history") and not _ours(path):
+    if check_target(path, "a hand history") and not starts_with(path, HEADER):
         raise ValueError(f"{path} exists and was not written by ginsim; choose another file")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: the directory {path.parent} does not exist")
@@ -530,21 +530,6 @@ def write_file(history: HandHistory, path: str | Path) -> Path:
     finally:
         Path(tmp).unlink(missing_ok=True)
     return path
-
-
-def _ours(path: Path) -> bool:
-    """Whether the regular file ``path`` starts with ``HEADER`` (opened by ``open_regular``:
-    no link followed, never waited on)."""
-    try:
-        fd = open_regular(path, "a hand history file")
-    except ValueError:
-        return False
-    try:
-        return os.read(fd, len(HEADER.encode())) == HEADER.encode()
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def story(history: HandHistory, where: str = "hand history") -> tuple[str, Any]:

@@ -1560,8 +1560,15 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
     last discard taken at the wall, a defender that does not spread its best melds against
     gin) or a result ginsim scores differently; ``InteropError`` for actions that are not a
     whole legal OpenSpiel hand."""
+    from ..infra.inputs import argument
+
     game = game or game_for("single_hand")
-    actions = [int(a) for a in actions]
+    if isinstance(actions, (str, bytes, dict)) or not hasattr(actions, "__iter__"):
+        raise ValueError(f"actions must be a sequence of OpenSpiel action integers, got {actions!r:.80}")
+    # an action is an integer as it is (12.4 is no action 12, "12" no action at all)
+    actions = [argument(f"actions[{k}]", a, "int", text="an OpenSpiel action (an integer)")
+               for k, a in enumerate(actions)]
+    dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
     state = game.new_initial_state()
     dealt: list[int] = []
     for k, action in enumerate(actions):
@@ -1573,8 +1580,6 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
         state.apply_action(action)
     if not state.is_terminal():
         raise InteropError(f"the {len(actions)} OpenSpiel actions stop before the hand ends")
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
     seat = (1 - dealer, dealer)  # OpenSpiel player -> seat
     returns = [int(r) for r in state.returns()]
     stock = dealt[21:] + sorted(set(range(52)) - set(dealt))

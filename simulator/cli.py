@@ -907,10 +907,16 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
     from .tools import bench
 
+    given = [flag for flag, value in (("--scale-deals", args.scale_deals), ("--scale-dir", args.scale_dir),
+                                      ("--scale-keep", args.scale_keep or None)) if value is not None]
+    if given and not args.scale:
+        raise ValueError(f"{', '.join(given)} go{'es' if len(given) == 1 else ''} with --scale (the scale benchmark); "
+                         "add --scale or leave them out")
     if args.scale:
-        if args.scale_deals <= 0:
-            raise ValueError(f"--scale-deals must be a positive integer, got {args.scale_deals}")
-        result = bench.bench_scale(args.scale_deals, directory=args.scale_dir, keep=args.scale_keep)
+        deals = bench.SCALE_DEALS if args.scale_deals is None else args.scale_deals
+        if deals <= 0:
+            raise ValueError(f"--scale-deals must be a positive integer, got {deals}")
+        result = bench.bench_scale(deals, directory=args.scale_dir, keep=args.scale_keep)
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
     if args.rl:
@@ -1264,7 +1270,7 @@ def _info_commands(command) -> None:
                    help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
                         "each timed with its peak memory, and the size on disk (about 4-5 minutes on 2 idle cores: 4 min 15 s measured; "
                         "needs about 1 GB of disk; default: the usual benchmarks instead)")
-    p.add_argument("--scale-deals", type=int, default=100_000_000,
+    p.add_argument("--scale-deals", type=int,
                    help="deals in the scale benchmark, over 10 cells (default: 100000000)")
     p.add_argument("--scale-dir", help="where the scale benchmark's run goes (default: the system temp dir)")
     p.add_argument("--scale-keep", action="store_true", help="keep the scale benchmark's run (default: remove it)")

@@ -62,3 +62,18 @@ def test_replay_of_a_fifo_names_it_instead_of_asking_for_cell(tmp_path):
     os.mkfifo(fifo)
     with deadline(10, fifo):
         one_line_error(ginsim("replay", fifo), str(fifo), "neither a run directory nor a hand history file")
+
+
+# ---- bench --scale-* ---------------------------------------------------------------------
+
+def test_bench_scale_flags_without_scale_and_a_scale_dir_that_is_a_file_are_refused(tmp_path):
+    """Issue 54: ``--scale-*`` without ``--scale`` were ignored and the full benchmark
+    started; ``--scale-dir`` onto a file failed naming a temporary folder inside it."""
+    one_line_error(ginsim("bench", "--scale-keep"), "--scale-keep goes with --scale")
+    one_line_error(ginsim("bench", "--scale-deals", 100, "--scale-dir", tmp_path),
+                   "--scale-deals, --scale-dir go with --scale")
+    (tmp_path / "file").write_text("x")
+    for name, words in (("file", "not a directory"), ("none", "no such directory")):
+        one_line_error(ginsim("bench", "--scale", "--scale-deals", 100, "--scale-dir", tmp_path / name),
+                       f"--scale-dir {tmp_path / name}: {words}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

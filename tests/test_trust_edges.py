@@ -123,7 +123,8 @@ for seat, (a, b) in enumerate((("overflow_vandal:overflow=1", "simple"), ("simpl
         out[f"simulate{seat}"] = [type(exc).__name__, str(exc)]
     records = api.play_deal_records(a, b, "hoyle", 0, 20, 5)
     bad = records[records[:, E.H_ERROR] != 0]
-    out[f"records{seat}"] = [len(bad), sorted(set(bad[:, E.H_ERROR].tolist())), sorted(set(bad[:, E.H_ERROR_VALUE].tolist()))]
+    out[f"records{seat}"] = [len(bad), sorted(set(bad[:, E.H_ERROR].tolist())),
+                             sorted(set(bad[:, E.H_ERROR_VALUE].tolist()))]
 h = simulator.Hand("hoyle", seed=1, a="overflow_vandal:overflow=1", b="simple")
 try:
     while not h.is_over():

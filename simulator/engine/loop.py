@@ -38,9 +38,9 @@ be written.  Each seat's memory is followed by a spare row that stays 0
 (``simulator.engine.work.spare_of``), so a strategy writing past the end of its memory
 never reaches the other seat's; in engines that route a plug-in (``GUARD_MEMORY``) the loop
 checks it after every call (``check_spare_nb``) and stops the hand with
-``ERR_WROTE_MEMORY``, the slot past the end as the value.  Every error records the seat that caused it (``H_ERROR_SEAT``) and the
-offending value (``H_ERROR_VALUE``: the returned card, the melds' card mask, or the slot
-written).
+``ERR_WROTE_MEMORY``, the slot past the end as the value.  Every error records the seat
+that caused it (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned
+card, the melds' card mask, or the slot written).
 
 This module is bound to the dispatch it imports: ``simulator.engine.select`` compiles copies
 of it (and of ``simulator.engine.kernels``, which plays with it) bound to dispatch modules
@@ -396,9 +396,9 @@ def ask_seat_nb(work, sid, params, lent, rules, legal):
     room for ``MAX_LEGAL``).
 
     Returns ``(action, err, value)``: ``err`` is ``ERR_NONE``, ``ERR_WROTE_*`` (``value``:
-    the slot; ``ERR_WROTE_MEMORY`` only in engines that route a plug-in), ``ERR_BAD_MELDS`` (``value``: the melds' card mask), ``ERR_ILLEGAL_DISCARD``
-    (a discard that is no card code; ``value``: it) or ``ERR_ILLEGAL_ACTION`` (``value``:
-    the action)."""
+    the slot; ``ERR_WROTE_MEMORY`` only in engines that route a plug-in), ``ERR_BAD_MELDS``
+    (``value``: the melds' card mask), ``ERR_ILLEGAL_DISCARD`` (a discard that is no card
+    code; ``value``: it) or ``ERR_ILLEGAL_ACTION`` (``value``: the action)."""
     f = fields_nb(work)
     state = f.state
     seat = state[S_CURRENT]

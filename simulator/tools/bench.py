@@ -335,8 +335,8 @@ def scale_experiment(total: int, chunk: int, directory: str | None) -> tuple[str
 
     cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
     if directory is not None and not Path(directory).is_dir():
-        raise ValueError(f"--scale-dir {directory}: {'not a directory' if Path(directory).exists() else 'no such directory'}"
-                         "; give an existing directory for the scale benchmark's run")
+        problem = "not a directory" if Path(directory).exists() else "no such directory"
+        raise ValueError(f"--scale-dir {directory}: {problem}; give an existing directory for the scale benchmark's run")
     if total < 2 * cells:
         raise ValueError(f"--scale-deals must be at least {2 * cells} (a mirrored pair in each of the {cells} cells), "
                          f"got {total:,}")

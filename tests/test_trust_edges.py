@@ -44,6 +44,17 @@ def test_replay_export_onto_a_fifo_is_refused_at_once(tiny_run, tmp_path):
     assert good.read_text().startswith("# A hand of Gin Rummy recorded by ginsim")
 
 
+def test_replay_deals_export_refuses_a_fifo_among_its_file_names_before_any_deal(tiny_run, tmp_path):
+    hands = tmp_path / "hands"
+    hands.mkdir()
+    fifo = hands / "cell0-deal3.toml"
+    os.mkfifo(fifo)
+    with deadline(20, fifo):
+        done = ginsim("replay", tiny_run, "--cell", 0, "--deals", "1-4", "--export", hands)
+    one_line_error(done, str(fifo), "is a FIFO")
+    assert [p.name for p in hands.iterdir()] == [fifo.name]
+
+
 def test_arena_export_refuses_a_fifo_among_its_file_names_before_any_hand(tmp_path):
     from simulator.interop.openspiel import hand_file
 

@@ -257,12 +257,16 @@ def export_deals(run_dir, cell: int, first: int, last: int, directory, trust_plu
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise ValueError(f"--export {directory} is a file; with --deals give a directory for the hand history files")
+    width = len(str(last))
+    paths = {deal: directory / f"cell{cell}-deal{deal:0{width}d}.toml" for deal in range(first, last + 1)}
+    if directory.is_dir():  # a FIFO or a foreign file among the names is refused before any deal is played
+        for path in paths.values():
+            check_export(path)
     pending = from_run_deals(run_dir, cell, range(first, last + 1), trust_plugins)  # the run and deals checked
     check_memory("--deals", last - first + 1, HISTORY_BYTES, "deals", "export {most} deals or fewer at a time")
     histories = list(pending)
     directory.mkdir(parents=True, exist_ok=True)
-    width = len(str(last))
-    return [write_file(h, directory / f"cell{cell}-deal{h.source['deal']:0{width}d}.toml") for h in histories]
+    return [write_file(h, paths[h.source["deal"]]) for h in histories]
 
 
 def _from_trace(a, b, rules, seed: int, deal: int, mirrored: bool, row, events, source: dict) -> HandHistory:

@@ -282,11 +282,13 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 def _cmd_field(args: argparse.Namespace) -> None:
     from .studies.field import place, write_field
 
-    for flag in ("deals", "games", "cpu_deals"):
+    for flag in ("deals", "games"):
         if getattr(args, flag) < 0:
             raise ValueError(f"--{flag.replace('_', '-')} must be a non-negative integer, got {getattr(args, flag)}")
+    if args.cpu_deals < 1:
+        raise ValueError(f"--cpu-deals must be a positive integer, got {args.cpu_deals}")
     if args.spec is None:
-        path = write_field(args.run, cpu_deals=args.cpu_deals or 200, out=args.out)
+        path = write_field(args.run, cpu_deals=args.cpu_deals, out=args.out)
         print(f"wrote {path}")
         return
     if args.deals % 2 or args.games % 2 or not (args.deals or args.games):
@@ -837,6 +839,8 @@ def _cmd_replay(args: argparse.Namespace) -> None:
     if Path(args.run_dir).is_file():  # a hand history file
         _replay_history(args)
         return
+    if Path(args.run_dir).exists() and not Path(args.run_dir).is_dir():
+        raise ValueError(f"{args.run_dir} is neither a run directory nor a hand history file (a regular file)")
     if args.deals is not None:
         _export_deals(args)
         return
@@ -844,8 +848,9 @@ def _cmd_replay(args: argparse.Namespace) -> None:
         if getattr(args, option) is None:
             raise ValueError(f"--{option} is required with a run directory (a hand history file takes neither)")
     if args.export is not None:
-        from .run.handhistory import from_run, write_file
+        from .run.handhistory import check_export, from_run, write_file
 
+        check_export(args.export)  # before the deal is played again
         print(write_file(from_run(args.run_dir, args.cell, args.deal, args.trust_plugins), Path(args.export)))
     if args.html is not None:
         from .tools.replay_html import write_replay_page
@@ -902,10 +907,16 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
     from .tools import bench
 
+    given = [flag for flag, value in (("--scale-deals", args.scale_deals), ("--scale-dir", args.scale_dir),
+                                      ("--scale-keep", args.scale_keep or None)) if value is not None]
+    if given and not args.scale:
+        raise ValueError(f"{', '.join(given)} go{'es' if len(given) == 1 else ''} with --scale (the scale benchmark); "
+                         "add --scale or leave them out")
     if args.scale:
-        if args.scale_deals <= 0:
-            raise ValueError(f"--scale-deals must be a positive integer, got {args.scale_deals}")
-        result = bench.bench_scale(args.scale_deals, directory=args.scale_dir, keep=args.scale_keep)
+        deals = bench.SCALE_DEALS if args.scale_deals is None else args.scale_deals
+        if deals <= 0:
+            raise ValueError(f"--scale-deals must be a positive integer, got {deals}")
+        result = bench.bench_scale(deals, directory=args.scale_dir, keep=args.scale_keep)
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
     if args.rl:
@@ -1259,7 +1270,7 @@ def _info_commands(command) -> None:
                    help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
                         "each timed with its peak memory, and the size on disk (about 4-5 minutes on 2 idle cores: 4 min 15 s measured; "
                         "needs about 1 GB of disk; default: the usual benchmarks instead)")
-    p.add_argument("--scale-deals", type=int, default=100_000_000,
+    p.add_argument("--scale-deals", type=int,
                    help="deals in the scale benchmark, over 10 cells (default: 100000000)")
     p.add_argument("--scale-dir", help="where the scale benchmark's run goes (default: the system temp dir)")
     p.add_argument("--scale-keep", action="store_true", help="keep the scale benchmark's run (default: remove it)")

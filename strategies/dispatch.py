@@ -36,6 +36,9 @@ from strategies import mc_marjj
 
 #: strategy ids are 0 .. N_STRATEGIES - 1
 N_STRATEGIES = 15
+#: whether the loop checks each seat's memory after every call (where a plug-in is routed;
+#: simulator.engine.loop.GUARD_MEMORY)
+GUARD_MEMORY = False
 
 
 @MERGED

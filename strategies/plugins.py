@@ -150,6 +150,8 @@ def dispatch_source(entries: list[tuple[str, str | None]],
         if digest is not None:
             lines.append(f"import {module} as strategy_{i}  # content sha256 {digest}\n")
     lines.append(f"\n#: strategy ids are 0 .. N_STRATEGIES - 1\nN_STRATEGIES = {len(entries)}\n")
+    lines.append("#: whether the loop checks each seat's memory after every call (where a plug-in is routed;\n"
+                 f"#: simulator.engine.loop.GUARD_MEMORY)\nGUARD_MEMORY = {not builtin}\n")
     left_out = [sid for sid, entry in enumerate(entries) if entry is None]
     if left_out:
         lines.append(f"#: ids this engine leaves out (refused like an unknown id)\nLEFT_OUT = {tuple(left_out)!r}\n")

@@ -78,6 +78,7 @@ SLOW = frozenset({
     "test_trustworthy_runs.py::test_resume_and_replay_refuse_a_run_played_by_other_code",
     # children compiling plug-in engines for the trust checks
     "test_trust_rundir.py::test_replay_runs_a_runs_plugins_only_when_trusted",
+    "test_trust_edges.py::test_a_plugin_writing_past_the_end_of_its_memory_is_stopped_and_named",
     "test_plugin_bounds.py::test_an_out_of_bounds_plugin_is_refused_in_one_line",
     "test_plugin_bounds.py::test_ginsim_simulate_refuses_an_out_of_bounds_plugin",
     "test_plugin_bounds.py::test_ctrl_c_stops_a_plugin_that_never_returns_at_registration",

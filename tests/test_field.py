@@ -132,3 +132,29 @@ def test_ginsim_field_refuses_bad_input_in_one_line(tiny_field):
     one_line_error(ginsim("field", "simple", "--run", tiny_field), "in the field already")
     one_line_error(ginsim("field", "threshold_schedule", "--run", tiny_field, "--deals", 3), "--deals", "even")
     one_line_error(ginsim("field", "no_such_player", "--run", tiny_field), "unknown strategy")
+
+
+def test_ginsim_field_refuses_a_duplicate_a_run_without_games_and_bad_flags_in_one_line(tiny_field, tmp_path):
+    """Issue 54: ``simple:knock_at=-1`` is ``simple`` (its default) and is refused as a member;
+    a run without whole games, ``--cpu-deals 0`` (was taken as 200), an ``--out`` that is a
+    folder (was an Errno, leaving ``DIR.tmp``) or a file ginsim did not write (was replaced)
+    are refused in one line before anything is played, and nothing is left behind."""
+    one_line_error(ginsim("field", "simple:knock_at=-1", "--run", tiny_field), "in the field already", "'simple'")
+    path = tmp_path / "hands_only.toml"
+    path.write_text('name = "hands_only"\nseed = 7\ndeals = 20\nmatchups = [["simple", "knock_early"]]\n')
+    hands_only = run_experiment(load_experiment(path), tmp_path / "hands_only", progress=False)
+    for args in ((), ("simple:knock_at=3",)):
+        one_line_error(ginsim("field", *args, "--run", hands_only, "--out", tmp_path / "p.md"), "no whole games")
+    one_line_error(ginsim("field", "--run", tiny_field, "--cpu-deals", 0), "--cpu-deals must be a positive integer")
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    one_line_error(ginsim("field", "--run", tiny_field, "--cpu-deals", 2, "--out", folder), "is a directory")
+    mine = tmp_path / "mine.md"
+    mine.write_text("my notes\n")
+    one_line_error(ginsim("field", "--run", tiny_field, "--cpu-deals", 2, "--out", mine), "not written by ginsim")
+    assert mine.read_text() == "my notes\n" and list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hands_only", "hands_only.toml", "mine.md", "pages"]
+    ours = tmp_path / "ours.md"
+    for _ in range(2):  # its own page: replaced
+        assert ginsim("field", "--run", tiny_field, "--cpu-deals", 2, "--out", ours).returncode == 0
+    assert ours.read_text().startswith(field.FIELD_TITLE)

@@ -68,6 +68,36 @@ def test_a_reshuffled_stock_replays_from_the_files_reshuffle_stream():
         HH.parse(without)
 
 
+def test_partial_rules_a_stray_reshuffle_stream_and_scores_out_of_range_are_refused_naming_the_key():
+    """Issue 54: a ``[rules]`` table missing a field was filled from the defaults (the file
+    then meant what today's defaults mean), a ``reshuffle_stream`` under rules that never
+    reshuffle was dropped silently, and scores of 100,000 were refused by ``Hand`` with no
+    file or key named."""
+    text = HH.to_text(HH.from_deal("simple", "random", "hoyle", seed=3, deal=1))
+    data = tomllib.loads(text)
+    assert HH.parse(data, "h.toml").rules == Rules.preset("hoyle")
+    partial = tomllib.loads(text)
+    del partial["rules"]["gin_bonus"]
+    with pytest.raises(HH.HandHistoryError, match="^h.toml: rules: must list every rules field; missing gin_bonus$"):
+        HH.parse(partial, "h.toml")
+    preset = tomllib.loads(text)
+    preset["rules"] = {"preset": "hoyle"}
+    with pytest.raises(HH.HandHistoryError, match="^h.toml: rules.preset: a hand history lists every rules field"):
+        HH.parse(preset, "h.toml")
+    stray = tomllib.loads(text)
+    stray["deal"]["reshuffle_stream"] = 5
+    with pytest.raises(HH.HandHistoryError, match="^h.toml: deal.reshuffle_stream: only with rules.reshuffle_stock"):
+        HH.parse(stray, "h.toml")
+    for scores in ([100_000, 0], [0, -1]):
+        high = tomllib.loads(text)
+        high["scores"] = scores
+        with pytest.raises(HH.HandHistoryError, match="^h.toml: scores: must be a list of two integers from 0 to "
+                                                      "99,999"):
+            HH.parse(high, "h.toml")
+    high["scores"] = [99_999, 0]
+    assert HH.play(HH.parse(high, "h.toml")).events  # the bound is the game's own: 99,999 plays
+
+
 EXP = textwrap.dedent('''
     name = "exported"
     seed = 9

@@ -260,3 +260,24 @@ def test_ginsim_arena_cli(capsys, tmp_path):
     assert doc["hands"] == 8
     assert doc["net_points_per_hand_to_a"]["unit"] == "deck"
     assert main(["arena", "simple", "openspiel_simple", "--decks", "0"]) == 2
+
+
+def test_from_openspiel_takes_actions_as_integers_only():
+    """Issue 54: 12.4 was read as action 12 and "12" as an action; each is refused naming its
+    place in the sequence, and the integers themselves still convert."""
+    from simulator.run.handhistory import from_deal
+
+    history = from_deal("simple", "gin_hunter", "single_hand", seed=5, deal=2)
+    actions = O.to_openspiel(history)
+    d = history.dealer
+    assert O.from_openspiel(actions, dealer=d).actions == history.actions
+    assert O.from_openspiel(np.array(actions), dealer=d).actions == history.actions  # numpy's integers are integers
+    for k, bad in ((3, actions[3] + 0.4), (0, str(actions[0])), (5, True)):
+        changed = list(actions)
+        changed[k] = bad
+        with pytest.raises(ValueError, match=rf"^actions\[{k}\] must be an OpenSpiel action \(an integer\), got"):
+            O.from_openspiel(changed)
+    with pytest.raises(ValueError, match="actions must be a sequence of OpenSpiel action integers"):
+        O.from_openspiel(" ".join(map(str, actions)))
+    with pytest.raises(ValueError, match="dealer must be seat 0 or 1, got 1.0"):
+        O.from_openspiel(actions, dealer=1.0)

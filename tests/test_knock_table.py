@@ -182,3 +182,62 @@ def test_a_table_study_killed_in_fictitious_play_resumes_to_the_same_result(tmp_
     resumed = json.loads((tmp_path / "killed" / "knock_table.json").read_text())["result"]
     for key in ("table", "table_spec", "best_response", "iterations", "exploitability_lower_bound", "deals"):
         assert resumed[key] == whole[key], key
+
+
+def _class_dir(tmp_path, change) -> str:
+    """A finished class game's state under ``classic`` (three members, a mixture, ε) with
+    ``change`` applied to its result: the draw-only input of a table study, made by hand."""
+    from simulator.studies.class_game import draw_class
+
+    members = [{"name": n, "policy": p} for n, p in draw_class(10, (8,))]
+    result = {"rules": "classic", "rules_label": "classic", "members": members, "mixture": [0.0, 0.75, 0.25],
+              "epsilon": 0.01}
+    change(result)
+    (tmp_path / "class").mkdir(exist_ok=True)
+    (tmp_path / "class" / "class_game.json").write_text(json.dumps({"result": result}), encoding="utf-8")
+    return (tmp_path / "class").as_posix()
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda r: r.pop("members"), "result.members: missing"),
+    (lambda r: r.pop("rules"), "result.rules: missing"),
+    (lambda r: r.update(members="k=8"), "result.members: must be a non-empty list"),
+    (lambda r: r.update(members=[], mixture=[]), "result.members: must be a non-empty list"),
+    (lambda r: r["members"][1].update(policy="simple"), "result.members[1]: must be {name, policy} with policy a "
+                                                         "draw-threshold knock_policy"),
+    (lambda r: r["members"][0].pop("name"), "result.members[0]"),
+    (lambda r: r.update(mixture=[float("nan"), 0.5, 0.5]), "result.mixture: must be 3 finite non-negative"),
+    (lambda r: r.update(mixture=[0.5, 0.5]), "result.mixture: must be 3"),
+    (lambda r: r.update(mixture=[0.5, 0.75, -0.25]), "result.mixture"),
+    (lambda r: r.update(epsilon="small"), "result.epsilon: must be a finite number"),
+    (lambda r: r.update(rules="hoyle", rules_label="hoyle"), "result.rules: the class game was played under hoyle"),
+])
+def test_a_damaged_draw_only_class_game_is_one_line_naming_the_file_and_key(tmp_path, capsys, change, words):
+    """Issue 54: members missing, not draw-threshold policies or a string, rules missing, a
+    NaN or empty mixture gave tracebacks (or ``+nan [+nan, +nan]``); each is refused before
+    anything is played, naming the spec, the class game's file and the key."""
+    import tomllib
+
+    from simulator.studies.knock_table import draw_only_result
+
+    spec = parse_table_spec(tomllib.loads(SMALL_TABLE.format(draw_only=_class_dir(tmp_path, change))), "t.toml")
+    with pytest.raises(KnockTableError) as info:
+        draw_only_result(spec)
+    assert str(info.value).startswith(f"t.toml: draw_only: {tmp_path / 'class' / 'class_game.json'}: ")
+    assert words in str(info.value) and "\n" not in str(info.value)
+    table_spec = tmp_path / "table.toml"
+    table_spec.write_text(SMALL_TABLE.format(draw_only=(tmp_path / "class").as_posix()), encoding="utf-8")
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "table"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ginsim: error: ") and words in err[0]
+    assert not (tmp_path / "table").exists()
+
+
+def test_the_hand_made_draw_only_input_is_accepted_as_it_is(tmp_path):
+    """The input the test above damages is itself valid (so each refusal is the change's)."""
+    import tomllib
+
+    from simulator.studies.knock_table import draw_only_result
+
+    spec = parse_table_spec(tomllib.loads(SMALL_TABLE.format(draw_only=_class_dir(tmp_path, lambda r: None))), "t")
+    assert draw_only_result(spec)["mixture"] == [0.0, 0.75, 0.25]

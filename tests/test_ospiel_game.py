@@ -112,6 +112,76 @@ def test_random_sim_test_on_whole_games_reshuffles_and_the_last_discard(name):
     pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("name", [
+    "python_ginsim(preset=tournament)",
+    "python_ginsim(preset=hoyle,whole_game=true,target_score=30)",
+    "python_ginsim(preset=modern,reshuffle_stock=1,max_reshuffles=2,gin_only=1)",
+])
+def test_a_state_serializes_as_text_and_deserializes_by_playing_its_history_again(name):
+    """Issue 54: a state is written as text (the game's name, then its history) and read by
+    playing that history again; at every tenth move and at the end the state read is the
+    state written (its string, history, player and returns)."""
+    game = pyspiel.load_game(name)
+    state, rng, checked = game.new_initial_state(), random.Random(7), 0
+    while not state.is_terminal():
+        _random_play(state, rng, until=lambda s: s.move_number() % 10 == 0 or s.is_terminal())
+        text = state.serialize()
+        assert text.splitlines()[:2] == [G.STATE_FORMAT, f"game={game}"] and "__dict__" not in text
+        again = game.deserialize_state(text)
+        assert (str(again), again.history(), again.current_player(), again.returns()) == \
+               (str(state), state.history(), state.current_player(), state.returns())
+        checked += 1
+        if not state.is_terminal():
+            state.apply_action(state.legal_actions()[0] if not state.is_chance_node() else
+                               state.chance_outcomes()[0][0])
+    assert checked > 5
+
+
+class _Runs:
+    """A pickle that would create ``path`` when unpickled."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        import pathlib
+
+        return pathlib.Path.touch, (pathlib.Path(self.path),)
+
+
+def test_a_state_string_is_never_unpickled_and_an_inconsistent_history_is_refused(tmp_path):
+    """Issue 54: ``deserialize_state`` unpickled its string (a crafted one ran code) and
+    took an edited history whose cards then disagreed with ``history()``.  OpenSpiel's
+    pickled form is refused unread, as are a history of another game, a card dealt twice, a
+    move out of turn or illegal, and a malformed entry; each names the first wrong entry."""
+    import base64
+    import pickle
+
+    game = pyspiel.load_game("python_ginsim(preset=hoyle)")
+    state = _random_play(game.new_initial_state(), random.Random(4), until=lambda s: s.move_number() > 30)
+    text = state.serialize()
+    moves = [f"{h.player}:{h.action}" for h in state.full_history()]
+    crafted = "\n".join(["history=" + ",".join(moves), f"move_number={len(moves)}",
+                         "__dict__=" + base64.b64encode(pickle.dumps({"x": _Runs(tmp_path / "ran")})).decode()])
+    head = f"{G.STATE_FORMAT}\ngame={game}\nhistory="
+    first_move = next(k for k, m in enumerate(moves) if not m.startswith("-1:"))
+    cases = [
+        (crafted, "not the text GinsimState.serialize writes"),
+        (text.replace("preset=hoyle", "preset=oklahoma"), r"a state of python_ginsim\(.*preset=oklahoma"),
+        (head + ",".join([moves[0], moves[0], *moves[2:]]), r"history\[1\]: -1:\d+ is not a legal move"),
+        (head + ",".join(moves[:first_move] + ["1" + moves[first_move][1:]] + moves[first_move + 1:]),
+         rf"history\[{first_move}\]: 1:\d+ is not a legal move there \(player 0 moves\)"),
+        (head + ",".join(moves[:first_move] + ["0:141"]), rf"history\[{first_move}\]: 0:141 is not a legal move"),
+        (head + ",".join(moves[:3] + ["-1:1.5"]), r"history\[3\]: must be PLAYER:ACTION"),
+        (text + "\n", "not the text"),
+    ]
+    for bad, words in cases:
+        with pytest.raises(ValueError, match=words):
+            game.deserialize_state(bad)
+    assert not (tmp_path / "ran").exists()
+    assert str(game.deserialize_state(text)) == str(state)
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_openspiels_own_game_simulation_test_on_every_preset(preset):
     """The check OpenSpiel's test suite runs on every registered game (``games_sim_test``):

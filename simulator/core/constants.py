@@ -130,6 +130,7 @@ ERR_WROTE_PILE = 4  # strategy wrote into the discard pile it was given
 ERR_WROTE_RULES = 5  # strategy wrote into the rule vector it was given
 ERR_WROTE_PARAMS = 6  # strategy wrote into its parameter row
 ERR_ILLEGAL_ACTION = 7  # an action that is not legal in the hand's phase
+ERR_WROTE_MEMORY = 8  # strategy wrote past the end of its memory
 
 # ---- the scratch of the work row (simulator.engine.work)
 W_VIEW = 0  # the view of the seat to act (N_VIEW slots used)
@@ -140,16 +141,16 @@ SCRATCH_LEN = 160  # slots in all
 K_STATE = 0  # the hand
 K_SIDS = 192  # each seat's strategy id (a Python strategy's is negative)
 K_SCRATCH = 194  # the view and the seats' pile copies
-K_MEMORY = 354  # each seat's per-hand memory
-K_RNGS = 482  # each seat's random stream (uint64 bits)
-K_DECK = 484  # the deck the hand was dealt from
-K_DECK_RNG = 536  # the deck's stream (uint64 bits)
-K_SEED = 537  # the seed of the deal or game (uint64 bits)
-K_RECORD = 538  # the hand's record (a hand row)
-K_N_RULES = 560  # the rule vector's length
-K_WIDTH = 561  # the parameter rows' width
+K_MEMORY = 354  # each seat's per-hand memory, then a spare row that stays 0 (work.memory_of)
+K_RNGS = 610  # each seat's random stream (uint64 bits)
+K_DECK = 612  # the deck the hand was dealt from
+K_DECK_RNG = 664  # the deck's stream (uint64 bits)
+K_SEED = 665  # the seed of the deal or game (uint64 bits)
+K_RECORD = 666  # the hand's record (a hand row)
+K_N_RULES = 688  # the rule vector's length
+K_WIDTH = 689  # the parameter rows' width
 #: 2 x rules (each seat's rule copy), 2 x width (each seat's parameter row, float64 bits), 2 x width (the copies lent)
-K_LENT = 562
+K_LENT = 690
 
 # ---- the RL observation's blocks (simulator.env.encoding)
 O_HAND = 0  # hand: 52 values

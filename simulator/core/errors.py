@@ -15,9 +15,11 @@ from .constants import (
     ERR_BAD_MELDS,
     ERR_ILLEGAL_ACTION,
     ERR_ILLEGAL_DISCARD,
+    ERR_WROTE_MEMORY,
     ERR_WROTE_PARAMS,
     ERR_WROTE_PILE,
     ERR_WROTE_RULES,
+    N_MEMORY,
 )
 
 
@@ -73,6 +75,8 @@ def _what(code: int, value: int, strategy) -> str:
         return f"wrote into its parameter row ({slot}){_READ_ONLY}"
     if code == ERR_ILLEGAL_ACTION:
         return f"made an action that is not legal in its phase (value {value})"
+    if code == ERR_WROTE_MEMORY:
+        return f"wrote past the end of its memory (slot {value}; memory is {N_MEMORY} slots long)"
     return f"caused engine error {code} (value {_card_or_number(value)})"
 
 

@@ -189,6 +189,8 @@ ERRORS: tuple[Error, ...] = (
     Error("ERR_WROTE_RULES", 5, "any, found by the engine's copy check", "strategy wrote into the rule vector it was given"),
     Error("ERR_WROTE_PARAMS", 6, "any, found by the engine's copy check", "strategy wrote into its parameter row"),
     Error("ERR_ILLEGAL_ACTION", 7, "any", "an action that is not legal in the hand's phase"),
+    Error("ERR_WROTE_MEMORY", 8, "any, found by the plug-in engine's memory check",
+          "strategy wrote past the end of its memory"),
 )
 
 
@@ -212,7 +214,7 @@ def _work() -> tuple[Block, ...]:
         Block("K_STATE", _state_len(), "the hand"),
         Block("K_SIDS", 2, "each seat's strategy id (a Python strategy's is negative)"),
         Block("K_SCRATCH", offsets(SCRATCH)[1], "the view and the seats' pile copies"),
-        Block("K_MEMORY", 2 * memory, "each seat's per-hand memory"),
+        Block("K_MEMORY", 4 * memory, "each seat's per-hand memory, then a spare row that stays 0 (work.memory_of)"),
         Block("K_RNGS", 2, "each seat's random stream (uint64 bits)"),
         Block("K_DECK", 52, "the deck the hand was dealt from"),
         Block("K_DECK_RNG", 1, "the deck's stream (uint64 bits)"),

@@ -471,6 +471,8 @@ class Hand:
                 S.ERR_WROTE_PARAMS: "its parameter row"}
         if err in lent:
             return f"{who} wrote into {lent[err]} it was given; pile, rules and params are read-only"
+        if err == S.ERR_WROTE_MEMORY:
+            return f"{who} wrote past the end of its memory (slot {x}; memory is {S.N_MEMORY} slots long)"
         if err == S.ERR_ILLEGAL_DISCARD:
             return f"{who} discarded {x}, which is not a card (codes are suit * 16 + rank 0..12)"
         if err == S.ERR_BAD_MELDS:

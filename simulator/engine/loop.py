@@ -19,7 +19,8 @@ Its steps, each one function that every loop uses:
 * ``play_answer_nb``: play a decoded answer (``simulator.core.state.play_nb``; the
   knocker's melds through ``lay_out_nb`` and the defender's through ``defend_nb``, which
   check them);
-* ``check_lent_nb`` and ``guard_nb``: the check of the copies lent to the strategies.
+* ``check_lent_nb`` and ``guard_nb``: the check of the copies lent to the strategies;
+  ``check_spare_nb`` the check of a plug-in's memory.
 
 ``ask_seat_nb`` asks one decision of a given strategy without playing it, as the step API
 does (``simulator.Hand.bot_action``, ``strategy_action``).
@@ -33,9 +34,13 @@ seat's copies (the pile's live part, the rules, the parameters) still equal its 
 strategy wrote into one, the hand stops with ``ERR_WROTE_PILE``, ``ERR_WROTE_RULES`` or
 ``ERR_WROTE_PARAMS`` against that seat (and the copy is restored).  The view is refilled
 before every decision, and memory and random stream are the strategy's own, so those may
-be written.  Every error records the seat that caused it (``H_ERROR_SEAT``) and the
-offending value (``H_ERROR_VALUE``: the returned card, the melds' card mask, or the slot
-written).
+be written.  Each seat's memory is followed by a spare row that stays 0
+(``simulator.engine.work.spare_of``), so a strategy writing past the end of its memory
+never reaches the other seat's; in engines that route a plug-in (``GUARD_MEMORY``) the loop
+checks it after every call (``check_spare_nb``) and stops the hand with
+``ERR_WROTE_MEMORY``, the slot past the end as the value.  Every error records the seat
+that caused it (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned
+card, the melds' card mask, or the slot written).
 
 This module is bound to the dispatch it imports: ``simulator.engine.select`` compiles copies
 of it (and of ``simulator.engine.kernels``, which plays with it) bound to dispatch modules
@@ -61,6 +66,7 @@ from ..core.constants import (
     ERR_ILLEGAL_ACTION,
     ERR_ILLEGAL_DISCARD,
     ERR_NONE,
+    ERR_WROTE_MEMORY,
     ERR_WROTE_PARAMS,
     ERR_WROTE_PILE,
     ERR_WROTE_RULES,
@@ -68,7 +74,6 @@ from ..core.constants import (
     H_ERROR,
     H_ERROR_SEAT,
     H_ERROR_VALUE,
-    K_MEMORY,
     K_RNGS,
     K_SCRATCH,
     K_SIDS,
@@ -112,12 +117,16 @@ from ..core.state import (
     play_nb,
     reshuffle_next_nb,
 )
-from .work import fields_nb, param_rows_of, record_nb, rows_at, state_of
+from .work import fields_nb, memory_of, param_rows_of, record_nb, rows_at, spare_of, state_of
 from ..infra.jit import CORE, HOT, MERGED
 from ..infra.words import as_float64_nb, as_uint64_nb
 
 #: ``run_until_nb``'s ``stop`` that plays to the end of the hand
 STOP_AT_END = 0
+#: whether the loop checks the spare row after each seat's memory after every call
+#: (``check_spare_nb``): true where the dispatch routes a plug-in, a compile-time constant,
+#: so the engines of built-in strategies only compile no check at all
+GUARD_MEMORY = dispatch.GUARD_MEMORY
 
 
 def stop_at(seats=(0, 1), phases=None) -> int:
@@ -216,6 +225,21 @@ def check_lent_nb(state, pile, rules, own_rules, params, own_params):
 
 
 @CORE
+def check_spare_nb(work, seat):
+    """The first slot past the end of seat ``seat``'s memory its strategy wrote
+    (``N_MEMORY + i``, in its spare row: ``simulator.engine.work.spare_of``), or -1; the
+    spare row is zeroed again either way."""
+    spare = spare_of(work, seat)
+    slot = np.int64(-1)
+    for i in range(N_MEMORY):
+        if spare[i] != 0:
+            if slot < 0:
+                slot = np.int64(N_MEMORY + i)
+            spare[i] = 0
+    return slot
+
+
+@CORE
 def guard_nb(work, rules, out):
     """Check what the strategies of the work row ``work`` were lent: each seat's pile copy
     (live part), rule copy and parameter row must still equal the engine's (the state's
@@ -288,7 +312,7 @@ def run_until_nb(work, rules, stop, out, trace):
     rules0, rules1 = work[rules_at:rules_at + n_rules], work[rules_at + n_rules:rules_at + 2 * n_rules]
     rngs = as_uint64_nb(work[K_RNGS:K_RNGS + 2])
     rng0, rng1 = rngs[0:1], rngs[1:2]
-    memory0, memory1 = work[K_MEMORY:K_MEMORY + N_MEMORY], work[K_MEMORY + N_MEMORY:K_MEMORY + 2 * N_MEMORY]
+    memory0, memory1 = memory_of(work, 0), memory_of(work, 1)
     for i in range(state[S_PILE_LEN]):
         card = state[S_PILE + i]
         pile0[i] = card
@@ -308,6 +332,13 @@ def run_until_nb(work, rules, stop, out, trace):
         else:
             sid, own_params, pile, own_rules, rng, own_memory = sid1, lent1, pile1, rules1, rng1, memory1
         action, x, y = dispatch.answer_nb(state[S_PHASE], sid, own_params, view, pile, own_rules, rng, own_memory)
+        if GUARD_MEMORY:  # (compiled only into engines that route a plug-in)
+            slot = check_spare_nb(work, seat)
+            if slot >= 0:
+                out[H_ERROR] = ERR_WROTE_MEMORY
+                out[H_ERROR_SEAT] = seat
+                out[H_ERROR_VALUE] = slot
+                break
         if action == A_TAKE_PILE:
             # a strategy may have written into this slot of its copy; once the slot
             # leaves the live pile the end-of-hand check could no longer see it
@@ -365,9 +396,9 @@ def ask_seat_nb(work, sid, params, lent, rules, legal):
     room for ``MAX_LEGAL``).
 
     Returns ``(action, err, value)``: ``err`` is ``ERR_NONE``, ``ERR_WROTE_*`` (``value``:
-    the slot), ``ERR_BAD_MELDS`` (``value``: the melds' card mask), ``ERR_ILLEGAL_DISCARD``
-    (a discard that is no card code; ``value``: it) or ``ERR_ILLEGAL_ACTION`` (``value``:
-    the action)."""
+    the slot; ``ERR_WROTE_MEMORY`` only in engines that route a plug-in), ``ERR_BAD_MELDS``
+    (``value``: the melds' card mask), ``ERR_ILLEGAL_DISCARD`` (a discard that is no card
+    code; ``value``: it) or ``ERR_ILLEGAL_ACTION`` (``value``: the action)."""
     f = fields_nb(work)
     state = f.state
     seat = state[S_CURRENT]
@@ -380,6 +411,10 @@ def ask_seat_nb(work, sid, params, lent, rules, legal):
     err, slot = check_lent_nb(state, pile, rules, own_rules, params, lent)
     if err != ERR_NONE:
         return action, err, slot
+    if GUARD_MEMORY:
+        slot = check_spare_nb(work, seat)
+        if slot >= 0:
+            return action, np.int64(ERR_WROTE_MEMORY), slot
     if action == ANSWER_LAYOUT or action == ANSWER_DEFENCE:
         melder = state[S_KNOCKER] if action == ANSWER_LAYOUT else 1 - state[S_KNOCKER]
         k = arrangement_index_nb(state[S_HANDS + melder], x, y)

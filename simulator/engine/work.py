@@ -178,9 +178,21 @@ def seed_of(work):
 
 
 @MERGED
-def memories_of(work):
-    """Both seats' memories, seat 0's first (N_MEMORY each)."""
-    return work[K_MEMORY:K_MEMORY + 2 * N_MEMORY]
+def memory_of(work, seat):
+    """Seat ``seat``'s per-hand memory (N_MEMORY): seat 0's first in the ``K_MEMORY`` block,
+    seat 1's 2 x N_MEMORY in, each followed by its spare row (``spare_of``)."""
+    at = K_MEMORY + 2 * N_MEMORY * seat
+    return work[at:at + N_MEMORY]
+
+
+@MERGED
+def spare_of(work, seat):
+    """The spare row after seat ``seat``'s memory: it stays 0, so a strategy writing past the
+    end of its memory (by up to N_MEMORY slots) writes there and never into the other seat's
+    memory or stream; engines that route plug-ins check it after each call
+    (``simulator.engine.loop.check_spare_nb``)."""
+    at = K_MEMORY + 2 * N_MEMORY * seat + N_MEMORY
+    return work[at:at + N_MEMORY]
 
 
 @MERGED
@@ -209,12 +221,11 @@ def fields_nb(work):
     each caller, so its views are counted, or not, as the caller counts references."""
     rules_at, params_at, lent_at, n_rules, width = rows_at(work)
     piles = K_SCRATCH + W_SEAT_PILES
-    memories = memories_of(work)
     rows = param_rows_of(work)
     streams = as_uint64_nb(work[K_RNGS:K_SEED + 1])  # the seats' streams ... the deck's stream, the seed
     return Work(state_of(work), work[K_SIDS:K_SIDS + 2],
                 work[K_SCRATCH + W_VIEW:K_SCRATCH + W_VIEW + N_VIEW], work[piles:piles + 64],
-                work[piles + 64:piles + 128], memories[:N_MEMORY], memories[N_MEMORY:], streams[:2],
+                work[piles + 64:piles + 128], memory_of(work, 0), memory_of(work, 1), streams[:2],
                 deck_of(work), streams[K_DECK_RNG - K_RNGS:K_DECK_RNG - K_RNGS + 1],
                 streams[K_SEED - K_RNGS:K_SEED - K_RNGS + 1], work[K_RECORD:K_RECORD + N_HAND_COLS],
                 work[rules_at:rules_at + n_rules], work[rules_at + n_rules:params_at],
@@ -248,9 +259,10 @@ def deal_hand_nb(work, dealer, score0, score1, rules, trace):
     """Deal the hand of the row's deck (``simulator.core.state.deal_nb``, the reshuffle stream
     from the deck's stream) with the game scores ``score0``, ``score1``, and zero the seats'
     memories."""
-    memories = memories_of(work)
-    for i in range(2 * N_MEMORY):
-        memories[i] = 0
+    memory0, memory1 = memory_of(work, 0), memory_of(work, 1)
+    for i in range(N_MEMORY):
+        memory0[i] = 0
+        memory1[i] = 0
     deal_nb(state_of(work), deck_of(work), dealer, score0, score1, rules, work[K_DECK_RNG], trace)
 
 

@@ -10,6 +10,9 @@ command and the Python API call:
   so a deeply nested document would end in a RecursionError);
 * ``inside_work``: a path that a spec or a run directory names is kept inside the working
   directory (or the ``--out`` the user gave): nothing outside them is written or removed;
+* ``check_target``: a file ginsim is about to write is refused when something that is not a
+  regular file is there (a FIFO, a device, a directory, a link), before it is opened;
+  ``starts_with`` tells a file ginsim wrote by its first bytes, read without waiting;
 * ``check_memory``: a size the user gives is checked against this machine's memory
   before anything of that size is allocated;
 * ``argument``: a Python API argument is checked as a key of an experiment file is, in the
@@ -226,6 +229,41 @@ def inside_work(path: str | Path, what: str, error: type[ValueError] = ValueErro
     if problem:
         raise error(f"{what}: {problem}")
     return Path(path)
+
+
+def check_target(path: str | Path, what: str, error: type[ValueError] = ValueError) -> bool:
+    """Whether a regular file is at ``path``, the file ginsim is about to write (``what``
+    names it); anything else there (a FIFO, a device, a socket, a directory, a symbolic
+    link) is refused in one line, found by ``lstat`` and never opened, so a write can
+    neither hang on a FIFO nor go through a link.  The caller then writes a temporary file
+    beside it and renames it into place."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise error(f"{path}: cannot write {what}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path} is {_kind(info.st_mode)}, not a regular file; ginsim writes {what} only to a new "
+                    f"file or over a regular file it wrote")
+    return True
+
+
+def starts_with(path: str | Path, prefix: str) -> bool:
+    """Whether ``path`` is a regular file whose first bytes are ``prefix`` (UTF-8): the mark
+    of a file ginsim wrote, which it may replace.  Opened by ``open_regular`` (no link
+    followed, never waited on); only ``prefix``'s length is read."""
+    mark = prefix.encode()
+    try:
+        fd = open_regular(path, "a file")
+    except ValueError:
+        return False
+    try:
+        return os.read(fd, len(mark)) == mark
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 # ----------------------------------------------------------------------------- memory

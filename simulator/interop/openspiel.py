@@ -75,7 +75,7 @@ from ..core.errors import StrategyError
 from ..infra.inputs import argument
 from ..core.rules import Rules, resolve_rules
 from ..engine.hand import Hand
-from ..run.handhistory import HandHistory, play, record, write_file
+from ..run.handhistory import HandHistory, check_export, play, record, write_file
 from ..run.seeds import derive_seed
 
 __all__ = ["GinsimBot", "OpenSpielPlayer", "OpenSpielSimple",
@@ -1375,6 +1375,11 @@ def arena_seed(seed, name: str = "seed") -> int:
     return int(seed)
 
 
+def hand_file(deck: int, a_player: int) -> str:
+    """The name of the hand history file ``arena`` exports for deck ``deck``, A as player ``a_player``."""
+    return f"hand-{deck:05d}-a{a_player}.toml"
+
+
 def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine: str = "openspiel",
           progress=None, export=None) -> ArenaResult:
     """Play ``a`` against ``b`` on ``n_decks`` decks, each deck twice (A as OpenSpiel's player
@@ -1406,6 +1411,9 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
         if export.exists() and not export.is_dir():
             raise ValueError(f"--export {export} is a file; give a directory for the hand history files")
         export.mkdir(parents=True, exist_ok=True)
+        for i in range(n_decks):  # a FIFO or a foreign file among the names is refused before any hand
+            for a_player in (0, 1):
+                check_export(export / hand_file(i, a_player))
     t0 = time.process_time()
     per_deck, won, lost = [], 0, 0
     stats: dict = {}
@@ -1446,7 +1454,7 @@ def arena(a, b, n_decks: int = 1000, seed: int = 0, rules="single_hand", engine:
                     history = record(rules_for(game), deck, 1, played, (_label(specs[0]), _label(specs[1])),
                                      source=source)
             if export is not None and history is not None:
-                write_file(history, export / f"hand-{i:05d}-a{a_player}.toml")
+                write_file(history, export / hand_file(i, a_player))
                 exported["written"] += 1
             points.append(returns[a_player])
             won += returns[a_player] > 0
@@ -1552,8 +1560,15 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
     last discard taken at the wall, a defender that does not spread its best melds against
     gin) or a result ginsim scores differently; ``InteropError`` for actions that are not a
     whole legal OpenSpiel hand."""
+    from ..infra.inputs import argument
+
     game = game or game_for("single_hand")
-    actions = [int(a) for a in actions]
+    if isinstance(actions, (str, bytes, dict)) or not hasattr(actions, "__iter__"):
+        raise ValueError(f"actions must be a sequence of OpenSpiel action integers, got {actions!r:.80}")
+    # an action is an integer as it is (12.4 is no action 12, "12" no action at all)
+    actions = [argument(f"actions[{k}]", a, "int", text="an OpenSpiel action (an integer)")
+               for k, a in enumerate(actions)]
+    dealer = argument("dealer", dealer, "int", 0, 1, text="seat 0 or 1")
     state = game.new_initial_state()
     dealt: list[int] = []
     for k, action in enumerate(actions):
@@ -1565,8 +1580,6 @@ def from_openspiel(actions, game=None, players=("", ""), source: dict | None = N
         state.apply_action(action)
     if not state.is_terminal():
         raise InteropError(f"the {len(actions)} OpenSpiel actions stop before the hand ends")
-    if dealer not in (0, 1):
-        raise ValueError(f"dealer must be seat 0 or 1, got {dealer!r}")
     seat = (1 - dealer, dealer)  # OpenSpiel player -> seat
     returns = [int(r) for r in state.returns()]
     stock = dealt[21:] + sorted(set(range(52)) - set(dealt))

@@ -49,6 +49,10 @@ when it could have knocked is private: no string shows it.
 of a whole game the final scores' difference (bonuses included), as ginsim's environments
 pay them.
 
+**Serialization** is text: ``state.serialize()`` writes the game's name and the history,
+``game.deserialize_state`` plays the history again, each move checked, and unpickles
+nothing (OpenSpiel's C++ ``serialize_game_and_state`` keeps its own pickled form).
+
 ``resample_from_infostate(player, sampler)`` deals the opponent's hidden cards again from
 ``mc``'s belief (``strategies.mc.opponent_hidden_nb``: the determinization ``mc`` searches
 on) and replays the hand with them (``_Resampler``), so the new state's history is a legal one
@@ -60,6 +64,7 @@ from __future__ import annotations
 import base64
 import pickle
 import random
+import re
 from array import array
 from dataclasses import fields
 
@@ -220,6 +225,25 @@ class GinsimGame(pyspiel.Game):
     def new_initial_state(self):
         return GinsimState(self)
 
+    def deserialize_state(self, text: str) -> "GinsimState":
+        """The state ``GinsimState.serialize`` wrote (``STATE_FORMAT``: this game's name, then
+        its history), made by playing that history again from the start, each move checked
+        against the legal moves and chance outcomes there; nothing is unpickled.  A string of
+        another game, a malformed one or a history that is not a legal play of this game
+        (cards dealt twice, a card drawn that is not in the stock, an illegal move) is
+        refused with one ``ValueError`` naming the first entry that is wrong."""
+        history = _read_state_text(self, text)
+        state = self.new_initial_state()
+        for k, (player, action) in enumerate(history):
+            if state.is_terminal():
+                raise ValueError(f"python_ginsim state: history[{k}]: the game is over before it")
+            legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+            if player != state.current_player() or action not in legal:
+                raise ValueError(f"python_ginsim state: history[{k}]: {player}:{action} is not a legal move there "
+                                 f"(player {state.current_player()} moves)")
+            state.apply_action(action)
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         return GinsimObserver(iig_obs_type, params)
 
@@ -321,6 +345,13 @@ class GinsimState(pyspiel.State):
             self._note(_MOVE, seat, action)
         if h.is_over():
             self._end_of_hand()
+
+    def serialize(self) -> str:
+        """This state as text (``STATE_FORMAT``): the game's name with every parameter, then
+        the history as OpenSpiel writes it (``player:action``, chance as -1), which
+        ``GinsimGame.deserialize_state`` plays again."""
+        moves = ",".join(f"{int(h.player)}:{int(h.action)}" for h in self.full_history())
+        return f"{STATE_FORMAT}\ngame={self.get_game()}\nhistory={moves}"
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
@@ -766,16 +797,53 @@ class _Resampler:
 
 def _state_from(game: GinsimGame, history: list[tuple[int, int]], fields: dict) -> GinsimState:
     """A ``python_ginsim`` state with this history ((player, action) pairs) and these fields,
-    made by ``game.deserialize_state`` from the text pyspiel writes for a Python game's state
-    (its history, move number and pickled ``__dict__``): the history is taken as it is, not
-    replayed."""
+    made by pyspiel's own deserializer for Python games (``pyspiel.Game.deserialize_state``,
+    not ``GinsimGame``'s) from the text it reads (the history, the move number and the
+    pickled ``__dict__``): the history is taken as it is, not replayed.  The text is made
+    here from the resampled world's own fields, never read from outside."""
     fields = dict(fields, _texts={})
     text = "\n".join([
         "history=" + ",".join(f"{p}:{a}" for p, a in history),
         f"move_number={len(history)}",
         "__dict__=" + base64.b64encode(pickle.dumps(fields)).decode("ascii"),
     ])
-    return game.deserialize_state(text)
+    return pyspiel.Game.deserialize_state(game, text)
+
+
+#: the first line of a serialized ``python_ginsim`` state (``GinsimState.serialize``)
+STATE_FORMAT = "python_ginsim state 1"
+_INTEGER = re.compile(r"-?[0-9]{1,9}")
+
+
+def _read_state_text(game: GinsimGame, text) -> list[tuple[int, int]]:
+    """The history of a serialized state (``STATE_FORMAT``) of ``game``, each entry two
+    integers; one-line ``ValueError`` for a text of another format or game, or one too long
+    for the game."""
+    if not isinstance(text, str):
+        raise ValueError(f"python_ginsim state: must be the text GinsimState.serialize writes, got "
+                         f"{type(text).__name__}")
+    lines = text.split("\n", 2)
+    if len(lines) != 3 or lines[0] != STATE_FORMAT or not lines[1].startswith("game=") \
+            or not lines[2].startswith("history=") or "\n" in lines[2]:
+        raise ValueError(f"python_ginsim state: not the text GinsimState.serialize writes ({STATE_FORMAT!r}, then "
+                         "game=NAME and history=PLAYER:ACTION,...); OpenSpiel's pickled form is not read")
+    if lines[1][5:] != str(game):
+        raise ValueError(f"python_ginsim state: a state of {lines[1][5:]:.600}, not of {game}")
+    most = game.max_game_length()
+    if len(lines[2]) > 16 * most:
+        raise ValueError(f"python_ginsim state: {len(lines[2]):,} characters of history, longer than a game of at "
+                         f"most {most:,} moves")
+    entries = lines[2][8:].split(",") if lines[2][8:] else []
+    if len(entries) > most:
+        raise ValueError(f"python_ginsim state: {len(entries):,} moves, more than the game's {most:,}")
+    history = []
+    for k, entry in enumerate(entries):
+        player, sep, action = entry.partition(":")
+        if not (sep and _INTEGER.fullmatch(player) and _INTEGER.fullmatch(action)):
+            raise ValueError(f"python_ginsim state: history[{k}]: must be PLAYER:ACTION (two integers), got "
+                             f"{entry!r:.40}")
+        history.append((int(player), int(action)))
+    return history
 
 
 # --------------------------------------------------------------------------- observations

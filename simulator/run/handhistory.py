@@ -33,9 +33,9 @@ from typing import Any
 
 from ..core.cards import as_codes, format_card, format_cards
 from ..core.records import OUTCOMES
-from ..core.rules import Rules, resolve_rules
+from ..core.rules import MAX_TARGET, Rules, resolve_rules
 from ..core.state import N_ACTIONS, action_name
-from ..infra.inputs import read_toml
+from ..infra.inputs import check_target, read_toml, starts_with
 from .config import Key, Schema, is_int
 
 #: the ``format`` field of every hand history, and the version this ginsim writes and reads
@@ -257,12 +257,16 @@ def export_deals(run_dir, cell: int, first: int, last: int, directory, trust_plu
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise ValueError(f"--export {directory} is a file; with --deals give a directory for the hand history files")
+    width = len(str(last))
+    paths = {deal: directory / f"cell{cell}-deal{deal:0{width}d}.toml" for deal in range(first, last + 1)}
+    if directory.is_dir():  # a FIFO or a foreign file among the names is refused before any deal is played
+        for path in paths.values():
+            check_export(path)
     pending = from_run_deals(run_dir, cell, range(first, last + 1), trust_plugins)  # the run and deals checked
     check_memory("--deals", last - first + 1, HISTORY_BYTES, "deals", "export {most} deals or fewer at a time")
     histories = list(pending)
     directory.mkdir(parents=True, exist_ok=True)
-    width = len(str(last))
-    return [write_file(h, directory / f"cell{cell}-deal{h.source['deal']:0{width}d}.toml") for h in histories]
+    return [write_file(h, paths[h.source["deal"]]) for h in histories]
 
 
 def _from_trace(a, b, rules, seed: int, deal: int, mirrored: bool, row, events, source: dict) -> HandHistory:
@@ -305,7 +309,7 @@ def _cards_check(count: int, name: str):
 def _pair(kind: str, text: str):
     def check(value, values, fail):
         ok = isinstance(value, list) and len(value) == 2 and all(
-            is_int(v) and v >= 0 if kind == "int" else isinstance(v, str) for v in value)
+            is_int(v) and 0 <= v < MAX_TARGET if kind == "int" else isinstance(v, str) for v in value)
         if not ok:
             raise fail(values["_prefix"] + ("scores" if kind == "int" else "players"), f"must be {text}, got {value!r}")
         return tuple(value)
@@ -354,7 +358,8 @@ SCHEMA = Schema("hand", (
         check=_pair("str", "a list of two strings")),
     Key("dealer", "int", help="the seat that dealt; the other seat is offered the upcard first", low=0, high=1),
     Key("scores", "list", [0, 0], "the game scores of seat 0 and seat 1 before the hand (what the players see)",
-        text="a list of two non-negative integers", check=_pair("int", "a list of two non-negative integers")),
+        text=f"a list of two integers from 0 to {MAX_TARGET - 1:,}",
+        check=_pair("int", f"a list of two integers from 0 to {MAX_TARGET - 1:,}")),
     Key("rules", "table", help="every field of the rules (docs/rules.md), as `ginsim variants` lists them",
         text="a table of rules fields"),
     Key("deal", "table", help="the cards (`[deal]`'s keys below)", text="a table"),
@@ -414,6 +419,21 @@ SOURCE = Schema("source", (
 TABLES = (SCHEMA, DEAL, PLAY, RESULT, SOURCE)
 
 
+def _rules(table: dict[str, Any], fail) -> Rules:
+    """The ``[rules]`` table as ``Rules``: every field, no preset (a file keeps its meaning
+    when a preset or a default changes), each checked as ``Rules`` checks it."""
+    names = list(Rules().to_dict())
+    if "preset" in table:
+        raise fail("rules.preset", f"a hand history lists every rules field ({', '.join(names)}), not a preset")
+    missing = [name for name in names if name not in table]
+    if missing:
+        raise fail("rules", f"must list every rules field; missing {', '.join(missing)}")
+    try:
+        return Rules.from_dict(table)
+    except ValueError as exc:
+        raise fail("rules", str(exc)) from None
+
+
 def parse(data: dict[str, Any], where: str = "hand history") -> HandHistory:
     """A hand history from its TOML document (a dict), every key checked; one-line
     ``HandHistoryError`` naming the key and what it must be.  Not played: ``play`` checks
@@ -425,10 +445,7 @@ def parse(data: dict[str, Any], where: str = "hand history") -> HandHistory:
         raise fail("version", f"this ginsim reads version {VERSION}, the file is version {data['version']}; "
                               "upgrade ginsim")
     top = SCHEMA.read(data, fail)
-    try:
-        rules = Rules.from_dict(top["rules"])
-    except ValueError as exc:
-        raise fail("rules", str(exc)) from None
+    rules = _rules(top["rules"], fail)
     deal = DEAL.read(top["deal"], fail, "deal.")
     hands, upcard, stock = deal["hands"], deal["upcard"][0], deal["stock"]
     cards = [*hands[0], *hands[1], upcard, *stock]
@@ -437,6 +454,9 @@ def parse(data: dict[str, Any], where: str = "hand history") -> HandHistory:
         raise fail("deal", f"must hold the 52 cards once each; {format_card(twice)} is there twice")
     if rules.reshuffle_stock and deal["reshuffle_stream"] is None:
         raise fail("deal.reshuffle_stream", "required with rules.reshuffle_stock: an int64")
+    if not rules.reshuffle_stock and deal["reshuffle_stream"] is not None:
+        raise fail("deal.reshuffle_stream", "only with rules.reshuffle_stock (these rules never reshuffle the pile); "
+                                            "remove it")
     actions = PLAY.read(top["play"], fail, "play.")["actions"]
     result = {k: v for k, v in RESULT.read(top["result"], fail, "result.").items() if v is not None}
     source = {k: v for k, v in SOURCE.read(top["source"], fail, "source.").items() if v is not None}
@@ -503,14 +523,24 @@ def to_text(history: HandHistory) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_file(history: HandHistory, path: str | Path) -> Path:
-    """Write the history to ``path`` whole or not at all; a file there that ginsim did not
-    write (it does not start with ``HEADER``) is never replaced."""
+def check_export(path: str | Path) -> Path:
+    """``path`` when a hand history may be written there: nothing there, or a hand history
+    ginsim wrote (it starts with ``HEADER``), in an existing directory.  Anything else is
+    refused in one line: a file ginsim did not write, and (``check_target``, never opened)
+    a FIFO, a device, a directory or a link."""
     path = Path(path)
-    if path.is_dir() or (path.exists() and not _ours(path)):
+    if check_target(path, "a hand history") and not starts_with(path, HEADER):
         raise ValueError(f"{path} exists and was not written by ginsim; choose another file")
     if not path.parent.is_dir():
         raise ValueError(f"{path}: the directory {path.parent} does not exist")
+    return path
+
+
+def write_file(history: HandHistory, path: str | Path) -> Path:
+    """Write the history to ``path`` whole or not at all (a temporary file beside it, then
+    one rename), where ``check_export`` allows it: a file there that ginsim did not write,
+    or that is no regular file, is never replaced or opened."""
+    path = check_export(path)
     text = to_text(history)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -520,14 +550,6 @@ def write_file(history: HandHistory, path: str | Path) -> Path:
     finally:
         Path(tmp).unlink(missing_ok=True)
     return path
-
-
-def _ours(path: Path) -> bool:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return handle.readline().startswith(HEADER)
-    except (OSError, UnicodeDecodeError):
-        return False
 
 
 def story(history: HandHistory, where: str = "hand history") -> tuple[str, Any]:

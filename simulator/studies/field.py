@@ -190,11 +190,25 @@ def field_of(run_dir) -> tuple[list[str], dict, int, pd.DataFrame, pd.DataFrame]
     from ..run.rundir import readable_run, run_path
 
     manifest, _ = readable_run(run_path(run_dir))
+    if not manifest["experiment"].get("games"):
+        raise ValueError(f"{run_path(run_dir)}: the run plays no whole games (its experiment has no `games`); the "
+                         "field's ratings are fitted on game results: give a run of experiments/field.toml")
     scan = scan_run(run_dir)
     exp = manifest["experiment"]
     players = list(dict.fromkeys([m for pair in exp["matchups"] for m in pair]))
     variants = {c["variant"]: c["rules"] for c in manifest["cells"]}
     return players, variants, int(exp["seed"]), scan.hands, scan.games
+
+
+def _canonical(spec: str) -> str:
+    """``spec``'s canonical label (``simple:knock_at=-1`` is ``simple``: its default), or
+    ``spec`` itself for a player this process cannot parse (a member's unregistered plug-in)."""
+    import strategies
+
+    try:
+        return strategies.parse_strategy(spec).label
+    except ValueError:
+        return spec
 
 
 def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: int | None = None) -> dict:
@@ -205,8 +219,11 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     against each family the run declares its minimum and exploitability lower bound
     (``simulator.studies.families.placed_families``)."""
     players, variants, study_seed, _, games = field_of(run_dir)
-    if spec in players:
-        raise ValueError(f"{spec!r} is in the field already; give another spec or a plug-in under another name")
+    label = _canonical(spec)
+    same = next((p for p in players if _canonical(p) == label), None)
+    if same is not None:
+        raise ValueError(f"{spec!r} is in the field already (as {same!r}); give another spec or a plug-in under "
+                         "another name")
     seed = study_seed + 1 if seed is None else seed
     new_hands, new_games = play_against_field(spec, players, variants, n_deals, n_games, seed)
     out = {}
@@ -236,14 +253,34 @@ def ratings_path(run_dir) -> Path:
     return run.parent / f"{run.name}_ratings" / "field.md"
 
 
+#: the first line of the page ``write_field`` writes: it replaces only a file that starts so
+FIELD_TITLE = "# The field: ratings, pairings and CPU per decision"
+
+
+def check_out(path: Path) -> Path:
+    """``path`` when ``write_field`` may write its page there: nothing there, or a page it
+    wrote (it starts with ``FIELD_TITLE``).  A directory, a FIFO, a link
+    (``check_target``, never opened) or a file ginsim did not write is refused in one line."""
+    from ..infra.inputs import check_target, starts_with
+
+    if check_target(path, "the field's page (--out)") and not starts_with(path, FIELD_TITLE):
+        raise ValueError(f"--out {path} exists and was not written by ginsim field; choose another file")
+    return path
+
+
 def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
-    """Write ``field.md`` (``out``, default ``ratings_path(run_dir)``): per variant the
-    ratings and the Holm-labelled matrix of game-win shares, then every player's CPU per
-    decision under the EAAI rules.  Returns the file written."""
+    """Write ``field.md`` (``out``, default ``ratings_path(run_dir)``; ``check_out``
+    decides, before anything is played): per variant the ratings and the Holm-labelled
+    matrix of game-win shares, then every player's CPU per decision under the EAAI rules.
+    Written whole or not at all.  Returns the file written."""
+    from ..analysis.rendering import atomic_write
+    from ..infra.inputs import argument
     from ..run.rundir import run_path
 
+    argument("cpu_deals", cpu_deals, "int", low=1)
+    path = check_out(Path(out) if out is not None else ratings_path(run_dir))
     players, variants, seed, hands, games = field_of(run_dir)
-    lines = ["# The field: ratings, pairings and CPU per decision", "",
+    lines = [FIELD_TITLE, "",
              f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim reproduce field` and "
              "`ginsim field` write this page). "
              "Ratings: Bradley–Terry on game results, Elo scale, `simple` = 0, 95% intervals "
@@ -272,9 +309,6 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
         c = cpu_per_decision(player, "tournament", cpu_deals, seed)
         lines.append(f"| `{player}` | {c['decisions']:,} | {c['mean_us']:,.1f} | {c['p99_us']:,.1f} | "
                      f"{c['cpu_ms_per_hand']:,.2f} |")
-    path = Path(out) if out is not None else ratings_path(run_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(check_out(path), "\n".join(lines) + "\n")
     return path

@@ -221,10 +221,48 @@ def draw_only_result(spec: TableSpec) -> dict[str, Any]:
     if result is None:
         raise KnockTableError(f"{spec.path}: draw_only: {path} holds no finished class game; run "
                               f"ginsim equilibrium on the class spec of the same rules first")
-    if result["rules"] != spec.rules:
-        raise KnockTableError(f"{spec.path}: draw_only: {path} was played under {result['rules_label']}, "
-                              f"not {spec.rules_label}")
+    problem = draw_only_problem(result, spec)
+    if problem:
+        raise KnockTableError(f"{spec.path}: draw_only: {path}: {problem}")
     return result
+
+
+def draw_only_problem(result: Any, spec: TableSpec) -> str | None:
+    """None when a class game's ``result`` holds what the study of ``spec`` reads from it,
+    else the first problem in words, naming the key: ``rules`` (the study's) and
+    ``rules_label``; ``members``, a non-empty list of ``{name, policy}`` whose policies are
+    draw-threshold members under the study's knock limit (``class_game.draw_class``);
+    ``mixture``, one finite non-negative weight per member summing to 1; ``epsilon``, a
+    finite number."""
+    from ..infra.inputs import is_number
+    from .class_game import MAX_DRAWS, draw_class
+
+    if not isinstance(result, dict):
+        return f"result: must be a table, got {type(result).__name__}"
+    for key in ("rules", "rules_label", "members", "mixture", "epsilon"):
+        if key not in result:
+            return f"result.{key}: missing"
+    if not isinstance(result["rules"], (str, dict)) or not isinstance(result["rules_label"], str):
+        return "result.rules: must be a preset name or a table, with rules_label a string"
+    if result["rules"] != spec.rules:
+        return f"result.rules: the class game was played under {result['rules_label']:.80}, not {spec.rules_label}"
+    members = result["members"]
+    if not isinstance(members, list) or not members:
+        return f"result.members: must be a non-empty list of the class's members, got {members!r:.80}"
+    allowed = {label for _, label in draw_class(spec.limit, tuple(range(1, MAX_DRAWS + 1)))}
+    for i, m in enumerate(members):
+        if not (isinstance(m, dict) and isinstance(m.get("name"), str) and isinstance(m.get("policy"), str)
+                and m["policy"] in allowed):
+            return (f"result.members[{i}]: must be {{name, policy}} with policy a draw-threshold knock_policy "
+                    f"under the knock limit {spec.limit} (class_game.draw_class), got {m!r:.120}")
+    mixture = result["mixture"]
+    if not (isinstance(mixture, list) and len(mixture) == len(members)
+            and all(is_number(w) and w >= 0 for w in mixture) and abs(sum(mixture) - 1) <= 1e-6):
+        return (f"result.mixture: must be {len(members)} finite non-negative weights (one per member) summing "
+                f"to 1, got {mixture!r:.120}")
+    if not is_number(result["epsilon"]):
+        return f"result.epsilon: must be a finite number, got {result['epsilon']!r:.40}"
+    return None
 
 
 def knock_table_study(spec: TableSpec, out: str | Path | None = None, resume: bool = False, log=None) -> dict[str, Any]:

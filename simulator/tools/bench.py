@@ -276,7 +276,11 @@ SCALE_MATCHUPS = [("simple", "simple"), ("knock_early", "simple"), ("gin_hunter"
 SCALE_VARIANTS = ("hoyle", "tournament")
 
 
-def bench_scale(total: int = 100_000_000, chunk: int = 1_000_000, directory: str | None = None,
+#: the scale benchmark's deals (``--scale-deals``'s default)
+SCALE_DEALS = 100_000_000
+
+
+def bench_scale(total: int = SCALE_DEALS, chunk: int = 1_000_000, directory: str | None = None,
                 keep: bool = False) -> dict:
     """The 100-million-deal benchmark (``ginsim bench --scale``): ``ginsim run`` of
     ``total`` deals over 10 cells (five matchups × two rule sets, ``total / 10`` deals
@@ -323,12 +327,16 @@ def scale_experiment(total: int, chunk: int, directory: str | None) -> tuple[str
     """The scale benchmark's experiment file for ``total`` deals (``--scale-deals``) over the
     10 cells, with (deals per cell, chunk): checked as ``ginsim run`` checks an experiment
     (sizes, memory) and against the free disk where the run goes, before anything is
-    written; a problem is one line naming ``--scale-deals``."""
+    written; a problem is one line naming ``--scale-deals`` (or ``--scale-dir``, when it is
+    no existing directory)."""
     from ..infra.inputs import check_disk
     from ..run.experiment import ExperimentError, parse_experiment
     from ..run.runner import DISK_BYTES_PER_ROW
 
     cells = len(SCALE_MATCHUPS) * len(SCALE_VARIANTS)
+    if directory is not None and not Path(directory).is_dir():
+        problem = "not a directory" if Path(directory).exists() else "no such directory"
+        raise ValueError(f"--scale-dir {directory}: {problem}; give an existing directory for the scale benchmark's run")
     if total < 2 * cells:
         raise ValueError(f"--scale-deals must be at least {2 * cells} (a mirrored pair in each of the {cells} cells), "
                          f"got {total:,}")

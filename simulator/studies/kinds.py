@@ -295,7 +295,11 @@ def confirm(name: str, out: str | Path, salt: str | None = None, max_deals: int 
     cf.check_outputs(out)
     result = study.kind.confirm(study.path, protocol, max_deals, max_games, jobs, log)
     protocol.record(result, ledger.digest(cf.render_json(result).encode("utf-8")))
-    return result, cf.write_confirmation(result, out)
+    written = cf.write_confirmation(result, out)
+    from .reports import refresh_folder
+
+    refresh_folder(out)  # the study's reports and confirm.md say where its claims stand now
+    return result, written
 
 
 def verify(name: str, claim_id: str | None = None, salt: str | None = None, jobs: int = 1,

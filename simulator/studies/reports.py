@@ -37,7 +37,7 @@ from typing import Any
 
 from ..analysis.claims import claim_text, withdrawn_text
 from ..analysis.rendering import Document, atomic_write, record_report, report_files
-from ..run.rundir import REPORT_RECORD, code_fingerprint, file_sha256
+from ..run.rundir import REPORT_RECORD, code_fingerprint, file_sha256, is_confirmation_file
 from . import ledger as ledgers
 from . import record
 
@@ -156,7 +156,25 @@ def _placed(text: str, block: str, anchor: re.Pattern) -> str:
 #: where a block goes when a report has none yet: a study's claims before its first section, the
 #: inputs of a part of a study at the end
 ANCHORS = {("report.md", True): re.compile(r"^## ", re.M), ("report.html", True): re.compile(r"<h2[ >]|</body>"),
-           ("report.md", False): re.compile(r"\Z"), ("report.html", False): re.compile(r"</body>")}
+           ("report.md", False): re.compile(r"\Z"), ("report.html", False): re.compile(r"</body>"),
+           ("confirm.md", True): re.compile(r"^## Closing note", re.M)}
+
+
+def standing_block(study: str, root: Path) -> str:
+    """The block of a study's ``confirm.md``: each of its claims' standing in the whole record
+    (``simulator.studies.record``), since the statuses ``ginsim confirm`` printed are Holm over
+    that one confirmation's claims."""
+    whole = record.whole_record(root)
+    mine = [c for c in whole.claims if c.study == study]
+    lines = [BEGIN, "## Standing in the whole record", "",
+             f"The statuses above are Holm over this confirmation's claims. Tested again with every confirmation of "
+             f"every ledger as one family ({whole.size} tests of {len(whole.claims)} claims, Holm at "
+             f"{record.ALPHA:.0%}; every test, its power and where each margin came from: docs/claims.md), the "
+             f"study's claims stand as follows:", ""]
+    lines += [f"* `{c.record.id}`: " + (("**stands** (confirmed)" if c.standing else f"does not stand ({c.status})")
+                                        if c.record.active else "withdrawn") for c in mine]
+    lines += ["", f"<!-- inputs: {json.dumps({'the whole record': record_sha256(root)})} -->", END]
+    return "\n".join(lines)
 
 
 def report_folders(root: Path) -> list[tuple[str | None, Path]]:
@@ -206,6 +224,8 @@ def refresh(root: str | Path, check: bool = False, only: str | None = None) -> l
         if only is not None and folder.relative_to(root / "results").parts[0] != only:
             continue
         blocks = dict(zip(("report.md", "report.html"), claims_block(study, folder, root)))
+        if study is not None and is_confirmation_file(folder / "confirm.md"):
+            blocks["confirm.md"] = standing_block(study, root)
         new = {}
         for name, block in blocks.items():
             path = folder / name

@@ -192,3 +192,18 @@ def test_the_engine_of_builtin_strategies_compiles_no_memory_check():
     assert "\nGUARD_MEMORY = False\n" in dispatch_source(engine_entries())
     entries = list(engine_entries()) + [("strategies.simple", "0" * 64)]  # (any importable module as a plug-in)
     assert "\nGUARD_MEMORY = True\n" in dispatch_source(entries)
+
+
+def test_tune_summary_onto_a_fifo_is_refused_without_waiting(tmp_path):
+    """ginsim tune's outputs are checked as every run file is: a FIFO in the place of a
+    summary is not ginsim's and is never opened to wait on."""
+    import os
+
+    from simulator.studies.tune.outputs import _mark_ours
+
+    fifo = tmp_path / "summary.md"
+    os.mkfifo(fifo)
+    assert _mark_ours(fifo) is False
+    ours = tmp_path / "best.toml"
+    ours.write_text("# written by ginsim tune\n", encoding="utf-8")
+    assert _mark_ours(ours) and _mark_ours(tmp_path / "absent.md")

@@ -946,7 +946,7 @@ def seal_run(run_dir: Path) -> int | None:
 GENERATOR = "ginsim report"
 
 
-def _head(path: Path, size: int = 4096) -> bytes:
+def head_of(path: Path, size: int = 4096) -> bytes:
     """The first ``size`` bytes of ``path``, read as every run file is (``open_regular``:
     a regular file, no link, never waited on); empty when it cannot be read so."""
     try:
@@ -962,7 +962,7 @@ def _head(path: Path, size: int = 4096) -> bytes:
 
 def written_by_ginsim(path: Path) -> bool:
     """True when ``path`` is a file that ``ginsim report`` wrote (it carries the mark)."""
-    head = _head(Path(path))
+    head = head_of(Path(path))
     if Path(path).suffix == ".png":
         return b"tEXtSoftware\x00" + GENERATOR.encode() in head
     return f'<meta name="generator" content="{GENERATOR}">'.encode() in head or \
@@ -1098,4 +1098,4 @@ CONFIRMATION_FILES = {"confirm.json": f'"written_by": "{CONFIRM_WRITER}"',
 def is_confirmation_file(path: Path) -> bool:
     """True when ``path`` is a ``confirm.json`` / ``confirm.md`` that ``ginsim confirm`` wrote."""
     mark = CONFIRMATION_FILES.get(Path(path).name)
-    return mark is not None and mark.encode() in _head(Path(path))
+    return mark is not None and mark.encode() in head_of(Path(path))

@@ -30,10 +30,9 @@ def _mark_ours(path: Path) -> bool:
         return True
     if path.suffix in (".png", ".md", ".html") and written_by_ginsim(path):
         return True
-    try:
-        return MARK in path.read_text(encoding="utf-8", errors="replace")[:400]
-    except OSError:
-        return False
+    from ...run.rundir import head_of
+
+    return MARK.encode() in head_of(path, 400)  # read as every run file is: a FIFO is never waited on
 
 
 def best_document(result: dict[str, Any]) -> dict[str, Any]:

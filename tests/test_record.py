@@ -43,9 +43,13 @@ def test_the_front_page_answers_are_claims_that_stand():
     whole = R.whole_record(ROOT)
     answers = [claim_id for _, items in R.FRONT for _, claim_id, _ in items]
     assert 0 < len(answers) <= 10 and len(R.FRONT) == 3
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for study, claim_id, _ in (item for _, items in R.FRONT for item in items):
         claim = whole.claim(claim_id)
         assert claim.study == study and claim.standing, (claim_id, claim.status)
+        line = next(x for x in readme.splitlines() if x.endswith(f"`{claim_id}`"))
+        planned = f"planned power {R._one_test(claim).planned_power:.0%}"
+        assert planned in line and ("90%" not in planned or R._one_test(claim).planned_power >= 0.895), line
 
 
 def test_the_restated_claims_confirmed_on_their_twins_salt_confirm_nothing():

@@ -344,13 +344,16 @@ def front_block(root: str | Path) -> str:
             t = _one_test(claim)
             _, _, unit_text, _ = _scale(content["metric"], content["unit"])
             e = t.entry
+            flag = ", **underpowered**" if t.underpowered else ""
             lines.append(f"* {words}: **{format_estimate({**_kind(content), **e}, 'confirmation')}** {unit_text} on "
-                         f"{e['confirmation']['n']:,} fresh {content['unit']}s ({display_spec(content['a'])} vs "
+                         f"{e['confirmation']['n']:,} fresh {content['unit']}s, planned power "
+                         f"{t.planned_power:.0%}{flag} ({display_spec(content['a'])} vs "
                          f"{display_spec(content['b'])}; "
                          f"rules {rules_words(root, study, content['rules'])}). `{claim_id}`")
         lines.append("")
     lines += [f"Each answer is a claim registered before its confirmation and confirmed on seeds its study never used, "
-              f"with the 95% interval of the confirmation. The whole record is one family: **{whole.size} tests of "
+              f"with the 95% interval of the confirmation and the power its size was planned for in the ledger "
+              f"before it played. The whole record is one family: **{whole.size} tests of "
               f"{len(whole.claims)} claims** in {whole.ledgers} ledgers, Holm at {ALPHA:.0%} family-wise across all "
               f"of them; **{len(standing)} of the {len(whole.active())} claims in force stand**. Every claim, every "
               f"test and what does not stand: [docs/claims.md](docs/claims.md).", "", FRONT_END]

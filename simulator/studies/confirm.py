@@ -70,7 +70,7 @@ from ..run.limits import RESULTS_DIR
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
 from ..run.seeds import derive_seed, development_seed_error
 from .ledger import MARGIN_SOURCES, LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
-from .record import RECORD_FAMILY, record_size, salt_seen
+from .record import RECORD_FAMILY, claim_region, power_in, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
@@ -237,17 +237,7 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
                    "interval = [LOW, HIGH] or delta = D")
     kind = given[0]
     value = v[kind]
-    null = METRICS[v["metric"]][v["unit"]][2]
-    if kind == "sign":
-        low, high = (null, math.inf) if value == "positive" else (-math.inf, null)
-    elif kind == "above":
-        low, high = float(value), math.inf
-    elif kind == "below":
-        low, high = -math.inf, float(value)
-    elif kind == "interval":
-        low, high = float(value[0]), float(value[1])
-    else:
-        low, high = null - float(value), null + float(value)
+    low, high = claim_region({"metric": v["metric"], "unit": v["unit"], kind: value})
     return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
                  {kind: value}, low, high, v["note"].strip(),
                  float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"],
@@ -545,15 +535,7 @@ def _p_values(claim: Claim, est: float, se: float, dof: float) -> tuple[float, f
 def power(claim: Claim, effect: float, sd: float, units: int, level: float) -> float:
     """Normal-approximation power of the claim's test at ``level`` (one-sided) with
     ``units`` independent units of standard deviation ``sd``, when the estimand is ``effect``."""
-    if units < 2:
-        return 0.0
-    se = sd / math.sqrt(units)
-    if se <= 0:
-        return 1.0 if claim.low < effect < claim.high else 0.0
-    z = st.norm.isf(level)
-    up = st.norm.cdf((effect - claim.low) / se - z) if math.isfinite(claim.low) else 1.0
-    down = st.norm.cdf((claim.high - effect) / se - z) if math.isfinite(claim.high) else 1.0
-    return float(max(0.0, up + down - 1.0))
+    return 0.0 if units < 2 else power_in(claim.low, claim.high, effect, sd / math.sqrt(units), level)
 
 
 def units_for_power(claim: Claim, effect: float, sd: float, level: float, cap: int) -> int:

@@ -144,7 +144,8 @@ class WholeRecord:
 
 
 def claim_region(content: dict[str, Any]) -> tuple[float, float]:
-    """The claimed region [low, high] of a registered claim's estimand."""
+    """The claimed region [low, high] of a claim's estimand, from its metric, unit and
+    assertion (``sign``, ``above``, ``below``, ``interval`` or ``delta``)."""
     null = METRICS[content["metric"]][content["unit"]][2]
     if "sign" in content:
         return (null, math.inf) if content["sign"] == "positive" else (-math.inf, null)
@@ -158,10 +159,14 @@ def claim_region(content: dict[str, Any]) -> tuple[float, float]:
 
 
 def power_at(content: dict[str, Any], effect: float, se: float, level: float) -> float:
-    """Normal-approximation power of a claim's test at one-sided ``level`` when the
-    estimand is ``effect`` and the estimate's standard error is ``se`` (two one-sided tests
-    for an interval: the chance both pass)."""
-    low, high = claim_region(content)
+    """``power_in`` of a registered claim's region."""
+    return power_in(*claim_region(content), effect, se, level)
+
+
+def power_in(low: float, high: float, effect: float, se: float, level: float) -> float:
+    """Normal-approximation power of a test that the estimand lies in [low, high], at
+    one-sided ``level``, when it is ``effect`` and the estimate's standard error is ``se``
+    (two one-sided tests for an interval: the chance both pass)."""
     if se <= 0:
         return 1.0 if low < effect < high else 0.0
     z = float(st.norm.isf(level))

@@ -93,6 +93,8 @@ def _cmd_arena(args: argparse.Namespace) -> None:
     with tqdm(total=args.decks, unit="deck", disable=bar_disabled(not args.json), desc="arena") as bar:
         result = arena(args.a, args.b, n_decks=args.decks, seed=args.seed, rules=args.rules, engine=args.engine,
                        export=args.export, progress=lambda done, total: bar.update(done - bar.n))
+    from .analysis.summary import estimate
+
     net = estimate(result.net_mean, result.net_ci_low, result.net_ci_high, result.n_decks, "deck")
     if args.json:
         _print_json("arena", {"a": args.a, "b": args.b, "rules": args.rules, "engine": args.engine,
@@ -208,23 +210,6 @@ def _print_json(kind: str, document: dict) -> None:
     print(json.dumps({"schema": f"ginsim.{kind}/{JSON_VERSION}", **document}, indent=2, allow_nan=False))
 
 
-def _number(value: float) -> float | None:
-    import math
-
-    return float(value) if value is not None and math.isfinite(value) else None
-
-
-def estimate(value: float, low: float, high: float, units: int, unit: str) -> dict:
-    """An estimate for ``--json``: the value, its 95% interval (null, with the reason in
-    ``no_interval``, when fewer than two independent units make one impossible)."""
-    from .analysis.summary import no_interval
-
-    low, high, units = _number(low), _number(high), int(units)
-    missing = low is None or high is None
-    return {"estimate": _number(value), "ci_low": None if missing else low, "ci_high": None if missing else high,
-            "units": units, "unit": unit, "no_interval": no_interval(units, unit) if missing else None}
-
-
 def _check_simulate_deals(deals: int, mirrored: bool) -> None:
     """``simulate --deals``: a positive integer, even when mirrored, whose rows fit in the
     memory budget (``api.check_rows_memory``: ``simulate`` holds every row at once; ``ginsim
@@ -259,6 +244,8 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
         announce_compile()
     df = simulate(args.a, args.b, rules=args.rules, n_deals=args.deals, seed=args.seed,
                   mirrored=not args.no_mirror)
+    from .analysis.summary import estimate
+
     # the report's statistics (a mirrored pair is one independent unit; Student t interval)
     stats = hand_stats(df).iloc[0]
     net = estimate(stats["net_mean"], stats["net_ci_low"], stats["net_ci_high"], stats["n_units"],
@@ -280,7 +267,7 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
 
 
 def _cmd_field(args: argparse.Namespace) -> None:
-    from .studies.field import place, write_field
+    from .studies.field import place, placement_lines, write_field
 
     for flag in ("deals", "games"):
         if getattr(args, flag) < 0:
@@ -299,110 +286,39 @@ def _cmd_field(args: argparse.Namespace) -> None:
 
     strategies.parse_strategy(args.spec)
     placed = place(args.spec, args.run, n_deals=args.deals, n_games=args.games, seed=args.seed)
-    for variant, result in placed.items():
-        print(f"\n{variant}: {args.spec} against the field ({args.deals:,} deals and {args.games:,} games per "
-              "opponent, common mirrored deals)")
-        if result["ratings"] is not None:
-            print(f"{'rank':>4}  {'player':<28} {'Elo vs simple':>13}  95% interval")
-            for i, r in result["ratings"].iterrows():
-                mark = "  <- placed" if r.player == args.spec else ""
-                print(f"{i + 1:>4}  {r.player:<28} {r.elo:>+13.0f}  [{r.ci_low:+.0f}, {r.ci_high:+.0f}]{mark}")
-        hands = result["hands"].set_index("b") if len(result["hands"]) else None
-        games = result["games"].set_index("b") if len(result["games"]) else None
-        opponents = (hands if hands is not None else games).index
-        print(f"{'opponent':<28} {'points per hand [95%]':>26} {'games won [95%]':>24}")
-        for b in opponents:
-            h = (f"{hands.at[b, 'net_mean']:+.2f} [{hands.at[b, 'net_ci_low']:+.2f}, {hands.at[b, 'net_ci_high']:+.2f}]"
-                 if hands is not None else "")
-            g = (f"{games.at[b, 'win_prob']:.1%} [{games.at[b, 'win_prob_ci_low']:.1%}, "
-                 f"{games.at[b, 'win_prob_ci_high']:.1%}]" if games is not None else "")
-            print(f"{b:<28} {h:>26} {g:>24}")
-        if result["families"]:
-            from .studies.families import family_text
-
-            print("against the study's families (simultaneous 95% intervals, Bonferroni over each family's members):")
-            for name, (low, gain) in result["families"].items():
-                print("  " + family_text(name, low, gain))
-
-
-def run_document(run_dir: str | Path) -> dict:
-    """What ``show --json`` prints (and ``run --json`` with its timing): the run's status
-    and, per mode, one record per cell (docs/cli.md)."""
-    from .run.rundir import read_manifest, run_path
-    from .analysis.summary import summarize, unit_word
-    from .run.runner import run_status
-
-    run_dir = run_path(run_dir)
-    manifest = read_manifest(run_dir)
-    status = run_status(run_dir)
-    cells = {c["cell"]: c for c in manifest["cells"]}
-    doc: dict = {"experiment": manifest["experiment"].get("name"), "run_dir": str(run_dir),
-                 "run_id": manifest.get("run_id"), "complete": status is None, "status": status,
-                 "hands": None, "games": None}
-    for mode, key in (("deals", "hands"), ("games", "games")):
-        if not manifest["experiment"].get(mode):
-            continue
-        unit = unit_word(manifest, mode)
-        records = []
-        for r in summarize(run_dir, mode).to_dict("records"):
-            value = r["net_a"] if mode == "deals" else r["margin_a"]
-            c = cells[r["cell"]]
-            record = {"cell": int(r["cell"]), "a": c["a"], "b": c["b"], "variant": r["variant"],
-                      "sweep": c.get("sweep") or {}, "rows": int(r["rows"]),
-                      ("net_points_per_hand_to_a" if mode == "deals" else "margin_per_game_to_a"):
-                          estimate(value, value - r["ci95"], value + r["ci95"], r["units"], unit)}
-            if mode == "deals":
-                record["outcomes"] = {k: _number(r[k]) for k in ("knock", "gin", "big_gin", "undercut", "dead")}
-            else:
-                record["a_game_win_share"] = _number(r["a_wins"])
-            records.append(record)
-        doc[key] = records
-    return doc
-
-
-def _out_dir(out: str | None, name: str) -> str | Path:
-    """An ``--out`` as given, else ``results/NAME`` under the current directory; an empty
-    ``--out`` is refused with one line."""
-    from .run.limits import RESULTS_DIR
-
-    if out is not None and not out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    return out if out is not None else Path(RESULTS_DIR) / name
+    for line in placement_lines(args.spec, placed, args.deals, args.games):
+        print(line)
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
-    from .run.experiment import load_experiment
-    from .analysis.summary import run_summaries
-    from .run.runner import finished_run_of, run_experiment
-    from .studies.kinds import runnable
+    from .run.bundled import experiment_path
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    from .run.bundled import experiment_path
+    _play_specs(args, [experiment_path(args.experiment)])
 
-    path = runnable(experiment_path(args.experiment))
-    exp = load_experiment(path, deals=args.deals, games=args.games)
-    out = _out_dir(args.out, exp.name)
-    start = time.perf_counter()
-    # the same command again on its finished, intact run (same experiment, same code) would
-    # only reproduce the same rows: show that run rather than refuse it (--force re-plays it)
-    reused = not (args.force or args.resume) and finished_run_of(exp, out)
-    if reused:
-        print(f"ginsim: {out} already holds this finished run (same experiment and code, every file verified): "
-              f"showing it; --force re-plays it", file=sys.stderr)
-    else:
-        run_experiment(exp, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                       resume=args.resume, progress=not args.quiet, force=args.force)
-    seconds = time.perf_counter() - start
+
+def _play_specs(args: argparse.Namespace, paths: list, many: bool = False) -> None:
+    """The study commands (run, tune, exploit, equilibrium): each spec played by its kind
+    (``simulator.studies.kinds.play``) and its lines printed as it finishes; with ``--json``,
+    one document at the end (``many``: a list of records, with the ``--summary`` file)."""
+    from .studies import kinds
+
+    played = []
+    for one in kinds.play(args.command, paths, args):
+        played.append(one)
+        if not args.json:
+            for line in one.kind.summary(one):
+                print(line)
+    summary = kinds.write_summary(played, args.summary) if getattr(args, "summary", None) else None
     if args.json:
-        _print_json("run", {**run_document(out), "cells": len(exp.cells()), "seconds": round(seconds, 3),
-                            "reused": reused})
-        return
-    print(f"{exp.name}: {len(exp.cells())} cells " + (f"in {out} (finished earlier)" if reused else
-                                                     f"into {out} in {seconds:.1f} s"))
-    print(run_summaries(out))
+        records = [one.kind.to_json(one) for one in played]
+        _print_json(args.command, {"results": records, "summary": None if summary is None else str(summary)}
+                    if many else records[0])
+    elif summary is not None:
+        print(f"summary: {summary}")
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
@@ -427,16 +343,16 @@ def _cmd_init(args: argparse.Namespace) -> None:
 
 
 def _cmd_confirm(args: argparse.Namespace) -> None:
-    from .studies.kinds import confirm
+    from .studies import kinds
 
     for flag in ("deals", "games", "jobs"):
         value = getattr(args, flag)
         if value is not None and value <= 0:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
-    out = Path(_out_dir(args.out, args.study))
+    out = Path(kinds.out_dir(args.out, args.study))
     start, cpu = time.perf_counter(), time.process_time()
     log = None if args.quiet else (lambda t: print(t, file=sys.stderr, flush=True))
-    result, (json_path, md_path) = confirm(args.study, out, args.salt, max_deals=args.deals, max_games=args.games,
+    result, (json_path, md_path) = kinds.confirm(args.study, out, args.salt, max_deals=args.deals, max_games=args.games,
                                            jobs=args.jobs or 1, log=log)
     for e in result["claims"]:
         print(f"{e['id']}: {e['status']}")
@@ -497,243 +413,17 @@ class _NotReplicated(Exception):
 
 
 def _cmd_tune(args: argparse.Namespace) -> None:
-    from .studies.tune import load_spec, tune, tune_out_dir, tune_sids, write_summary
-
-    specs = [load_spec(path) for path in args.spec]  # every spec is checked before any is run
-    if args.out is not None and (len(specs) > 1 or not args.out.strip()):
-        raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    from .infra.cache import announce_compile
-    from .engine.select import kernels_compiled
-
-    kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
-    if not kernels_compiled(kernels, sids=tune_sids(specs)):
-        announce_compile()
-    results, documents = [], []
-    for spec in specs:
-        start = time.perf_counter()
-        result = tune(spec, args.out, resume=args.resume, progress=not args.quiet,
-                      log=lambda text: print(text, file=sys.stderr))
-        seconds = time.perf_counter() - start
-        results.append(result)
-        tuned = result["fresh"]["rows"][0]
-        if args.json:
-            units = int(result["fresh"]["units"])
-            documents.append({
-                "name": spec.name, "out": str(tune_out_dir(spec, args.out)), "strategy": result["strategy"],
-                "tuned_params": result["tuned_params"], "objective": result["objective"],
-                "objective_text": result["objective_text"], "seconds": round(seconds, 3),
-                "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
-                "edges": [{"baseline": row["name"], "strategy": row["strategy"],
-                           "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
-                          for row in result["fresh"]["rows"][1:]],
-                "not_reproducible": result["not_reproducible"]})
-            continue
-        print(f"{spec.name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
-              f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)")
-        for row in result["fresh"]["rows"][1:]:
-            print(f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]")
-        if result["not_reproducible"]:
-            print(f"  not reproducible from its spec and seed: {result['not_reproducible']}")
-    summary = write_summary(results, args.summary) if args.summary else None
-    if args.json:
-        _print_json("tune", {"results": documents, "summary": None if summary is None else str(summary)})
-    elif summary is not None:
-        print(f"summary: {summary}")
+    _play_specs(args, args.spec, many=True)
 
 
 # ----------------------------------------------------------------------------- exploit, equilibrium (issue 29)
 
 def _cmd_exploit(args: argparse.Namespace) -> None:
-    from .studies.exploit import exploit
-    from .studies.tune import OBJECTIVE_TEXT
-
-    if args.out is not None and not args.out.strip():
-        raise ValueError("--out must name a directory, got an empty string")
-    start = time.perf_counter()
-    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    r = exploit(args.opponent, args.rules, args.family, args.objective, args.seed, args.out, args.resume,
-                progress=not args.quiet, log=log)
-    seconds = time.perf_counter() - start
-    if args.json:
-        _print_json("exploit", {
-            "opponent": r["opponent"], "rules": r["rules"], "objective": r["objective"], "family": r["family"],
-            "seed": r["seed"], "best_response": r["policy"], "tuned_params": r["tuned_params"], "out": r["out"],
-            "edge": estimate(r["edge"], r["low"], r["high"], r["pairs"], "pair"), "seconds": round(seconds, 3),
-            "not_reproducible": r["not_reproducible"]})
-        return
-    scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
-    print(f"best response to {r['opponent']} under {r['rules']} within {r['family']}: {r['policy']}")
-    print(f"  edge ({OBJECTIVE_TEXT[r['objective']]}, fresh {r['pairs']:,} mirrored pairs): "
-          f"{scale * r['edge']:+.4f}{unit} [{scale * r['low']:+.4f}, {scale * r['high']:+.4f}]  "
-          f"(a lower bound on {r['opponent']}'s exploitability within the family; {seconds:.1f} s; {r['out']})")
-    if r["not_reproducible"]:
-        print(f"  not reproducible from its spec and seed: {r['not_reproducible']}")
-
-
-def _load_equilibrium_spec(path: str):
-    """An equilibrium spec by its ``method``: a class game's (``"class"``,
-    ``simulator.studies.class_game``), a knock table's (``"table"``,
-    ``simulator.studies.knock_table``) or, without one, a double oracle's
-    (``simulator.studies.equilibrium``)."""
-    from .run.experiment import read_toml_file
-    from .studies.class_game import ClassGameError, load_class_spec
-    from .studies.equilibrium import load_equilibrium
-    from .studies.knock_table import load_table_spec
-
-    data = read_toml_file(Path(path), "an equilibrium spec", ClassGameError)
-    method = data.get("method")
-    if method is None:
-        return load_equilibrium(path)
-    if method == "table":
-        return load_table_spec(path, data)
-    if method == "class":
-        return load_class_spec(path, data)
-    raise ClassGameError(f"{path}: method: must be one of class, table (or left out for a double oracle), "
-                         f"got {method!r}")
+    _play_specs(args, [args.family])
 
 
 def _cmd_equilibrium(args: argparse.Namespace) -> None:
-    from .studies.class_game import ClassGameError, ClassSpec, class_summary_lines, write_sections
-    from .studies.equilibrium import write_summary
-    from .studies.knock_table import TableSpec, table_summary_lines
-
-    if args.out is not None and (len(args.spec) > 1 or not args.out.strip()):
-        raise ValueError("--out needs exactly one spec and a directory name (several specs each use their own out)")
-    specs = [_load_equilibrium_spec(path) for path in args.spec]  # every spec is checked before any is run
-    oracles = [s for s in specs if not isinstance(s, (ClassSpec, TableSpec))]
-    if args.summary and oracles and len(oracles) < len(specs):
-        raise ValueError("--summary needs double-oracle specs alone, or class and table specs (method = ...) alone")
-    # class games first: a table study measures itself against the class game of its rules
-    specs.sort(key=lambda s: 0 if isinstance(s, ClassSpec) else 1)
-    runners = {ClassSpec: _one_class_game, TableSpec: _one_knock_table}
-    results, documents = [], []
-    for spec in specs:
-        r, document = runners.get(type(spec), _one_equilibrium)(spec, args)
-        results.append(r)
-        documents.append(document)
-    summary = None
-    if args.summary and oracles:
-        summary = write_summary(results, args.summary)
-    elif args.summary:
-        classes = [r for r, s in zip(results, specs) if isinstance(s, ClassSpec)]
-        tables = [r for r, s in zip(results, specs) if isinstance(s, TableSpec)]
-        summary = write_sections(args.summary, "Knock policies in equilibrium, by variant",
-                                 [class_summary_lines(classes) if classes else [],
-                                  table_summary_lines(tables) if tables else []], ClassGameError)
-    if args.json:
-        _print_json("equilibrium", {"results": documents, "summary": None if summary is None else str(summary)})
-    elif summary is not None:
-        print(f"summary: {summary}")
-
-
-def _one_equilibrium(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
-    """Run one equilibrium spec for ``ginsim equilibrium``; print its text unless --json;
-    returns (its result, its --json record)."""
-    from .studies.equilibrium import equilibrium, out_dir
-
-    start = time.perf_counter()
-    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    r = equilibrium(spec, args.out, resume=args.resume, progress=not args.quiet, log=log)
-    seconds = time.perf_counter() - start
-    ex = r["exploitability"]
-    if args.json:
-        return r, {
-            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"],
-            "objective": r["objective"], "converged": r["converged"], "iterations": r["iterations"],
-            "mixture": [{"policy": m["policy"], "weight": m["weight"]} for m in r["mixture"]], "value": r["value"],
-            "exploitability": {"best_response": ex["policy"],
-                               "gain": estimate(ex["gain"], ex["low"], ex["high"], ex["pairs"], "pair"),
-                               "bound": r["exploitability_bound"]["gain"],
-                               "bound_ci": [r["exploitability_bound"]["low"], r["exploitability_bound"]["high"]],
-                               "bound_source": r["exploitability_bound"]["source"]},
-            "compare": [{"label": k, "policy": c["policy"],
-                         "value": estimate(c["value"], c["low"], c["high"], c["pairs"], "pair")}
-                        for k, c in r["compare"].items()],
-            "seconds": round(seconds, 3)}
-    scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
-    state = "converged" if r["converged"] else "not converged"
-    print(f"{r['name']}: {state} after {r['iterations']} iteration(s); game value {r['value'] + 0.0:+.4f}")
-    for m in r["mixture"]:
-        print(f"  {m['weight']:.3f}  {m['policy']}  ({m['description']})")
-    bound = r["exploitability_bound"]
-    print(f"  last best response: {scale * ex['gain']:+.4f}{unit} [{scale * ex['low']:+.4f}, "
-          f"{scale * ex['high']:+.4f}] by {ex['policy']}")
-    print(f"  exploitability bound: {scale * bound['gain']:+.4f}{unit} [{scale * bound['low']:+.4f}, "
-          f"{scale * bound['high']:+.4f}] by {bound['source']}")
-    for label, c in r["compare"].items():
-        print(f"  {label} against the equilibrium: {scale * c['value']:+.4f}{unit} [{scale * c['low']:+.4f}, "
-              f"{scale * c['high']:+.4f}]")
-    print(f"  ({seconds:.1f} s; report: {out_dir(spec, args.out) / 'report.md'})")
-    return r, None
-
-
-def _one_class_game(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
-    """Run one class spec for ``ginsim equilibrium``: print the mixture, ε and the matrix size
-    unless --json; returns (its result, its --json record)."""
-    from .studies.class_game import class_game, mixture_text, out_dir
-
-    start = time.perf_counter()
-    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    r = class_game(spec, args.out, resume=args.resume, log=log)
-    seconds = time.perf_counter() - start
-    best = r["fresh_best"]
-    if args.json:
-        return r, {
-            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"], "method": "class",
-            "members": [{"name": m["name"], "policy": m["policy"]} for m in r["members"]],
-            "mixture": [{"policy": m["policy"], "weight": w} for m, w in zip(r["members"], r["mixture"]) if w > 0],
-            "epsilon": r["epsilon"], "delta": r["delta"], "epsilon_target": r["epsilon_target"],
-            "matrix_size": r["size"], "pairs_per_entry": r["pairs"],
-            "fresh_best": {"member": r["members"][best["member"]]["policy"],
-                           "value": estimate(best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
-            "support_bootstrap": r["bootstrap"]["supports"][:10], "cpu_seconds": round(r["cpu_seconds"], 3),
-            "seconds": round(seconds, 3)}
-    print(f"{r['name']}: equilibrium within {r['class']} under {r['rules_label']}")
-    print(f"  mixture: {mixture_text(r, 3)}")
-    print(f"  epsilon (95% upper bound on any member's gain against the mixture): {r['epsilon']:.4f} points per hand "
-          f"(target {r['epsilon_target']:g}: {'met' if r['epsilon_met'] else 'NOT met'}); delta {r['delta']:.4f}")
-    print(f"  matrix: {r['size']} x {r['size']}, {r['pairs']:,} mirrored pairs per entry ({r['deals']:,} deals, "
-          f"{r['cpu_seconds']:,.1f} s CPU)")
-    print(f"  best member against the mixture on fresh deals: {r['members'][best['member']]['name']} "
-          f"{best['value']:+.4f} [{best['low']:+.4f}, {best['high']:+.4f}]")
-    print(f"  ({seconds:.1f} s; report: {out_dir(spec, args.out) / 'report.md'})")
-    return r, None
-
-
-def _one_knock_table(spec, args: argparse.Namespace) -> tuple[dict, dict | None]:
-    """Run one table spec for ``ginsim equilibrium``: print the table's value against the
-    draw-only equilibrium and its exploitability's lower bound unless --json."""
-    from .studies.knock_table import knock_table_study, out_dir
-
-    start = time.perf_counter()
-    log = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    r = knock_table_study(spec, args.out, resume=args.resume, log=log)
-    seconds = time.perf_counter() - start
-    vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
-    if args.json:
-        return r, {
-            "name": r["name"], "out": str(out_dir(spec, args.out)), "rules": r["rules_label"], "method": "table",
-            "table": r["table_spec"], "best_response": r["best_response"],
-            "against_draw_only_equilibrium": estimate(vs["value"], vs["low"], vs["high"], r["fresh_pairs"], "pair"),
-            "exploitability_lower_bound": estimate(ex["value"], ex["low"], ex["high"], r["fresh_pairs"], "pair"),
-            "best_member_against_table": {"member": best["name"], "value": estimate(
-                best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
-            "exploitability_train": round(r["exploitability_train"], 6),
-            "cpu_seconds": round(r["cpu_seconds"], 3), "seconds": round(seconds, 3)}
-    print(f"{r['name']}: a knock table over deadwood x draws x opponent pickups under {r['rules_label']} "
-          f"(fictitious play, {r['iterations'][-1]['iteration']:,} iterations on {r['train_pairs']:,} recorded pairs)")
-    print(f"  against the draw-only class equilibrium: {vs['value']:+.4f} [{vs['low']:+.4f}, {vs['high']:+.4f}] "
-          f"points per hand")
-    print(f"  best draw-only member against it ({best['name']}): {best['value']:+.4f} [{best['low']:+.4f}, "
-          f"{best['high']:+.4f}]")
-    print(f"  exploitability within the abstraction, a LOWER bound: {ex['value']:+.4f} [{ex['low']:+.4f}, "
-          f"{ex['high']:+.4f}] (a best response found by a local search over single-cell flips, played on fresh "
-          f"deals; on the training deals the best response found there gains {r['exploitability_train']:+.4f})")
-    from strategies import display_spec
-
-    print(f"  table: {display_spec(r['table_spec'])}")
-    print(f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out_dir(spec, args.out) / 'report.md'})")
-    return r, None
+    _play_specs(args, args.spec, many=True)
 
 
 def _add_equilibrium_commands(command) -> None:
@@ -789,6 +479,8 @@ def _cmd_show(args: argparse.Namespace) -> None:
     from .analysis.summary import run_summaries
 
     if args.json:
+        from .analysis.summary import run_document
+
         _print_json("show", run_document(args.run_dir))
         return
     print(run_summaries(args.run_dir))

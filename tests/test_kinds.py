@@ -1,9 +1,12 @@
-"""The table of study kinds (simulator/studies/kinds.py): every study file of experiments/ is
-one kind, matched by its spec's declared keys, and every command answers through the table,
-refusing in one line a kind it does not play and saying how that kind is played."""
+"""The study kinds (simulator/studies/kinds.py): every study file of experiments/ is one kind,
+matched by its spec's declared keys; every kind answers every verb of the protocol or refuses
+it in one line; and every command answers through the kinds, refusing in one line a kind it
+does not play and saying how that kind is played."""
 
 from __future__ import annotations
 
+import argparse
+import inspect
 import tomllib
 from pathlib import Path
 
@@ -71,3 +74,71 @@ def test_every_study_file_of_experiments_is_one_kind():
         assert len(owners) <= 1, (path, owners)
         if not owners:
             load_experiment(path)  # read as an experiment file, it is one
+
+
+# ----------------------------------------------------------------------------- every kind, every verb
+
+def _study_file(kind: kinds.Kind) -> Path:
+    """A study file (or folder) of experiments/ that is ``kind``, found by ``kind_of``."""
+    return next(p for p in sorted(ROOT.glob("experiments/**/*.toml"))
+                if not p.name.endswith("claims.toml") and kinds.kind_of(p) is kind)
+
+
+def _arguments(verb: str, kind: kinds.Kind) -> tuple:
+    """Arguments of the protocol's signature for ``verb`` (what a refusal is asked with)."""
+    options = argparse.Namespace(out=None, deals=None, games=None, jobs=1, quiet=True, resume=False, force=False)
+    played = kinds.Played(kind, None, None, 0.0, ROOT / "results")
+    return {"load": (ROOT / "experiments", options), "run": (None, options), "headline": (played,),
+            "summary": (played,), "to_json": (played,), "report": (ROOT / "results", options),
+            "reproduce": (ROOT / "experiments", "x", options), "confirm": (ROOT, None, None, None, 1, None),
+            "claims": (ROOT / "experiments",)}[verb]
+
+
+@pytest.mark.parametrize("verb", kinds.VERBS)
+@pytest.mark.parametrize("kind", kinds.KINDS, ids=lambda k: k.name)
+def test_every_kind_answers_every_verb_or_refuses_it_in_one_line(kind, verb):
+    """Each kind has each verb of the protocol with the protocol's parameters; a verb it
+    does not answer is refused in one line naming the kind and the verbs it answers; a verb
+    it answers is its own method (playing ones are exercised by the commands' tests)."""
+    method = getattr(kind, verb)
+    assert list(inspect.signature(method).parameters) == list(inspect.signature(getattr(kinds.Kind(None), verb)).parameters)
+    if not kind.answers(verb):
+        with pytest.raises(ValueError) as refused:
+            method(*_arguments(verb, kind))
+        text = str(refused.value)
+        assert len(text.splitlines()) == 1 and kind.label in text and f"does not answer {verb}" in text
+        assert text.split("; it answers ", 1)[1].startswith(", ".join(kind.verbs()) + ":")
+        return
+    assert verb in vars(type(kind)) or any(verb in vars(c) for c in type(kind).__mro__[1:-2])
+    if verb == "load":  # a study file of the kind loads (experiments/ holds one of each)
+        assert method(_study_file(kind), argparse.Namespace(rules="tournament", objective="net_per_hand")) is not None
+    if verb == "claims":
+        assert method(_study_file(kind)).suffix == ".toml"
+
+
+def test_every_kind_loads_runs_and_prints_so_every_command_can_play_it():
+    """Each kind answers the verbs a command needs to play and print it."""
+    for kind in kinds.KINDS:
+        assert {"load", "run", "headline", "summary", "to_json"} <= set(kind.verbs()), kind
+
+
+@pytest.mark.parametrize("kind", [k for k in kinds.KINDS if k.output and k.output != "manifest.json"],
+                         ids=lambda k: k.name)
+def test_a_committed_result_prints_its_headline_first_and_its_json_record(kind):
+    """A result committed under results/ (the kind's output file) printed by its kind: the
+    headline is the first line of the summary, the ``--json`` record is JSON."""
+    import json
+
+    def spec_file(folder: Path) -> Path:
+        result = json.loads((folder / kind.output).read_text(encoding="utf-8"))
+        return ROOT / result.get("result", result).get("spec_file", f"experiments/{folder.name}.toml")
+
+    folder = next(p.parent for p in sorted(ROOT.glob(f"results/**/{kind.output}"))
+                  if spec_file(p.parent).is_file() and kinds.kind_of(spec_file(p.parent)) is kind)
+    data = json.loads((folder / kind.output).read_text(encoding="utf-8"))
+    result, spec_file = data.get("result", data), spec_file(folder)
+    spec = kind.load(spec_file, argparse.Namespace(out=None))
+    played = kinds.Played(kind, spec, result, 1.5, folder, spec_file, (str(folder / kind.output),))
+    lines = kind.summary(played)
+    assert lines and kind.headline(played) == lines[0] and "\n" not in lines[0]
+    json.dumps(kind.to_json(played), allow_nan=False)

@@ -1,6 +1,8 @@
 """The printed summary of a run directory: per cell, net points per hand (or game margin)
 to A with a 95% interval, and the outcome mix (or A's game-win probability), read from the
-run's verified files (``ginsim run`` and ``ginsim summary`` print it)."""
+run's verified files (``ginsim run`` and ``ginsim summary`` print it), and the same as the
+``--json`` document of ``ginsim show`` (``run_document``, its figures made by ``estimate``,
+which every study's ``--json`` record uses too)."""
 
 from __future__ import annotations
 
@@ -86,6 +88,53 @@ def unit_word(manifest: dict[str, Any], mode: str) -> str:
 def no_interval(units: int, unit: str) -> str:
     """The words printed instead of an interval that cannot be computed: ``n = 1 pair: no interval``."""
     return f"n = {units:,} {unit}{'' if units == 1 else 's'}: no interval"
+
+
+def _number(value: float | None) -> float | None:
+    """``value`` as a JSON number, or None when it is missing or not finite."""
+    import math
+
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def estimate(value: float, low: float, high: float, units: int, unit: str) -> dict:
+    """An estimate for ``--json``: the value, its 95% interval (null, with the reason in
+    ``no_interval``, when fewer than two independent units make one impossible)."""
+    low, high, units = _number(low), _number(high), int(units)
+    missing = low is None or high is None
+    return {"estimate": _number(value), "ci_low": None if missing else low, "ci_high": None if missing else high,
+            "units": units, "unit": unit, "no_interval": no_interval(units, unit) if missing else None}
+
+
+def run_document(run_dir: str | Path) -> dict:
+    """What ``show --json`` prints (and ``run --json`` with its timing): the run's status
+    and, per mode, one record per cell (docs/cli.md)."""
+    run_dir = run_path(run_dir)
+    manifest = read_manifest(run_dir)
+    status = run_status(run_dir)
+    cells = {c["cell"]: c for c in manifest["cells"]}
+    doc: dict = {"experiment": manifest["experiment"].get("name"), "run_dir": str(run_dir),
+                 "run_id": manifest.get("run_id"), "complete": status is None, "status": status,
+                 "hands": None, "games": None}
+    for mode, key in (("deals", "hands"), ("games", "games")):
+        if not manifest["experiment"].get(mode):
+            continue
+        unit = unit_word(manifest, mode)
+        records = []
+        for r in summarize(run_dir, mode).to_dict("records"):
+            value = r["net_a"] if mode == "deals" else r["margin_a"]
+            c = cells[r["cell"]]
+            record = {"cell": int(r["cell"]), "a": c["a"], "b": c["b"], "variant": r["variant"],
+                      "sweep": c.get("sweep") or {}, "rows": int(r["rows"]),
+                      ("net_points_per_hand_to_a" if mode == "deals" else "margin_per_game_to_a"):
+                          estimate(value, value - r["ci95"], value + r["ci95"], r["units"], unit)}
+            if mode == "deals":
+                record["outcomes"] = {k: _number(r[k]) for k in ("knock", "gin", "big_gin", "undercut", "dead")}
+            else:
+                record["a_game_win_share"] = _number(r["a_wins"])
+            records.append(record)
+        doc[key] = records
+    return doc
 
 
 def format_summary(summary: pd.DataFrame, unit: str = "unit") -> str:

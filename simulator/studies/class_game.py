@@ -612,3 +612,38 @@ def write_sections(path: str | Path, title: str, sections: list[list[str]], erro
     lines = ["<!-- written by ginsim equilibrium; rerun the studies to replace this file -->", f"# {title}", ""]
     atomic_write(path, "\n".join(lines + [line for section in sections for line in section]) + "\n")
     return path
+
+
+# ----------------------------------------------------------------------------- what ginsim equilibrium prints
+
+def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str]:
+    """The lines ``ginsim equilibrium`` prints for one class game's ``result`` (played in
+    ``seconds`` into ``out``): the mixture, epsilon and the matrix size."""
+    r, best = result, result["fresh_best"]
+    return [
+        f"{r['name']}: equilibrium within {r['class']} under {r['rules_label']}",
+        f"  mixture: {mixture_text(r, 3)}",
+        f"  epsilon (95% upper bound on any member's gain against the mixture): {r['epsilon']:.4f} points per hand "
+        f"(target {r['epsilon_target']:g}: {'met' if r['epsilon_met'] else 'NOT met'}); delta {r['delta']:.4f}",
+        f"  matrix: {r['size']} x {r['size']}, {r['pairs']:,} mirrored pairs per entry ({r['deals']:,} deals, "
+        f"{r['cpu_seconds']:,.1f} s CPU)",
+        f"  best member against the mixture on fresh deals: {r['members'][best['member']]['name']} "
+        f"{best['value']:+.4f} [{best['low']:+.4f}, {best['high']:+.4f}]",
+        f"  ({seconds:.1f} s; report: {out / 'report.md'})"]
+
+
+def json_record(result: dict[str, Any], seconds: float, out: Path) -> dict[str, Any]:
+    """One class game's record in ``ginsim equilibrium --json`` (docs/cli.md)."""
+    from ..analysis.summary import estimate
+
+    r, best = result, result["fresh_best"]
+    return {
+        "name": r["name"], "out": str(out), "rules": r["rules_label"], "method": "class",
+        "members": [{"name": m["name"], "policy": m["policy"]} for m in r["members"]],
+        "mixture": [{"policy": m["policy"], "weight": w} for m, w in zip(r["members"], r["mixture"]) if w > 0],
+        "epsilon": r["epsilon"], "delta": r["delta"], "epsilon_target": r["epsilon_target"],
+        "matrix_size": r["size"], "pairs_per_entry": r["pairs"],
+        "fresh_best": {"member": r["members"][best["member"]]["policy"],
+                       "value": estimate(best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
+        "support_bootstrap": r["bootstrap"]["supports"][:10], "cpu_seconds": round(r["cpu_seconds"], 3),
+        "seconds": round(seconds, 3)}

@@ -517,3 +517,44 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
     atomic_write(path, "\n".join(lines) + "\n")
     return path
+
+
+# ----------------------------------------------------------------------------- what ginsim equilibrium prints
+
+def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str]:
+    """The lines ``ginsim equilibrium`` prints for one double oracle's ``result`` (played in
+    ``seconds`` into ``out``): the mixture, the last best response, the exploitability bound
+    and each compared policy."""
+    r, ex, bound = result, result["exploitability"], result["exploitability_bound"]
+    scale, unit = (100, " pp") if r["objective"] == "game_win" else (1, "")
+    state = "converged" if r["converged"] else "not converged"
+    lines = [f"{r['name']}: {state} after {r['iterations']} iteration(s); game value {r['value'] + 0.0:+.4f}"]
+    lines += [f"  {m['weight']:.3f}  {m['policy']}  ({m['description']})" for m in r["mixture"]]
+    lines.append(f"  last best response: {scale * ex['gain']:+.4f}{unit} [{scale * ex['low']:+.4f}, "
+                 f"{scale * ex['high']:+.4f}] by {ex['policy']}")
+    lines.append(f"  exploitability bound: {scale * bound['gain']:+.4f}{unit} [{scale * bound['low']:+.4f}, "
+                 f"{scale * bound['high']:+.4f}] by {bound['source']}")
+    lines += [f"  {label} against the equilibrium: {scale * c['value']:+.4f}{unit} [{scale * c['low']:+.4f}, "
+              f"{scale * c['high']:+.4f}]" for label, c in r["compare"].items()]
+    lines.append(f"  ({seconds:.1f} s; report: {out / 'report.md'})")
+    return lines
+
+
+def json_record(result: dict[str, Any], seconds: float, out: Path) -> dict[str, Any]:
+    """One double oracle's record in ``ginsim equilibrium --json`` (docs/cli.md)."""
+    from ..analysis.summary import estimate
+
+    r, ex = result, result["exploitability"]
+    return {
+        "name": r["name"], "out": str(out), "rules": r["rules_label"],
+        "objective": r["objective"], "converged": r["converged"], "iterations": r["iterations"],
+        "mixture": [{"policy": m["policy"], "weight": m["weight"]} for m in r["mixture"]], "value": r["value"],
+        "exploitability": {"best_response": ex["policy"],
+                           "gain": estimate(ex["gain"], ex["low"], ex["high"], ex["pairs"], "pair"),
+                           "bound": r["exploitability_bound"]["gain"],
+                           "bound_ci": [r["exploitability_bound"]["low"], r["exploitability_bound"]["high"]],
+                           "bound_source": r["exploitability_bound"]["source"]},
+        "compare": [{"label": k, "policy": c["policy"],
+                     "value": estimate(c["value"], c["low"], c["high"], c["pairs"], "pair")}
+                    for k, c in r["compare"].items()],
+        "seconds": round(seconds, 3)}

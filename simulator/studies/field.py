@@ -236,11 +236,49 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     return out
 
 
+
+def placement_lines(spec: str, placed: dict, n_deals: int, n_games: int) -> list[str]:
+    """What ``ginsim field SPEC`` prints of ``place``'s result: per variant, the ratings with
+    ``spec`` placed, its points per hand and games won against each member, and its minimum
+    and exploitability lower bound against each family."""
+    from .families import family_text
+
+    lines = []
+    for variant, result in placed.items():
+        lines.append(f"\n{variant}: {spec} against the field ({n_deals:,} deals and {n_games:,} games per "
+                     "opponent, common mirrored deals)")
+        if result["ratings"] is not None:
+            lines.append(f"{'rank':>4}  {'player':<28} {'Elo vs simple':>13}  95% interval")
+            for i, r in result["ratings"].iterrows():
+                mark = "  <- placed" if r.player == spec else ""
+                lines.append(f"{i + 1:>4}  {r.player:<28} {r.elo:>+13.0f}  [{r.ci_low:+.0f}, {r.ci_high:+.0f}]{mark}")
+        hands = result["hands"].set_index("b") if len(result["hands"]) else None
+        games = result["games"].set_index("b") if len(result["games"]) else None
+        lines.append(f"{'opponent':<28} {'points per hand [95%]':>26} {'games won [95%]':>24}")
+        for b in (hands if hands is not None else games).index:
+            h = (f"{hands.at[b, 'net_mean']:+.2f} [{hands.at[b, 'net_ci_low']:+.2f}, {hands.at[b, 'net_ci_high']:+.2f}]"
+                 if hands is not None else "")
+            g = (f"{games.at[b, 'win_prob']:.1%} [{games.at[b, 'win_prob_ci_low']:.1%}, "
+                 f"{games.at[b, 'win_prob_ci_high']:.1%}]" if games is not None else "")
+            lines.append(f"{b:<28} {h:>26} {g:>24}")
+        if result["families"]:
+            lines.append("against the study's families (simultaneous 95% intervals, Bonferroni over each family's "
+                         "members):")
+            lines += ["  " + family_text(name, low, gain) for name, (low, gain) in result["families"].items()]
+    return lines
+
 # ----------------------------------------------------------------------------- the field table
 
 #: the field study's name: ``ginsim reproduce field`` plays it, writes its report, then this
 #: module's page (``write_field``), so one command regenerates all of it
 FIELD_STUDY = "field"
+
+
+def has_ratings_page(study: str, experiment) -> bool:
+    """True when ``ginsim reproduce`` also writes this module's page (``write_field``) for
+    the study ``study`` (its loaded ``experiment``): the field study, and any experiment
+    declaring families of players (ratings, matrix, families, CPU per decision)."""
+    return study == FIELD_STUDY or bool(experiment.families)
 
 
 def ratings_path(run_dir) -> Path:

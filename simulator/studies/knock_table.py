@@ -550,3 +550,44 @@ def table_summary_lines(results: list[dict[str, Any]]) -> list[str]:
                      f"{_fmt(r['against_draw_only_equilibrium'])} | {b['name']}: {_fmt(b)} | "
                      f"{_fmt(r['exploitability_lower_bound'])} | {r['cpu_seconds']:,.0f} |")
     return lines + [""]
+
+
+# ----------------------------------------------------------------------------- what ginsim equilibrium prints
+
+def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str]:
+    """The lines ``ginsim equilibrium`` prints for one knock table's ``result`` (played in
+    ``seconds`` into ``out``): its value against the draw-only equilibrium and its
+    exploitability's lower bound."""
+    from strategies import display_spec
+
+    r = result
+    vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
+    return [
+        f"{r['name']}: a knock table over deadwood x draws x opponent pickups under {r['rules_label']} "
+        f"(fictitious play, {r['iterations'][-1]['iteration']:,} iterations on {r['train_pairs']:,} recorded pairs)",
+        f"  against the draw-only class equilibrium: {vs['value']:+.4f} [{vs['low']:+.4f}, {vs['high']:+.4f}] "
+        f"points per hand",
+        f"  best draw-only member against it ({best['name']}): {best['value']:+.4f} [{best['low']:+.4f}, "
+        f"{best['high']:+.4f}]",
+        f"  exploitability within the abstraction, a LOWER bound: {ex['value']:+.4f} [{ex['low']:+.4f}, "
+        f"{ex['high']:+.4f}] (a best response found by a local search over single-cell flips, played on fresh "
+        f"deals; on the training deals the best response found there gains {r['exploitability_train']:+.4f})",
+        f"  table: {display_spec(r['table_spec'])}",
+        f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out / 'report.md'})"]
+
+
+def json_record(result: dict[str, Any], seconds: float, out: Path) -> dict[str, Any]:
+    """One knock table's record in ``ginsim equilibrium --json`` (docs/cli.md)."""
+    from ..analysis.summary import estimate
+
+    r = result
+    vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
+    return {
+        "name": r["name"], "out": str(out), "rules": r["rules_label"], "method": "table",
+        "table": r["table_spec"], "best_response": r["best_response"],
+        "against_draw_only_equilibrium": estimate(vs["value"], vs["low"], vs["high"], r["fresh_pairs"], "pair"),
+        "exploitability_lower_bound": estimate(ex["value"], ex["low"], ex["high"], r["fresh_pairs"], "pair"),
+        "best_member_against_table": {"member": best["name"], "value": estimate(
+            best["value"], best["low"], best["high"], r["fresh_pairs"], "pair")},
+        "exploitability_train": round(r["exploitability_train"], 6),
+        "cpu_seconds": round(r["cpu_seconds"], 3), "seconds": round(seconds, 3)}

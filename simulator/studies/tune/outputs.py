@@ -137,3 +137,35 @@ def write_summary(results: list[dict[str, Any]], path: str | Path, title: str | 
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     atomic_write(path, "\n".join(lines) + "\n")
     return path
+
+
+# ----------------------------------------------------------------------------- what ginsim tune prints
+
+def summary_lines(result: dict[str, Any], seconds: float, name: str) -> list[str]:
+    """The lines ``ginsim tune`` prints for the tuning ``name``'s ``result`` (played in
+    ``seconds``, or read from its ``tune.json``): the tuned policy's fresh value and its edge
+    over each baseline."""
+    tuned = result["fresh"]["rows"][0]
+    lines = [f"{name}: {result['strategy']}  fresh {result['objective_text']} {tuned['value']:+.4f} "
+             f"[{tuned['ci'][0]:+.4f}, {tuned['ci'][1]:+.4f}]  ({seconds:.1f} s)"]
+    lines += [f"  edge over {row['name']:<32} {row['edge']:+.4f} [{row['edge_ci'][0]:+.4f}, {row['edge_ci'][1]:+.4f}]"
+              for row in result["fresh"]["rows"][1:]]
+    if result.get("not_reproducible"):  # a tune.json written before ginsim recorded it has none
+        lines.append(f"  not reproducible from its spec and seed: {result['not_reproducible']}")
+    return lines
+
+
+def json_record(result: dict[str, Any], seconds: float, name: str, out: Path) -> dict[str, Any]:
+    """One tuning's record in ``ginsim tune --json`` (docs/cli.md)."""
+    from ...analysis.summary import estimate
+
+    tuned, units = result["fresh"]["rows"][0], int(result["fresh"]["units"])
+    return {
+        "name": name, "out": str(out), "strategy": result["strategy"],
+        "tuned_params": result["tuned_params"], "objective": result["objective"],
+        "objective_text": result["objective_text"], "seconds": round(seconds, 3),
+        "fresh": estimate(tuned["value"], *tuned["ci"], units, "pair"),
+        "edges": [{"baseline": row["name"], "strategy": row["strategy"],
+                   "edge": estimate(row["edge"], *row["edge_ci"], units, "pair")}
+                  for row in result["fresh"]["rows"][1:]],
+        "not_reproducible": result.get("not_reproducible")}

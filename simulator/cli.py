@@ -365,7 +365,7 @@ def _cmd_confirm(args: argparse.Namespace) -> None:
 
 def _cmd_claims(args: argparse.Namespace) -> None:
     from .studies import kinds
-    from .studies.ledger import log_lines
+    from .studies.ledger_history import log_lines
 
     if args.action != "log" and args.study is None:
         raise ValueError(f"ginsim claims {args.action} needs a STUDY")

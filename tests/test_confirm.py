@@ -27,6 +27,7 @@ from simulator.cli import main
 from simulator.run.experiment import load_experiment
 from simulator.run.rundir import RunError, seal
 from simulator.run.runner import run_experiment
+from simulator.studies import claims_file
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
 from simulator.run.seeds import DEVELOPMENT_SEEDS, derive_seed
@@ -215,7 +216,7 @@ def test_a_bad_claims_file_is_one_line_naming_the_file_and_the_key(study, capsys
 
 
 def test_sample_size_is_the_fewest_units_with_the_target_power():
-    claim = C.parse_claims({"claims": [{"id": "x", "statement": "s", "metric": "net_points", "unit": "hand",
+    claim = claims_file.parse_claims({"claims": [{"id": "x", "statement": "s", "metric": "net_points", "unit": "hand",
                                         "a": "a", "b": "b", "rules": "r", "above": 0.4}]}, "f").claims[0]
     n = C.units_for_power(claim, 0.65, 8.1, 0.05 / 6, 10**9)
     assert C.power(claim, 0.65, 8.1, n, 0.05 / 6) >= C.POWER > C.power(claim, 0.65, 8.1, n - 1, 0.05 / 6)

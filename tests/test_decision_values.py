@@ -9,7 +9,9 @@ import pytest
 
 from simulator.studies import decision_values as dv
 from simulator.studies import ledger
-from simulator.studies.confirm import ClaimError, load_claims, open_protocol, render_markdown
+from simulator.studies.claims_file import ClaimError, load_claims
+from simulator.studies.confirm import open_protocol
+from simulator.studies.confirm_pages import render_markdown
 
 SPEC = """
 name = "tiny_values"

@@ -20,6 +20,7 @@ from simulator.cli import main
 from simulator.run.seeds import derive_seed
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
+from simulator.studies import ledger_history as H
 from test_confirm import tiny_study  # the tiny study: knock_early against random, hoyle
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,10 +82,10 @@ def _commit(repo: Path, text: str, message: str) -> None:
 
 
 def test_the_ledgers_on_this_commit_extend_their_parents():
-    if not L.is_git_checkout(ROOT):
+    if not H.is_git_checkout(ROOT):
         pytest.skip("not a git checkout (an installed wheel, a source archive): no history to check")
-    assert L.history_problems(ROOT) == []
-    assert L.working_tree_problems(ROOT) == []
+    assert H.history_problems(ROOT) == []
+    assert H.working_tree_problems(ROOT) == []
 
 
 def test_every_committed_study_with_a_ledger_has_its_claims_as_registered_and_cells_for_them(monkeypatch):
@@ -115,24 +116,24 @@ def test_the_history_check_fails_on_a_commit_that_edits_or_removes_an_entry(tmp_
     one, two, three = ('{"entry": "register", "id": "a"}\n', '{"entry": "register", "id": "b"}\n',
                        '{"entry": "withdraw", "id": "a"}\n')
     _commit(repo, one + two, "first")
-    assert L.is_git_checkout(repo) and L.history_problems(repo) == []  # a new ledger extends nothing
+    assert H.is_git_checkout(repo) and H.history_problems(repo) == []  # a new ledger extends nothing
     _commit(repo, one + two + three, "appended")
-    assert L.history_problems(repo) == []
+    assert H.history_problems(repo) == []
     (repo / "experiments" / "ledger" / "s.jsonl").write_text(one + three)  # not committed yet
-    assert L.working_tree_problems(repo) == ["experiments/ledger/s.jsonl: the file in the work tree is not an "
+    assert H.working_tree_problems(repo) == ["experiments/ledger/s.jsonl: the file in the work tree is not an "
                                              "extension of the ledger before it: line 2 changed"]
     _commit(repo, one.replace('"a"', '"c"') + two + three, "edited")
-    assert L.history_problems(repo) == ["experiments/ledger/s.jsonl: its version at HEAD is not an extension of "
+    assert H.history_problems(repo) == ["experiments/ledger/s.jsonl: its version at HEAD is not an extension of "
                                         "the ledger before it: line 1 changed"]
     _commit(repo, one + two + three, "back")  # an edit put back is again an edit of its parent
-    assert L.history_problems(repo) != []
+    assert H.history_problems(repo) != []
     _commit(repo, one + two, "removed")
-    assert L.history_problems(repo) == ["experiments/ledger/s.jsonl: its version at HEAD is not an extension of "
+    assert H.history_problems(repo) == ["experiments/ledger/s.jsonl: its version at HEAD is not an extension of "
                                         "the ledger before it: line 3 removed"]
     (repo / "experiments" / "ledger" / "s.jsonl").unlink()
     _git(repo, "add", "-A")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "deleted")
-    assert L.history_problems(repo) == ["experiments/ledger/s.jsonl: deleted at HEAD; a ledger is never deleted"]
+    assert H.history_problems(repo) == ["experiments/ledger/s.jsonl: deleted at HEAD; a ledger is never deleted"]
 
 
 def test_a_merge_keeps_both_sides_entries_in_their_order_and_nothing_else_passes(tmp_path):
@@ -155,7 +156,7 @@ def test_a_merge_keeps_both_sides_entries_in_their_order_and_nothing_else_passes
         subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q",
                         "--no-ff", "--no-commit", "side"], capture_output=True)
         _commit(repo, text, "merged")
-        problems = L.history_problems(repo)
+        problems = H.history_problems(repo)
         _git(repo, "reset", "-q", "--hard", "HEAD~1")
         return problems
 

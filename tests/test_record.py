@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from simulator.studies import claims_file
 from simulator.studies import confirm as C
 from simulator.studies import ledger as L
+from simulator.studies import ledger_history
 from simulator.studies import record as R
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,7 +166,7 @@ def test_confirm_refuses_a_used_salt_for_a_restated_or_reconfirmed_claim(tmp_pat
 
 def test_power_at_agrees_with_the_planning_power():
     table = _claim_table("x", {"above": 0.4})
-    claim = C.parse_claims({"claims": [table]}, "f").claims[0]
+    claim = claims_file.parse_claims({"claims": [table]}, "f").claims[0]
     content = L.claim_content(table)
     for n in (100, 1_000, 10_000):
         assert R.power_at(content, 0.65, 8.1 / n ** 0.5, 0.05 / 6) == pytest.approx(C.power(claim, 0.65, 8.1, n,
@@ -189,7 +191,7 @@ def test_a_claim_is_registered_with_its_margins_source_once(tmp_path):
     book, ids = L.register(book, [{**table, "margin_from": "development"}], "one.claims.toml")
     assert ids == ["x"] and book.records["x"].registered["margin_from"] == "development"
     assert book.records["x"].hash == L.content_hash(L.claim_content(table))  # not part of the claim's content
-    assert "margin from: development seeds (recorded at registration)" in "\n".join(L.log_lines(book))
+    assert "margin from: development seeds (recorded at registration)" in "\n".join(ledger_history.log_lines(book))
     assert L.file_problems(book, [{**table, "margin_from": "study"}], "f", "one") == [
         f"f: claim x: margin_from = 'study', but {book.path} records 'development'; where a margin came from is "
         f"recorded once"]

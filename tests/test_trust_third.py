@@ -283,7 +283,7 @@ def confirmation(manifest: dict) -> dict:
 
 
 def test_an_edited_confirmation_is_refused(run, tmp_path):
-    from simulator.studies.confirm import render_json
+    from simulator.studies.confirm_pages import render_json
 
     (run / "confirm.json").write_text(render_json(confirmation(read_manifest(run))))
     assert ginsim("report", run, "--out", tmp_path / "a").returncode == 0
@@ -366,7 +366,7 @@ DEEP = "[" * 50_000 + "]" * 50_000
 
 @pytest.mark.parametrize("name", [MANIFEST, "confirm.json", REPORT_RECORD, "provenance"])
 def test_deeply_nested_json_in_a_run_directory_is_one_line(run, tmp_path, name):
-    from simulator.studies.confirm import render_json
+    from simulator.studies.confirm_pages import render_json
 
     (run / "confirm.json").write_text(render_json(confirmation(read_manifest(run))))
     assert ginsim("report", run).returncode == 0

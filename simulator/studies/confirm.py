@@ -2,7 +2,8 @@
 
 A study's claims live next to its experiment, in ``experiments/STUDY.claims.toml`` (a
 folder of tuning specs such as ``experiments/optimal_knock`` keeps them in its
-``claims.toml``); the format is in ``docs/experiments.md``, "Claims and confirmation".  Each
+``claims.toml``), read by ``simulator.studies.claims_file``; the format is in
+``docs/experiments.md``, "Claims and confirmation".  Each
 claim names an estimand — a metric (net points, win share, first-mover edge, length; for a
 tuning, the tuned policy's edge over a baseline against the field), a unit (hand or game),
 a matchup ``a`` vs ``b`` (``b = "field"``: every opponent of ``a``) and a variant of the
@@ -39,7 +40,7 @@ claim ``confirm_study`` (``confirm_tuning`` for a tuning study,
    recorded confirmation from its plans through the same functions (``Protocol.verifies``,
    ``Protocol.compare``), writing nothing.
 
-It writes ``results/STUDY/confirm.json`` and ``confirm.md``, each atomically (no
+It writes ``results/STUDY/confirm.json`` and ``confirm.md`` (``simulator.studies.confirm_pages``), each atomically (no
 timestamps: the same arguments and ledger give the same bytes).  A claim restated from an
 earlier one, or confirmed before, is refused a salt on which any claim of its study has a
 result (``record.salt_seen``): that salt's deals have been seen.  ``simulator.studies.record``
@@ -49,28 +50,21 @@ opening and docs/claims.md from them.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scipy import stats as st
 
-from ..analysis.claims import ASSERTIONS, METRICS, assertion_text, format_estimate, format_test_bound
-from ..analysis.claims import number as _number
-from ..analysis.claims import scale as _scale
-from ..run.experiment import Cell, Experiment, load_experiment, read_toml_file
+from ..analysis.claims import METRICS
 from ..infra.inputs import read_json
-from ..run.config import REQUIRED, Key, Schema, is_number
-from ..run.limits import RESULTS_DIR
-from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError, is_confirmation_file, seal
+from ..run.experiment import Cell, Experiment, load_experiment
+from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError
 from ..run.seeds import derive_seed, development_seed_error
-from .ledger import MARGIN_SOURCES, LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
-from .record import RECORD_FAMILY, claim_region, power_in, record_size, salt_seen
+from .claims_file import MAX_DEALS, MAX_GAMES, Claim, ClaimError, Claims, load_claims
+from .ledger import LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
+from .record import RECORD_FAMILY, power_in, record_size, salt_seen
 
 #: the salt a confirmation's seeds derive from by default (recorded in the ledger and confirm.json);
 #: ``ginsim-confirm-1`` made the confirmations recorded before the ledger planned sizes
@@ -78,180 +72,12 @@ CONFIRM_SALT = "ginsim-confirm-2"
 #: family-wise level of the claims of one study, and the power each confirmation aims at
 ALPHA = LEVEL
 POWER = 0.9
-#: default caps on the confirmation's rows per claim, unless the claims file or the caller sets them
-MAX_DEALS = 1_000_000
-MAX_GAMES = 40_000
 #: at least this many independent units (pairs when mirrored) per confirmation
 MIN_UNITS = 200
 #: deals / games played per piece (bounded memory; results do not depend on it)
 PIECE = {"deals": 200_000, "games": 10_000}
 WRITTEN_BY = CONFIRM_WRITER
 MD_MARK = CONFIRMATION_FILES["confirm.md"]
-
-
-
-class ClaimError(ValueError):
-    """A bad claims file (one line naming the file and the key), or a refused confirmation."""
-
-
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    statement: str
-    metric: str
-    unit: str
-    a: str
-    b: str
-    rules: str
-    assertion: dict[str, Any]
-    low: float  # the claimed region [low, high] of the estimand (infinite for one-sided claims)
-    high: float
-    note: str = ""
-    effect: float | None = None  # the effect the confirmation is powered for (None: the study's estimate)
-    tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
-    opponent: str | None = None  # a decision_loss claim: the opponent both players meet
-    margin_from: str | None = None  # where the margin came from (recorded at registration, not content)
-
-
-    def table(self) -> dict[str, Any]:
-        """The claim as its claims-file table, without its ``note`` (what the ledger registers)."""
-        table = {"id": self.id, "statement": self.statement, "metric": self.metric, "unit": self.unit, "a": self.a,
-                 "b": self.b, "rules": self.rules, **self.assertion, "effect": self.effect, "tuning": self.tuning,
-                 "opponent": self.opponent, "margin_from": self.margin_from}
-        return {k: v for k, v in table.items() if v is not None}
-
-
-@dataclass(frozen=True)
-class Claims:
-    path: Path
-    claims: list[Claim]
-    max_deals: int | None = None
-    max_games: int | None = None
-
-
-def _text_key(name: str, help: str) -> Key:
-    """A required string key that may not be blank."""
-    def check(value: str, values: dict[str, Any], fail) -> str:
-        if not value.strip():
-            raise fail(values["_prefix"] + name, "required, a non-empty string")
-        return value.strip()
-
-    return Key(name, "str", REQUIRED, help, text="a non-empty string", check=check)
-
-
-def _interval(value: list, values: dict[str, Any], fail) -> list:
-    if value is not None and not (len(value) == 2 and all(is_number(v) for v in value) and value[0] < value[1]):
-        raise fail(values["_prefix"] + "interval", f"must be [LOW, HIGH] with LOW < HIGH, got {value!r}")
-    return value
-
-
-def _opponent(value: str | None, fail) -> str | None:
-    if value is not None and not value.strip():
-        raise fail("opponent", "must be a non-empty strategy spec, got ''")
-    return value
-
-
-#: the keys of one ``[[claims]]`` table; exactly one of ``ASSERTIONS`` is given
-CLAIM_SCHEMA = Schema("claim", (
-    Key("id", "name", REQUIRED, "the claim's name, unique in the file"),
-    _text_key("statement", "the finding in words, as confirm.md and the README print it"),
-    Key("metric", "choice", REQUIRED, "what is measured", choices=tuple(METRICS),
-        doc="`field_edge` only in a tuning study's claims (below), `decision_loss` only in a decision-values study's."),
-    Key("unit", "choice", REQUIRED, "single hands or whole games", choices=("hand", "game")),
-    _text_key("a", "strategy A, the cell's label as `ginsim show` prints it"),
-    _text_key("b", "strategy B, or `\"field\"`: every opponent of A under `rules`"),
-    _text_key("rules", "the study's variant the claim is about"),
-    Key("sign", "choice", None, "assertion: the estimand is above (positive) or below (negative) its null "
-        "(0, or ½ for a share)", choices=("positive", "negative"), default_text="none"),
-    Key("above", "number", None, "assertion: the estimand is above this bound", default_text="none"),
-    Key("below", "number", None, "assertion: the estimand is below this bound", default_text="none"),
-    Key("interval", "list", None, "assertion: the estimand lies in [LOW, HIGH]", text="[LOW, HIGH] with LOW < HIGH",
-        check=_interval, default_text="none"),
-    Key("delta", "number", None, "assertion: no difference from the null larger than this (equivalence)", gt=0,
-        default_text="none"),
-    Key("effect", "number", None, "the effect to power the confirmation for", default_text="the original estimate"),
-    Key("note", "str", "", "printed under the claim in confirm.md"),
-    Key("margin_from", "choice", None, "where the claim's margin (its bound, interval, δ or sign) came from: "
-        "`development` (runs on development seeds only), `study` (the study's own data), `confirmation` (an "
-        "earlier confirmation's fresh data: a restated claim) or `prior` (set before any data)",
-        choices=MARGIN_SOURCES, default_text="required to register",
-        doc="Recorded in the ledger's `register` entry beside the claim's content (not part of its hash) and shown "
-            "by `ginsim claims log` and docs/claims.md."),
-    Key("tuning", "name", None, "a tuning study's claim: its spec's file name without .toml",
-        doc="Given exactly when `metric = \"field_edge\"`.", default_text="none"),
-    Key("opponent", "str", None, "a decision-values claim: the opponent both players meet, a strategy spec",
-        text="a non-empty strategy spec", check=lambda value, values, fail: _opponent(value, fail),
-        doc="Only with `metric = \"decision_loss\"`.", default_text="none"),
-))
-def _claim_tables(value: list | None, values: dict[str, Any], fail) -> list:
-    """``[[claims]]``: each table read by ``_parse_claim``."""
-    if value is None:
-        return []
-    if not all(isinstance(t, dict) for t in value):
-        raise fail("claims", "must be [[claims]] tables")
-    return [_parse_claim(t, lambda k, m, i=i: fail(f"claims[{i}].{k}", m)) for i, t in enumerate(value)]
-
-
-#: the top-level keys of a claims file
-CLAIMS_FILE_SCHEMA = Schema("claims_file", (
-    Key("max_deals", "int", None, "cap on a claim's confirmation, in single hands (`--deals` overrides)", low=1,
-        default_text=f"{MAX_DEALS:,}"),
-    Key("max_games", "int", None, "cap on a claim's confirmation, in whole games (`--games` overrides)", low=1,
-        default_text=f"{MAX_GAMES:,}"),
-    Key("claims", "list", None, "the claims, one table each (keys below)", text="`[[claims]]` tables", got=False,
-        check=_claim_tables, default_text="required",
-        doc="A claim taken back is withdrawn in the study's ledger (`ginsim claims withdraw`), not kept here."),
-))
-
-
-def parse_claims(data: dict[str, Any], where: str) -> Claims:
-    """Validate a claims table (``experiments/STUDY.claims.toml`` read as TOML) against
-    ``CLAIMS_FILE_SCHEMA``; ids are unique."""
-    def fail(key: str, message: str) -> ClaimError:
-        return ClaimError(f"{where}: {key}: {message}")
-
-    values = CLAIMS_FILE_SCHEMA.read(data, fail)
-    if not values["claims"]:
-        raise fail("claims", "needs at least one [[claims]] table")
-    ids: set[str] = set()
-    for i, claim in enumerate(values["claims"]):
-        if claim.id in ids:
-            raise fail(f"claims[{i}].id", f"duplicate id {claim.id!r}")
-        ids.add(claim.id)
-    return Claims(Path(where), values["claims"], values["max_deals"], values["max_games"])
-
-
-def _parse_claim(c: dict[str, Any], fail) -> Claim:
-    """One ``[[claims]]`` table: its keys (``CLAIM_SCHEMA``), then what no single key checks:
-    exactly one assertion, and ``tuning`` given exactly for ``field_edge``."""
-    v = CLAIM_SCHEMA.read(c, fail)
-    if (v["tuning"] is not None) != (v["metric"] == "field_edge"):
-        raise fail("tuning" if v["tuning"] is not None else "metric",
-                   "a tuning's claims (with tuning = ...) have metric = \"field_edge\", and only they")
-    if v["opponent"] is not None and v["metric"] != "decision_loss":
-        raise fail("opponent", "only a decision_loss claim names an opponent")
-    given = [k for k in ASSERTIONS if v[k] is not None]
-    if len(given) != 1:
-        raise fail("sign" if not given else given[1],
-                   "give exactly one assertion: sign = \"positive\"|\"negative\", above = X, below = X, "
-                   "interval = [LOW, HIGH] or delta = D")
-    kind = given[0]
-    value = v[kind]
-    low, high = claim_region({"metric": v["metric"], "unit": v["unit"], kind: value})
-    return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
-                 {kind: value}, low, high, v["note"].strip(),
-                 float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"],
-                 v["margin_from"])
-
-
-def claims_path(experiment: Path) -> Path:
-    """``experiments/STUDY.claims.toml`` beside ``experiments/STUDY.toml``."""
-    return experiment.with_name(experiment.stem + ".claims.toml")
-
-
-def load_claims(path: str | Path) -> Claims:
-    path = Path(path)
-    return parse_claims(read_toml_file(path, "a claims file", ClaimError), str(path))
 
 
 # ----------------------------------------------------------------------------- seeds and the ledger
@@ -717,11 +543,6 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
 
 # ----------------------------------------------------------------------------- tuning studies
 
-def tuning_claims_path(folder: Path) -> Path:
-    """``experiments/STUDY/claims.toml``: the claims of a folder of tuning specs."""
-    return folder / "claims.toml"
-
-
 def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None = None,
                    max_games: int | None = None, log=None) -> dict[str, Any]:
     """Confirm the claims of a tuning study (a folder of ``ginsim tune`` specs, such as
@@ -806,121 +627,3 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
                            experiment=_shown(folder, root), claims_file=_shown(cpath, root),
                            study_seed=study_seeds[0] if len(study_seeds) == 1 else study_seeds,
                            seed=conf_seeds[0] if len(conf_seeds) == 1 else conf_seeds, mirrored=True, caps=limits)
-
-
-# ----------------------------------------------------------------------------- formatting
-
-def render_markdown(result: dict[str, Any]) -> str:
-    from strategies import display_spec
-
-    n_claims = result["holm"]["size"]
-    family = result["family"]
-    tuning = any(e["metric"] == "field_edge" for e in result["claims"])
-    decisions = ("; each claim plays the full player (a) and the hybrid (b) against the opponent on the same "
-                 "mirrored deals, with the engine seed derived from the confirmation seed as the study derives "
-                 "its own (`cells[].confirmation` in confirm.json).")
-    streams = ("; each policy plays the tuning's field on the streams `ginsim tune` keys by (seed, \"fresh\", "
-               "opponent), with the confirmation seed in place of the tuning's (`cells[].confirmation` in "
-               "confirm.json), both policies on the same deals.")
-    cells = ("; each cell plays with the runner's cell seed derived from it (`cells[].confirmation` in "
-             "confirm.json: `simulate(a, b, rules, n, seed=...)` re-plays it)."
-             + (" A claim against the `field` is the mean over every cell where its strategy meets another, each "
-                "opponent weighing the same (as the report's ranking)."
-                if any(e["b"] == FIELD for e in result["claims"]) else ""))
-    which = (f"the whole record's {family['size']} tests (every confirmation in every ledger, this one's included)"
-             if family["name"] == RECORD_FAMILY else
-             f"the README's headline family of {family['size']} claims" if family["name"] == "headlines" else
-             f"the study's {family['size']} claim{'s' if family['size'] != 1 else ''}")
-    lines = [MD_MARK, f"# Confirmation of {result['study']}", "",
-             f"Claims: `{result['claims_file']}`; study: `{result['experiment']}` (seed {result['study_seed']}); "
-             f"every claim is registered in the study's ledger (`ginsim claims log {result['study']}`).",
-             f"Confirmation seed {result['seed']}, derived from the study seed and the salt `{result['salt']}`"
-             + (streams if tuning else decisions if result.get("kind") == "decision_values" else cells),
-             f"**Sizes** were fixed before playing and written to the ledger first (its `plan` entries): from "
-             f"the study's own variance, for {result['power_target']:.0%} power at a conservative effect (*powered "
-             f"for*: the claim's declared `effect`, else the edge of the study's 95% interval nearest the claimed "
-             f"bound, since the study's own estimate is inflated by the choice of what to claim), one-sided at "
-             f"level {ALPHA:.0%} / {family['size']} for {which} (Holm's first step), capped at "
-             f"{result['caps']['deals']:,} deals and {result['caps']['games']:,} games per claim. *Power* is at "
-             f"that effect; a claim whose conservative effect is outside its claimed region plays the cap.",
-             f"**Status**, Holm at {ALPHA:.0%} over the study's {n_claims} claim{'s' if n_claims != 1 else ''}: "
-             f"*replicated* when the claim's Holm-adjusted p-value is at most 5%; *not replicated* when the "
-             f"estimand lies outside the claimed region at that level; *inconclusive* otherwise. The README's "
-             f"record (docs/claims.md) tests the same p-values again, in one family with every confirmation of "
-             f"every ledger. *Test's "
-             f"bound*: what the test compares with the claimed region (a one-sided claim's one-sided 95% bound, "
-             f"an equivalence or interval claim's 90% interval).",
-             "A second confirmation uses a new salt (`ginsim confirm STUDY --salt NAME`) and a size fixed in the "
-             "ledger before it plays: it never extends this one. Every confirmation stays in the ledger and is "
-             "listed below.", "",
-             "z is the confirmation's estimate minus the study's over the standard error of the difference "
-             "(|z| > 2: the two disagree by more than sampling error).", "",
-             "| id | claim | a vs b, rules | asserts | study (n) | confirmation (n) | test's bound | powered for | "
-             "power | z | p | status |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for e in result["claims"]:
-        _, _, unit_text, _ = _scale(e["metric"], e["unit"])
-        lines.append(f"| {e['id']} | {e['statement']} | {display_spec(e['a'])} vs {display_spec(e['b'])}, {e['rules']} | "
-                     f"{unit_text} "
-                     f"{assertion_text(e)} | {format_estimate(e, 'original')} ({e['original']['n']:,}) | "
-                     f"{format_estimate(e, 'confirmation')} ({e['confirmation']['n']:,}) | "
-                     f"{format_test_bound(e, e['test_interval'])} | {_number(e, e['powered_for'])} "
-                     f"({e['effect_from']}) | {e['power']:.0%} | {e['z']:+.1f} | {e['p']:.2g} | **{e['status']}** |")
-    notes = [e for e in result["claims"] if e.get("note")]
-    if notes:
-        lines += ["", "## Notes", ""] + [f"* `{e['id']}`: {e['note']}" for e in notes]
-    earlier = [(e, c) for e in result["claims"] for c in e.get("earlier", [])]
-    if earlier:
-        lines += ["", "## Earlier confirmations", "", "Recorded in the ledger with other salts (each on its own "
-                  "seeds and sizes; none replaces another):", ""]
-        lines += [f"* `{e['id']}`, salt `{c['salt']}` ({c['date'][:10]}): {format_estimate(c | _kind(e), 'confirmation')} "
-                  f"(n = {c['confirmation']['n']:,}), test's bound {format_test_bound(e, c['test_interval'])}, "
-                  f"p = {c['p']:.2g}: {c['status']}." for e, c in earlier]
-    if result["withdrawn"]:
-        lines += ["", "## Withdrawn claims", ""]
-        lines += [f"* `{w['id']}`: {w['statement']} — withdrawn: {w['reason']}" for w in result["withdrawn"]]
-    lines += ["", "## Closing note", ""]
-    for e in result["claims"]:
-        lines.append(f"* `{e['id']}` ({e['status']}): study {format_estimate(e, 'original')}, confirmation "
-                     f"{format_estimate(e, 'confirmation')}, test's bound {format_test_bound(e, e['test_interval'])}.")
-    return "\n".join(lines) + "\n"
-
-
-def _kind(entry: dict[str, Any]) -> dict[str, Any]:
-    """The fields that say how a claim's numbers print (its metric and unit)."""
-    return {"metric": entry["metric"], "unit": entry["unit"]}
-
-
-def render_json(result: dict[str, Any]) -> str:
-    """``confirm.json``: the result, sealed (``rundir.seal``), so that a report refuses it
-    once edited."""
-    return json.dumps(seal(result), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _outputs(result: dict[str, Any] | None = None) -> list[tuple[str, str, str | None]]:
-    """(file name, its mark, its text) of each file ``ginsim confirm`` writes."""
-    return [("confirm.json", CONFIRMATION_FILES["confirm.json"], result and render_json(result)),
-            ("confirm.md", MD_MARK, result and render_markdown(result))]
-
-
-def check_outputs(out: str | Path) -> None:
-    """Refuse (one line) an output directory holding a ``confirm.json`` or ``confirm.md``
-    that ginsim confirm did not write: checked before playing, and again before writing."""
-    for name, _, _ in _outputs():
-        path = Path(out) / name
-        if path.exists() and not is_confirmation_file(path):
-            raise ClaimError(f"{path} exists and was not written by ginsim confirm; move it away")
-
-
-def write_confirmation(result: dict[str, Any], out: str | Path) -> tuple[Path, Path]:
-    """Write ``confirm.json`` and ``confirm.md`` into ``out``, each atomically; refuses, before
-    writing either, to replace a file of that name that ginsim confirm did not write."""
-    from ..analysis.rendering import atomic_write
-
-    out = Path(out)
-    outputs = _outputs(result)
-    check_outputs(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, _, text in outputs:
-        atomic_write(out / name, text)
-    return out / "confirm.json", out / "confirm.md"

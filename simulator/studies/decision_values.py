@@ -419,7 +419,7 @@ def is_spec(path: str | Path) -> bool:
 def _study_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:
     """The committed ``OUT/decision_values.json`` rows by (player, hybrid, opponent, rules, unit);
     refused (one line) when it was not made from this spec's seed and sizes."""
-    from .confirm import ClaimError
+    from .claims_file import ClaimError
 
     path = Path(spec.out) / "decision_values.json"
     if not path.is_file():
@@ -449,6 +449,7 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     player and the hybrid are re-played on the same deals from the confirmation seed; Holm
     over the claims.  Returns what ``confirm.json`` holds."""
     from . import confirm as cf
+    from .claims_file import ClaimError
 
     spec = load_spec(spec_path)
     claims = protocol.claims
@@ -459,9 +460,9 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     for who, s in (("study " + spec.name, spec.seed), ("confirmation", seed)):
         message = development_seed_error(s, f"ginsim confirm {spec.name}: {who}")
         if message:
-            raise cf.ClaimError(message)
+            raise ClaimError(message)
     if seed in used:
-        raise cf.ClaimError(f"ginsim confirm {spec.name}: seed {seed} is one the study used; "
+        raise ClaimError(f"ginsim confirm {spec.name}: seed {seed} is one the study used; "
                             "a confirmation plays on seeds the study never used")
     rows = _study_rows(spec)
     caps = cf.caps(protocol, max_deals, max_games)
@@ -469,17 +470,17 @@ def confirm(spec_path: str | Path, protocol, max_deals: int | None = None, max_g
     for claim in filter(protocol.plays, claims.claims):  # every claim is checked before anything is played
         where = f"{claims.path}: claim {claim.id}"
         if claim.metric != "decision_loss":
-            raise cf.ClaimError(f"{where}: metric: a decision-values study's claims have metric = \"decision_loss\"")
+            raise ClaimError(f"{where}: metric: a decision-values study's claims have metric = \"decision_loss\"")
         opponent = claim.opponent or (spec.opponents[0] if len(spec.opponents) == 1 else None)
         if opponent is None:
-            raise cf.ClaimError(f"{where}: opponent: required (the study has opponents {', '.join(spec.opponents)})")
+            raise ClaimError(f"{where}: opponent: required (the study has opponents {', '.join(spec.opponents)})")
         try:
             key = (strategies.parse_strategy(claim.a).label, strategies.parse_strategy(claim.b).label,
                    strategies.parse_strategy(opponent).label, claim.rules, claim.unit)
         except ValueError as exc:
-            raise cf.ClaimError(f"{where}: {exc}") from None
+            raise ClaimError(f"{where}: {exc}") from None
         if key not in rows:
-            raise cf.ClaimError(f"{where}: a, b, opponent, rules, unit: the study has no row {key[1]} vs {key[2]} "
+            raise ClaimError(f"{where}: a, b, opponent, rules, unit: the study has no row {key[1]} vs {key[2]} "
                                 f"({key[3]}, per {key[4]}) for player {key[0]}")
         row = rows[key]
         loss = row["loss"]

@@ -39,8 +39,8 @@ from typing import Any
 
 from ..run.config import REQUIRED, Schema
 from ..run.limits import RESULTS_DIR
+from . import claims_file, confirm_pages, decision_values, ledger, reports
 from . import confirm as cf
-from . import decision_values, ledger, reports
 
 #: a command's options (an ``argparse.Namespace``: out, deals, games, jobs, quiet, multiplicity ...)
 Options = argparse.Namespace
@@ -218,7 +218,7 @@ class DecisionValues(Kind):
         return decision_values.confirm(path, protocol, deals, games, log)
 
     def claims(self, path: Path) -> Path:
-        return cf.claims_path(path)
+        return claims_file.claims_path(path)
 
 
 class Tuning(Kind):
@@ -274,7 +274,7 @@ class Tuning(Kind):
         return cf.confirm_tuning(path, protocol, deals, games, log)
 
     def claims(self, path: Path) -> Path:
-        return cf.tuning_claims_path(path)
+        return claims_file.tuning_claims_path(path)
 
 
 class _EquilibriumPart(Kind):
@@ -505,7 +505,7 @@ class Experiment(Kind):
         return cf.confirm_study(path, protocol, deals, games, jobs, log)
 
     def claims(self, path: Path) -> Path:
-        return cf.claims_path(path)
+        return claims_file.claims_path(path)
 
 
 def _with_shared_head(name: str, own: Schema) -> Schema:
@@ -694,10 +694,10 @@ def confirm(name: str, out: str | Path, salt: str | None = None, max_deals: int 
     ledger.check_writable(study.ledger_path)
     protocol = cf.open_protocol(name, study.claims_file, study.experiments, cf.CONFIRM_SALT if salt is None else salt,
                                 caps_given=max_deals is not None or max_games is not None)
-    cf.check_outputs(out)
+    confirm_pages.check_outputs(out)
     result = study.kind.confirm(study.path, protocol, max_deals, max_games, jobs, log)
-    protocol.record(result, ledger.digest(cf.render_json(result).encode("utf-8")))
-    written = cf.write_confirmation(result, out)
+    protocol.record(result, ledger.digest(confirm_pages.render_json(result).encode("utf-8")))
+    written = confirm_pages.write_confirmation(result, out)
     reports.refresh_folder(out)  # the study's reports and confirm.md say where its claims stand now
     return result, written
 
@@ -729,7 +729,7 @@ def register(name: str, date: str | None = None) -> tuple[Path, list[str]]:
     yet is registered; returns the ledger's path and the ids registered."""
     study = find_study(name)
     ledger.check_writable(study.ledger_path)
-    claims = cf.load_claims(study.claims_file)
+    claims = claims_file.load_claims(study.claims_file)
     book, ids = ledger.register(study.ledger(), [c.table() for c in claims.claims], str(study.claims_file), date)
     return book.path, ids
 

@@ -37,7 +37,7 @@ def test_the_cache_key_covers_every_playing_module_and_the_subpackages():
     for module in ("simulator/api.py", "simulator/run/runner.py", "simulator/core/records.py",
                    "simulator/studies/tune/search.py", "strategies/registry.py"):
         assert module in playing, module
-    for reader in ("simulator/cli.py", "simulator/analysis/report.py", "simulator/analysis/rendering.py",
+    for reader in ("simulator/cli/commands.py", "simulator/analysis/report.py", "simulator/analysis/rendering.py",
                    "simulator/studies/tune/report.py", "simulator/studies/tune/outputs.py", "simulator/tools/play.py"):
         assert reader not in keyed and reader not in playing, reader
 
@@ -76,7 +76,7 @@ def test_an_edit_to_a_playing_module_changes_both_the_cache_key_and_the_fingerpr
                "strategies/registry.py", "simulator/api.py", "simulator/run/runner.py",
                "simulator/studies/tune/search.py", "simulator/studies/tune/fresh.py"]
     kernels_only = ["simulator/studies/inference.py", "simulator/tools/bench.py"]
-    neither = ["simulator/analysis/report.py", "simulator/cli.py", "simulator/studies/tune/report.py",
+    neither = ["simulator/analysis/report.py", "simulator/cli/commands.py", "simulator/studies/tune/report.py",
                "simulator/studies/tune/outputs.py", "simulator/tools/replay_html.py"]
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
     env.update(PYTHONPATH=str(tree), GINSIM_CACHE_DIR=str(tmp_path / "cache"), GINSIM_ENGINE="call")

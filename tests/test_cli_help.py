@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 import simulator
-from simulator.cli import _Help, build_parser
+from simulator.cli import build_parser
+from simulator.cli.parser import _Help
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:

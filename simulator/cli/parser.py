@@ -1,0 +1,435 @@
+"""The ``ginsim`` command line's parsers: one sub-command each, its options, defaults and
+help (``build_parser``), each calling its ``simulator.cli.commands.cmd_NAME``."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import commands
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows "(default: X)" after every option that has a default value; options without
+    one (None) or flags (False) say what happens in their own help text."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default is None or action.default is False or action.default == argparse.SUPPRESS \
+                or "(default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+#: what --trust-plugins does, for every command that reads a run directory
+TRUST_HELP = ("run the plug-in files the run's manifest names (after checking each file's sha256 against the one "
+              "the run recorded)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(prog="ginsim", description="Monte Carlo research simulator for Gin Rummy.",
+                                     formatter_class=_Help)
+    parser.add_argument("-V", "--version", action="version", version=f"ginsim {__version__}",
+                        help="print ginsim's version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, text: str, description: str | None = None) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=description or text[0].upper() + text[1:] + ".",
+                              formatter_class=_Help)
+
+    for add in (_play_commands, _run_commands, _tune_command, _read_commands, _info_commands):
+        add(command)
+    return parser
+
+
+def _play_commands(command) -> None:
+    """``simulate`` and ``arena``."""
+    p = command("simulate", "play deals between two strategies and print a summary")
+    p.add_argument("a", help="strategy A, e.g. simple or 'simple:knock_at=0' (see 'ginsim strategies')")
+    p.add_argument("b", help="strategy B, same form as A")
+    p.add_argument("--rules", default="hoyle", help="rules preset (see 'ginsim variants')")
+    p.add_argument("--deals", type=int, default=100_000, help="deals to play (even, when mirrored)")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
+    p.add_argument("--no-mirror", action="store_true",
+                   help="independent deals instead of mirrored pairs (default: mirrored pairs)")
+    _plugin_and_json_options(p)
+    p.set_defaults(func=commands.cmd_simulate)
+
+    p = command("arena", "play two players on the same decks inside OpenSpiel's gin_rummy (needs open_spiel)",
+                "Play two players on the same decks, each deck once in each seat, inside OpenSpiel's gin_rummy "
+                "(ginsim strategies play through simulator.interop.openspiel.GinsimBot) or inside ginsim, and "
+                "print points per hand with a paired 95% interval (docs/openspiel.md).")
+    p.add_argument("a", help="player A: a ginsim strategy spec (e.g. mc, 'simple:knock_at=0') or an OpenSpiel bot "
+                             "(openspiel_simple, openspiel_random)")
+    p.add_argument("b", help="player B, same form as A")
+    p.add_argument("--decks", type=int, default=1000, help="decks to play, each in both seats")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same decks")
+    p.add_argument("--rules", default="single_hand",
+                   help="rules preset OpenSpiel can play (its knock limit and bonuses go to OpenSpiel)")
+    p.add_argument("--engine", choices=["openspiel", "ginsim"], default="openspiel",
+                   help="where the hands are played: OpenSpiel, or ginsim's engine with OpenSpiel bots as "
+                        "strategies")
+    _complete(p.add_argument("--export", metavar="DIR",
+                             help="write every hand as a hand history file into DIR (made if missing; "
+                                  "docs/hand-history.md) (default: none written)"), "directory")
+    _plugin_and_json_options(p)
+    p.set_defaults(func=commands.cmd_arena)
+
+    p = command("convert", "convert hand history files to OpenSpiel action sequences, or back (needs open_spiel)",
+                "Hand history files (docs/hand-history.md) to OpenSpiel gin_rummy action sequences, one line per "
+                "file on stdout, in the order given (--to openspiel); or a file of OpenSpiel action sequences, one "
+                "hand per line (state.history(), chance outcomes included), to hand history files in a directory "
+                "(--from openspiel). Every input converts, or nothing is printed or written.")
+    _complete(p.add_argument("inputs", nargs="+", metavar="FILE",
+                             help="hand history files (--to), or one file of action sequences (--from)"), "file")
+    p.add_argument("--to", choices=["openspiel"], help="convert hand history files to this format (default: none)")
+    p.add_argument("--from", dest="source", choices=["openspiel"],
+                   help="convert from this format to hand history files (default: none)")
+    _complete(p.add_argument("--out", metavar="DIR", help="with --from: the directory for the hand history files, "
+                             "hand-LINE.toml (default: none)"), "directory")
+    p.add_argument("--rules", default="single_hand",
+                   help="with --from: the rules of the OpenSpiel game the sequences were played in (default: "
+                        "single_hand, OpenSpiel's gin_rummy defaults)")
+    p.add_argument("--dealer", type=int, choices=[0, 1], default=1,
+                   help="with --from: the seat OpenSpiel's player 1, the dealer, sits in (default: 1)")
+    p.set_defaults(func=commands.cmd_convert)
+
+
+def _run_commands(command) -> None:
+    """``run``, ``reproduce``, ``init`` and ``confirm``: experiment files and studies."""
+    from ..run.config import option_help
+    from ..run.experiment import SCHEMA
+
+    p = command("run", "run an experiment file to a Parquet run directory")
+    _complete(p.add_argument("experiment", help="experiment TOML file, e.g. experiments/quickstart.toml (format: "
+                                                "docs/experiments.md), or a study by name, e.g. quickstart: "
+                                                "./experiments/NAME.toml, else the one that comes with ginsim"), "file")
+    p.add_argument("--out", help="run directory (default: results/<name> of the experiment)")
+    p.add_argument("--deals", type=int, help=option_help(SCHEMA["deals"], "file"))
+    p.add_argument("--games", type=int, help=option_help(SCHEMA["games"], "file"))
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes; 1 runs in this process on all cores with numba threads")
+    p.add_argument("--backend", choices=["local", "dask"], default="local",
+                   help="local: this machine (joblib processes when --jobs > 1); dask: a Dask cluster")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 "
+                                       "(default: start a local cluster of --jobs workers)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--resume", action="store_true",
+                      help="complete an interrupted run in --out (default: refuse a directory holding a run)")
+    mode.add_argument("--force", action="store_true",
+                      help="replace an earlier run in --out: removes only the files ginsim wrote there (manifest, "
+                           "chunk files, marked report files) and refuses if any other file is present (default: a directory "
+                           "holding a run is refused)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on stderr when it is a terminal)")
+    _json_option(p)
+    p.set_defaults(func=commands.cmd_run)
+
+    p = command("reproduce", "re-run a study of experiments/ and write its report",
+                "Re-run experiments/STUDY.toml into results/STUDY, replacing an earlier run there (as run "
+                "--force), then write its report there (as report). Smaller --deals/--games give a quick "
+                "check of the pipeline, not the published numbers. A decision-values study "
+                "(experiments/decision_values.toml) plays every block again at its own sizes and writes "
+                "its decision_values.json and report.")
+    p.add_argument("study", help="study name: knock_vs_gin, variant_balance, strategy_tournament, or any "
+                                 "experiments/<name>.toml (./experiments first, then the ones that come with ginsim)")
+    p.add_argument("--deals", type=int, help=option_help(SCHEMA["deals"], "study"))
+    p.add_argument("--games", type=int, help=option_help(SCHEMA["games"], "study"))
+    p.add_argument("--jobs", type=int, default=1, help="worker processes, as for run")
+    p.add_argument("--out", help="run and report directory (default: results/<study> under the current directory)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on stderr when it is a terminal)")
+    _multiplicity_option(p)
+    p.set_defaults(func=commands.cmd_reproduce)
+
+    p = command("init", "copy the experiment files and examples that come with ginsim into a directory",
+                "Copy ginsim's experiment files (DIRECTORY/experiments) and examples (DIRECTORY/examples) for "
+                "editing, the studies' claims files and ledgers included; refuses if either already exists. From "
+                "DIRECTORY, 'ginsim run NAME', 'ginsim reproduce NAME', 'ginsim confirm NAME' and 'ginsim claims' "
+                "then use the copies (the ledgers that come with ginsim are read-only).")
+    p.add_argument("directory", help="where to copy them (created if missing)")
+    p.set_defaults(func=commands.cmd_init)
+    p = command("confirm", "re-play a study's claims on fresh seeds and say which replicate",
+                "Re-play the claims of experiments/STUDY.claims.toml (format: docs/experiments.md) on seeds the "
+                "study never used, derived from its seed and a salt; every claim must be registered in the "
+                "study's ledger (experiments/ledger/STUDY.jsonl, see 'ginsim claims') as the file states it. "
+                "Sample sizes are fixed, and written to the ledger, before playing: 90% power at a conservative "
+                "effect (the claim's effect, else the edge of the study's interval nearest the claimed bound); "
+                "each result is appended to the ledger; writes results/STUDY/confirm.md and confirm.json. Exit "
+                "status 1 when a claim is not replicated.")
+    p.add_argument("study", help="study name: any experiments/<name>.toml with an experiments/<name>.claims.toml, "
+                                 "or a folder of tuning specs with experiments/<name>/claims.toml (optimal_knock)")
+    p.add_argument("--deals", type=int, help="at most this many deals per claim (default: the claims file's max_deals, "
+                                             "else 1000000)")
+    p.add_argument("--games", type=int, help="at most this many games per claim (default: the claims file's max_games, "
+                                             "else 40000)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes; 1 plays in this process with numba threads "
+                                                       "(a tuning study always plays in this process)")
+    p.add_argument("--salt", default=None,
+                   help="the name the confirmation's seeds derive from, recorded in the study's ledger; a salt whose "
+                        "sizes the ledger holds re-plays that confirmation and checks it, a new salt makes a new "
+                        "confirmation with its own sizes, fixed before it plays (default: ginsim-confirm-2)")
+    p.add_argument("--out", help="directory for confirm.md and confirm.json (default: results/<study>)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines (default: one line per cell on stderr)")
+    p.set_defaults(func=commands.cmd_confirm)
+
+    p = command("claims", "register, withdraw or list a study's claims in its ledger",
+                "A study's ledger (experiments/ledger/STUDY.jsonl) keeps every claim it ever made, append-only: "
+                "register adds each claim of experiments/STUDY.claims.toml not in it yet (a changed claim is "
+                "refused: it is a new claim with a new id); withdraw takes a claim back with the reason; log "
+                "lists every claim registered, its confirmations, and the withdrawn ones with their reasons; verify "
+                "re-plays a confirmation from its plan and compares its figures with the ledger's (exit status 1 "
+                "when they differ). A ledger that comes with ginsim is read-only: register and withdraw write "
+                "only a working copy made by 'ginsim init DIR' (format: docs/experiments.md).")
+    p.add_argument("action", choices=["register", "withdraw", "log", "verify"], help="what to do")
+    p.add_argument("study", nargs="?", help="the study, as for confirm (log without it: every ledger)")
+    p.add_argument("id", nargs="?", help="withdraw: the claim's id; verify: the claim to re-play (default: every "
+                                         "claim the salt confirmed)")
+    p.add_argument("--why", help="withdraw: the reason, recorded in the ledger (default: none; required with withdraw)")
+    p.add_argument("--salt", help="verify: the confirmation to re-play (default: ginsim-confirm-2)")
+    p.add_argument("--jobs", type=int, help="verify: worker processes, as for confirm (default: 1)")
+    p.add_argument("--quiet", action="store_true", help="verify: no progress lines (default: one line per cell on "
+                                                        "stderr)")
+    p.set_defaults(func=commands.cmd_claims)
+
+    p = command("field", "rate the field of players, or place a new player in it",
+                "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
+                "intervals), its Holm-labelled matrix of game-win shares, each family's table when the study declares "
+                "[families], and every player's CPU per decision to "
+                "results/field_ratings/field.md (the study: ginsim reproduce field). With SPEC: play it against "
+                "every member of the field on common mirrored deals under each of the study's variants and print "
+                "the ratings with it placed, and its minimum and exploitability lower bound against each family "
+                "(docs/published.md#the-field).")
+    p.add_argument("spec", nargs="?", help="the player to place: any strategy spec, a plug-in given with --plugin "
+                                           "(default: none, write the field's page)")
+    _complete(p.add_argument("--run", default="results/field", help="the field study's run directory "
+                                                                     "(default: results/field)"), "dir")
+    p.add_argument("--deals", type=int, default=4_000, help="single hands against each member (even; default 4000)")
+    p.add_argument("--games", type=int, default=1_000, help="whole games against each member (even; default 1000)")
+    p.add_argument("--seed", type=int, help="seed of the placement's deals (default: the study's seed + 1)")
+    p.add_argument("--cpu-deals", type=int, default=200,
+                   help="deals over which each player's decisions are timed (default 200)")
+    p.add_argument("--out", help="where the field's page goes (default: results/field_ratings/field.md)")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as SPEC; repeatable (default: built-in strategies only)")
+    p.set_defaults(func=commands.cmd_field)
+
+
+def _tune_command(command) -> None:
+    """``tune``."""
+    p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
+                "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
+                "opponents with Optuna on common random deals, pruning candidates in rungs of growing deal counts; "
+                "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
+                "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
+    _complete(p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
+                                                     "(format: simulator/studies/tune/__init__.py)"), "file")
+    p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the study in the output directory after an interruption (even kill -9), "
+                        "or rewrite a finished one's report (default: refuse a directory holding a study)")
+    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
+                        "(default: no summary file)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (default: progress bars on stderr when it is a terminal)")
+    _json_option(p)
+    p.set_defaults(func=commands.cmd_tune)
+    _add_equilibrium_commands(command)
+
+
+def _read_commands(command) -> None:
+    """``show``, ``report`` and ``replay``: reading a run directory."""
+    p = command("show", "print a run's summary from its files")
+    _complete(p.add_argument("run_dir", help="a run directory written by 'ginsim run', e.g. results/quickstart"),
+              "directory")
+    _json_option(p)
+    p.set_defaults(func=commands.cmd_show)
+
+    p = command("report", "write report.md, report.html and plots for a run")
+    _complete(p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', "
+                                             "e.g. results/quickstart"), "directory")
+    p.add_argument("--out", help="directory for the report (default: the run directory)")
+    _multiplicity_option(p)
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to say how they defend after a knock "
+                   "(default: plug-ins are not run and their defence is reported as unknown)")
+    p.set_defaults(func=commands.cmd_report)
+
+    p = command("seal", "record the digests of a run (or confirm.json) written by an earlier ginsim",
+                "A run directory written by an earlier ginsim (run-directory format 2 or 3) records no digest of "
+                "its chunks, so show, report and replay refuse it. seal checks every chunk as --resume does (its "
+                "provenance against the manifest, every page decoded), then records each chunk's sha256, size and "
+                "rows in the manifest; a confirm.json written by an earlier ginsim confirm is sealed as it stands. "
+                "It vouches for the files as they are now, so run it only on directories you trust.")
+    _complete(p.add_argument("directory", help="a run directory, or a study's results directory holding confirm.json"),
+              "directory")
+    p.set_defaults(func=commands.cmd_seal)
+
+    p = command("replay", "re-play one deal of a run, or a hand history file, turn by turn",
+                "Re-play one deal of a run from its seed (checked against the row the run stored), or play a hand "
+                "history file again (checked against the result it records; format: docs/hand-history.md), and "
+                "tell it turn by turn.")
+    _complete(p.add_argument("run_dir", metavar="RUN_OR_FILE",
+                             help="a run directory written by 'ginsim run', or a hand history file (written by "
+                                  "--export or 'ginsim arena --export')"), "file")
+    p.add_argument("--cell", type=int, help="cell number (the 'cell' column of the summary); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    p.add_argument("--deal", type=int, help="deal number within the cell (the 'deal' column); required with a run "
+                                            "directory (default: none, for a hand history file)")
+    p.add_argument("--deals", metavar="FIRST-LAST",
+                   help="with --export DIR: write deals FIRST to LAST of the cell as hand history files in DIR, "
+                        "each re-played and checked before any is written (default: one --deal)")
+    _complete(p.add_argument("--export", metavar="FILE",
+                             help="write the deal as a hand history file (rules, deal, every action, result; "
+                                  "docs/hand-history.md) instead of the text; with --deals, a directory "
+                                  "(default: the text on stdout)"), "file")
+    _complete(p.add_argument("--html", metavar="FILE",
+                             help="write a self-contained web page that steps through the deal (both hands, the "
+                                  "pile, each decision, the layout and the score; arrow keys or buttons) instead "
+                                  "of the text (default: the text on stdout)"), "file")
+    p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to re-play a cell that plays them "
+                   "(default: such a cell is refused)")
+    p.set_defaults(func=commands.cmd_replay)
+
+
+def _info_commands(command) -> None:
+    """``strategies``, ``variants``, ``play``, ``bench``, ``cache`` and ``completion``."""
+    p = command("strategies", "list strategies with their parameters")
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first; repeatable (default: built-in strategies only)")
+    p.set_defaults(func=commands.cmd_strategies)
+
+    p = command("variants", "list rule presets and their fields")
+    p.set_defaults(func=commands.cmd_variants)
+
+    p = command("play", "play Gin Rummy against a bot in the terminal",
+                "Play a hand (or with --game a whole game) against a bot. Moves are read from standard input, "
+                "one per line, so a file of moves can play a hand; ? lists the keys, q or Ctrl-D quits.")
+    p.add_argument("--vs", default="simple", help="the bot: any strategy spec (see 'ginsim strategies')")
+    p.add_argument("--rules", default="hoyle", help="rules preset (see 'ginsim variants')")
+    p.add_argument("--seed", type=int, help="deal the same cards again (default: a fresh seed, printed)")
+    p.add_argument("--game", action="store_true", help="play a whole game to the target (default: one hand)")
+    p.set_defaults(func=commands.cmd_play)
+
+    p = command("bench", "measure the rules core and the engine on this machine")
+    p.add_argument("--quick", action="store_true",
+                   help="smaller samples: about 2 minutes on 2 idle cores, 30 s of it timing a cold compile "
+                        "(default: the full run, several minutes)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables (default: tables)")
+    p.add_argument("--scale", action="store_true",
+                   help="instead: the scale benchmark, ginsim run of 100 million deals (10 cells) then ginsim report, "
+                        "each timed with its peak memory, and the size on disk (about 4-5 minutes on 2 idle cores: 4 min 15 s measured; "
+                        "needs about 1 GB of disk; default: the usual benchmarks instead)")
+    p.add_argument("--scale-deals", type=int,
+                   help="deals in the scale benchmark, over 10 cells (default: 100000000)")
+    p.add_argument("--scale-dir", help="where the scale benchmark's run goes (default: the system temp dir)")
+    p.add_argument("--scale-keep", action="store_true", help="keep the scale benchmark's run (default: remove it)")
+    p.add_argument("--rl", action="store_true",
+                   help="instead: only the RL environments, agent steps per CPU-second of GinRummyVectorEnv (1024 hands "
+                        "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
+    p.add_argument("--openspiel-game", action="store_true",
+                   help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
+                        "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "
+                        "open_spiel; default: everything, this included when open_spiel is installed)")
+    p.set_defaults(func=commands.cmd_bench)
+
+    p = command("cache", "manage compiled kernels")
+    p.add_argument("action", choices=["clear", "where"],
+                   help="clear: remove ginsim's compiled kernels (only what ginsim made); where: say where they live")
+    p.set_defaults(func=commands.cmd_cache)
+
+    p = command("completion", "print a shell completion script",
+                "Print a completion script for the shell, e.g. 'ginsim completion bash > "
+                "~/.local/share/bash-completion/completions/ginsim', or for zsh a file _ginsim in a directory "
+                "of $fpath.")
+    p.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
+    p.set_defaults(func=cmd_completion)
+
+
+def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:
+    """``--plugin`` and ``--json`` of the commands that play strategies A and B."""
+    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
+                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
+    _json_option(p)
+
+
+def _json_option(p: argparse.ArgumentParser) -> None:
+    """``--json``: one JSON document on stdout, in the schema docs/cli.md gives the command."""
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text "
+                                                        "(schema: docs/cli.md; default: text)")
+
+
+def _complete(action: argparse.Action, kind: str) -> argparse.Action:
+    """Let the shell completion (shtab) offer files or directories for this argument."""
+    import shtab
+
+    action.complete = shtab.FILE if kind == "file" else shtab.DIRECTORY
+    return action
+
+
+
+def _add_equilibrium_commands(command) -> None:
+    """The parsers of ``ginsim exploit`` and ``ginsim equilibrium``."""
+    p = command("exploit", "find a best response to one fixed opponent within a policy family, and its edge",
+                "Tune a family of policies (default: knock_policy, which plays simple's draws and discards) against "
+                "one fixed opponent with the tuner's common random deals, then play the best candidate on fresh "
+                "mirrored deals: its edge over the opponent, with a paired 95% interval, is a lower bound on the "
+                "opponent's exploitability within the family (docs/equilibrium.md). Writes the tuning's outputs "
+                "into OUT (default results/exploit/<name>).")
+    p.add_argument("opponent", help="the fixed opponent, a strategy spec such as simple or 'simple:knock_at=0'")
+    _complete(p.add_argument("--family", metavar="SPEC",
+                             help="family TOML file: a tuning spec's keys without name, rules and opponents "
+                                  "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
+    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants')")
+    p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
+                   help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
+    p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
+    p.add_argument("--out", help="output directory (default: results/exploit/<name>)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue (or rewrite the outputs of) a tuning in --out (default: refuse a non-empty --out)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
+    _json_option(p)
+    p.set_defaults(func=commands.cmd_exploit)
+
+    p = command("equilibrium", "find an equilibrium mixture of policies (double oracle, or a finite class game)",
+                "Double oracle on a policy family: estimate the payoff matrix of a restricted set of policies on "
+                "mirrored deals, solve the symmetric zero-sum meta-game by linear programming, tune a best response "
+                "to its equilibrium mixture, add it and repeat until the best response gains no more than the noise. "
+                "Prints the mixture, the game value, the exploitability bound (a lower bound) and the convergence; "
+                "writes OUT/equilibrium.json and OUT/report.md. A spec with method = \"class\" plays instead the full "
+                "payoff matrix of a finite class of draw-threshold policies and prints its equilibrium mixture, epsilon "
+                "(a 95% upper bound on any member's gain against it) and the matrix size; writes OUT/class_game.json "
+                "and OUT/report.md. A spec with method = \"table\" solves a state-dependent knock table by fictitious "
+                "play on recorded deals and prints its value against the class equilibrium and the gain of the best "
+                "response found to it (a lower bound on its exploitability); writes OUT/knock_table.json, "
+                "OUT/report.md and OUT/heatmap.png (docs/equilibrium.md).")
+    _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
+                                                     "experiments/equilibrium_knock/tournament.toml "
+                                                     "(format: simulator/studies/equilibrium.py)"), "file")
+    p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
+    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
+                                     "(default: no summary file)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a run in the output directory after an interruption (even kill -9), or "
+                        "rewrite a finished one's outputs (default: refuse a directory holding a run)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
+    _json_option(p)
+    p.set_defaults(func=commands.cmd_equilibrium)
+
+
+def _multiplicity_option(p: argparse.ArgumentParser) -> None:
+    from ..analysis.multiplicity import MULTIPLICITY_METHODS
+
+    p.add_argument("--multiplicity", choices=MULTIPLICITY_METHODS, default="holm",
+                   help="how the report adjusts each family of comparisons it labels ('balanced', 'A ahead', ...): "
+                        "holm controls the family-wise error rate at 5%%, bh (Benjamini-Hochberg) the false "
+                        "discovery rate at 5%%, none tests each comparison on its own (default: holm)")
+
+
+def cmd_completion(args: argparse.Namespace) -> None:
+    """``ginsim completion SHELL``: the completion script of these parsers (shtab)."""
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell), end="")

@@ -101,7 +101,8 @@ def test_every_kind_answers_every_verb_or_refuses_it_in_one_line(kind, verb):
     does not answer is refused in one line naming the kind and the verbs it answers; a verb
     it answers is its own method (playing ones are exercised by the commands' tests)."""
     method = getattr(kind, verb)
-    assert list(inspect.signature(method).parameters) == list(inspect.signature(getattr(kinds.Kind(None), verb)).parameters)
+    protocol = getattr(kinds.Kind(None), verb)
+    assert list(inspect.signature(method).parameters) == list(inspect.signature(protocol).parameters)
     if not kind.answers(verb):
         with pytest.raises(ValueError) as refused:
             method(*_arguments(verb, kind))

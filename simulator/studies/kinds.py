@@ -240,7 +240,8 @@ class Tuning(Kind):
         from ..infra.cache import announce_compile
         from .tune import tune_sids
 
-        kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb" for s in specs})
+        kernels = tuple({"play_deal_block_nb" if s.objective == "net_per_hand" else "play_game_block_nb"
+                         for s in specs})
         if not kernels_compiled(kernels, sids=tune_sids(specs)):
             announce_compile()
 

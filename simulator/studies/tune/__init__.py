@@ -145,7 +145,7 @@ from .tuning import tune, tune_out_dir, tune_sids
 __all__ = [
     "DEFAULT_BASELINES", "FIGURES", "MARK", "MAX_TRIALS", "OBJECTIVES", "OBJECTIVE_TEXT", "PRUNERS", "SAMPLERS",
     "STUDY_DB", "TOP_KEYS", "TUNE_FILES", "Budget", "Field", "FixedSweep", "Param", "TuneError", "TuneSpec",
-    "best_document", "best_toml", "candidate_spec", "describe_policy", "fresh_result", "json_record", "load_spec", "open_study",
-    "parse_spec", "play_study", "summary_lines", "TUNE_SALT", "threshold_curve", "tune", "tune_findings", "tune_out_dir",
-    "tune_sids", "write_outputs", "write_report", "write_summary",
+    "best_document", "best_toml", "candidate_spec", "describe_policy", "fresh_result", "json_record", "load_spec",
+    "open_study", "parse_spec", "play_study", "summary_lines", "TUNE_SALT", "threshold_curve", "tune",
+    "tune_findings", "tune_out_dir", "tune_sids", "write_outputs", "write_report", "write_summary",
 ]

@@ -233,26 +233,10 @@ def cmd_simulate(args: argparse.Namespace) -> None:
 
 
 def cmd_field(args: argparse.Namespace) -> None:
-    from ..studies.field import place, placement_lines, write_field
+    from ..studies.field import field_command
 
-    for flag in ("deals", "games"):
-        if getattr(args, flag) < 0:
-            raise ValueError(f"--{flag.replace('_', '-')} must be a non-negative integer, got {getattr(args, flag)}")
-    if args.cpu_deals < 1:
-        raise ValueError(f"--cpu-deals must be a positive integer, got {args.cpu_deals}")
-    if args.spec is None:
-        path = write_field(args.run, cpu_deals=args.cpu_deals, out=args.out)
-        print(f"wrote {path}")
-        return
-    if args.deals % 2 or args.games % 2 or not (args.deals or args.games):
-        raise ValueError(f"--deals and --games must be even (mirrored pairs) and not both 0, "
-                         f"got {args.deals} and {args.games}")
-    _register_plugins(args.plugin)
-    import strategies
-
-    strategies.parse_strategy(args.spec)
-    placed = place(args.spec, args.run, n_deals=args.deals, n_games=args.games, seed=args.seed)
-    for line in placement_lines(args.spec, placed, args.deals, args.games):
+    for line in field_command(args.spec, args.run, args.deals, args.games, args.seed, args.cpu_deals, args.out,
+                              register=lambda: _register_plugins(args.plugin)):
         print(line)
 
 

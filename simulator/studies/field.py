@@ -237,6 +237,28 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
 
 
 
+def field_command(spec: str | None, run_dir, n_deals: int, n_games: int, seed: int | None, cpu_deals: int,
+                  out: str | None, register=lambda: None) -> list[str]:
+    """``ginsim field [SPEC]``: without ``spec``, the field's page written (``write_field``);
+    with it, ``spec`` placed in the field (``place``, after ``register`` has registered the
+    command's plug-ins) and told (``placement_lines``).  The sizes are checked first, each
+    refused in one line."""
+    import strategies
+
+    for flag, value in (("deals", n_deals), ("games", n_games)):
+        if value < 0:
+            raise ValueError(f"--{flag} must be a non-negative integer, got {value}")
+    if cpu_deals < 1:
+        raise ValueError(f"--cpu-deals must be a positive integer, got {cpu_deals}")
+    if spec is None:
+        return [f"wrote {write_field(run_dir, cpu_deals=cpu_deals, out=out)}"]
+    if n_deals % 2 or n_games % 2 or not (n_deals or n_games):
+        raise ValueError(f"--deals and --games must be even (mirrored pairs) and not both 0, "
+                         f"got {n_deals} and {n_games}")
+    register()
+    strategies.parse_strategy(spec)
+    return placement_lines(spec, place(spec, run_dir, n_deals=n_deals, n_games=n_games, seed=seed), n_deals, n_games)
+
 def placement_lines(spec: str, placed: dict, n_deals: int, n_games: int) -> list[str]:
     """What ``ginsim field SPEC`` prints of ``place``'s result: per variant, the ratings with
     ``spec`` placed, its points per hand and games won against each member, and its minimum

@@ -82,6 +82,7 @@ from simulator.core import view as V
 from simulator.core.decisions import BY_PHASE, READY_ANSWERS
 from simulator.core.decisions import DECISIONS as TABLE
 from simulator.core.cards import Card, parse_cards
+from simulator.core.rng import numpy_generator
 from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
@@ -358,7 +359,7 @@ class SeatInfo:
 
     def generator(self) -> np.random.Generator:
         if self._rng is None:
-            self._rng = np.random.Generator(np.random.PCG64(self.key))
+            self._rng = numpy_generator(self.key)
         return self._rng
 
 

@@ -34,8 +34,8 @@ def test_the_cache_key_covers_every_playing_module_and_the_subpackages():
         assert kernel_module in names and kernel_module in keyed
     assert playing <= keyed  # one definition: whatever plays is in both the key and the fingerprint
     assert set(_cache.PLAY_ROOTS) <= playing
-    for module in ("simulator/api.py", "simulator/run/runner.py", "simulator/core/records.py",
-                   "simulator/studies/tune/search.py", "strategies/registry.py"):
+    for module in ("simulator/api.py", "simulator/run/runner/play.py", "simulator/run/runner/rows.py",
+                   "simulator/core/records.py", "simulator/studies/tune/search.py", "strategies/registry.py"):
         assert module in playing, module
     for reader in ("simulator/cli/commands.py", "simulator/analysis/report.py", "simulator/analysis/rendering.py",
                    "simulator/studies/tune/report.py", "simulator/studies/tune/outputs.py", "simulator/tools/play.py"):
@@ -73,7 +73,7 @@ def test_an_edit_to_a_playing_module_changes_both_the_cache_key_and_the_fingerpr
     for package in ("simulator", "strategies"):
         shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
     playing = ["simulator/engine/kernels.py", "simulator/core/melds.py", "strategies/simple.py",
-               "strategies/registry.py", "simulator/api.py", "simulator/run/runner.py",
+               "strategies/registry.py", "simulator/api.py", "simulator/run/runner/rows.py",
                "simulator/studies/tune/search.py", "simulator/studies/tune/fresh.py"]
     kernels_only = ["simulator/studies/inference.py", "simulator/tools/bench.py"]
     neither = ["simulator/analysis/report.py", "simulator/cli/commands.py", "simulator/studies/tune/report.py",

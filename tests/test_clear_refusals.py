@@ -112,7 +112,7 @@ def test_a_run_starting_while_a_reader_checks_its_lock_waits_the_check_out(tmp_p
         waits.append(seconds)
         fcntl.flock(probe, fcntl.LOCK_UN)
 
-    monkeypatch.setattr(rundir.time, "sleep", check_ends)
+    monkeypatch.setattr(rundir.lock.time, "sleep", check_ends)  # RunLock waits with time.sleep
     try:
         with RunLock(tmp_path, "ginsim run"):
             assert rundir.live_holder(tmp_path) is not None

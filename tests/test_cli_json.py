@@ -165,7 +165,7 @@ def test_progress_goes_to_a_terminal_only_and_the_bar_starts_after_the_compile(t
     err = capsys.readouterr().err
     assert "\r" not in err and "deal/s" not in err
 
-    from simulator.run.runner import _Progress, bar_disabled
+    from simulator.run.runner.play import _Progress, bar_disabled
 
     assert bar_disabled(True) is None and bar_disabled(False) is True  # tqdm: None = off unless a TTY
     made = []

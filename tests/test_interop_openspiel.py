@@ -15,6 +15,8 @@ pyspiel = pytest.importorskip("pyspiel")
 import simulator  # noqa: E402
 from simulator.cli import main  # noqa: E402
 from simulator.interop import openspiel as O  # noqa: E402
+from simulator.interop.openspiel.arena import _deck, _os_player, _play_openspiel  # noqa: E402
+from simulator.interop.openspiel.seat import _fill, _masked_history  # noqa: E402
 from test_cli_json import validate  # noqa: E402
 from strategies import Player  # noqa: E402
 from strategies.registry import register_player  # noqa: E402
@@ -23,7 +25,7 @@ GAME = O.game_for("single_hand")
 
 
 def test_the_masked_history_hides_the_opponents_deal_and_draws():
-    deck = O._deck(3, 0)
+    deck = _deck(3, 0)
     state = GAME.new_initial_state()
     for c in deck[0:20:2] + deck[1:20:2] + deck[20:21]:
         state.apply_action(O.os_card(c))
@@ -32,7 +34,7 @@ def test_the_masked_history_hides_the_opponents_deal_and_draws():
     state.apply_action(O.DRAW_STOCK)
     state.apply_action(O.os_card(deck[21]))  # player 0 draws the stock's top card
     for me in (0, 1):
-        log = O._masked_history(state, me)
+        log = _masked_history(state, me)
         chance = [a for p, a in log if p == O.CHANCE]
         own = chance[:10] if me == 0 else chance[10:20]
         other = chance[10:20] if me == 0 else chance[:10]
@@ -60,7 +62,7 @@ def _scripted(deck: list[int], strategy: str) -> tuple[list, list[int]]:
                 O.DRAW_STOCK if O.DRAW_STOCK in legal else discards.pop(0))
             state.apply_action(move)
         else:
-            seen.append(O._masked_history(state, 1))
+            seen.append(_masked_history(state, 1))
             answers.append(bot.step(state))
             state.apply_action(answers[-1])
     return seen, answers
@@ -70,7 +72,7 @@ def test_the_bot_moves_the_same_whatever_the_opponents_hidden_cards():
     """Two deals that differ only in cards player 1 never sees (two of player 0's cards
     swapped with the stock's last two): player 1 sees the same history and its GinsimBot
     answers the same at every decision."""
-    base = O._deck(4, 0)
+    base = _deck(4, 0)
     other = list(base)
     other[0], other[50] = other[50], other[0]
     other[2], other[51] = other[51], other[2]
@@ -97,8 +99,8 @@ def test_the_defender_follows_a_knock_with_the_knockers_cards_filled_from_its_la
     earlier, ginsim laid out cards the knocker never held (a gin where OpenSpiel scored a
     knock) and the defence fell back to OpenSpiel's best response."""
     specs = ("simple", "openspiel_simple") if seat == 0 else ("openspiel_simple", "simple")
-    bots = [O._os_player(specs[p], GAME, p, 2026) for p in (0, 1)]
-    O._play_openspiel(GAME, bots, O._deck(2026, deck))
+    bots = [_os_player(specs[p], GAME, p, 2026) for p in (0, 1)]
+    _play_openspiel(GAME, bots, _deck(2026, deck))
     ours = bots[seat]
     assert ours.stats["fallback_moves"] == 0 and not ours._broken
     result = ours._shadow.hand.observation(seat)["result"]
@@ -152,7 +154,7 @@ def test_the_filled_history_is_a_legal_openspiel_hand():
                 state.apply_action(int(rng.choice(outcomes)))
                 continue
             me = state.current_player()
-            filled = O._fill(O._masked_history(state, me), me, 10)
+            filled = _fill(_masked_history(state, me), me, 10)
             replay = GAME.new_initial_state()
             for _, a in filled.log:
                 assert a in replay.legal_actions()
@@ -214,13 +216,13 @@ def test_ginsim_bot_plays_the_defence_without_layoffs_as_openspiels_pass():
     for i in range(30):
         for seat in (0, 1):
             specs = ("interop_declines", "openspiel_simple") if seat == 0 else ("openspiel_simple", "interop_declines")
-            bots = [O._os_player(specs[p], GAME, p, 7) for p in (0, 1)]
+            bots = [_os_player(specs[p], GAME, p, 7) for p in (0, 1)]
             last = [None]
 
             def keep(state):
                 last[0] = state.clone()  # the state before the hand's last move
 
-            O._play_openspiel(GAME, bots, O._deck(7, i), keep)
+            _play_openspiel(GAME, bots, _deck(7, i), keep)
             shadow = bots[seat]._shadow
             if shadow is None or not shadow.hand.is_over():
                 continue

@@ -27,9 +27,22 @@ they deal the same cards and streams by construction:
 
 Every shuffle, of a deck, of the pile into a new stock (``simulator.core.state``) or of a
 search player's sampled stock (``strategies.mc``), is ``shuffle_span_nb``.
+
+The generators Python code makes from a seed are made here too, below the strategies
+(``tests/test_seeds.py`` fails on one made anywhere else): ``numpy_generator(*key)``, numpy's
+PCG64 keyed by integers (the OpenSpiel arena's and match's decks, the class game's bootstrap,
+a Python player's own stream, the plug-in check's chooser, benchmark inputs);
+``python_random(seed)``, Python's own (OpenSpiel's random simulation, the resampler's draws);
+``random_state(seed)``, numpy's legacy generator, which OpenSpiel's MCTS bots take;
+``golden_scramble(seed)``, a seed times the 64-bit golden ratio (the first state of ``mc``'s
+stream in the OpenSpiel game); ``fresh_seed()``, a seed from the operating system's entropy
+(a game at the terminal given none).  Seeds derived from a study's seed are
+``simulator.run.seeds``'s.
 """
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 
@@ -170,3 +183,34 @@ def scripted_streams_nb(seed, deck_rng, player_rngs):
     deck_rng[0] = stream_key_nb(seed, np.int64(1), np.int64(0))
     for seat in range(2):
         player_rngs[seat] = stream_key_nb(seed, np.int64(0), np.int64(seat))
+
+
+# ----------------------------------------------------------------------------- generators made from a seed
+def numpy_generator(*key: int) -> np.random.Generator:
+    """numpy's default generator (PCG64) keyed by ``key``: one integer, or several (a list)."""
+    return np.random.default_rng(key[0] if len(key) == 1 else list(key))
+
+
+def python_random(seed: int) -> random.Random:
+    """Python's generator (Mersenne Twister) seeded ``seed``."""
+    return random.Random(seed)
+
+
+def random_state(seed: int | None = None) -> np.random.RandomState:
+    """numpy's legacy generator seeded ``seed`` (None: from the operating system's entropy),
+    the kind OpenSpiel's MCTS bots take."""
+    return np.random.RandomState(seed)
+
+
+#: the 64-bit golden ratio, ``2**64 / phi`` rounded to odd
+GOLDEN_64 = 0x9E3779B97F4A7C15
+
+
+def golden_scramble(seed: int) -> int:
+    """``seed`` times the 64-bit golden ratio, modulo 2**64: a stream state from a seed."""
+    return seed * GOLDEN_64 % 2 ** 64
+
+
+def fresh_seed() -> int:
+    """A seed below 2**32 from the operating system's entropy (a game with no seed given)."""
+    return int(np.random.SeedSequence().entropy % 2 ** 32)

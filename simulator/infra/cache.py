@@ -74,7 +74,7 @@ def cache_root() -> Path:
 #: the experiment's cells, the tuner's spec, search and fresh comparison.  Everything these and
 #: the engine import, directly or not, is found by ``playing_modules``.
 PLAY_ROOTS = (
-    "simulator/api.py", "simulator/run/runner.py", "simulator/run/experiment.py",
+    "simulator/api.py", "simulator/run/runner/__init__.py", "simulator/run/experiment.py",
     "simulator/studies/tune/spec.py", "simulator/studies/tune/field.py", "simulator/studies/tune/search.py",
     "simulator/studies/tune/fresh.py",
 )

@@ -27,6 +27,7 @@ from ..analysis.stats import mean_interval
 from ..core.cards import DECK
 from .openspiel import os_card
 from .ospiel_game import SHORT_NAME, GinsimGame, GinsimState, StrategyBot
+from ..core.rng import numpy_generator, python_random, random_state
 
 __all__ = ["RolloutEvaluator", "MatchResult", "ismcts_match", "deck_chance", "bench_game"]
 
@@ -41,7 +42,7 @@ class RolloutEvaluator(mcts.Evaluator):
             raise ValueError(f"n_rollouts must be a positive integer, got {n_rollouts!r}")
         self.n_rollouts = n_rollouts
         self.bots = [StrategyBot(0, strategy), StrategyBot(1, strategy)]
-        self._rng = random_state or np.random.RandomState()
+        self._rng = random_state or random_state()
 
     def evaluate(self, state: GinsimState) -> np.ndarray:
         total = np.zeros(2)
@@ -82,7 +83,7 @@ def deck_chance(state: GinsimState, deck: list[int]) -> int:
 def _deck(seed: int, i: int, hand_no: int = 0) -> list[int]:
     """Deck ``i`` (hand ``hand_no`` of a game) of a match seeded ``seed``: numpy's PCG64 keyed
     by (seed, i, hand)."""
-    return [int(c) for c in np.random.default_rng([seed, i, hand_no]).permutation(DECK)]
+    return [int(c) for c in numpy_generator(seed, i, hand_no).permutation(DECK)]
 
 
 @dataclass
@@ -134,7 +135,7 @@ def ismcts_match(game="python_ginsim(preset=tournament)", opponent="simple", n_d
         game = pyspiel.load_game(game)
     if not isinstance(game, GinsimGame):
         raise ValueError(f"game must be a {SHORT_NAME} game or its name, got {game}")
-    rng = np.random.RandomState(seed)
+    rng = random_state(seed)
     if rollout == "random":
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     else:
@@ -181,7 +182,7 @@ def bench_game(seconds: float = 2.0, preset: str = "single_hand", seed: int = 1)
     ``gin_rummy``, each played at random for about ``seconds`` of CPU time back to back in
     this process: a step is one ``apply_action``, chance outcomes and decisions alike, with
     the chance outcomes or legal moves listed before it (OpenSpiel's random simulation)."""
-    rng = random.Random(seed)
+    rng = python_random(seed)
     result = {"preset": preset}
     for label, name in (("python_ginsim", f"{SHORT_NAME}(preset={preset})"), ("gin_rummy", "gin_rummy")):
         game = pyspiel.load_game(name)

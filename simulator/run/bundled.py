@@ -18,6 +18,10 @@ from pathlib import Path
 FOLDERS = ("experiments", "examples")
 
 
+#: what ``init`` never copies: caches, notebook checkpoints, and the lock and temporary files
+#: ginsim's own writers leave beside a ledger (``.NAME.jsonl.lock``) or a file being written
+NOT_COPIED = ("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*.lock", ".*.tmp")
+
 def bundled_dir(folder: str) -> Path:
     """The installed ``simulator/<folder>`` if present, else the checkout's ``<folder>/``."""
     if folder not in FOLDERS:
@@ -98,8 +102,7 @@ def init(directory: str | Path) -> list[Path]:
         staging = Path(tempfile.mkdtemp(prefix=f".ginsim-init-{name}-", dir=target))
         try:
             copy = staging / name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints",
-                                                                        ".*.lock", ".*.tmp"))
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns(*NOT_COPIED))
             copy.rename(target / name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

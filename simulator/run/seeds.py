@@ -15,6 +15,15 @@ never meet a seed derived without it.  This is the one format: a run's cell seed
 (``derive_seed(seed, cell)``) and every other seed ginsim derived before this function
 existed are exactly what it gives.
 
+**Every other seed and generator is made here too** (``tests/test_seeds.py`` fails on seed
+arithmetic or a random generator created anywhere else in ``simulator`` or ``strategies``):
+``offset_seed(seed, k)`` is ``seed + k``, the sub-seeds of the studies and tools whose
+published figures were played that way (an equilibrium's k-th best response, the field's
+placement, the strong study's opponents, the belief model's collection, the Python arena's
+shadow hands), kept so that those figures replay — new code derives with ``derive_seed``;
+the random generators made from a seed are ``simulator.core.rng``'s, below the strategies
+(``numpy_generator``, ``python_random``, ``random_state``, ``golden_scramble``, ``fresh_seed``).
+
 **Development seeds**: the one declared range of seeds on which players are tuned by hand.
 The discipline (``docs/experiments.md``, "Development seeds and confirmation seeds"):
 built-in players' defaults (mc's ``late_knock``, expert's windows, ...) are chosen while
@@ -57,3 +66,9 @@ def development_seed_error(seed: int, what: str) -> str | None:
         return None
     return (f"{what}: seed {seed} is a development seed ({DEVELOPMENT_SEEDS.start:,} to "
             f"{DEVELOPMENT_SEEDS.stop - 1:,}, kept for choosing players' defaults); use a seed outside that range")
+
+
+def offset_seed(seed: int, k: int) -> int:
+    """``seed + k``: the sub-seed scheme of the studies and tools registered before every
+    sub-seed was derived (see the module's docstring); kept so their figures replay."""
+    return seed + k

@@ -76,6 +76,7 @@ from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR
 from .metagame import symmetric_nash
 from .tune import TuneError
+from ..core.rng import numpy_generator
 
 STATE = "class_game.json"
 MOMENTS = "moments.npz"
@@ -328,7 +329,7 @@ def bootstrap_weights(blocks: int, replicates: int, k: int, seed: int) -> dict[i
     """Per stream (column 1 .. k-1), ``replicates`` multinomial resamplings of its ``blocks``
     blocks (the counts), from a generator seeded by ``seed``: one resampling per stream, shared
     by every entry of that column, independent between streams (their deals are)."""
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(seed)
     return {j: rng.multinomial(blocks, np.full(blocks, 1.0 / blocks), size=replicates).astype(float)
             for j in range(1, k)}
 

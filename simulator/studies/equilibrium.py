@@ -69,6 +69,7 @@ from .metagame import Response, double_oracle, payoff_matrix
 from .tune import OBJECTIVE_TEXT, OBJECTIVES, TuneError
 from .tune.spec import SCHEMA as TUNE_SCHEMA
 from .tune.spec import SHARED_HEAD
+from ..run.seeds import offset_seed
 
 STATE = "equilibrium.json"
 MARK = "written by ginsim equilibrium"
@@ -110,7 +111,7 @@ class EquilibriumSpec:
 
     def response_spec(self, k: int, field_: list[tuple[str, float]]):
         """The tuning spec of iteration ``k``'s best response to ``field_``."""
-        return response_spec(self.family, f"{self.name}_br{k}", self.rules, self.objective, self.seed + k, field_,
+        return response_spec(self.family, f"{self.name}_br{k}", self.rules, self.objective, offset_seed(self.seed, k), field_,
                              f"{self.path}: family", None if self.base is None else Path(self.base))
 
     def matrix_spec(self):

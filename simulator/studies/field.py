@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .families import families_of, placed_families, variant_sections
+from ..run.seeds import offset_seed
 
 #: the player every rating is measured from (0 Elo): the EAAI competition's baseline
 ANCHOR = "simple"
@@ -224,7 +225,7 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     if same is not None:
         raise ValueError(f"{spec!r} is in the field already (as {same!r}); give another spec or a plug-in under "
                          "another name")
-    seed = study_seed + 1 if seed is None else seed
+    seed = offset_seed(study_seed, 1) if seed is None else seed
     new_hands, new_games = play_against_field(spec, players, variants, n_deals, n_games, seed)
     out = {}
     for variant in variants:

@@ -30,6 +30,7 @@ from ..core.state import N_STATE, PHASE_OVER, S_CURRENT, S_HANDS, fill_view_nb
 from ..engine import loop
 from ..engine.work import new_work, seat_nb, start_deal_nb
 from ..infra.jit import PLAIN
+from ..run.seeds import offset_seed
 
 #: self-play of these strategies is what the belief was fitted on (seed 1) ...
 FIT_OPPONENTS = ("simple", "knock_early", "gin_hunter", "defensive", "undercut_aware")
@@ -109,7 +110,7 @@ def collect(matchups, rules="tournament", decisions_per_matchup=20_000, seed=1):
         decision = np.zeros(cap, np.int64)
         ks = np.zeros(decisions_per_matchup, np.int64)
         opp = np.zeros(decisions_per_matchup, np.int64)
-        rows, n_dec = collect_nb(np.uint64(seed + 1000 * j), 0, 10**7, sids, params, rules_arr,
+        rows, n_dec = collect_nb(np.uint64(offset_seed(seed, 1000 * j)), 0, 10**7, sids, params, rules_arr,
                                  decisions_per_matchup, feats, truth, decision, ks, opp,
                                  new_work(rules_arr, params.shape[1]))
         parts.append((feats[:rows], truth[:rows], decision[:rows] + offset, ks[:n_dec], opp[:n_dec]))

@@ -36,6 +36,7 @@ import pandas as pd
 from ..core.rules import Rules
 from ..run.limits import RESULTS_DIR
 from ..run.rundir import read_rows
+from ..run.seeds import offset_seed
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: simulator/studies/ is two levels down
 RESULTS = ROOT / RESULTS_DIR
@@ -112,7 +113,7 @@ def legality(n_hands: int = 100_000, players=NEW_PLAYERS, opponents=("simple", "
             total = 0
             for j, opp in enumerate(opponents):
                 n = n_hands // len(opponents)
-                df = simulator.simulate(player, opp, preset, n_deals=n, seed=seed + j)  # raises on an illegal move
+                df = simulator.simulate(player, opp, preset, n_deals=n, seed=offset_seed(seed, j))  # raises on an illegal move
                 check_invariants(df)
                 total += len(df)
             rows.append({"player": player, "preset": preset, "hands": total, "illegal": 0,

@@ -56,6 +56,7 @@ from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
 from ..infra.jit import PLAIN
+from ..core.rng import numpy_generator, python_random
 
 
 @PLAIN
@@ -77,7 +78,7 @@ def _time_best_discard_nb(hands):
 
 def random_hands(n: int, size: int, seed: int = 0) -> np.ndarray:
     """``n`` random hand masks of ``size`` cards."""
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(seed)
     keys = rng.random((n, 52))
     picks = DECK[np.argpartition(keys, size, axis=1)[:, :size]]
     return np.bitwise_or.reduce(np.left_shift(np.int64(1), picks), axis=1)
@@ -510,8 +511,6 @@ def bench_step_path(n_hands: int = 300, repeats: int = 3) -> dict:
     there), ``clone``, and a random-play step (``legal_actions`` + a random choice +
     ``apply``; the hand's deal included) beside OpenSpiel's ``pyspiel`` ``gin_rummy`` state
     played at random the same way (its chance nodes included), back to back in this run."""
-    import random
-
     from ..engine.hand import Hand
 
     spots = []
@@ -535,7 +534,7 @@ def bench_step_path(n_hands: int = 300, repeats: int = 3) -> dict:
                 h.clone()
 
     clone_us = _best_time(clones, repeats, time.process_time) / (10 * len(sample)) * 1e6
-    rng = random.Random(7)
+    rng = python_random(7)
     steps = [0]
 
     def ours():
@@ -630,13 +629,11 @@ def bench_rl_env(num_envs: int = 1024, seconds: float = 3.0) -> dict:
     ``gin-rummy`` env and OpenSpiel's ``rl_environment`` on ``gin_rummy`` (random legal play,
     every step of either player counted), each for about ``seconds`` of CPU time; the
     last two only when installed (``pip install rlcard``, ``open_spiel``)."""
-    import random
-
     from ..env.vector import GinRummyVectorEnv
 
     env = GinRummyVectorEnv(num_envs, opponent="simple", rules="hoyle")
     obs, _ = env.reset(seed=1)
-    rng = np.random.default_rng(1)
+    rng = numpy_generator(1)
     actions = np.zeros(num_envs, np.int64)
     _random_legal_nb(obs["action_mask"], rng.random(num_envs), actions)
     env.step(actions)  # compiled and warm
@@ -647,7 +644,7 @@ def bench_rl_env(num_envs: int = 1024, seconds: float = 3.0) -> dict:
         steps += int(masks.any(axis=1).sum())
         obs, *_ = env.step(actions)
     result = {"num_envs": num_envs, "ginsim_vector_steps_per_cpu_s": steps / (time.process_time() - t0)}
-    choice = random.Random(1).choice
+    choice = python_random(1).choice
     try:
         import rlcard
     except ImportError:

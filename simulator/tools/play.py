@@ -61,6 +61,7 @@ from ..core.records import (
 )
 from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.rules_api import _arrangement, best_arrangement
+from ..core.rng import fresh_seed
 
 HUMAN, BOT = 0, 1
 
@@ -129,7 +130,7 @@ class Table:
         self.rules_name = rules if isinstance(rules, str) else "custom"
         self.vector = self.rules.to_array()
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % 2**32)
+            seed = fresh_seed()
         self.seed = seed
         self.game = game
         self.read = read

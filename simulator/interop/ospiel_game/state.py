@@ -1,259 +1,40 @@
-"""Every ginsim variant as an OpenSpiel game: ``python_ginsim``.
+"""``GinsimState``: a ``python_ginsim`` state, ginsim's rules core under OpenSpiel's state API.
 
-Importing this module registers the game with ``pyspiel.register_game``, so OpenSpiel's own
-algorithms (ISMCTS, MCTS, CFR-style solvers on small samples, ``rl_environment`` with DQN or
-NFSP) play any ginsim rule set::
-
-    >>> import pyspiel
-    >>> import simulator.interop.ospiel_game
-    >>> game = pyspiel.load_game("python_ginsim(preset=oklahoma)")
-    >>> state = game.new_initial_state()
-    >>> state.is_chance_node(), len(state.chance_outcomes())      # the deal: one card at a time
-    (True, 52)
-
-**Parameters** are ``preset`` (a ginsim preset name; ``""``, the default, is ginsim's default
-rules), every field of ``simulator.core.rules.Rules`` (read from that one declaration, so a
-new rule option is a parameter here without a second list) and ``whole_game`` (false: one
-hand; true: hands chained into a game to its target, with its bonuses).  OpenSpiel fills in
-every parameter's default before the game sees it, so a rules parameter's default is *unset*
-(-1 for numbers and yes/no options, ``""`` for named choices) and means "the preset's
-value": ``python_ginsim(preset=single_hand,undercut_on_tie=1)`` is ``single_hand`` with
-ties counted as undercuts.  Yes/no options take 0 or 1 (OpenSpiel checks each parameter's
-type against its default's).  A game reports every field's value (``str(game)``), so its
-name loads the same rules again.
-
-**The state machine is ginsim's.**  A hand is a ``simulator.Hand`` (the public step API), so
-the registered game plays exactly the rules ``simulate`` plays; whole games are chained by
-``simulator.core.scoring.end_of_hand_nb``, the one function every ginsim game driver calls.
-Players are seats: OpenSpiel's player 0 is ginsim's seat 0.  The first hand is dealt by
-seat 1, so player 0 is offered the upcard first, as in OpenSpiel's ``gin_rummy``; later
-hands' dealers follow the rules' ``next_dealer``.
-
-**Actions** are ginsim's action codes (``simulator.actions``: ``discard(c)``, ``DRAW_STOCK``,
-``TAKE_PILE``, ``PASS``, ``KNOCK``, ``PLAY_ON``, ``lay_out(k)``, ``DEFEND_BEST``,
-``defend(k)``, ``DEFEND_NO_LAYOFFS``; 143 in all).  **Chance outcomes** are OpenSpiel's card
-indices (``suit * 13 + rank``, suits s c d h: ``simulator.interop.openspiel.os_card``), in
-OpenSpiel's ``gin_rummy`` order: ten cards to player 0, ten to player 1, the upcard, then one
-chance node at each stock draw over the cards left in the stock (a reshuffled stock
-included), so a deal's chance outcomes are those ``gin_rummy`` would take for the same cards.
-
-**What each player sees.**  ``observation_tensor`` and ``information_state_tensor`` are
-ginsim's one observation encoder (``simulator.core.observation.encode_view_nb``, 575 values
-laid out as ``simulator.env.encoding`` documents) of the player's view;
-``observation_string`` is that view in words, ``information_state_string`` the whole record of
-what the player saw, hand by hand (its own cards and draws, every public move, the knocker's
-spread cards, both hands at a scored end), then the view.  The opponent's decision to play on
-when it could have knocked is private: no string shows it.
-
-**Returns** are points: a hand's points (the winner's, negated for the loser), or at the end
-of a whole game the final scores' difference (bonuses included), as ginsim's environments
-pay them.
-
-**Serialization** is text: ``state.serialize()`` writes the game's name and the history,
-``game.deserialize_state`` plays the history again, each move checked, and unpickles
-nothing (OpenSpiel's C++ ``serialize_game_and_state`` keeps its own pickled form).
-
-``resample_from_infostate(player, sampler)`` deals the opponent's hidden cards again from
-``mc``'s belief (``strategies.mc.opponent_hidden_nb``: the determinization ``mc`` searches
-on) and replays the hand with them (``_Resampler``), so the new state's history is a legal one
-and the player's information state is the same.
+The state holds a ginsim hand (or game) and its history; each OpenSpiel action is applied by
+the rules core and chance deals one card at a time.  ``_Resampler`` deals the cards a seat has
+not seen, for OpenSpiel's ISMCTS, and a state serialises as text (``STATE_FORMAT``: game
+parameters and history), rebuilt by replaying that history (``_read_state_text``).
 """
 
 from __future__ import annotations
 
 import base64
 import pickle
-import random
 import re
 from array import array
-from dataclasses import fields
 
 import numpy as np
+import pyspiel
 
-try:
-    import pyspiel
-except ImportError as exc:  # pragma: no cover - depends on the machine
-    raise ImportError("simulator.interop.ospiel_game needs OpenSpiel (the open_spiel package): "
-                      "pip install 'ginsim-rummy[openspiel]'") from exc
-
-from strategies import parse_strategy
 from strategies import view as V
 from strategies.belief import THETA, weights_nb
 from strategies.mc import PARAMS as MC_PARAMS
 from strategies.mc import opponent_hidden_nb, opponent_tries_nb
 
-from ..core import state as S
-from ..core.cards import DECK, FULL_DECK_MASK, format_card, mask_cards
-from ..core.constants import N_OBS, N_VIEW, OBSERVATION_LAYOUT
-from ..core.narrate import tell
-from ..core.observation import encode_view_nb
-from ..core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS, OUTCOMES
-from ..core.rules import CANCEL_AT_STOCK, MAX_HANDS_PER_GAME, MAX_TURNS_PER_HAND, OPTIONS, Rules
-from ..core.scoring import end_of_hand_nb, new_game_nb
-from ..engine.hand import Hand
-from ..run.seeds import derive_seed
-from .openspiel import os_card, our_card, rules_for
+from ...core import state as S
+from ...core.cards import DECK, format_card, mask_cards
+from ...core.constants import N_VIEW
+from ...core.narrate import tell
+from ...core.observation import encode_view_nb
+from ...core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS, OUTCOMES
+from ...core.rules import MAX_HANDS_PER_GAME
+from ...core.scoring import end_of_hand_nb, new_game_nb
+from ...engine.hand import Hand
+from ...core.rng import golden_scramble, python_random
+from ...run.seeds import derive_seed
+from ..openspiel import os_card
 
-__all__ = ["SHORT_NAME", "GinsimGame", "GinsimState", "StrategyBot", "parameter_specification",
-           "rules_from_parameters", "game_like_gin_rummy", "CHANCE"]
-
-SHORT_NAME = "python_ginsim"
-CHANCE = int(pyspiel.PlayerId.CHANCE)
-TERMINAL = int(pyspiel.PlayerId.TERMINAL)
-#: a rules parameter left at its default: the preset's value (ginsim's default without one)
-UNSET_NUMBER, UNSET_CHOICE = -1, ""
-#: the most deadwood ten cards can leave: two of each ten-value rank and two nines (a third
-#: card of a rank, or three in a row of a suit, would meld)
-MAX_DEADWOOD = 98
-_DECK_MASK = int(FULL_DECK_MASK)
-_OS_DECK = sorted(os_card(int(c)) for c in DECK)
-_OUR = [our_card(i) for i in range(52)]  # OpenSpiel index -> our code
-
-
-# --------------------------------------------------------------------------- parameters
-def parameter_specification() -> dict:
-    """The game's parameters and their defaults: ``preset``, ``whole_game`` and every
-    ``Rules`` field, in its declaration order, unset (-1, or ``""`` for a named choice)."""
-    spec: dict = {"preset": "", "whole_game": False}
-    for f in fields(Rules):
-        spec[f.name] = UNSET_CHOICE if OPTIONS[f.name].choices else UNSET_NUMBER
-    return spec
-
-
-def rules_from_parameters(params: dict) -> tuple[Rules, bool]:
-    """The rules and whether a whole game is played, from the game's parameters: the preset
-    (none: ginsim's defaults), then every field that is set.  Bad input raises a one-line
-    ``ValueError`` naming the parameter and the values it allows."""
-    spec = parameter_specification()
-    unknown = [k for k in params if k not in spec]
-    if unknown:
-        raise ValueError(f"unknown {SHORT_NAME} parameter {unknown[0]!r}; parameters: {', '.join(spec)}")
-    preset = params.get("preset", "")
-    if not isinstance(preset, str):
-        raise ValueError(f"{SHORT_NAME} parameter preset must be a preset name or empty; presets: "
-                         f"{', '.join(Rules.PRESETS)}")
-    table: dict = {} if preset == "" else {"preset": preset}
-    for f in fields(Rules):
-        value = params.get(f.name, spec[f.name])
-        if value == spec[f.name] and type(value) is type(spec[f.name]):
-            continue
-        if f.type == "bool":
-            if isinstance(value, bool) or value not in (0, 1):
-                raise ValueError(f"{SHORT_NAME} parameter {f.name} must be 0 or 1 (-1: the preset's value), "
-                                 f"got {value!r}")
-            value = bool(value)
-        table[f.name] = value
-    whole = params.get("whole_game", False)
-    if not isinstance(whole, bool):
-        raise ValueError(f"{SHORT_NAME} parameter whole_game must be true or false, got {whole!r}")
-    return Rules.from_dict(table), whole
-
-
-def _reported(rules: Rules, whole_game: bool, preset: str) -> dict:
-    """The parameters a game reports (``get_parameters``, its name): every field's value, so
-    that loading its name gives the same rules."""
-    out: dict = {"preset": preset, "whole_game": whole_game}
-    for f in fields(Rules):
-        value = getattr(rules, f.name)
-        out[f.name] = int(value) if f.type == "bool" else value
-    return out
-
-
-def hand_points_bound(rules: Rules) -> int:
-    """The most points one hand can score (docs/rules.md#scoring-a-hand): a gin's bonuses
-    and the defender's deadwood, an undercut's bonus and the knock limit, or a knock's
-    deadwood difference, doubled by Oklahoma's spade upcard."""
-    limit = 10 if rules.oklahoma else rules.knock_limit
-    worst = max(MAX_DEADWOOD + rules.gin_bonus + rules.big_gin_bonus, rules.undercut_bonus + limit)
-    return worst * (2 if rules.oklahoma and rules.oklahoma_spade_double else 1)
-
-
-def game_points_bound(rules: Rules) -> int:
-    """The most a whole game's final scores can differ by (docs/rules.md#the-game): the
-    winner's hand points (below the target before its last hand), a box for every hand up to
-    the game's guard, the game bonus, doubled by a shutout."""
-    bonus = rules.game_bonus * (2 if rules.shutout == "double_bonus" else 1)
-    total = rules.target_score - 1 + hand_points_bound(rules) + rules.box_bonus * MAX_HANDS_PER_GAME + bonus
-    return total * (2 if rules.shutout == "double" else 1)
-
-
-def _hand_length_bound() -> int:
-    """The most nodes one hand visits: the deal (21 chance nodes), both first-upcard
-    decisions, and per turn (at most ``MAX_TURNS_PER_HAND`` discards) a draw, its stock card,
-    a discard and a knock decision, then the last discard, the layout and the defence."""
-    return 21 + 2 + 4 * MAX_TURNS_PER_HAND + 3
-
-
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="ginsim Gin Rummy (every rule variant, single hands or whole games)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=parameter_specification(),
-)
-
-
-def _game_info(rules: Rules, whole_game: bool) -> pyspiel.GameInfo:
-    bound = game_points_bound(rules) if whole_game else hand_points_bound(rules)
-    hands = MAX_HANDS_PER_GAME if whole_game else 1
-    return pyspiel.GameInfo(num_distinct_actions=S.N_ACTIONS, max_chance_outcomes=52, num_players=2,
-                            min_utility=-float(bound), max_utility=float(bound), utility_sum=0.0,
-                            max_game_length=hands * _hand_length_bound())
-
-
-class GinsimGame(pyspiel.Game):
-    """``python_ginsim``: a ginsim rule set as an OpenSpiel game (the module docstring says
-    how).  ``rules`` is its ``simulator.core.rules.Rules``, ``whole_game`` whether hands are
-    chained into a game."""
-
-    def __init__(self, params=None):
-        params = dict(params or {})
-        self.rules, self.whole_game = rules_from_parameters(params)
-        super().__init__(_GAME_TYPE, _game_info(self.rules, self.whole_game),
-                         _reported(self.rules, self.whole_game, params.get("preset", "")))
-        self.rules_array = self.rules.to_array()
-
-    def new_initial_state(self):
-        return GinsimState(self)
-
-    def deserialize_state(self, text: str) -> "GinsimState":
-        """The state ``GinsimState.serialize`` wrote (``STATE_FORMAT``: this game's name, then
-        its history), made by playing that history again from the start, each move checked
-        against the legal moves and chance outcomes there; nothing is unpickled.  A string of
-        another game, a malformed one or a history that is not a legal play of this game
-        (cards dealt twice, a card drawn that is not in the stock, an illegal move) is
-        refused with one ``ValueError`` naming the first entry that is wrong."""
-        history = _read_state_text(self, text)
-        state = self.new_initial_state()
-        for k, (player, action) in enumerate(history):
-            if state.is_terminal():
-                raise ValueError(f"python_ginsim state: history[{k}]: the game is over before it")
-            legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
-            if player != state.current_player() or action not in legal:
-                raise ValueError(f"python_ginsim state: history[{k}]: {player}:{action} is not a legal move there "
-                                 f"(player {state.current_player()} moves)")
-            state.apply_action(action)
-        return state
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        return GinsimObserver(iig_obs_type, params)
-
-
-def game_like_gin_rummy(game) -> GinsimGame:
-    """The ``python_ginsim`` game with the rules of an OpenSpiel ``gin_rummy`` game: one hand
-    of ``single_hand`` with its knock card, gin and undercut bonuses
-    (``simulator.interop.openspiel.rules_for``; docs/openspiel.md tables the parameters)."""
-    rules = rules_for(game)
-    return pyspiel.load_game(SHORT_NAME, _reported(rules, False, ""))
+from .params import CHANCE, SHORT_NAME, TERMINAL, _DECK_MASK, _OS_DECK, _OUR
 
 
 # --------------------------------------------------------------------------- the state
@@ -267,7 +48,7 @@ class GinsimState(pyspiel.State):
     """A ``python_ginsim`` state.  ``hand`` is the ginsim ``Hand`` being played (None while
     its cards are dealt); the rest is private bookkeeping."""
 
-    def __init__(self, game: GinsimGame):
+    def __init__(self, game: pyspiel.Game):
         super().__init__(game)
         self.hand: Hand | None = None
         self._dealt: list[int] = []  # the deal in progress: our card codes, in OpenSpiel's dealing order
@@ -560,38 +341,6 @@ def _event_text(player: int, seat: int, event: str, value: int, st: np.ndarray) 
     return text
 
 
-# --------------------------------------------------------------------------- ginsim strategies as bots
-class StrategyBot(pyspiel.Bot):
-    """A ginsim strategy (a spec such as ``"simple"`` or ``"mc:samples=32"``, a
-    ``strategies.Strategy``, or a registered Python strategy) as a ``pyspiel.Bot`` for
-    ``python_ginsim``: ``step(state)`` asks it through ``state.hand.strategy_action``, exactly
-    as the batch engine asks it, with the seat's view only.  The seat's random stream and
-    memory live in the state's ``Hand`` (keyed by the hand's cards), so asking advances them
-    as playing a hand in ginsim does."""
-
-    def __init__(self, player_id: int, strategy="simple"):
-        pyspiel.Bot.__init__(self)
-        if player_id not in (0, 1):
-            raise ValueError(f"player_id must be 0 or 1, got {player_id!r}")
-        self.player_id = player_id
-        self.strategy = parse_strategy(strategy)
-
-    def step(self, state: GinsimState) -> int:
-        if state.current_player() != self.player_id:
-            raise ValueError(f"StrategyBot for player {self.player_id} asked to move for player "
-                             f"{state.current_player()}")
-        return state.hand.strategy_action(self.strategy)
-
-    def restart_at(self, state) -> None:
-        pass
-
-    def inform_action(self, state, player_id, action) -> None:
-        pass
-
-    def provides_policy(self) -> bool:
-        return False
-
-
 # --------------------------------------------------------------------------- resampling
 class _Resampler:
     """``resample_from_infostate(player)``: a state the player cannot tell from ``state``.
@@ -618,8 +367,8 @@ class _Resampler:
             raise ValueError(f"resample_from_infostate: player must be 0 or 1, got {player!r}")
         self.src, self.p, self.q = state, player, 1 - player
         seed = int(float(sampler()) * 2.0 ** 53)
-        self.rng = random.Random(seed)
-        self.stream = np.array([seed * 0x9E3779B97F4A7C15 % 2 ** 64], np.uint64)  # mc's draws (numba)
+        self.rng = python_random(seed)
+        self.stream = np.array([golden_scramble(seed)], np.uint64)  # mc's draws (numba)
 
     def state(self) -> GinsimState:
         src = self.src
@@ -795,7 +544,7 @@ class _Resampler:
             play(self.q, S.A_NO_KNOCK)
 
 
-def _state_from(game: GinsimGame, history: list[tuple[int, int]], fields: dict) -> GinsimState:
+def _state_from(game: pyspiel.Game, history: list[tuple[int, int]], fields: dict) -> GinsimState:
     """A ``python_ginsim`` state with this history ((player, action) pairs) and these fields,
     made by pyspiel's own deserializer for Python games (``pyspiel.Game.deserialize_state``,
     not ``GinsimGame``'s) from the text it reads (the history, the move number and the
@@ -815,7 +564,7 @@ STATE_FORMAT = "python_ginsim state 1"
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 
 
-def _read_state_text(game: GinsimGame, text) -> list[tuple[int, int]]:
+def _read_state_text(game: pyspiel.Game, text) -> list[tuple[int, int]]:
     """The history of a serialized state (``STATE_FORMAT``) of ``game``, each entry two
     integers; one-line ``ValueError`` for a text of another format or game, or one too long
     for the game."""
@@ -844,32 +593,3 @@ def _read_state_text(game: GinsimGame, text) -> list[tuple[int, int]]:
                              f"{entry!r:.40}")
         history.append((int(player), int(action)))
     return history
-
-
-# --------------------------------------------------------------------------- observations
-class GinsimObserver:
-    """OpenSpiel's observer of ``python_ginsim`` (``make_py_observer``): the tensor is
-    ginsim's encoder of the player's view, for the observation and the information state
-    alike (``dict`` names its blocks, ``simulator.env.encoding``); the string is the view in
-    words, or with ``perfect_recall`` the whole record of what the player saw.  Only the
-    player's own observation is offered (public and private information together)."""
-
-    def __init__(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"{SHORT_NAME} observers take no parameters, got {dict(params)}")
-        if iig_obs_type is not None and (not iig_obs_type.public_info or iig_obs_type.private_info
-                                         != pyspiel.PrivateInfoType.SINGLE_PLAYER):
-            raise ValueError(f"{SHORT_NAME} observes a player's own view only: public_info true and private_info "
-                             "SINGLE_PLAYER")
-        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.tensor = np.zeros(N_OBS, np.float32)
-        self.dict = {name: self.tensor[offset:offset + size] for name, offset, size in OBSERVATION_LAYOUT}
-
-    def set_from(self, state: GinsimState, player: int) -> None:
-        state._encode(player, self.tensor)
-
-    def string_from(self, state: GinsimState, player: int) -> str:
-        return state.text(player, self.perfect_recall)
-
-
-pyspiel.register_game(_GAME_TYPE, GinsimGame)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from plugin_sources import greedy_plugin
 from simulator.core.decisions import FUNCTIONS
-from strategies.plugins import dispatch_source
+from strategies.codegen import dispatch_source
 from strategies.registry import BUILTIN, BUILTIN_ROUTES
 
 PLUGIN = greedy_plugin("patient")
@@ -181,7 +181,8 @@ EDIT_SCRIPT = textwrap.dedent('''
     import hashlib, sys
     from pathlib import Path
     import simulator, strategies
-    from strategies.plugins import contract_types, plugin_digest
+    from strategies.plugin_checks import contract_types
+    from strategies.plugins import plugin_digest
     from simulator.engine.select import engine_module
     path = Path(sys.argv[1])
     info = strategies.register("pat", path)

@@ -24,7 +24,8 @@ import numpy as np
 
 from strategies import parse_strategy
 from strategies.hybrid import HYBRID_SID
-from strategies.plugins import dispatch_source, generated_module_dir, write_module
+from strategies.codegen import dispatch_source
+from strategies.plugins import generated_module_dir, write_module
 from strategies.registry import PLUGINS, Strategy, engine_entries, numba_count
 
 from ..infra import cache as _cache

@@ -11,9 +11,9 @@ results never depend on threads or chunking.  ``play_knock_branches`` records de
 knock-table study: each hand played with every knock declined but gin, and every knock a seat
 could make played out in a copy of the work row (``simulator.studies.knock_solver``).
 
-This module plays with the loop it imports: ``simulator.engine.select`` compiles copies of
-both bound to dispatch modules routing only the strategies a process plays, or plug-ins
-(``loop`` is the loop a copy plays with).
+This module is a template of ``simulator.engine.factory``: ``simulator.engine.select``
+compiles copies of it whose ``loop`` is a copy of the loop asking a dispatch that routes only
+the strategies a process plays, or plug-ins.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from strategies.common import last_discard_deadwood_nb
 from strategies.registry import BUILTIN
 
-from . import loop
+from . import loop as builtin_loop
 from ..core.constants import (
     A_KNOCK,
     A_NO_KNOCK,
@@ -53,6 +53,11 @@ from ..core.rules import MAX_HANDS_PER_GAME
 from ..infra.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
 from .work import fields_nb, new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb
 from ..infra.jit import KERNEL, MERGED
+from .factory import bound
+
+#: the loop these kernels play with: ``simulator.engine.loop`` here, an engine's own in a copy
+#: rendered by ``simulator.engine.factory``
+loop = bound(globals(), "loop", builtin_loop)
 
 #: what this module defines and offers (it re-exports nothing: the loop is ``loop``, the work
 #: row ``simulator.engine.work``, the constants ``simulator.core.constants``)

@@ -36,6 +36,7 @@ TEMPLATES = {
     "simulator.engine.loop": ("dispatch",),
     "simulator.engine.kernels": ("loop",),
     "simulator.env.batch": ("loop",),
+    "simulator.studies.knock_branches": ("loop",),
 }
 #: the name under which a rendered module's namespace holds its bindings while its template runs
 _BINDINGS = "__ginsim_bindings__"

@@ -14,7 +14,7 @@ docs/rules.md, one per phase of the view, named as in ``simulator.core.decisions
 It is data, compiled into the engine like every strategy: the hybrid has the reserved id
 ``HYBRID_SID`` and a longer parameter row (``HYBRID_ROW``): the host's row, the donor's
 row, the bit set of the donor's phases and the two strategy ids.  The dispatch module
-(``strategies.plugins.dispatch_source``) routes a hybrid's decision to the host's or the
+(``strategies.codegen.dispatch_source``) routes a hybrid's decision to the host's or the
 donor's decision function with that strategy's own row (``N_PARAMS`` long, as the plug-in
 contract says), so each plays exactly the code it plays alone: a hybrid with no decision
 swapped plays the host's rows.

@@ -28,7 +28,8 @@ import numpy as np
 
 from .hybrid import Hybrid, is_hybrid, parse_hybrid
 from .pyplayer import Decider, Player, is_player, strategy_failure
-from .plugins import DECISIONS, OPTIONAL_DECISIONS, check_contract, load_plugin, plugin_digest
+from .plugin_checks import check_contract
+from .plugins import DECISIONS, OPTIONAL_DECISIONS, load_plugin, plugin_digest
 from .view import N_PARAMS
 
 
@@ -295,7 +296,7 @@ def numba_count() -> int:
 def engine_entries() -> list[tuple[str, str | None]]:
     """What each engine id routes to, by id: (module name, content digest; None for a
     built-in), for every numba strategy and every route (``BUILTIN_ROUTES``); the input of
-    ``strategies.plugins.dispatch_source``."""
+    ``strategies.codegen.dispatch_source``."""
     entries: list[tuple[str, str | None] | None] = [None] * numba_count()
     for info in REGISTRY.values():
         if info.kind == "numba":

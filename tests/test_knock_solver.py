@@ -9,8 +9,8 @@ import pytest
 
 from simulator import api
 from simulator.core.rules import resolve_rules
-from simulator.engine.kernels import BRANCH_COLS
 from simulator.studies import knock_solver as ks
+from simulator.studies.knock_branches import BRANCH_COLS, branch_kernels
 from strategies import knock_table as kt
 
 SEED = 4141
@@ -53,8 +53,8 @@ def test_a_last_discard_taken_to_knock_is_a_branch():
     never = kt.spec_of(np.zeros(kt.N_CELLS, dtype=int))
     _, _, sids, params = strategy_pair(never, never)
     rules = resolve_rules(LAST_DISCARD_RULES).to_array()
-    _, _, counts, branches = engine_module(sids).play_knock_branches(np.uint64(SEED), 0, 1_200, rules, sids, params,
-                                                                     ks.CAPACITY)
+    _, _, counts, branches = branch_kernels(engine_module(sids)).play_knock_branches(np.uint64(SEED), 0, 1_200, rules,
+                                                                                     sids, params, ks.CAPACITY)
     col = {name: i for i, name in enumerate(BRANCH_COLS)}
     used = np.arange(ks.CAPACITY)[None, :] < counts[:, None]
     assert (counts >= 0).all() and branches[used][:, col["last_discard"]].sum() > 0
@@ -127,3 +127,24 @@ def test_fictitious_play_on_recorded_deals_closes_in_on_an_equilibrium():
         if t in (1, 100):
             gains[t], _ = ks.exploitability(sample, average)
     assert gains[1] > 0.2 and gains[100] < gains[1] / 8
+
+
+def test_the_recorder_rendered_for_a_lighter_engine_records_the_same_branches(fresh_engine_choice):
+    """The study's recorder lives with its study (``simulator.studies.knock_branches``) and
+    plays with the loop of whichever engine plays the call: rendered by the engine factory for
+    an engine routing only the knock tables' strategy, it records what the module itself
+    records with the engine routing every strategy."""
+    import simulator.engine.kernels as full
+    from simulator.engine.select import engine_module, strategy_pair
+    from simulator.studies import knock_branches
+
+    never = kt.spec_of(np.zeros(kt.N_CELLS, dtype=int))
+    _, _, sids, params = strategy_pair(never, never)
+    rules = resolve_rules("hoyle").to_array()
+    fresh_engine_choice("call")
+    light = branch_kernels(engine_module(sids))
+    assert light is not knock_branches and light.loop is not full.loop
+    assert branch_kernels(full) is knock_branches
+    recorded = [kernels.play_knock_branches(np.uint64(SEED), 0, 300, rules, sids, params, ks.CAPACITY)
+                for kernels in (light, knock_branches)]
+    assert recorded[0][2].sum() > 0 and all(np.array_equal(a, b) for a, b in zip(*recorded))

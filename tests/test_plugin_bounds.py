@@ -1,5 +1,5 @@
 """A plug-in whose decision function indexes an array out of bounds is refused when it is
-registered (``strategies.plugins.check_bounds``): one line naming the strategy, the
+registered (``strategies.plugin_checks.check_bounds``): one line naming the strategy, the
 function and "index out of bounds", exit status 2 from the CLI, never a segfault.  Each
 case runs in a child process, so a regression that crashes fails the test instead of
 killing pytest."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from plugin_sources import greedy_plugin
 from simulator.core.decisions import FUNCTIONS
-from strategies.plugins import dispatch_source
+from strategies.codegen import dispatch_source
 from strategies.registry import BUILTIN, BUILTIN_ROUTES
 
 PLUGIN = greedy_plugin("patient")
@@ -140,25 +140,33 @@ def test_a_plugin_without_defend_nb_defends_with_the_best_response():
     assert tuple(common.default_defend_nb(*([None] * 6))) == (-2, 0)
 
 
-def test_plugin_engine_substitutions_are_checked():
+def test_the_factory_renders_engines_from_the_templates_unchanged_and_checks_bindings(monkeypatch):
+    """A rendered loop (``simulator.engine.factory.render``) runs the template's own source
+    under the rendered file's name with its dispatch bound, holds no copy of the template's
+    text, and a binding a template does not declare or does not take is refused."""
+    import inspect
+
     import pytest
 
-    from simulator.engine.select import plugin_loop_source
+    from simulator.engine import factory, loop
+    from strategies.plugins import generated_module_dir, write_module
 
-    engine = "from strategies import dispatch\nfrom ..core.melds import x\nfrom . import state\nfrom .hand import y\n"
-    out = plugin_loop_source(engine, "ginsim_dispatch_abc")
-    assert out == ("import ginsim_dispatch_abc as dispatch\nfrom simulator.core.melds import x\n"
-                   "from simulator.engine import state\nfrom simulator.engine.hand import y\n")
-    with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_loop_source("from strategies.dispatch import take_nb\nfrom .state import x\n", "d")
-    with pytest.raises(RuntimeError, match="exactly once"):
-        plugin_loop_source(engine + "from strategies import dispatch\n", "d")
-    with pytest.raises(RuntimeError, match="imports changed shape"):
-        plugin_loop_source("from strategies import dispatch\nimport simulator\n", "d")
-    with pytest.raises(RuntimeError, match="leaves the simulator package"):
-        plugin_loop_source("from strategies import dispatch\nfrom ...x import y\n", "d")
-    real = (Path(__file__).parents[1] / "simulator" / "engine" / "loop.py").read_text()
-    assert "import ginsim_dispatch_x as dispatch" in plugin_loop_source(real, "ginsim_dispatch_x")
+    name = write_module(generated_module_dir(), "ginsim_dispatch", dispatch_source([("strategies.simple", None)]))
+    copy = factory.render("simulator.engine.loop", "ginsim_loop", {"dispatch": name})
+    assert copy.dispatch.__name__ == name and loop.dispatch.__name__ == "strategies.dispatch"
+    assert copy.GUARD_MEMORY is False and copy.dispatch.N_STRATEGIES == 1
+    assert copy.run_until_nb is not loop.run_until_nb
+    assert copy.run_until_nb.py_func.__code__.co_filename == copy.__file__  # numba caches it under its own file
+    assert len(Path(copy.__file__).read_text().splitlines()) < 10  # the rendered file holds no copy of the loop
+    assert inspect.getsource(copy.run_until_nb.py_func) == inspect.getsource(loop.run_until_nb.py_func)
+    assert factory.render("simulator.engine.loop", "ginsim_loop", {"dispatch": name}) is copy
+    with pytest.raises(RuntimeError, match="has no binding point loop"):
+        factory.render("simulator.engine.loop", "ginsim_loop", {"loop": name})
+    with pytest.raises(RuntimeError, match="is not a template"):
+        factory.fill({}, "simulator.engine.work", {})
+    monkeypatch.setitem(factory.TEMPLATES, "simulator.engine.work", ("dispatch",))
+    with pytest.raises(RuntimeError, match="does not take its binding dispatch"):
+        factory.render("simulator.engine.work", "ginsim_work", {"dispatch": name})
 
 
 def test_parameter_rows_are_built_by_name():
@@ -181,7 +189,8 @@ EDIT_SCRIPT = textwrap.dedent('''
     import hashlib, sys
     from pathlib import Path
     import simulator, strategies
-    from strategies.plugins import contract_types, plugin_digest
+    from strategies.plugin_checks import contract_types
+    from strategies.plugins import plugin_digest
     from simulator.engine.select import engine_module
     path = Path(sys.argv[1])
     info = strategies.register("pat", path)

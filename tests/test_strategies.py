@@ -188,7 +188,7 @@ def _jitted_callees(dispatcher) -> set:
 
     from numba.core.registry import CPUDispatcher
 
-    from strategies.plugins import _names_used
+    from strategies.plugin_checks import _names_used
 
     found = set()
     names = _names_used(dispatcher.py_func.__code__)

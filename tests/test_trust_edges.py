@@ -185,7 +185,7 @@ def test_the_engine_of_builtin_strategies_compiles_no_memory_check():
     generated dispatch over built-ins only does too (the loop reads it as a constant)."""
     from simulator.engine import loop
     from strategies import dispatch
-    from strategies.plugins import dispatch_source
+    from strategies.codegen import dispatch_source
     from strategies.registry import engine_entries
 
     assert dispatch.GUARD_MEMORY is False and loop.GUARD_MEMORY is False

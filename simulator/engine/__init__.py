@@ -12,6 +12,8 @@ machine (``simulator.core.state``) and records what happens, one int64 row per h
 * ``kernels``: the batch entry points over blocks of deals and games;
 * ``select``: which engine plays a call (one routing what the process plays, or every
   strategy) and the generated engines;
+* ``factory``: an engine's modules rendered from the loop and the kernels (templates with
+  binding points), without copying their text;
 * ``hand``: ``simulator.Hand``, one hand to step through from Python, reproducing
   ``simulate``'s rows, and ``Game``, a whole game of them;
 * ``pydriver``: deals and games where one seat is a Python player;

@@ -42,16 +42,16 @@ checks it after every call (``check_spare_nb``) and stops the hand with
 that caused it (``H_ERROR_SEAT``) and the offending value (``H_ERROR_VALUE``: the returned
 card, the melds' card mask, or the slot written).
 
-This module is bound to the dispatch it imports: ``simulator.engine.select`` compiles copies
-of it (and of ``simulator.engine.kernels``, which plays with it) bound to dispatch modules
-routing only the strategies a process plays, or plug-ins.
+This module is a template of ``simulator.engine.factory``: ``simulator.engine.select``
+compiles copies of it (and of ``simulator.engine.kernels``, which plays with it) whose
+``dispatch`` routes only the strategies a process plays, or plug-ins.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from strategies import dispatch
+from strategies import dispatch as builtin_dispatch
 from strategies.view import DEFEND_BEST, DEFEND_NO_LAYOFFS
 
 from ..core.constants import (
@@ -120,6 +120,11 @@ from ..core.state import (
 from .work import fields_nb, memory_of, param_rows_of, record_nb, rows_at, spare_of, state_of
 from ..infra.jit import CORE, HOT, MERGED
 from ..infra.words import as_float64_nb, as_uint64_nb
+from .factory import bound
+
+#: the dispatch this loop asks: the built-ins' (``strategies.dispatch``) here, the one an engine
+#: routes in a copy rendered by ``simulator.engine.factory``
+dispatch = bound(globals(), "dispatch", builtin_dispatch)
 
 #: ``run_until_nb``'s ``stop`` that plays to the end of the hand
 STOP_AT_END = 0

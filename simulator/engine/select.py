@@ -6,7 +6,7 @@ engine for a set of strategy ids: by default a copy bound to a generated dispatc
 that routes only the strategies this process plays (so the first call compiles no more than
 it plays), or the engine routing every strategy (``GINSIM_ENGINE=all``, or when its machine
 code is cached already); with plug-ins registered, the copies route them too
-(``engine_with``, built from the loop's and the kernels' own sources by ``bound_source``).
+(``engine_with``, the loop and the kernels rendered by ``simulator.engine.factory``).
 An engine's loop is its ``loop`` attribute (``loop_module``).
 ``strategy_pair`` resolves two specs into the ids and parameter rows the kernels take, and
 ``kernels_compiled`` tells whether an engine's machine code is in the cache already.
@@ -16,20 +16,19 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
 from strategies import parse_strategy
 from strategies.hybrid import HYBRID_SID
-from strategies.plugins import dispatch_source, generated_module_dir, write_module
+from strategies.codegen import dispatch_source
+from strategies.plugins import generated_module_dir, write_module
 from strategies.registry import PLUGINS, Strategy, engine_entries, numba_count
 
 from ..infra import cache as _cache
 from . import kernels as engine
-from . import loop
+from .factory import render
 
 
 def strategy_pair(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarray, np.ndarray]:
@@ -112,74 +111,23 @@ def engine_module(sids=None) -> ModuleType:
     return module
 
 
-#: the lines that bind a generated engine: the loop's dispatch import, and the kernels' loop
-#: import; every package-relative import of a copy is made absolute
-_DISPATCH_IMPORT = "from strategies import dispatch\n"
-_LOOP_IMPORT = "from . import loop\n"
-_RELATIVE_IMPORT = re.compile(r"^from (\.+)([\w.]*) import", re.MULTILINE)
-
-
-def bound_source(source: str, package: str, imports: dict[str, str]) -> str:
-    """``source``, a module of package ``package``, as a copy that lives outside it: each
-    import line of ``imports`` (each must occur exactly once) replaced by its value, and
-    every relative import made absolute.  Every substitution is checked, otherwise a copy
-    could silently play the code it was meant to replace; a RuntimeError says which check
-    failed."""
-    parts = package.split(".")
-
-    def absolute(match: re.Match) -> str:  # ``from ..core.rng import`` -> ``from simulator.core.rng import``
-        dots, rest = len(match.group(1)), match.group(2)
-        if dots > len(parts):
-            raise RuntimeError(f"the import {match.group(0)!r} leaves the simulator package; generated copies "
-                               "cannot be built (update simulator.engine.select.bound_source)")
-        return f"from {'.'.join(parts[:len(parts) - dots + 1] + ([rest] if rest else []))} import"
-
-    for line, replacement in imports.items():
-        count = source.count(line)
-        if count != 1:
-            raise RuntimeError(f"the module must import {line.strip()!r} exactly once (found {count}); "
-                               "generated copies cannot be built")
-        source = source.replace(line, replacement)
-    source, n_relative = _RELATIVE_IMPORT.subn(absolute, source)
-    if n_relative == 0 or "from ." in source:
-        raise RuntimeError("the module's imports changed shape; generated copies cannot be built "
-                           "(update simulator.engine.select.bound_source)")
-    return source
-
-
-def plugin_loop_source(loop_source: str, dispatch_name: str) -> str:
-    """The loop's source bound to the dispatch module ``dispatch_name`` instead of the
-    built-in one (``bound_source``; no import of the built-in dispatch may survive)."""
-    source = bound_source(loop_source, engine.__name__.rpartition(".")[0],
-                          {_DISPATCH_IMPORT: f"import {dispatch_name} as dispatch\n"})
-    if "import strategies.dispatch" in source or "from strategies.dispatch" in source:
-        raise RuntimeError("the loop's imports changed shape; plug-in engines cannot be built "
-                           "(update simulator.engine.select.plugin_loop_source)")
-    return source
-
-
 #: engines built in this process, by their entries (``engine_with``)
 _ENGINES: dict[tuple, ModuleType] = {}
 
 
 def engine_with(entries: list[tuple[str, str | None] | None]) -> ModuleType:
     """The engine module compiled against a dispatch over ``entries`` (see
-    ``dispatch_source``; an entry ``None`` leaves that id out): a copy of the loop bound to
-    that dispatch, and a copy of the kernels bound to that loop (its ``loop``).  Built once
-    per process for the same entries."""
+    ``dispatch_source``; an entry ``None`` leaves that id out): the loop rendered with that
+    dispatch, and the kernels rendered with that loop (its ``loop``), by
+    ``simulator.engine.factory.render``.  Built once per process for the same entries."""
     key = tuple(entries)
     if key in _ENGINES:
         return _ENGINES[key]
-    directory = generated_module_dir()
-    dispatch_name = write_module(directory, "ginsim_dispatch", dispatch_source(entries))
-    loop_name = write_module(directory, "ginsim_loop", plugin_loop_source(Path(loop.__file__).read_text(),
-                                                                         dispatch_name))
-    source = bound_source(Path(engine.__file__).read_text(), engine.__name__.rpartition(".")[0],
-                          {_LOOP_IMPORT: f"import {loop_name} as loop\n"})
-    engine_name = write_module(directory, "ginsim_engine", source)
-    module = importlib.import_module(engine_name)
+    dispatch_name = write_module(generated_module_dir(), "ginsim_dispatch", dispatch_source(entries))
+    loop_copy = render("simulator.engine.loop", "ginsim_loop", {"dispatch": dispatch_name})
+    module = render("simulator.engine.kernels", "ginsim_engine", {"loop": loop_copy.__name__})
     if module.loop.dispatch.N_STRATEGIES != len(entries):
-        raise RuntimeError(f"plug-in engine {engine_name} routes {module.loop.dispatch.N_STRATEGIES} strategies, "
+        raise RuntimeError(f"plug-in engine {module.__name__} routes {module.loop.dispatch.N_STRATEGIES} strategies, "
                            f"expected {len(entries)}")
     _ENGINES[key] = module
     return module

@@ -40,9 +40,14 @@ from ..core.constants import (
     PHASE_OVER,
 )
 from ..core.observation import encode_state_nb
-from ..engine import loop
+from ..engine import loop as builtin_loop
 from ..engine.work import next_hand_nb, seat_nb, start_deal_nb, start_game_nb
+from ..engine.factory import bound
 from ..infra.jit import PLAIN
+
+#: the engine's loop the opponent plays through: ``simulator.engine.loop`` here, an engine's own
+#: in a copy rendered by ``simulator.engine.factory`` (``simulator.env.vector.batch_kernels``)
+loop = bound(globals(), "loop", builtin_loop)
 
 # the columns of ``meta``
 M_SEAT = 0  # the agent's seat this episode

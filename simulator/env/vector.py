@@ -40,8 +40,6 @@ otherwise and for every hand).  ``illegal_reward`` is in the reward's own units 
 
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
 from types import ModuleType
 
 import gymnasium as gym
@@ -64,9 +62,8 @@ from .rewards import illegal_reward_for, reward_mode
 _BUFFER = 64
 
 
-#: the line of ``simulator.env.batch`` that binds it to an engine's loop, and the copies of it
-#: bound to other engines in this process, by engine module name (``batch_kernels``)
-_LOOP_IMPORT = "from ..engine import loop\n"
+#: the copies of ``simulator.env.batch`` bound to engines in this process, by engine module name
+#: (``batch_kernels``)
 _BATCHES: dict[str, ModuleType] = {}
 
 
@@ -74,23 +71,20 @@ def batch_kernels(sid: int) -> ModuleType:
     """The environment's kernels (``simulator.env.batch``) for an opponent of strategy id
     ``sid``, bound to the engine ``simulator.engine.select.engine_module`` gives for it: by
     default one routing only the strategies this process plays, so the first step compiles
-    no strategy the environment does not play.  That is a generated copy of the module
-    whose loop import names that engine's loop; the module itself when the engine is the one
-    routing every strategy."""
-    from strategies.plugins import generated_module_dir, write_module
-
+    no strategy the environment does not play.  That is the module rendered with that
+    engine's loop (``simulator.engine.factory.render``); the module itself when the engine
+    is the one routing every strategy."""
     from ..engine import kernels
-    from ..engine.select import bound_source, engine_module
+    from ..engine.factory import render
+    from ..engine.select import engine_module
 
     engine = engine_module([sid])
     if engine is kernels:
         return B
     module = _BATCHES.get(engine.__name__)
     if module is None:
-        source = bound_source(Path(B.__file__).read_text(), __package__,
-                              {_LOOP_IMPORT: f"import {engine.loop.__name__} as loop\n"})
-        module = _BATCHES[engine.__name__] = importlib.import_module(
-            write_module(generated_module_dir(), "ginsim_vector", source))
+        module = _BATCHES[engine.__name__] = render("simulator.env.batch", "ginsim_vector",
+                                                    {"loop": engine.loop.__name__})
     return module
 
 

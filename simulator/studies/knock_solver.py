@@ -3,8 +3,8 @@
 When both players draw, discard, lay out and defend as one fixed player (``simple``'s, in
 ``strategies.knock_table``) and only the knock decision differs, a hand's course up to a
 knock never depends on the knock policies.  So the engine records each deal once
-(``simulator.engine.kernels.play_knock_branches``): the hand played with every knock declined
-but gin, and at each knock a seat could make, the net points that knock would bring (the
+(``simulator.studies.knock_branches.play_knock_branches``): the hand played with every
+knock declined but gin, and at each knock a seat could make, the net points that knock would bring (the
 knock played out in a copy of the hand).  A deal is then a list of **branches** (the seat
 that may knock, its cell of the abstraction, the value of knocking) and the value of the
 hand's end.  Two knock tables meet on a deal by walking its branches: the first branch whose
@@ -67,12 +67,12 @@ def record(rules, seed: int, first_pair: int, n_pairs: int, chunk_pairs: int = 5
     from strategies import knock_table as kt
 
     from ..core.rules import R_KNOCK_LIMIT
-    from ..engine.kernels import BRANCH_COLS, BRANCHES_ERROR, BRANCHES_OVERFLOW
     from ..engine.select import engine_module, strategy_pair
+    from .knock_branches import BRANCH_COLS, BRANCHES_ERROR, BRANCHES_OVERFLOW, branch_kernels
 
     never = kt.spec_of(np.zeros(kt.N_CELLS, dtype=int))
     _, _, sids, params = strategy_pair(never, never)
-    engine = engine_module(sids)
+    engine = branch_kernels(engine_module(sids))
     limit = int(rules[R_KNOCK_LIMIT])
     col = {name: i for i, name in enumerate(BRANCH_COLS)}
     parts = []  # per chunk: counts, seats, cells, values, ends, A's seats

@@ -161,14 +161,14 @@ def _decision_samples() -> tuple[_SampleHand, ...]:
     import numpy as np
 
     from simulator.core import state as S
-    from simulator.core.rng import deal_streams_nb
+    from simulator.core.rng import deal_streams_nb, numpy_generator
     from simulator.core.rules import resolve_rules
 
     hands = []
     legal, trace = np.zeros(S.MAX_LEGAL, np.int64), np.zeros((64, 3), np.int64)
     for preset, seed, deals in BOUNDS_DEALS:
         rules = resolve_rules(preset).to_array()
-        chooser = np.random.default_rng(seed)
+        chooser = numpy_generator(seed)
         for deal in range(deals):
             deck, deck_rng, streams = np.empty(52, np.int64), np.zeros(1, np.uint64), np.zeros(2, np.uint64)
             _, dealer, _ = deal_streams_nb(np.uint64(seed), np.int64(deal), True, deck, deck_rng, streams)

@@ -10,7 +10,6 @@ MAX_LINES = 800
 #: module path -> its concerns, to be split into modules of their own
 SPLIT_PENDING: dict[str, str] = {
     "simulator/core/state.py": "the state row's layout, dealing, applying an action, the view",
-    "strategies/plugins.py": "the built-ins' dispatch generator, plug-in loading, plug-in checks",
 }
 
 

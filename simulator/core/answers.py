@@ -8,7 +8,7 @@ knocker's layout with its set and run masks, and the defence with the defender's
 discard), ``ANSWER_LAYOUT`` or ``ANSWER_DEFENCE`` with the masks in ``x``, ``y``, or
 ``ANSWER_NOT_A_CARD`` with the discard in ``x`` when it is no card code at all (a shift by 64
 or more, or a negative one, is undefined); ``simulator.engine.loop.play_answer_nb`` plays it.
-The generated dispatch (``strategies.plugins.dispatch_source``) calls the decoder of each
+The generated dispatch (``strategies.codegen.dispatch_source``) calls the decoder of each
 decision point's kind with the row's actions as constants, so the engine's loop decodes an
 answer without looking anything up.
 """

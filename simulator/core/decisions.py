@@ -4,7 +4,7 @@ its answer and the actions a yes-or-no answer means.
 
 One vocabulary: a decision is named as its phase (``PHASE_NAMES``), which is also the method
 a Python player answers it with and the word a hybrid spec swaps it by.  Everything that asks
-a decision reads this table: the dispatch generator (``strategies.plugins.dispatch_source``:
+a decision reads this table: the dispatch generator (``strategies.codegen.dispatch_source``:
 one routing function per strategy function, the everyday ones compiled into the engine's
 loop), the plug-in checks (which function each sampled state asks), Python players
 (``strategies.pyplayer``: the method of each decision and how its answer becomes an action,

@@ -57,7 +57,7 @@ The profiles:
     (``nogil``) and counts no references.
 
 A plug-in's decision functions are the user's code, compiled with the flags the user wrote;
-``bounds_checked`` makes the checked copies ``strategies.plugins.check_bounds`` runs.
+``bounds_checked`` makes the checked copies ``strategies.plugin_checks.check_bounds`` runs.
 """
 
 from __future__ import annotations

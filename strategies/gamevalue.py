@@ -28,6 +28,7 @@ import numpy as np
 
 from simulator.infra.jit import PLAIN
 from simulator.core.rules import R_TARGET
+from simulator.core.scoring import points_to_seat_nb
 from simulator.core.state import S_POINTS, S_SCORES, S_WINNER
 
 TABLE_TARGET = 100
@@ -88,11 +89,7 @@ def hand_utility_nb(state, rules, game_aware):
     winner = state[S_WINNER]
     points = state[S_POINTS]
     if not game_aware or rules[R_TARGET] <= 0:
-        if winner == 0:
-            return np.float64(points)
-        if winner == 1:
-            return np.float64(-points)
-        return 0.0
+        return np.float64(points_to_seat_nb(winner, points, 0))
     mine = state[S_SCORES]
     theirs = state[S_SCORES + 1]
     if winner == 0:

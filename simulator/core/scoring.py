@@ -97,6 +97,16 @@ def settled_points_nb(knocker_deadwood, defender_deadwood, gin, big_gin, multipl
     return winner, points * multiplier, undercut
 
 
+@CORE.python_entry
+def points_to_seat_nb(winner, points, seat):
+    """What a finished hand gives ``seat``: the winner's ``points``, negated for the loser, 0
+    when nobody won (a dead hand, a scoreless tie).  The one reading of a hand's result from
+    a seat's side: ``Hand.returns``, the RL environments' rewards and ``mc``'s rollout values."""
+    if winner < 0:
+        return 0
+    return points if winner == seat else -points
+
+
 @CORE
 def deal_knock_limit_nb(upcard, rules):
     """The knock limit in force for a deal whose first upcard is ``upcard``.

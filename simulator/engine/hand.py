@@ -64,6 +64,7 @@ from ..core.observation import encode_state_nb
 from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.records import G_PAIR, G_POINTS0, G_POINTS1, H_ERROR_SEAT, H_HAND_IN_GAME, N_GAME_COLS, N_HAND_COLS, OUTCOMES
 from ..core.rules import MAX_HANDS_PER_GAME, MAX_TARGET, Rules, resolve_rules
+from ..core.scoring import points_to_seat_nb
 from ..infra.inputs import argument, int_pair
 from .work import (
     new_work,
@@ -534,9 +535,7 @@ class Hand:
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
         winner, points = int(self._state[S.S_WINNER]), int(self._state[S.S_POINTS])
-        if winner < 0:
-            return 0, 0
-        return (points, -points) if winner == 0 else (-points, points)
+        return int(points_to_seat_nb(winner, points, 0)), int(points_to_seat_nb(winner, points, 1))
 
     def arrangements(self) -> list[tuple[list[str], list[str]]]:
         """In the arrange phase, the knocker's least-deadwood arrangements as (set cards,

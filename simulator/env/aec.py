@@ -59,7 +59,7 @@ from ..engine.hand import Game, Hand
 from ..engine.loop import stop_at
 from .encoding import N_ACTIONS, N_OBS, encode_nb, mask_nb
 from ..infra.inputs import argument
-from .rewards import check_action_set, illegal_reward_for, reward_mode, scale, stable_mask
+from .rewards import REWARDS, check_action_set, game_end_reward_nb, illegal_reward_for, reward_mode, scale, stable_mask
 
 AGENTS = ("player_0", "player_1")
 
@@ -225,12 +225,9 @@ class GinRummyEnv(AECEnv):
             self._hand(self._match.hand)
         elif g[G_WINNER] >= 0:
             t0, t1 = int(g[G_SCORE0]), int(g[G_SCORE1])
-            bonus = (t0 - t1) - (self.scores[0] - self.scores[1])
-            if self.reward == "win":
-                won = 1.0 if int(g[G_WINNER]) == 0 else -1.0
-                self.rewards = {AGENTS[0]: won, AGENTS[1]: -won}
-            else:
-                self.rewards = {AGENTS[0]: scale(p0 + bonus, self.reward), AGENTS[1]: scale(p1 - bonus, self.reward)}
+            mode = REWARDS.index(self.reward)
+            self.rewards = {AGENTS[seat]: float(game_end_reward_nb(g, seat, points, mode))
+                            for seat, points in enumerate((p0, p1))}
             self.terminations = dict.fromkeys(AGENTS, True)
             self.final_scores = (t0, t1)
             self.infos = {a: {"final_scores": self.final_scores} for a in AGENTS}

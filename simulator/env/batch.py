@@ -25,10 +25,6 @@ import numpy as np
 
 from ..core import state as S
 from ..core.constants import (
-    G_POINTS0,
-    G_POINTS1,
-    G_SCORE0,
-    G_SCORE1,
     G_WINNER,
     H_ERROR,
     H_ERROR_VALUE,
@@ -42,8 +38,10 @@ from ..core.constants import (
 from ..core.observation import encode_state_nb
 from ..engine import loop as builtin_loop
 from ..engine.work import next_hand_nb, seat_nb, start_deal_nb, start_game_nb
+from ..core.scoring import points_to_seat_nb
 from ..engine.factory import bound
 from ..infra.jit import PLAIN
+from .rewards import game_end_reward_nb, scaled_nb
 
 #: the engine's loop the opponent plays through: ``simulator.engine.loop`` here, an engine's own
 #: in a copy rendered by ``simulator.engine.factory`` (``simulator.env.vector.batch_kernels``)
@@ -60,11 +58,6 @@ M_ERROR_VALUE = 6
 N_META = 7
 RUNNING = 0
 DONE = 1
-
-# rewards (``reward=``)
-REWARD_POINTS = 0
-REWARD_POINTS_100 = 1
-REWARD_WIN = 2
 
 # end of a step for one sub-environment: the episode goes on, ended, or was cut
 GOES_ON = 0
@@ -98,31 +91,14 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     state = work[K_STATE:K_STATE + S.N_STATE]
     seat = meta[M_SEAT]
     meta[M_HANDS] += 1
-    winner = state[S.S_WINNER]
-    points = np.float64(0.0)
-    if winner >= 0:
-        points = np.float64(state[S.S_POINTS]) if winner == seat else -np.float64(state[S.S_POINTS])
+    points = np.float64(points_to_seat_nb(state[S.S_WINNER], state[S.S_POINTS], seat))
     if game.shape[0] == 0:
-        return _scaled(points, reward_mode), ENDED
+        return scaled_nb(points, reward_mode), ENDED
     if next_hand_nb(work, game, max_hands, rules, work[K_RECORD:K_RECORD + N_HAND_COLS], trace) >= 0:
-        return _scaled(points, reward_mode), GOES_ON
+        return scaled_nb(points, reward_mode), GOES_ON
     if game[G_WINNER] < 0:  # the engine's guard against endless games
-        return _scaled(points, reward_mode), CUT
-    if reward_mode == REWARD_WIN:
-        return (1.0 if game[G_WINNER] == seat else -1.0), ENDED
-    # the final totals' bonuses (game, boxes, shutout) are paid with the last hand
-    s0, s1 = game[G_POINTS0], game[G_POINTS1]
-    bonus = np.float64((game[G_SCORE0] - game[G_SCORE1]) - (s0 - s1))
-    return _scaled(points + (bonus if seat == 0 else -bonus), reward_mode), ENDED
-
-
-@PLAIN
-def _scaled(points, reward_mode):
-    if reward_mode == REWARD_POINTS_100:
-        return points / 100.0
-    if reward_mode == REWARD_WIN:
-        return 0.0
-    return points
+        return scaled_nb(points, reward_mode), CUT
+    return game_end_reward_nb(game, seat, points, reward_mode), ENDED
 
 
 @PLAIN

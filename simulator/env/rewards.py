@@ -32,10 +32,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.constants import A_ARRANGE, A_DEFEND, A_DEFEND_BEST, N_ACTIONS
+from ..core.constants import A_ARRANGE, A_DEFEND, A_DEFEND_BEST, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER, N_ACTIONS
 from ..core.melds import MAX_ARRANGEMENTS
+from ..infra.jit import PLAIN
 
 REWARDS = ("points", "points/100", "win")
+#: ``REWARDS``' indices, as the numba side takes them
+REWARD_POINTS, REWARD_POINTS_100, REWARD_WIN = range(3)
 ACTION_SETS = ("all", "stable")
 _ILLEGAL = {"points": -25.0, "points/100": -0.25, "win": -1.0}
 
@@ -62,11 +65,31 @@ def check_action_set(actions: str) -> str:
 
 def scale(points: float, reward: str) -> float:
     """A hand's (or a game's) points as the reward ``reward`` pays them per hand."""
-    if reward == "points/100":
+    return float(scaled_nb(np.float64(points), REWARDS.index(reward)))
+
+
+@PLAIN
+def scaled_nb(points, mode):
+    """``points`` as the reward of index ``mode`` (``REWARDS``) pays them for a hand: as they
+    are, divided by 100, or 0 (``"win"`` pays only a game's end)."""
+    if mode == REWARD_POINTS_100:
         return points / 100.0
-    if reward == "win":
+    if mode == REWARD_WIN:
         return 0.0
-    return float(points)
+    return points
+
+
+@PLAIN
+def game_end_reward_nb(game, seat, hand_points, mode):
+    """The reward ``seat`` gets when its game ends with a winner (``game``, the game row after
+    its last hand; ``hand_points``, what that hand gave the seat): +1 or -1 under ``"win"``,
+    else the hand's points with the game's bonuses (game, boxes, shutout: the final totals'
+    difference beyond the hands' points), scaled.  The one game-end reward of the RL
+    environments (``GinRummyEnv`` and the vector environment's kernels)."""
+    if mode == REWARD_WIN:
+        return 1.0 if game[G_WINNER] == seat else -1.0
+    bonus = np.float64((game[G_SCORE0] - game[G_SCORE1]) - (game[G_POINTS0] - game[G_POINTS1]))
+    return scaled_nb(np.float64(hand_points) + (bonus if seat == 0 else -bonus), mode)
 
 
 @lru_cache(maxsize=1)

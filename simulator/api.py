@@ -37,7 +37,8 @@ from .engine.columns import (  # noqa: F401  (the record -> frame conversion, re
 from .core.errors import StrategyError, error_message
 from .infra.inputs import argument, check_memory, int_pair
 from .core.records import GAME_ROW, HAND_ROW, column_table
-from .core.constants import K_STATE, S_NTRACE
+from .core.constants import K_STATE, N_STATE
+from .core.hand_reading import trace_count
 from .engine.kernels import TRACE_CAPACITY
 from .engine.loop import STOP_AT_END
 from .engine.select import engine_module, loop_module, strategy_pair
@@ -312,4 +313,4 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     loop_module(sids).run_until_nb(work, vector, np.int64(STOP_AT_END), out, trace)
     record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = RC.OUTCOMES[record["outcome"]]
-    return record, _events(trace, int(work[K_STATE + S_NTRACE]))
+    return record, _events(trace, trace_count(work[K_STATE:K_STATE + N_STATE]))

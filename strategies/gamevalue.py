@@ -28,8 +28,7 @@ import numpy as np
 
 from simulator.infra.jit import PLAIN
 from simulator.core.rules import R_TARGET
-from simulator.core.scoring import points_to_seat_nb
-from simulator.core.state import S_POINTS, S_SCORES, S_WINNER
+from simulator.core.hand_reading import hand_points_to_seat_nb, score_before_nb
 
 TABLE_TARGET = 100
 
@@ -86,14 +85,9 @@ def win_probability_nb(mine, theirs, target):
 @PLAIN
 def hand_utility_nb(state, rules, game_aware):
     """A finished hand's value to seat 0: hand points, or game-win probability."""
-    winner = state[S_WINNER]
-    points = state[S_POINTS]
+    points = hand_points_to_seat_nb(state, 0)
     if not game_aware or rules[R_TARGET] <= 0:
-        return np.float64(points_to_seat_nb(winner, points, 0))
-    mine = state[S_SCORES]
-    theirs = state[S_SCORES + 1]
-    if winner == 0:
-        mine += points
-    elif winner == 1:
-        theirs += points
+        return np.float64(points)
+    mine = score_before_nb(state, 0) + max(points, 0)
+    theirs = score_before_nb(state, 1) + max(-points, 0)
     return win_probability_nb(mine, theirs, rules[R_TARGET])

@@ -9,7 +9,7 @@ of 1 + ``skill`` × (the opponent's turns so far) draws from the belief (``skill
 draw).  It
 reads only its view (``strategies.view``), never the true hidden cards.  For each
 determinization it builds a hand state consistent with its view (the core's one
-determinization, ``simulator.core.state.determinize_nb``), and for each candidate
+determinization, ``simulator.core.view_fill.determinize_nb``), and for each candidate
 action copies it, plays the action and plays the hand to its end with a fast rollout
 policy for both seats, through the engine's own phase functions (``play_nb``,
 ``lay_out_nb``).  It picks the candidate with the best mean result (every candidate sees
@@ -87,17 +87,12 @@ from simulator.core.state import (
     A_PASS,
     A_TAKE_PILE,
     N_STATE,
-    PHASE_OVER,
-    S_CURRENT,
-    S_PHASE,
-    S_PILE,
-    S_PILE_LEN,
     defend_nb as defend_phase_nb,
-    determinize_nb,
-    fill_view_nb,
     lay_out_nb,
     play_nb,
 )
+from simulator.core.hand_reading import is_over_nb, phase_nb, pile_nb, seat_to_act_nb
+from simulator.core.view_fill import determinize_nb, fill_view_nb
 
 from . import expert, marjj
 from .belief import THETA, belief_nb, sample_hidden_nb
@@ -181,7 +176,7 @@ def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late
     memory), except in the knock: seat 0, the searching player, knocks by rollout 1's rule
     (early turns, then deadwood ≤ ``late_knock``), and seat 1 knocks as ``marjj`` does or,
     after marjj's early turns, also with deadwood ≤ ``opp_late_knock``."""
-    pile = state[S_PILE:S_PILE + state[S_PILE_LEN]]
+    pile = pile_nb(state)
     if phase == PHASE_DISCARD:
         return A_DISCARD + marjj.discard_nb(MARJJ_PARAMS, view, pile, rules, rng, memory)
     if phase == PHASE_KNOCK:
@@ -202,9 +197,9 @@ def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kno
     (see the module docstring); returns False if a move was refused (never expected).  The
     arguments are ``play_out_nb``'s (``kind``, ``PLAY_OUT_GREEDY``, is unused here; ``rng``,
     ``memory`` and ``opp_late_knock`` serve only ``marjj_rollout_nb``)."""
-    while state[S_PHASE] != PHASE_OVER:
-        seat = state[S_CURRENT]
-        phase = state[S_PHASE]
+    while not is_over_nb(state):
+        seat = seat_to_act_nb(state)
+        phase = phase_nb(state)
         fill_view_nb(state, seat, view)
         hand = view[V_HAND]
         if phase == PHASE_DISCARD:
@@ -258,9 +253,9 @@ def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_la
     for i in range(memory.shape[1]):
         memory[0, i] = 0
         memory[1, i] = 0
-    while state[S_PHASE] != PHASE_OVER:
-        seat = state[S_CURRENT]
-        phase = state[S_PHASE]
+    while not is_over_nb(state):
+        seat = seat_to_act_nb(state)
+        phase = phase_nb(state)
         fill_view_nb(state, seat, view)
         hand = view[V_HAND]
         if phase == PHASE_ARRANGE:  # marjj's fewest layoffs

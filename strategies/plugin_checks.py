@@ -136,10 +136,11 @@ def _sample_action(state, legal, phase: str, chooser) -> int:
     import numpy as np
 
     from simulator.core import state as S
+    from simulator.core.hand_reading import hand_of, seat_to_act
     from simulator.core.melds import discard_deadwoods_nb
 
     if phase == "discard":
-        cards = int(state[S.S_HANDS + state[S.S_CURRENT]])
+        cards = hand_of(state, seat_to_act(state))
         allowed = sum(1 << (a - S.A_DISCARD) for a in legal)
         best = int(discard_deadwoods_nb(np.int64(cards), np.int64(allowed))[1])
         return next(a for a in legal if best >> (a - S.A_DISCARD) & 1)
@@ -161,8 +162,10 @@ def _decision_samples() -> tuple[_SampleHand, ...]:
     import numpy as np
 
     from simulator.core import state as S
+    from simulator.core.hand_reading import phase_of, pile_of, reset_trace, seat_to_act
     from simulator.core.rng import deal_streams_nb, numpy_generator
     from simulator.core.rules import resolve_rules
+    from simulator.core.view_fill import view_of
 
     hands = []
     legal, trace = np.zeros(S.MAX_LEGAL, np.int64), np.zeros((64, 3), np.int64)
@@ -176,14 +179,14 @@ def _decision_samples() -> tuple[_SampleHand, ...]:
             S.deal_nb(state, deck, np.int64(dealer), np.int64(0), np.int64(0), rules,
                       deck_rng.view(np.int64)[0], trace)
             steps = []
-            while state[S.S_PHASE] != S.PHASE_OVER:
-                seat, phase = int(state[S.S_CURRENT]), S.PHASE_NAMES[int(state[S.S_PHASE])]
+            while seat_to_act(state) >= 0:
+                seat, phase = seat_to_act(state), S.PHASE_NAMES[phase_of(state)]
                 pile = np.zeros(PILE_COPY_LEN, np.int64)
-                n = int(state[S.S_PILE_LEN])
-                pile[:n] = state[S.S_PILE:S.S_PILE + n]
-                steps.append((seat, BY_NAME[phase].function, S.view_of(state, seat), pile))
+                cards = pile_of(state)
+                pile[:len(cards)] = cards
+                steps.append((seat, BY_NAME[phase].function, view_of(state, seat), pile))
                 moves = legal[:S.legal_actions_nb(state, rules, legal)].tolist()
-                state[S.S_NTRACE] = 0
+                reset_trace(state)
                 if S.apply_action_nb(state, rules, _sample_action(state, moves, phase, chooser), trace) != S.ERR_NONE:
                     break  # cannot happen: the move is one of the legal ones
             hands.append(_SampleHand(rules, (int(streams[0]), int(streams[1])), tuple(steps)))

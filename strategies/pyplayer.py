@@ -83,6 +83,9 @@ from simulator.core.decisions import BY_PHASE, READY_ANSWERS
 from simulator.core.decisions import DECISIONS as TABLE
 from simulator.core.cards import Card, parse_cards
 from simulator.core.rng import numpy_generator
+from simulator.core.hand_reading import pile_of
+from simulator.core.presentation import cards_of, view_line, view_properties
+from simulator.core.view_fill import view_of
 from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
@@ -96,51 +99,45 @@ _CARD = tuple(Card(c) for c in range(64))
 _PHASE_NAMES = S.PHASE_NAMES
 
 
-def _cards(mask: int) -> tuple[Card, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(_CARD[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
+_cards = cards_of
+
+#: the view's slots as properties, one per row of ``simulator.core.view_fields`` (and one per
+#: mask), made by ``simulator.core.presentation``: ``Observation`` inherits them
+_ViewProperties = type("_ViewProperties", (), {"__slots__": (), **view_properties()})
 
 
-class Observation:
-    """What the player to act may know: its view (``simulator.core.state.fill_view_nb``, the one
-    definition of what a seat sees, the vector a numba strategy gets) and the discard pile,
-    read lazily.
+class Observation(_ViewProperties):
+    """What the player to act may know: its view (``simulator.core.view_fill.fill_view_nb``,
+    the one definition of what a seat sees, the vector a numba strategy gets) and the
+    discard pile, read lazily.
 
     Public information and the player's own cards only: never the opponent's hand or the
-    stock.  Card lists are tuples of ``Card`` (sorted by suit then rank; a ``Card`` prints
-    as ``7h`` and equals its integer code); masks (``*_mask``) are the int64 bit sets of
-    ``simulator.core.cards``.
+    stock.  Every slot of the view is a property under its Python name, presented by its
+    kind (``simulator.core.view_fields``: card lists are tuples of ``Card``, sorted by suit
+    then rank; a ``Card`` prints as ``7h`` and equals its integer code; masks, ``*_mask``,
+    are the int64 bit sets of ``simulator.core.cards``; a card or deadwood not known in this
+    phase is ``None``).  The properties below the generated ones compute from them: the
+    deadwood in every phase, discards, arrangements and defences, the pile in order.
     """
 
     __slots__ = ("_state", "_seat_info", "seat", "phase_code", "rules", "_view")
 
-    def __init__(self, state: np.ndarray, seat: int, seat_info, rules, phase: int | None = None,
-                 view: np.ndarray | None = None):
+    def __init__(self, state: np.ndarray, seat: int, seat_info, rules, view: np.ndarray | None = None):
         self._state = state
         self.seat = seat
         self._view = view  # filled by the engine's loop where it stopped for this seat, else on first use
-        self.phase_code = int(self.seen[V.V_PHASE]) if phase is None else phase
+        self.phase_code = int(self.seen[V.V_PHASE])
         self._seat_info = seat_info
         self.rules = rules
 
     @property
     def seen(self) -> np.ndarray:
-        """The view vector (``strategies.view``): every property below reads it."""
+        """The view vector (``strategies.view``): every property reads it."""
         if self._view is None:
-            self._view = S.view_of(self._state, self.seat)
+            self._view = view_of(self._state, self.seat)
         return self._view
 
     # ---- the decision ---------------------------------------------------------------
-    @property
-    def phase(self) -> str:
-        """``first_upcard``, ``draw``, ``last_discard``, ``discard``, ``knock``, ``arrange``,
-        ``defend``."""
-        return _PHASE_NAMES[self.phase_code]
-
     @property
     def legal_actions(self) -> list[int]:
         """The legal action codes (``simulator.action_name`` names them)."""
@@ -150,43 +147,14 @@ class Observation:
 
     # ---- own cards --------------------------------------------------------------------
     @property
-    def hand_mask(self) -> int:
-        return int(self.seen[V.V_HAND])
-
-    @property
-    def hand(self) -> tuple[Card, ...]:
-        """Own cards (10, or 11 between a draw and a discard)."""
-        return _cards(self.hand_mask)
-
-    @property
     def deadwood(self) -> int:
         """Own deadwood: of the 10 cards held; in the discard phase, after the best legal
         discard; in the knock and arrange phases, of the 10 cards kept."""
         if self.phase_code in (S.PHASE_KNOCK, S.PHASE_ARRANGE):
-            return int(self.seen[V.V_DEADWOOD])
+            return self.kept_deadwood
         if self.phase_code == S.PHASE_DISCARD:
-            return int(discard_deadwoods_nb(np.int64(self.hand_mask), self.seen[V.V_LEGAL_DISCARDS])[0])
+            return int(discard_deadwoods_nb(np.int64(self.hand_mask), np.int64(self.legal_mask))[0])
         return int(min_deadwood_nb(np.int64(self.hand_mask)))
-
-    @property
-    def drawn(self) -> Card | None:
-        """Discard phase: the card just drawn."""
-        return _CARD[int(self.seen[V.V_DRAWN])] if self.phase_code == S.PHASE_DISCARD else None
-
-    @property
-    def drawn_from_pile(self) -> bool:
-        """Discard phase: the card just drawn came from the pile (it may not be discarded)."""
-        return self.phase_code == S.PHASE_DISCARD and bool(self.seen[V.V_FROM_PILE])
-
-    @property
-    def legal_discards(self) -> tuple[Card, ...]:
-        """Discard phase: the cards that may be discarded (else empty)."""
-        return _cards(self.legal_mask)
-
-    @property
-    def legal_mask(self) -> int:
-        """Discard phase: the mask of the cards that may be discarded (else 0)."""
-        return int(self.seen[V.V_LEGAL_DISCARDS]) if self.phase_code == S.PHASE_DISCARD else 0
 
     def deadwood_after(self, card) -> int:
         """Discard phase: own deadwood after discarding ``card`` (a legal discard)."""
@@ -231,12 +199,7 @@ class Observation:
         before the knocker lays out."""
         if self.phase_code != S.PHASE_DEFEND:
             return (), ()
-        return _cards(int(self.seen[V.V_KNOCKER_SETS])), _cards(int(self.seen[V.V_KNOCKER_RUNS]))
-
-    @property
-    def knocker_deadwood(self) -> int | None:
-        """Defend phase: the deadwood the knocker laid out (else None)."""
-        return int(self.seen[V.V_KNOCKER_DEADWOOD]) if self.phase_code == S.PHASE_DEFEND else None
+        return self.knocker_sets, self.knocker_runs
 
     @property
     def defences(self) -> list[tuple[tuple[Card, ...], tuple[Card, ...], int]]:
@@ -267,55 +230,15 @@ class Observation:
 
     # ---- the table ------------------------------------------------------------------------
     @property
-    def top(self) -> Card | None:
-        """The discard pile's top card (None when empty)."""
-        top = int(self.seen[V.V_TOP])
-        return _CARD[top] if top >= 0 else None
-
-    @property
     def pile(self) -> tuple[Card, ...]:
         """The discard pile, bottom first (its top last): what a numba strategy gets as its
         copy of the pile."""
-        n = int(self.seen[V.V_PILE_LEN])
-        return tuple(_CARD[c] for c in self._state[S.S_PILE:S.S_PILE + n].tolist())
-
-    @property
-    def stock_size(self) -> int:
-        return int(self.seen[V.V_STOCK_LEFT])
-
-    @property
-    def knock_limit(self) -> int:
-        """The deal's knock limit (Oklahoma: from the upcard; 0 when only gin ends a hand)."""
-        return int(self.seen[V.V_KNOCK_LIMIT])
-
-    @property
-    def turn(self) -> int:
-        """Discards made so far in the hand (both players)."""
-        return int(self.seen[V.V_TURN])
-
-    @property
-    def is_dealer(self) -> bool:
-        return bool(self.seen[V.V_IS_DEALER])
-
-    @property
-    def opponent_took(self) -> tuple[Card, ...]:
-        """Cards the opponent took from the pile and still holds."""
-        return _cards(int(self.seen[V.V_OPP_TOOK]))
-
-    @property
-    def opponent_discards(self) -> tuple[Card, ...]:
-        """Every card the opponent discarded this hand."""
-        return _cards(int(self.seen[V.V_OPP_DISCARDS]))
-
-    @property
-    def opponent_declined(self) -> tuple[Card, ...]:
-        """Pile tops the opponent was offered and passed on."""
-        return _cards(int(self.seen[V.V_OPP_DECLINED]))
+        return tuple(_CARD[c] for c in pile_of(self._state))
 
     @property
     def scores(self) -> tuple[int, int]:
         """(own, opponent's) game score before this hand (0, 0 in single deals)."""
-        return int(self.seen[V.V_MY_SCORE]), int(self.seen[V.V_OPP_SCORE])
+        return self.score, self.opponent_score
 
     @property
     def view(self) -> np.ndarray:
@@ -340,8 +263,7 @@ class Observation:
         return self._seat_info.deal
 
     def __repr__(self) -> str:
-        return (f"<Observation seat={self.seat} phase={self.phase} hand={' '.join(map(str, self.hand))} "
-                f"top={self.top} stock={self.stock_size}>")
+        return f"<Observation seat={self.seat} {view_line(self.seen)}>"
 
 
 class SeatInfo:

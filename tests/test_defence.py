@@ -25,6 +25,7 @@ import simulator
 from simulator import actions
 from simulator.core import records
 from simulator.core import state as S
+from simulator.core.view_fill import view_of
 from simulator.core.melds import arrangement_nb, layoff_solution_nb, min_deadwood_nb, valid_layout_nb
 from strategies import Player, common, knock_policy, simple
 from strategies import view as V
@@ -46,7 +47,7 @@ def _defend_phase():
 def test_the_defender_sees_the_layout_and_chooses_its_defence():
     _, defend, rules = _defend_phase()
     assert (defend[S.S_PHASE], defend[S.S_CURRENT], defend[S.S_DEADWOOD]) == (S.PHASE_DEFEND, 0, 3)
-    view = S.view_of(defend, 0)
+    view = view_of(defend, 0)
     assert (view[V.V_KNOCKER_SETS], view[V.V_KNOCKER_RUNS], view[V.V_KNOCKER_DEADWOOD]) == (
         0, mask("2s 3s 4s 5s 6s 4h 5h 6h"), 3)
     # one least-deadwood arrangement; the best response; no layoffs

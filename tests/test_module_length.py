@@ -8,9 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 800
 #: module path -> its concerns, to be split into modules of their own
-SPLIT_PENDING: dict[str, str] = {
-    "simulator/core/state.py": "the state row's layout, dealing, applying an action, the view",
-}
+SPLIT_PENDING: dict[str, str] = {}
 
 
 def _lengths() -> dict[str, int]:

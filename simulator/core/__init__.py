@@ -14,9 +14,14 @@ kernels, strategies read them, and ``simulator``'s public functions (``min_deadw
 * ``rules_api``: the rules core with readable arguments (cards as strings, named results);
 * ``rng``: counter-based random streams keyed by (seed, deal indices);
 * ``state``: one hand as a steppable state machine (the state array, its phase functions,
-  the action codes, ``apply_action_nb``, ``legal_actions_nb``), what a seat sees
-  (``fill_view_nb``) and a state consistent with it (``determinize_nb``);
+  the action codes, ``apply_action_nb``, ``legal_actions_nb``);
+* ``hand_reading``: a hand state read by name, for everything outside the state machine;
+* ``view_fields``: the view declared once (the decision points, each slot's Python name,
+  kind and RL encoding, the RL observation's blocks);
+* ``view_fill``: what a seat sees (``fill_view_nb``) and a state consistent with it
+  (``determinize_nb``);
 * ``view``: the view contract a strategy decides on (``strategies.view`` re-exports it);
+* ``presentation``: a view shown in Python (properties, records, one line of text);
 * ``decisions``: the decision points, declared once (name, strategy function, answer);
 * ``narrate``: a hand's events in words;
 * ``layouts``: every integer layout as a table, generating ``constants`` (plain constants);

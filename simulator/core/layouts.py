@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 from . import records as RC
 from .melds import MAX_ARRANGEMENTS
+from .view_fields import OBSERVATION, PHASES, VIEW_FIELDS
+from .view_fields import check as check_view_fields
 
 CONSTANTS = Path(__file__).resolve().with_name("constants.py")
 
@@ -104,47 +106,12 @@ STATE_SLOTS: tuple[Block, ...] = _ones((
 )
 
 # ---- the view a strategy gets (``simulator.core.view``) ------------------------------------------
-VIEW_SLOTS: tuple[Block, ...] = _ones((
-    ("V_PHASE", "the decision point PHASE_*"),
-    ("V_HAND", "own hand mask (10 cards, or 11 after drawing)"),
-    ("V_TOP", "card on top of the discard pile, -1 if empty"),
-    ("V_PILE_LEN", "cards in the discard pile"),
-    ("V_PILE_MASK", "every card in the discard pile (top included)"),
-    ("V_OPP_TOOK", "cards the opponent took from the pile and has not discarded since"),
-    ("V_OPP_DECLINED", "pile tops the opponent was offered and passed on"),
-    ("V_STOCK_LEFT", "cards left in the stock"),
-    ("V_TURN", "turns played in this hand so far (both players)"),
-    ("V_MY_DRAWS", "cards this player has drawn this hand"),
-    ("V_KNOCK_LIMIT", "the limit in force for this deal (Oklahoma: from the upcard)"),
-    ("V_MY_SCORE", "game score before this hand (0 in single-hand play)"),
-    ("V_OPP_SCORE", "the opponent's game score before this hand"),
-    ("V_IS_DEALER", "1 for the dealer"),
-    ("V_DRAWN", "the card just drawn (discard phase), else -1"),
-    ("V_FROM_PILE", "1 when that card came from the pile"),
-    ("V_LEGAL_DISCARDS", "mask of cards that may be discarded now"),
-    ("V_DEADWOOD", "knock phase: deadwood of the 10 cards kept"),
-    ("V_OPP_DISCARDS", "every card the opponent has discarded this hand"),
-    ("V_SEEN", "cards this player has seen: own hand, pile history, opponent pickups"),
-    ("V_KNOCKER_SETS", "the knocker's set cards once laid out (0 before)"),
-    ("V_KNOCKER_RUNS", "the knocker's run cards once laid out (0 before)"),
-    ("V_KNOCKER_DEADWOOD", "defend phase: the deadwood the knocker laid out, else -1"),
-    ("V_LAST_CHANCE", "discard phase: 1 when the card drawn is the last discard, taken to knock"),
-))
+#: the view's slots, in the order of its declaration (``simulator.core.view_fields``: each slot's
+#: Python name, kind and RL encoding)
+VIEW_SLOTS: tuple[Block, ...] = tuple(Block(f.const, 1, f.doc) for f in VIEW_FIELDS)
 #: the scalars of the strategy contract: parameter row and per-hand memory lengths
 VIEW_SCALARS = (("N_PARAMS", 8, "length of every strategy parameter row (unused slots are 0)"),
                 ("N_MEMORY", 64, "length of each player's per-hand memory"))
-
-# ---- phases: the decision points, then the end of the hand -------------------------------------
-PHASES: tuple[tuple[str, str], ...] = (
-    ("first_upcard", "take the first upcard or decline (non-dealer asked first)"),
-    ("draw", "draw the pile's top card or from the stock"),
-    ("last_discard", "the stock is spent: take the last discard only to knock"),
-    ("discard", "11 cards in hand: discard one legal card"),
-    ("knock", "10 cards left with deadwood within the limit: knock?"),
-    ("arrange", "the knocker lays out its melds"),
-    ("defend", "the defender chooses its melds against the knocker's"),
-    ("over", "the hand is over: no decision left"),
-)
 
 # ---- action codes (``simulator.actions`` names them for users) --------------------------------
 ACTIONS: tuple[Block, ...] = (
@@ -227,29 +194,6 @@ def _work() -> tuple[Block, ...]:
     )
 
 
-# ---- the RL observation (``simulator.env.encoding``): name, constant, size -------------------------
-# (with what each block means: docs/rl.md's table is generated from it, ``observation_table``)
-OBSERVATION: tuple[tuple[str, str, int, str], ...] = (
-    ("hand", "O_HAND", 52, "own cards"),
-    ("drawn", "O_DRAWN", 52, "discard phase: the card just drawn"),
-    ("opponent_held", "O_OPP_HELD", 52,
-     "cards known to be in the opponent's hand (taken from the pile, not discarded since)"),
-    ("opponent_discards", "O_OPP_DISCARDS", 52, "every card the opponent discarded this hand"),
-    ("opponent_declined", "O_OPP_DECLINED", 52, "pile tops the opponent passed on"),
-    ("pile", "O_PILE", 52, "cards in the discard pile"),
-    ("pile_order", "O_PILE_ORDER", 52, "(i + 1) / pile size for the i-th card from the bottom"),
-    ("top", "O_TOP", 52, "the pile's top card"),
-    ("stock", "O_STOCK", 32, "cards left in the stock, one-hot 0..31"),
-    ("phase", "O_PHASE", len(PHASES) - 1, ", ".join(n for n, _ in PHASES[:-1]) + " (all 0 once over)"),
-    ("knock_limit", "O_LIMIT", 11, "the deal's knock limit, one-hot 0..10"),
-    ("flags", "O_FLAGS", 2, "is dealer; the drawn card came from the pile"),
-    ("deadwood", "O_DEADWOOD", 1, "own deadwood / 100"),
-    ("scores", "O_SCORES", 2, "own and opponent's game score / target (0 in single hands)"),
-    ("knocker_sets", "O_KNOCKER_SETS", 52, "the set cards the knocker laid out (from the defend phase on)"),
-    ("knocker_runs", "O_KNOCKER_RUNS", 52, "the run cards the knocker laid out"),
-)
-
-
 def observation_table() -> str:
     """docs/rl.md's table of the RL observation's blocks: name, offset, size, meaning."""
     rows, at = ["| block | offset | size | meaning |", "|---|---|---|---|"], 0
@@ -315,6 +259,7 @@ def _check(c: dict[str, object]) -> None:
         problems.append("the state's scalar slots overflow its header")
     if c["PHASE_OVER"] != len(PHASES) - 1:
         problems.append("PHASE_OVER must be the last phase")
+    problems += check_view_fields({name: size for name, _, size, _ in OBSERVATION})
     if len({e.code for e in ERRORS}) != len(ERRORS):
         problems.append("two errors share a code")
     if problems:

@@ -1,11 +1,13 @@
 """A seat's observation as a fixed-size float32 vector, computed from its view only.
 
-``fill_view_nb`` (``simulator.core.state``) is the one place that decides what a seat may
+``fill_view_nb`` (``simulator.core.view_fill``) is the one place that decides what a seat may
 know (``simulator.core.view``): never the opponent's hand nor the order of the stock.
 ``encode_view_nb(view, pile, target, out)`` turns that view, and the discard pile (public:
 ``pile[:view[V_PILE_LEN]]``, top last), into the ``N_OBS`` values of the RL observation,
-laid out as ``OBSERVATION_LAYOUT`` (declared once in ``simulator.core.layouts``;
-``simulator.env.encoding`` documents it block by block).  Every observation vector of
+laid out as ``OBSERVATION_LAYOUT`` (its blocks declared in ``simulator.core.layouts``;
+``simulator.env.encoding`` documents it block by block).  How each view slot is encoded is
+declared with the slot (``simulator.core.view_fields``): the encoder reads that table
+(``ENCODING``), so a new seat-visible fact reaches the RL observation by its row alone.  Every observation vector of
 ginsim is made here: the PettingZoo and Gymnasium environments, the vectorised environment,
 ``PolicyStrategy`` and ``simulator.Hand.observation_vector``.
 
@@ -18,48 +20,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constants import (
-    O_DEADWOOD,
-    O_DRAWN,
-    O_FLAGS,
-    O_HAND,
-    O_KNOCKER_RUNS,
-    O_KNOCKER_SETS,
-    O_LIMIT,
-    O_OPP_DECLINED,
-    O_OPP_DISCARDS,
-    O_OPP_HELD,
-    O_PHASE,
-    O_PILE,
-    O_PILE_ORDER,
-    O_SCORES,
-    O_STOCK,
-    O_TOP,
-    PHASE_OVER,
-    S_PILE,
-    V_DEADWOOD,
-    V_DRAWN,
-    V_FROM_PILE,
-    V_HAND,
-    V_IS_DEALER,
-    V_KNOCK_LIMIT,
-    V_KNOCKER_RUNS,
-    V_KNOCKER_SETS,
-    V_MY_SCORE,
-    V_OPP_DECLINED,
-    V_OPP_DISCARDS,
-    V_OPP_SCORE,
-    V_OPP_TOOK,
-    V_PHASE,
-    V_PILE_LEN,
-    V_STOCK_LEFT,
-)
+from .constants import O_PILE, O_PILE_ORDER, O_TOP, OBSERVATION_LAYOUT, S_PILE, V_HAND, V_PILE_LEN
+from . import constants
 from .melds import lowest_card_nb, min_deadwood_nb
-from .state import fill_view_nb
+from .view_fields import ENCODINGS, VIEW_FIELDS
+from .view_fill import fill_view_nb
 from ..infra.jit import CORE
 
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h): card planes use OpenSpiel's order
 _SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
+
+PLANE, CARD, ONE_HOT, BELOW, FLAG, PER_TARGET, DEADWOOD = range(len(ENCODINGS))
+
+
+def encoding_table() -> np.ndarray:
+    """The view's encodings as rows ``(slot, how, first value, largest index)``: one per row
+    of ``simulator.core.view_fields`` with an encoding, ``how`` indexing ``ENCODINGS``, the
+    first value its block's offset plus the row's ``at``, the largest index its block's size
+    less one (where ``one_hot`` clips and ``below`` stops)."""
+    blocks = {name: (offset, size) for name, offset, size in OBSERVATION_LAYOUT}
+    rows = []
+    for f in VIEW_FIELDS:
+        if f.encoding is not None:
+            offset, size = blocks[f.encoding.block]
+            rows.append((getattr(constants, f.const), ENCODINGS.index(f.encoding.how), offset + f.encoding.at, size - 1))
+    return np.array(rows, np.int64)
+
+
+#: ``encoding_table()``, compiled into the encoder as a constant
+ENCODING = encoding_table()
 
 
 @CORE
@@ -79,17 +68,33 @@ def _plane_nb(mask, out, offset):
 def encode_view_nb(view, pile, target, out):
     """Fill ``out`` (``N_OBS`` float32, zeroed here) from a seat's ``view`` and the discard
     pile ``pile`` (its first ``view[V_PILE_LEN]`` cards, bottom first); ``target`` is the
-    game's target score (the score block is 0 when ``target`` is 0)."""
+    game's target score (the score block is 0 when ``target`` is 0).  Each view slot is
+    encoded as its row of ``ENCODING`` says (``simulator.core.view_fields``), then the pile's
+    blocks from ``pile``."""
     for i in range(out.shape[0]):
         out[i] = 0.0
-    hand = view[V_HAND]
-    _plane_nb(hand, out, O_HAND)
-    if view[V_DRAWN] >= 0:  # the seat to act, in its discard phase
-        out[O_DRAWN + card_index_nb(view[V_DRAWN])] = 1.0
-        out[O_FLAGS + 1] = view[V_FROM_PILE]
-    _plane_nb(view[V_OPP_TOOK], out, O_OPP_HELD)
-    _plane_nb(view[V_OPP_DISCARDS], out, O_OPP_DISCARDS)
-    _plane_nb(view[V_OPP_DECLINED], out, O_OPP_DECLINED)
+    for r in range(ENCODING.shape[0]):
+        x = view[ENCODING[r, 0]]
+        how = ENCODING[r, 1]
+        at = ENCODING[r, 2]
+        if how == PLANE:
+            _plane_nb(x, out, at)
+        elif how == CARD:
+            if x >= 0:
+                out[at + card_index_nb(x)] = 1.0
+        elif how == ONE_HOT:
+            out[at + min(max(x, 0), ENCODING[r, 3])] = 1.0
+        elif how == BELOW:
+            if 0 <= x <= ENCODING[r, 3]:
+                out[at + x] = 1.0
+        elif how == FLAG:
+            out[at] = 1.0 if x != 0 else 0.0
+        elif how == PER_TARGET:
+            if target > 0:
+                out[at] = min(x / target, 1.0)
+        else:  # DEADWOOD: the slot's (the 10 cards kept, for the seat to act), else the hand's least
+            deadwood = x if x >= 0 else min_deadwood_nb(view[V_HAND])
+            out[at] = min(deadwood, 100) / 100.0
     n = view[V_PILE_LEN]
     for i in range(n):
         k = card_index_nb(pile[i])
@@ -97,21 +102,6 @@ def encode_view_nb(view, pile, target, out):
         out[O_PILE_ORDER + k] = (i + 1) / n
         if i == n - 1:
             out[O_TOP + k] = 1.0
-    out[O_STOCK + min(max(view[V_STOCK_LEFT], 0), 31)] = 1.0
-    phase = view[V_PHASE]
-    if phase < PHASE_OVER:
-        out[O_PHASE + phase] = 1.0
-    out[O_LIMIT + min(max(view[V_KNOCK_LIMIT], 0), 10)] = 1.0
-    out[O_FLAGS] = 1.0 if view[V_IS_DEALER] else 0.0
-    # the knock and arrange phases: the deadwood of the 10 cards kept (the view's, only for
-    # the seat to act); otherwise the least deadwood of the cards held
-    deadwood = view[V_DEADWOOD] if view[V_DEADWOOD] >= 0 else min_deadwood_nb(hand)
-    out[O_DEADWOOD] = min(deadwood, 100) / 100.0
-    if target > 0:
-        out[O_SCORES] = min(view[V_MY_SCORE] / target, 1.0)
-        out[O_SCORES + 1] = min(view[V_OPP_SCORE] / target, 1.0)
-    _plane_nb(view[V_KNOCKER_SETS], out, O_KNOCKER_SETS)
-    _plane_nb(view[V_KNOCKER_RUNS], out, O_KNOCKER_RUNS)
 
 
 @CORE

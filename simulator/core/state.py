@@ -121,11 +121,10 @@ Functions (numba)
   (the engine's loop: strategies answer those with masks, through ``lay_out_nb(state,
   rules, sets, runs, trace) -> error`` and ``defend_nb(state, rules, sets, runs, trace)
   -> error``);
-* ``legal_actions_nb(state, rules, out) -> n``; ``fill_view_nb(state, seat, view)`` writes
-  what a seat may know (``simulator.core.view``), and ``determinize_nb(view, pile, hidden,
-  rng, state)`` builds a full state consistent with it and sampled hidden cards;
-  ``reshuffle_next_nb(state, rules, action)`` tells whether an action will rebuild the stock
-  from the pile.
+* ``legal_actions_nb(state, rules, out) -> n``; ``reshuffle_next_nb(state, rules, action)``
+  tells whether an action will rebuild the stock from the pile.  What a seat may know of a
+  state is ``simulator.core.view_fill``'s; code outside the state machine reads a state
+  through ``simulator.core.hand_reading``.
 
 An illegal action returns an error code (``ERR_*``) and leaves the state as it was.
 ``trace`` (n × 3, may have 0 rows) receives events ``(seat, EV_*, value)`` at
@@ -179,8 +178,8 @@ from ..infra.jit import CORE, HOT, MERGED
 # How the functions below are compiled (the profiles of ``simulator.infra.jit``): they pass
 # the state array from function to function and never allocate, so none counts references.
 # The phase functions and the automatic steps (``end_of_turn_nb``) are merged into their one
-# caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``fill_view_nb`` and
-# ``play_nb`` are in turn inlined by LLVM into the engine's loop (``HOT``).  Rare steps (the
+# caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``play_nb`` and the view's
+# ``fill_view_nb`` (``simulator.core.view_fill``) are in turn inlined into the engine's loop (``HOT``).  Rare steps (the
 # deal, settling, the layout check) stay separate calls (``CORE``), as do the rules-core
 # functions the turn calls only on rare paths (the last-discard check,
 # ``knockable_discards_nb``): merged into the turn, their code would slow every turn.  Every
@@ -277,110 +276,6 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
     state[S_DECK_RNG] = deck_rng
     state[S_PHASE] = PHASE_FIRST_UPCARD
     state[S_CURRENT] = non_dealer
-
-
-@HOT
-def fill_view_nb(state, seat, view):
-    """What ``seat`` may know, written into ``view`` (``simulator.core.view``): its own hand,
-    draws and score, the pile, and of the opponent only its pickups, declines, discards
-    and score, and once laid out the knocker's melds.  The phase's private slots (the card
-    drawn, the legal discards, the deadwood) are filled only for the seat to act."""
-    opponent = 1 - seat
-    phase = state[S_PHASE]
-    pile_len = state[S_PILE_LEN]
-    view[V_PHASE] = phase
-    view[V_HAND] = state[S_HANDS + seat]
-    view[V_TOP] = state[S_PILE + pile_len - 1] if pile_len > 0 else -1
-    view[V_PILE_LEN] = pile_len
-    view[V_PILE_MASK] = state[S_PILE_MASK]
-    view[V_OPP_TOOK] = state[S_TOOK + opponent]
-    view[V_OPP_DECLINED] = state[S_DECLINED + opponent]
-    view[V_OPP_DISCARDS] = state[S_DISCARDS + opponent]
-    view[V_SEEN] = state[S_SEEN + seat]
-    view[V_STOCK_LEFT] = state[S_STOCK_N] - state[S_STOCK_POS]
-    view[V_TURN] = state[S_TURN]
-    view[V_MY_DRAWS] = state[S_DRAWS + seat]
-    view[V_KNOCK_LIMIT] = state[S_LIMIT]
-    view[V_MY_SCORE] = state[S_SCORES + seat]
-    view[V_OPP_SCORE] = state[S_SCORES + opponent]
-    view[V_IS_DEALER] = seat == state[S_DEALER]
-    view[V_DRAWN] = -1
-    view[V_FROM_PILE] = 0
-    view[V_LEGAL_DISCARDS] = 0
-    view[V_DEADWOOD] = -1
-    view[V_KNOCKER_SETS] = state[S_SETS]
-    view[V_KNOCKER_RUNS] = state[S_RUNS]
-    view[V_KNOCKER_DEADWOOD] = state[S_DEADWOOD] if phase == PHASE_DEFEND else -1
-    view[V_LAST_CHANCE] = 0
-    if seat == state[S_CURRENT]:
-        if phase == PHASE_DISCARD:
-            view[V_DRAWN] = state[S_DRAWN]
-            view[V_FROM_PILE] = state[S_FROM_PILE]
-            view[V_LEGAL_DISCARDS] = state[S_LEGAL]
-            view[V_LAST_CHANCE] = state[S_LAST_CHANCE]
-        elif phase == PHASE_KNOCK or phase == PHASE_ARRANGE:
-            view[V_DEADWOOD] = state[S_DEADWOOD]
-
-
-@CORE
-def determinize_nb(view, pile, hidden, rng, state):
-    """A full hand state consistent with what a seat sees (its ``view``, ``fill_view_nb``'s,
-    and its copy of the ``pile``) and with sampled hidden cards, built in ``state``: the seat
-    of the view sits in seat 0, the opponent in seat 1 holding the cards it took plus
-    ``hidden``, and every other card nobody has seen goes to the stock in an order shuffled
-    with the stream ``rng`` (``simulator.core.rng.shuffle_span_nb``), which also keys the
-    state's reshuffle stream.  Public facts the view does not carry (the seat's own pile
-    takes, the reshuffle count) are left at 0, the score multiplier at 1.  The one
-    determinization, next to the view it inverts: search players (``strategies.mc``) play
-    such states forward."""
-    for i in range(N_STATE):
-        state[i] = 0
-    took = view[V_OPP_TOOK]
-    opp = took | hidden
-    state[S_PHASE] = view[V_PHASE]
-    state[S_CURRENT] = 0
-    state[S_DEALER] = 0 if view[V_IS_DEALER] else 1
-    state[S_HANDS] = view[V_HAND]
-    state[S_HANDS + 1] = opp
-    state[S_TOOK + 1] = took
-    state[S_DECLINED + 1] = view[V_OPP_DECLINED]
-    state[S_DISCARDS + 1] = view[V_OPP_DISCARDS]
-    state[S_DISCARDS] = view[V_PILE_MASK] & ~view[V_OPP_DISCARDS]
-    state[S_SEEN] = view[V_SEEN]
-    state[S_SEEN + 1] = opp | view[V_PILE_MASK]
-    state[S_DRAWS] = view[V_MY_DRAWS]
-    state[S_DRAWS + 1] = popcount_nb(view[V_OPP_DISCARDS])
-    state[S_SCORES] = view[V_MY_SCORE]
-    state[S_SCORES + 1] = view[V_OPP_SCORE]
-    # the stock: the unknown cards the opponent does not hold, shuffled
-    stock_cards = np.int64(FULL_DECK_MASK) & ~view[V_HAND] & ~view[V_PILE_MASK] & ~opp
-    n = 0
-    rest = stock_cards
-    while rest:
-        state[S_STOCK + n] = lowest_card_nb(rest)
-        rest &= rest - 1
-        n += 1
-    rng[0] = shuffle_span_nb(rng[0], state, np.int64(S_STOCK), np.int64(n))
-    state[S_STOCK_N] = n
-    state[S_STOCK_POS] = 0
-    pile_len = view[V_PILE_LEN]
-    for i in range(pile_len):
-        state[S_PILE + i] = pile[i]
-    state[S_PILE_LEN] = pile_len
-    state[S_PILE_MASK] = view[V_PILE_MASK]
-    state[S_TURN] = view[V_TURN]
-    state[S_UPCARD] = pile[0] if pile_len > 0 else -1
-    state[S_LIMIT] = view[V_KNOCK_LIMIT]
-    state[S_MULTIPLIER] = 1
-    state[S_DRAWN] = view[V_DRAWN]
-    state[S_FROM_PILE] = view[V_FROM_PILE]
-    state[S_LEGAL] = view[V_LEGAL_DISCARDS]
-    state[S_LAST_CHANCE] = view[V_LAST_CHANCE]
-    state[S_DEADWOOD] = view[V_DEADWOOD] if view[V_PHASE] == PHASE_KNOCK else -1
-    state[S_KNOCKER] = -1
-    state[S_OUTCOME] = -1
-    state[S_WINNER] = -1
-    state[S_DECK_RNG] = np.int64(next_u64_nb(rng) >> np.uint64(1))
 
 
 @HOT
@@ -871,10 +766,3 @@ def reshuffle_next_nb(state, rules, action):
         hand = state[S_HANDS + state[S_CURRENT]] & ~(np.int64(1) << (action - A_DISCARD))
         return min_deadwood_nb(hand) > state[S_LIMIT] and state[S_PILE_LEN] + 1 >= 2
     return False
-
-
-def view_of(state: np.ndarray, seat: int) -> np.ndarray:
-    """The view vector ``seat``'s strategy would get in this state (a new array)."""
-    view = np.zeros(N_VIEW, np.int64)
-    fill_view_nb(state, np.int64(seat), view)
-    return view

@@ -61,8 +61,25 @@ from ..core.constants import (
 from ..core.cards import DECK, as_codes, format_card, mask_cards
 from ..core.errors import StrategyError
 from ..core.observation import encode_state_nb
+from ..core.hand_reading import (
+    dealer_of,
+    hand_of,
+    knocker_of,
+    phase_of,
+    pile_of,
+    reset_trace,
+    result_of,
+    seat_to_act,
+    set_stock_order,
+    stock_left,
+    stock_of,
+    trace_count,
+    turn_of,
+)
+from ..core.presentation import view_record
+from ..core.view_fill import view_of
 from ..core.melds import arrangement_nb, discard_deadwoods_nb, min_deadwood_nb
-from ..core.records import G_PAIR, G_POINTS0, G_POINTS1, H_ERROR_SEAT, H_HAND_IN_GAME, N_GAME_COLS, N_HAND_COLS, OUTCOMES
+from ..core.records import G_PAIR, G_POINTS0, G_POINTS1, H_ERROR_SEAT, H_HAND_IN_GAME, N_GAME_COLS, N_HAND_COLS
 from ..core.rules import MAX_HANDS_PER_GAME, MAX_TARGET, Rules, resolve_rules
 from ..core.scoring import points_to_seat_nb
 from ..infra.inputs import argument, int_pair
@@ -83,6 +100,10 @@ _PLAY_TRACE_ROWS = 4096  # events ``Hand._play`` keeps (far more than a hand wri
 
 def _cards(mask: int) -> list[str]:
     return [format_card(c) for c in mask_cards(int(mask))]
+
+
+#: the fields of ``HandResult`` that are card masks (``Hand.observation`` lists their cards)
+_RESULT_MASKS = ("knocker_sets", "knocker_runs", "laid_off", "defender_melds")
 
 
 class Hand:
@@ -206,11 +227,11 @@ class Hand:
         sids = self._work[K_SIDS:K_SIDS + 2]
         stop |= stop_at([seat for seat in range(2) if sids[seat] < 0])
         st = self._state
-        st[S.S_NTRACE] = 0
+        reset_trace(st)
         trace = np.empty((_PLAY_TRACE_ROWS, 3), np.int64)
         at = loop_module([s for s in sids.tolist() if s >= 0]).run_until_nb(
             self._work, self._rules, np.int64(stop), self._work[K_RECORD:K_RECORD + N_HAND_COLS], trace)
-        n = min(int(st[S.S_NTRACE]), _PLAY_TRACE_ROWS)
+        n = min(trace_count(st), _PLAY_TRACE_ROWS)
         names = S.EVENT_NAMES
         self.events.extend([(p, names[e], v) for p, e, v in trace[:n].tolist()])
         return int(at)
@@ -231,12 +252,12 @@ class Hand:
     @property
     def current_player(self) -> int:
         """The seat to act (0 or 1), -1 once the hand is over."""
-        return -1 if self.is_over() else int(self._state[S.S_CURRENT])
+        return seat_to_act(self._state)
 
     @property
     def phase(self) -> int:
         """The phase (``simulator.core.state.PHASE_*``; ``phase_name`` names it)."""
-        return int(self._state[S.S_PHASE])
+        return phase_of(self._state)
 
     @property
     def phase_name(self) -> str:
@@ -244,7 +265,7 @@ class Hand:
 
     @property
     def dealer(self) -> int:
-        return int(self._state[S.S_DEALER])
+        return dealer_of(self._state)
 
     @property
     def deck(self) -> list[int]:
@@ -274,12 +295,12 @@ class Hand:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < S.N_ACTIONS:
             raise ValueError(self._illegal(action, self.legal_actions()))
         st = self._state
-        before = st[S.S_NTRACE]
-        st[S.S_NTRACE] = 0
+        before = trace_count(st)
+        reset_trace(st)
         if _apply_action_nb(st, self._rules, action, self._trace) != S.ERR_NONE:
-            st[S.S_NTRACE] = before
+            reset_trace(st, before)
             raise ValueError(self._illegal(action, self.legal_actions()))
-        n = st[S.S_NTRACE]
+        n = trace_count(st)
         if n:
             names = S.EVENT_NAMES
             self.events.extend([(p, names[e], v) for p, e, v in self._trace[:n].tolist()])
@@ -293,7 +314,7 @@ class Hand:
                 f"legal: {names}")
 
     def _collect_events(self) -> None:
-        n = int(self._state[S.S_NTRACE])
+        n = trace_count(self._state)
         self.events.extend((p, S.EVENT_NAMES[e], v) for p, e, v in self._trace[:n].tolist())
 
     def clone(self) -> "Hand":
@@ -337,8 +358,7 @@ class Hand:
         """The cards left in the stock (codes), the next draw first.  Neither player may
         know them: this is for a driver that decides the stock's draws itself, as
         OpenSpiel's chance nodes do (``simulator.interop.ospiel_game``)."""
-        st = self._state
-        return st[S.S_STOCK + st[S.S_STOCK_POS]:S.S_STOCK + st[S.S_STOCK_N]].tolist()
+        return stock_of(self._state)
 
     def set_stock(self, cards) -> None:
         """Put the cards left in the stock in the order ``cards`` (codes or a card string,
@@ -346,19 +366,18 @@ class Hand:
         nothing changes).  Nothing else depends on the stock's order, so the hand plays on
         as if the stock had been shuffled so."""
         codes = as_codes(cards) if isinstance(cards, str) else [int(c) for c in cards]
-        st = self._state
-        pos, n = int(st[S.S_STOCK_POS]), int(st[S.S_STOCK_N])
-        if sorted(codes) != sorted(st[S.S_STOCK + pos:S.S_STOCK + n].tolist()):  # (bad codes, repeats too)
-            raise ValueError(f"set_stock needs the {n - pos} cards left in the stock, reordered; got "
+        left = stock_of(self._state)
+        if sorted(codes) != sorted(left):  # (bad codes, repeats too)
+            raise ValueError(f"set_stock needs the {len(left)} cards left in the stock, reordered; got "
                              + (" ".join(format_card(c) if c in _CARD_CODES else str(c) for c in codes) or "none"))
-        st[S.S_STOCK + pos:S.S_STOCK + n] = codes
+        set_stock_order(self._state, codes)
 
     # ---- what a player may know ----------------------------------------------------------
     def view(self, player: int) -> np.ndarray:
         """The view vector a numba strategy in seat ``player`` would get now
         (``strategies.view``)."""
         self._check_player(player)
-        return S.view_of(self._state, player)
+        return view_of(self._state, player)
 
     def observation(self, player: int) -> dict:
         """What ``player`` may know, readable: its hand (cards), its deadwood (with 11 cards:
@@ -368,53 +387,26 @@ class Hand:
         turns, draws, scores, the phase and whose turn it is; once the knocker has laid
         out, its melds and deadwood (what the defender defends against); once the hand is
         over, the result, the defender's melds and its layoffs.  Never the opponent's hand
-        or the stock."""
+        or the stock.  Every slot of the view is there under its Python name
+        (``simulator.core.view_fields``), cards as text; ``deadwood``, ``pile`` (in order),
+        ``scores``, ``knocker_melds`` and ``result`` are computed from them and the hand."""
         self._check_player(player)
-        v = S.view_of(self._state, player)
-        st = self._state
+        v = view_of(self._state, player)
+        obs = {"player": player, "current_player": self.current_player, **view_record(v)}
         hand = int(v[V.V_HAND])
         if bin(hand).count("1") == 11 and v[V.V_LEGAL_DISCARDS]:
-            deadwood = int(discard_deadwoods_nb(np.int64(hand), np.int64(v[V.V_LEGAL_DISCARDS]))[0])
+            obs["deadwood"] = int(discard_deadwoods_nb(np.int64(hand), np.int64(v[V.V_LEGAL_DISCARDS]))[0])
         else:
-            deadwood = int(min_deadwood_nb(np.int64(hand))) if bin(hand).count("1") <= 11 else None
-        pile_len = int(st[S.S_PILE_LEN])
-        obs = {
-            "player": player,
-            "phase": self.phase_name,
-            "current_player": self.current_player,
-            "is_dealer": bool(v[V.V_IS_DEALER]),
-            "hand": _cards(hand),
-            "deadwood": deadwood,
-            "drawn": format_card(int(v[V.V_DRAWN])) if v[V.V_DRAWN] >= 0 else None,
-            "legal_discards": _cards(v[V.V_LEGAL_DISCARDS]),
-            "pile": [format_card(int(c)) for c in st[S.S_PILE:S.S_PILE + pile_len]],
-            "top": format_card(int(v[V.V_TOP])) if v[V.V_TOP] >= 0 else None,
-            "stock_size": int(v[V.V_STOCK_LEFT]),
-            "knock_limit": int(v[V.V_KNOCK_LIMIT]),
-            "turn": int(v[V.V_TURN]),
-            "draws": int(v[V.V_MY_DRAWS]),
-            "opponent_took": _cards(v[V.V_OPP_TOOK]),
-            "opponent_discards": _cards(v[V.V_OPP_DISCARDS]),
-            "opponent_declined": _cards(v[V.V_OPP_DECLINED]),
-            "scores": (int(v[V.V_MY_SCORE]), int(v[V.V_OPP_SCORE])),
-        }
+            obs["deadwood"] = int(min_deadwood_nb(np.int64(hand))) if bin(hand).count("1") <= 11 else None
+        obs["pile"] = [format_card(c) for c in pile_of(self._state)]
+        obs["scores"] = (obs["score"], obs["opponent_score"])
         if self.phase == S.PHASE_DEFEND:
-            obs["knocker_melds"] = {"sets": _cards(v[V.V_KNOCKER_SETS]), "runs": _cards(v[V.V_KNOCKER_RUNS]),
-                                    "deadwood": int(v[V.V_KNOCKER_DEADWOOD])}
-        if self.is_over():
-            outcome = int(st[S.S_OUTCOME])
-            obs["result"] = {
-                "outcome": OUTCOMES[outcome],
-                "knocker": int(st[S.S_KNOCKER]),
-                "winner": int(st[S.S_WINNER]),
-                "points": int(st[S.S_POINTS]),
-                "knocker_deadwood": int(st[S.S_KNOCKER_DW]),
-                "defender_deadwood": int(st[S.S_DEFENDER_DW]),
-                "knocker_sets": _cards(st[S.S_SETS]),
-                "knocker_runs": _cards(st[S.S_RUNS]),
-                "laid_off": _cards(st[S.S_LAID]),
-                "defender_melds": _cards(st[S.S_DEFENDER_MELDS]),
-            }
+            obs["knocker_melds"] = {"sets": obs["knocker_sets"], "runs": obs["knocker_runs"],
+                                    "deadwood": obs["knocker_deadwood"]}
+        result = result_of(self._state)
+        if result is not None:
+            obs["result"] = {name: _cards(value) if name in _RESULT_MASKS else value
+                             for name, value in result._asdict().items()}
         return obs
 
     def observation_vector(self, player: int) -> np.ndarray:
@@ -500,13 +492,13 @@ class Hand:
         """The action of the seat's own strategy (``a`` or ``b``): ``strategy_action()``,
         one numba call once the seat's strategy has been asked."""
         st = self._state
-        bot = self._bots[st[S.S_CURRENT]] if st[S.S_PHASE] != S.PHASE_OVER else None
+        seat = seat_to_act(st)
+        bot = self._bots[seat] if seat >= 0 else None
         if bot is None:
             return self.strategy_action(None)
         loop, sid, params, lent = bot
         action, err, value = loop.ask_seat_nb(self._work, sid, params, lent, self._rules, self._legal)
         if err:
-            seat = int(st[S.S_CURRENT])
             raise StrategyError(self._answer_error(self.strategies[0 if seat == self.a_seat else 1],
                                                    int(action), int(err), int(value)))
         return int(action)
@@ -534,8 +526,9 @@ class Hand:
         0, 0 for a dead hand or a scoreless tie)."""
         if not self.is_over():
             raise ValueError(f"the hand is not over (phase {self.phase_name})")
-        winner, points = int(self._state[S.S_WINNER]), int(self._state[S.S_POINTS])
-        return int(points_to_seat_nb(winner, points, 0)), int(points_to_seat_nb(winner, points, 1))
+        result = result_of(self._state)
+        return (int(points_to_seat_nb(result.winner, result.points, 0)),
+                int(points_to_seat_nb(result.winner, result.points, 1)))
 
     def arrangements(self) -> list[tuple[list[str], list[str]]]:
         """In the arrange phase, the knocker's least-deadwood arrangements as (set cards,
@@ -543,10 +536,10 @@ class Hand:
         defender's, in the order of the ``A_DEFEND + k`` actions."""
         if self.phase not in (S.PHASE_ARRANGE, S.PHASE_DEFEND):
             return []
-        seat = int(self._state[S.S_KNOCKER])
+        seat = knocker_of(self._state)
         if self.phase == S.PHASE_DEFEND:
             seat = 1 - seat
-        hand = np.int64(self._state[S.S_HANDS + seat])
+        hand = np.int64(hand_of(self._state, seat))
         count = int(arrangement_nb(hand, np.int64(-1))[2])
         out = []
         for k in range(count):
@@ -556,9 +549,9 @@ class Hand:
 
     def __repr__(self) -> str:
         if self.is_over():
-            return f"<Hand over: {OUTCOMES[int(self._state[S.S_OUTCOME])]}>"
+            return f"<Hand over: {result_of(self._state).outcome}>"
         return (f"<Hand phase={self.phase_name} player={self.current_player} "
-                f"turn={int(self._state[S.S_TURN])} stock={int(self._state[S.S_STOCK_N] - self._state[S.S_STOCK_POS])}>")
+                f"turn={turn_of(self._state)} stock={stock_left(self._state)}>")
 
 
 class Game:
@@ -602,7 +595,7 @@ class Game:
         hand = played.clone()
         row = hand._work[K_RECORD:K_RECORD + N_HAND_COLS]
         row[:] = played.record()
-        hand._state[S.S_NTRACE] = 0
+        reset_trace(hand._state)
         if next_hand_nb(hand._work, self.record, np.int64(self.max_hands), hand._rules, row, hand._trace) < 0:
             return False
         hand.events, hand._python_seats = [], {}

@@ -11,7 +11,7 @@ makes one, ``STOP_AT_END`` (0) plays to the end.
 
 Its steps, each one function that every loop uses:
 
-* ``ask_nb``: fill the view of the seat to act (``simulator.core.state.fill_view_nb``), then
+* ``ask_nb``: fill the view of the seat to act (``simulator.core.view_fill.fill_view_nb``), then
   ask its strategy the phase's decision through the generated dispatch's ``answer_nb``
   (``strategies.dispatch``), its raw answer decoded by the decoder of the decision's kind
   (``simulator.core.answers``; a caller holding a raw answer uses ``decode_nb``, with the
@@ -111,12 +111,12 @@ from ..core.melds import arrangement_index_nb
 from ..core.state import (
     apply_action_nb,
     defend_nb,
-    fill_view_nb,
     lay_out_nb,
     legal_actions_nb,
     play_nb,
     reshuffle_next_nb,
 )
+from ..core.view_fill import fill_view_nb
 from .work import fields_nb, memory_of, param_rows_of, record_nb, rows_at, spare_of, state_of
 from ..infra.jit import CORE, HOT, MERGED
 from ..infra.words import as_float64_nb, as_uint64_nb

@@ -81,7 +81,7 @@ class _Table:
         while 0 <= at != over:
             seat = at & 1
             # the view the loop filled where it stopped, copied: a player may keep its observations
-            obs = Observation(st, seat, infos[seat], rules, at >> 1, view=self.seat_view.copy())
+            obs = Observation(st, seat, infos[seat], rules, view=self.seat_view.copy())
             action = deciders[seat].ask(obs, who[seat], place)
             at = play(work, vector, np.int64(action), stop, row, trace)
         return at >= 0

@@ -42,6 +42,7 @@ from pettingzoo import AECEnv
 from ..core import state as S
 from ..core.constants import K_RECORD
 from ..core.errors import StrategyError
+from ..core.hand_reading import reset_trace, seat_to_act
 from ..core.records import (
     G_BOXES0,
     G_BOXES1,
@@ -141,14 +142,14 @@ class GinRummyEnv(AECEnv):
     def _hand(self, hand: Hand) -> None:
         self.hand = hand
         self._state = hand._state
-        self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
+        self.agent_selection = AGENTS[seat_to_act(self._state)]
 
     def observe(self, agent):
         seat = AGENTS.index(agent)
         obs = np.zeros(N_OBS, np.float32)
         encode_nb(self._state, np.int64(seat), np.int64(self.target), obs)
         mask = np.zeros(N_ACTIONS, np.int8)
-        if self._state[S.S_PHASE] != S.PHASE_OVER and int(self._state[S.S_CURRENT]) == seat:
+        if seat_to_act(self._state) == seat:
             mask_nb(self._state, self._rules, self._legal, mask)
             if self.actions == "stable":
                 mask &= stable_mask()
@@ -171,7 +172,7 @@ class GinRummyEnv(AECEnv):
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
         code = action_code(action, self.action_spaces[agent])
-        self._state[S.S_NTRACE] = 0
+        reset_trace(self._state)
         if self.actions == "stable" and not stable_mask()[code]:
             err = S.ERR_ILLEGAL_ACTION  # outside the stable action set (simulator.env.rewards)
         else:
@@ -188,10 +189,11 @@ class GinRummyEnv(AECEnv):
     def _moved(self) -> None:
         """After the hand moved on: the hand's end (rewards, the next hand of a game), or the
         agent to act."""
-        if self._state[S.S_PHASE] == S.PHASE_OVER:
+        seat = seat_to_act(self._state)
+        if seat < 0:
             self._hand_over()
         else:
-            self.agent_selection = AGENTS[int(self._state[S.S_CURRENT])]
+            self.agent_selection = AGENTS[seat]
 
     def _let_play(self, seat: int, strategy) -> None:
         """``strategy`` (a numba one) plays ``seat`` with the engine's loop until the other seat

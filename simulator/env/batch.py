@@ -38,7 +38,7 @@ from ..core.constants import (
 from ..core.observation import encode_state_nb
 from ..engine import loop as builtin_loop
 from ..engine.work import next_hand_nb, seat_nb, start_deal_nb, start_game_nb
-from ..core.scoring import points_to_seat_nb
+from ..core.hand_reading import hand_points_to_seat_nb, is_over_nb, seat_to_act_nb
 from ..engine.factory import bound
 from ..infra.jit import PLAIN
 from .rewards import game_end_reward_nb, scaled_nb
@@ -91,7 +91,7 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     state = work[K_STATE:K_STATE + S.N_STATE]
     seat = meta[M_SEAT]
     meta[M_HANDS] += 1
-    points = np.float64(points_to_seat_nb(state[S.S_WINNER], state[S.S_POINTS], seat))
+    points = np.float64(hand_points_to_seat_nb(state, seat))
     if game.shape[0] == 0:
         return scaled_nb(points, reward_mode), ENDED
     if next_hand_nb(work, game, max_hands, rules, work[K_RECORD:K_RECORD + N_HAND_COLS], trace) >= 0:
@@ -155,7 +155,7 @@ def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
     encode_state_nb(state, seat, target, view, obs)
     for j in range(N_ACTIONS):
         mask[j] = 0
-    if meta[M_STATUS] == RUNNING and state[S.S_PHASE] != S.PHASE_OVER and state[S.S_CURRENT] == seat:
+    if meta[M_STATUS] == RUNNING and not is_over_nb(state) and seat_to_act_nb(state) == seat:
         n = S.legal_actions_nb(state, rules, legal)
         for j in range(n):
             mask[legal[j]] = 1

@@ -92,7 +92,7 @@ N_ACTIONS = S.N_ACTIONS
 @PLAIN
 def encode_nb(state, seat, target, out):
     """Fill ``out`` (``N_OBS`` float32) with ``seat``'s observation: its view
-    (``simulator.core.state.fill_view_nb``) encoded by ``simulator.core.observation``."""
+    (``simulator.core.view_fill.fill_view_nb``) encoded by ``simulator.core.observation``."""
     view = np.empty(N_VIEW, np.int64)
     encode_state_nb(state, seat, target, view, out)
 

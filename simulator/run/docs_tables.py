@@ -3,7 +3,7 @@ experiment file, from their declaration (``simulator.run.experiment.SCHEMA``); t
 a run's files, from theirs (``simulator.core.records``: the labels, the hand row and the game
 row, each with the description its Parquet fields carry); the keys of a hand history
 (``simulator.run.handhistory.TABLES``) and its example file, written from a deal played
-now; the RL observation's blocks (``simulator.core.layouts.OBSERVATION``); all written by
+now; the RL observation's blocks (``simulator.core.view_fields.OBSERVATION``); all written by
 ``simulator.run.config``::
 
     python -m simulator.run.docs_tables            # rewrite the tables

@@ -26,7 +26,9 @@ from strategies import belief
 from strategies.view import N_VIEW, PHASE_DRAW
 
 from ..core.constants import K_STATE, N_HAND_COLS
-from ..core.state import N_STATE, PHASE_OVER, S_CURRENT, S_HANDS, fill_view_nb
+from ..core.hand_reading import hand_of_nb, seat_to_act_nb
+from ..core.state import N_STATE, PHASE_OVER
+from ..core.view_fill import fill_view_nb
 from ..engine import loop
 from ..engine.work import new_work, seat_nb, start_deal_nb
 from ..infra.jit import PLAIN
@@ -66,11 +68,11 @@ def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, fe
         seat_nb(work, zero, sids, params)  # sids[0] in seat 0
         at = loop.run_until_nb(work, rules, np.int64(_DRAWS), record, trace)
         while 0 <= at < 2 * PHASE_OVER:
-            seat = state[S_CURRENT]
+            seat = seat_to_act_nb(state)
             if n_dec < max_decisions:
                 fill_view_nb(state, seat, view)  # the view the seat decides on
                 cand, k = belief.candidates_nb(view)
-                opp_hand = state[S_HANDS + 1 - seat]
+                opp_hand = hand_of_nb(state, 1 - seat)
                 rest = cand
                 while rest:
                     card = np.int64(0)

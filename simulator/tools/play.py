@@ -42,7 +42,9 @@ from ..core import view as V
 from ..core.errors import StrategyError
 from ..core.cards import format_card, mask_cards, parse_cards
 from ..core.decisions import DECISIONS
+from ..core.hand_reading import hand_of, result_of
 from ..core.narrate import tell
+from ..core.presentation import view_line
 from ..engine.hand import Game, Hand
 from ..engine.loop import stop_at
 from ..core.melds import hand_value_nb, layoff_after_melds_nb, layoff_solution_nb
@@ -215,20 +217,14 @@ class Table:
         """What you see before a decision, read from your view (``Hand.view``: the engine's
         ``fill_view_nb``, what a numba strategy in your seat would get)."""
         v = hand.view(HUMAN)
-        phase = int(v[V.V_PHASE])
-        if phase == S.PHASE_DEFEND:
+        if int(v[V.V_PHASE]) == S.PHASE_DEFEND:
             sets, runs = int(v[V.V_KNOCKER_SETS]), int(v[V.V_KNOCKER_RUNS])
             melds = _arrangement(sets | runs, sets, runs).melds
-            self.say(f"{self.name} lays out {' '.join('[' + ' '.join(map(str, m)) + ']' for m in melds)}"
-                     f"  | deadwood {int(v[V.V_KNOCKER_DEADWOOD])}")
-        drawn = f"   (drew {format_card(int(v[V.V_DRAWN]))})" if phase == S.PHASE_DISCARD else ""
-        self.say(f"Your hand: {_hand_text(int(v[V.V_HAND]))}{drawn}")
-        top = int(v[V.V_TOP])
-        line = (f"Pile top: {format_card(top) if top >= 0 else '-'}   stock: {int(v[V.V_STOCK_LEFT])}"
-                f"   {self.name} holds (from the pile): {_cards(int(v[V.V_OPP_TOOK]))}")
-        if self.game:
-            line += f"   score: you {int(v[V.V_MY_SCORE])}, {self.name} {int(v[V.V_OPP_SCORE])}"
-        self.say(line)
+            self.say(f"{self.name} lays out {' '.join('[' + ' '.join(map(str, m)) + ']' for m in melds)}")
+        self.say(f"Your hand: {_hand_text(int(v[V.V_HAND]))}")
+        # the rest of what you see, as the view's one-line text words it (its labelled slots)
+        self.say(view_line(v, skip=("phase", "hand") if self.game else ("phase", "hand", "score", "opponent_score"),
+                           opponent=self.name))
 
     def choices(self, hand: Hand) -> list[tuple[str, int, str]]:
         """Your moves, with their keys and labels, read from your view (as ``show``)."""
@@ -330,35 +326,34 @@ class Table:
             self.say(tell(event, names, you=HUMAN))
 
     def hand_over(self, hand: Hand) -> None:
-        st = hand.state
-        outcome = OUTCOMES[int(st[S.S_OUTCOME])]
+        result = result_of(hand.state)
+        outcome = result.outcome
         self.say(f"\n--- Hand over: {outcome} ---")
-        knocker = int(st[S.S_KNOCKER])
+        knocker = result.knocker
         for seat in (HUMAN, BOT):
             name = "You" if seat == HUMAN else self.name
-            mask = int(st[S.S_HANDS + seat])
+            mask = hand_of(hand.state, seat)
             if outcome == "dead" or knocker < 0:
                 self.say(f"{name:>12}: {_hand_text(mask)}")
             elif seat == knocker:
-                sets, runs = int(st[S.S_SETS]), int(st[S.S_RUNS])
+                sets, runs = result.knocker_sets, result.knocker_runs
                 text = _melds_text(_arrangement(mask, sets, runs)) if sets | runs else _hand_text(mask)
                 self.say(f"{name:>12}: {text}   (knocker)")
             else:
-                laid = int(st[S.S_LAID])
+                laid = result.laid_off
                 rest = mask & ~laid
-                melded = int(st[S.S_DEFENDER_MELDS])  # 0 after gin: the least deadwood is kept
+                melded = result.defender_melds  # 0 after gin: the least deadwood is kept
                 text = _melded_text(rest, melded) if melded else _hand_text(rest)
                 self.say(f"{name:>12}: {text}   laid off: {_cards(laid)}")
-        winner, points = int(st[S.S_WINNER]), int(st[S.S_POINTS])
         if outcome == "dead":
             self.say("No score.")
-        elif winner < 0:
+        elif result.winner < 0:
             self.say("A tie: no score.")
         else:
-            who = "You score" if winner == HUMAN else f"{self.name} scores"
+            who = "You score" if result.winner == HUMAN else f"{self.name} scores"
             extra = " (undercut)" if outcome == "undercut" else ""
-            self.say(f"{who} {points} points{extra} (knocker deadwood {int(st[S.S_KNOCKER_DW])}, "
-                     f"defender deadwood {int(st[S.S_DEFENDER_DW])}).")
+            self.say(f"{who} {result.points} points{extra} (knocker deadwood {result.knocker_deadwood}, "
+                     f"defender deadwood {result.defender_deadwood}).")
 
 
 def _mask(cards) -> int:

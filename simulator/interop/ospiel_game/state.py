@@ -24,9 +24,11 @@ from strategies.mc import opponent_hidden_nb, opponent_tries_nb
 from ...core import state as S
 from ...core.cards import DECK, format_card, mask_cards
 from ...core.constants import N_VIEW
+from ...core.hand_reading import hand_of, knocker_of, phase_of, pile_of, result_of
 from ...core.narrate import tell
+from ...core.view_fill import view_of
 from ...core.observation import encode_view_nb
-from ...core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS, OUTCOMES
+from ...core.records import G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, N_GAME_COLS
 from ...core.rules import MAX_HANDS_PER_GAME
 from ...core.scoring import end_of_hand_nb, new_game_nb
 from ...engine.hand import Hand
@@ -146,11 +148,11 @@ class GinsimState(pyspiel.State):
         if self.hand is None:
             return head + f"; dealing: {' '.join(format_card(c) for c in self._dealt)}"
         st = self.hand.state
-        pile = st[S.S_PILE:S.S_PILE + st[S.S_PILE_LEN]]
+        pile = pile_of(st)
         mover = "" if self.hand.is_over() else f", P{self.hand.current_player} to act"
         text = (f"{head}; phase {self.hand.phase_name}{mover}"
                 f"{'' if self._pending < 0 else f' (a stock card for P{self._drawer})'}; "
-                f"P0 {_cards(st[S.S_HANDS])}; P1 {_cards(st[S.S_HANDS + 1])}; "
+                f"P0 {_cards(hand_of(st, 0))}; P1 {_cards(hand_of(st, 1))}; "
                 f"pile {' '.join(format_card(int(c)) for c in pile)}; "
                 f"stock {' '.join(format_card(c) for c in self.hand.stock())}")
         if self._returns is not None:
@@ -238,8 +240,9 @@ class GinsimState(pyspiel.State):
             line = _event_text(player, seat, event, value, st)
             if line:
                 lines.append(line)
-        if self.hand.is_over() and OUTCOMES[int(st[S.S_OUTCOME])] != "dead":
-            lines.append(f"hands shown: P0 {_cards(st[S.S_HANDS])}; P1 {_cards(st[S.S_HANDS + 1])}")
+        result = result_of(st)
+        if result is not None and result.outcome != "dead":
+            lines.append(f"hands shown: P0 {_cards(hand_of(st, 0))}; P1 {_cards(hand_of(st, 1))}")
         return "\n".join(lines)
 
     # the deal and the game ---------------------------------------------------------------
@@ -290,11 +293,12 @@ class GinsimState(pyspiel.State):
             return _DECK_MASK & ~_mask(self._seat_dealt(seat)) & ~_mask(self._dealt[20:])
         st = self.hand.state
         other = 1 - seat
-        unknown = _DECK_MASK & ~int(st[S.S_HANDS + seat]) & ~int(st[S.S_PILE_MASK]) & ~int(st[S.S_TOOK + other])
-        phase = int(st[S.S_PHASE])
-        if (phase == S.PHASE_DEFEND and int(st[S.S_KNOCKER]) == other) or (
-                phase == S.PHASE_OVER and OUTCOMES[int(st[S.S_OUTCOME])] != "dead"):
-            unknown &= ~int(st[S.S_HANDS + other])
+        view = view_of(st, seat)
+        unknown = _DECK_MASK & ~int(view[V.V_HAND]) & ~int(view[V.V_PILE_MASK]) & ~int(view[V.V_OPP_TOOK])
+        result = result_of(st)
+        if (phase_of(st) == S.PHASE_DEFEND and knocker_of(st) == other) or (
+                result is not None and result.outcome != "dead"):
+            unknown &= ~hand_of(st, other)
         return unknown
 
     def _end_of_hand(self) -> None:
@@ -337,7 +341,7 @@ def _event_text(player: int, seat: int, event: str, value: int, st: np.ndarray) 
     docs/rules.md#laying-out-and-laying-off)."""
     text = tell((seat, event, value), ("P0", "P1"), you=player)
     if event == "sets":
-        text = f"P{seat} spreads {_cards(st[S.S_HANDS + seat])}\n{text}"
+        text = f"P{seat} spreads {_cards(hand_of(st, seat))}\n{text}"
     return text
 
 

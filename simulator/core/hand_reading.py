@@ -7,7 +7,7 @@ engine's compiled loop reads a slot).
 * numba, for kernels and search players (inlined into their callers, ``HOT``):
   ``is_over_nb``, ``phase_nb``, ``seat_to_act_nb`` (the seat to act, also after the end),
   ``hand_of_nb``, ``score_before_nb``, ``hand_points_to_seat_nb`` (what a finished hand is
-  worth to a seat), ``pile_len_nb``, ``pile_nb`` (a slice, merged into its caller);
+  worth to a seat), ``pile_nb`` (a slice, merged into its caller);
 * Python: ``phase_of``, ``seat_to_act`` (-1 once over), ``dealer_of``, ``hand_of``,
   ``pile_of`` (bottom first), ``stock_of`` (the next draw first; hidden from both players),
   ``set_stock_order``, ``turn_of``, ``stock_left``, ``trace_count``/``reset_trace`` (the
@@ -86,12 +86,6 @@ def hand_points_to_seat_nb(state, seat):
     """What the finished hand is worth to ``seat``: its points if it scored, minus the
     opponent's if the opponent did, 0 for a dead hand (``core.scoring.points_to_seat_nb``)."""
     return points_to_seat_nb(state[S_WINNER], state[S_POINTS], seat)
-
-
-@HOT
-def pile_len_nb(state):
-    """Cards in the discard pile."""
-    return state[S_PILE_LEN]
 
 
 @MERGED

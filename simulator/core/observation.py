@@ -7,9 +7,9 @@ know (``simulator.core.view``): never the opponent's hand nor the order of the s
 laid out as ``OBSERVATION_LAYOUT`` (its blocks declared in ``simulator.core.layouts``;
 ``simulator.env.encoding`` documents it block by block).  How each view slot is encoded is
 declared with the slot (``simulator.core.view_fields``): the encoder reads that table
-(``ENCODING``), so a new seat-visible fact reaches the RL observation by its row alone.  Every observation vector of
-ginsim is made here: the PettingZoo and Gymnasium environments, the vectorised environment,
-``PolicyStrategy`` and ``simulator.Hand.observation_vector``.
+(``ENCODING``), so a new seat-visible fact reaches the RL observation by its row alone.
+Every observation vector of ginsim is made here: the PettingZoo and Gymnasium environments,
+the vectorised environment, ``PolicyStrategy`` and ``simulator.Hand.observation_vector``.
 
 ``encode_state_nb(state, seat, target, view, out)`` is the same from a hand state: it fills
 ``seat``'s view first (``view``: ``N_VIEW`` int64 scratch), so nothing beyond the view
@@ -30,7 +30,9 @@ from ..infra.jit import CORE
 #: our suit (s h d c) -> OpenSpiel's suit index (s c d h): card planes use OpenSpiel's order
 _SUIT_TO_OPENSPIEL = np.array([0, 3, 2, 1], np.int64)
 
-PLANE, CARD, ONE_HOT, BELOW, FLAG, PER_TARGET, DEADWOOD = range(len(ENCODINGS))
+#: the encoder's codes of ``view_fields.ENCODINGS``, by name
+PLANE, CARD, ONE_HOT, BELOW, FLAG, PER_TARGET, DEADWOOD = (
+    ENCODINGS.index(how) for how in ("plane", "card", "one_hot", "below", "flag", "per_target", "deadwood"))
 
 
 def encoding_table() -> np.ndarray:
@@ -43,7 +45,8 @@ def encoding_table() -> np.ndarray:
     for f in VIEW_FIELDS:
         if f.encoding is not None:
             offset, size = blocks[f.encoding.block]
-            rows.append((getattr(constants, f.const), ENCODINGS.index(f.encoding.how), offset + f.encoding.at, size - 1))
+            rows.append((getattr(constants, f.const), ENCODINGS.index(f.encoding.how), offset + f.encoding.at,
+                         size - 1))
     return np.array(rows, np.int64)
 
 

@@ -162,7 +162,9 @@ def check(observation_blocks: dict[str, int]) -> list[str]:
         if f.mask_attr and f.kind != "cards":
             problems.append(f"{f.const}: only a cards row has a mask_attr")
         for name in (f.attr, f.mask_attr):
-            if name and name in seen_attr:
+            if not name:
+                continue
+            if name in seen_attr:
                 problems.append(f"{f.const}: Python name {name!r} is used twice")
             seen_attr.add(name)
         if f.const in seen_const:

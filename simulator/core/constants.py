@@ -77,12 +77,12 @@ N_MEMORY = 64  # length of each player's per-hand memory
 
 # ---- phases
 PHASE_FIRST_UPCARD = 0  # take the first upcard or decline (non-dealer asked first)
-PHASE_DRAW = 1  # draw the pile's top card or from the stock
-PHASE_LAST_DISCARD = 2  # the stock is spent: take the last discard only to knock
-PHASE_DISCARD = 3  # 11 cards in hand: discard one legal card
-PHASE_KNOCK = 4  # 10 cards left with deadwood within the limit: knock?
+PHASE_DRAW = 1  # draw the pile's top card (V_TOP) or from the stock
+PHASE_LAST_DISCARD = 2  # the stock is spent: take the last discard only to knock (last_discard_rule)
+PHASE_DISCARD = 3  # 11 cards in hand: discard one card of V_LEGAL_DISCARDS
+PHASE_KNOCK = 4  # 10 cards left with deadwood V_DEADWOOD within V_KNOCK_LIMIT: knock?
 PHASE_ARRANGE = 5  # the knocker lays out its melds
-PHASE_DEFEND = 6  # the defender chooses its melds against the knocker's
+PHASE_DEFEND = 6  # the defender, seeing the knocker's melds and deadwood, chooses its own melds
 PHASE_OVER = 7  # the hand is over: no decision left
 #: phase code -> name
 PHASE_NAMES = ('first_upcard', 'draw', 'last_discard', 'discard', 'knock', 'arrange', 'defend', 'over')

@@ -178,9 +178,8 @@ from ..infra.jit import CORE, HOT, MERGED
 # How the functions below are compiled (the profiles of ``simulator.infra.jit``): they pass
 # the state array from function to function and never allocate, so none counts references.
 # The phase functions and the automatic steps (``end_of_turn_nb``) are merged into their one
-# caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``play_nb`` and the
-# view's ``fill_view_nb`` (``simulator.core.view_fill``) are in turn inlined by LLVM into the
-# engine's loop (``HOT``).  Rare steps (the deal, settling, the layout check) stay separate
+# caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``play_nb`` is in
+# turn inlined by LLVM into the engine's loop (``HOT``).  Rare steps (the deal, settling, the layout check) stay separate
 # calls (``CORE``), as do the rules-core
 # functions the turn calls only on rare paths (the last-discard check,
 # ``knockable_discards_nb``): merged into the turn, their code would slow every turn.  Every

@@ -53,12 +53,12 @@ ENCODINGS = ("plane", "card", "one_hot", "below", "flag", "per_target", "deadwoo
 # ---- the phases: the decision points a seat sees (``V_PHASE``), then the end of the hand ------
 PHASES: tuple[tuple[str, str], ...] = (
     ("first_upcard", "take the first upcard or decline (non-dealer asked first)"),
-    ("draw", "draw the pile's top card or from the stock"),
-    ("last_discard", "the stock is spent: take the last discard only to knock"),
-    ("discard", "11 cards in hand: discard one legal card"),
-    ("knock", "10 cards left with deadwood within the limit: knock?"),
+    ("draw", "draw the pile's top card (V_TOP) or from the stock"),
+    ("last_discard", "the stock is spent: take the last discard only to knock (last_discard_rule)"),
+    ("discard", "11 cards in hand: discard one card of V_LEGAL_DISCARDS"),
+    ("knock", "10 cards left with deadwood V_DEADWOOD within V_KNOCK_LIMIT: knock?"),
     ("arrange", "the knocker lays out its melds"),
-    ("defend", "the defender chooses its melds against the knocker's"),
+    ("defend", "the defender, seeing the knocker's melds and deadwood, chooses its own melds"),
     ("over", "the hand is over: no decision left"),
 )
 

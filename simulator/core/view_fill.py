@@ -79,10 +79,10 @@ from .constants import (
 )
 from .melds import lowest_card_nb, popcount_nb
 from .rng import next_u64_nb, shuffle_span_nb
-from ..infra.jit import CORE, HOT
+from ..infra.jit import CORE, MERGED
 
 
-@HOT
+@MERGED
 def fill_view_nb(state, seat, view):
     """What ``seat`` may know, written into ``view`` (``simulator.core.view``): its own hand,
     draws and score, the pile, and of the opponent only its pickups, declines, discards

@@ -34,12 +34,13 @@ The profiles:
     inlining on: the rules core, the rare steps of a hand, the engine's checks and loops.
 ``HOT``
     As ``CORE``, and LLVM inlines it into its caller: what runs on every turn (the everyday
-    decisions of the light strategies, ``fill_view_nb``, ``play_nb``).
+    decisions of the light strategies, ``play_nb``).
 ``MERGED``
     Merged into each caller at numba's IR level (it compiles no library of its own, and counts
     references as its caller does): thin wrappers, the phase functions, the dispatch of
-    built-ins, the way the loop asks and answers.  Called from Python it compiles alone with
-    numba's default (reference counting on), so one that allocates still works there.
+    built-ins, the way the loop asks and answers, the view's filling (``fill_view_nb``).
+    Called from Python it compiles alone with numba's default (reference counting on), so one
+    that allocates still works there.
 ``MERGED_HOT``
     ``MERGED`` for the dispatch's everyday decisions, which also state ``forceinline`` as the
     generated dispatch of plug-ins (``PLUGIN_HOT``) does.

@@ -38,13 +38,12 @@ from .core.errors import StrategyError, error_message
 from .infra.inputs import argument, check_memory, int_pair
 from .core.records import GAME_ROW, HAND_ROW, column_table
 from .core.constants import K_STATE, N_STATE
-from .core.hand_reading import trace_count
+from .core.hand_reading import events_of, trace_count
 from .engine.kernels import TRACE_CAPACITY
 from .engine.loop import STOP_AT_END
 from .engine.select import engine_module, loop_module, strategy_pair
 from .engine.work import new_work, seat_nb, start_deck_nb
 from .core.rules import MAX_TARGET, Rules, resolve_rules
-from .core.state import EVENT_NAMES as EV_NAMES
 
 __doc__ = __doc__.format(hand_table=column_table(HAND_ROW), game_table=column_table(GAME_ROW))
 
@@ -250,15 +249,6 @@ def simulate_games(strategy_a: str | Strategy, strategy_b: str | Strategy,
     return frame, hf
 
 
-EVENT_NAMES = dict(enumerate(EV_NAMES))
-
-
-def _events(trace: np.ndarray, n: int) -> list[tuple[int, str, int]]:
-    if n > len(trace):
-        raise RuntimeError("trace capacity exceeded")
-    return [(int(p), EVENT_NAMES[int(e)], int(v)) for p, e, v in trace[:n]]
-
-
 def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int = 0,
                mirrored: bool = True) -> tuple[pd.Series, list[tuple[int, str, int]]]:
     """Re-play one deal of ``simulate`` and return its hand row and its events.
@@ -282,7 +272,7 @@ def trace_deal(strategy_a, strategy_b, rules="hoyle", seed: int = 0, deal: int =
                                   params, out, trace, new_work(vector, params.shape[1]))
     row = hand_frame(out).iloc[0].copy()
     row["a_seat"] = int(out[0, RC.H_A_SEAT])
-    return row, _events(trace, n)
+    return row, events_of(trace, n)
 
 
 def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock_early",
@@ -313,4 +303,4 @@ def play_deck(deck, dealer: int = 0, strategy_a="knock_early", strategy_b="knock
     loop_module(sids).run_until_nb(work, vector, np.int64(STOP_AT_END), out, trace)
     record = dict(zip(RC.HAND_RECORD_NAMES, (int(x) for x in out), strict=True))
     record["outcome"] = RC.OUTCOMES[record["outcome"]]
-    return record, _events(trace, trace_count(work[K_STATE:K_STATE + N_STATE]))
+    return record, events_of(trace, trace_count(work[K_STATE:K_STATE + N_STATE]))

@@ -11,7 +11,8 @@ engine's compiled loop reads a slot).
 * Python: ``phase_of``, ``seat_to_act`` (-1 once over), ``dealer_of``, ``hand_of``,
   ``pile_of`` (bottom first), ``stock_of`` (the next draw first; hidden from both players),
   ``set_stock_order``, ``turn_of``, ``stock_left``, ``trace_count``/``reset_trace`` (the
-  trace's bookkeeping) and ``result_of``, the finished hand as a ``HandResult`` record.
+  trace's bookkeeping), ``events_of`` (a trace array as named events, for every driver) and
+  ``result_of``, the finished hand as a ``HandResult`` record.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .constants import (
+    EVENT_NAMES,
     PHASE_OVER,
     S_CURRENT,
     S_DEALER,
@@ -139,6 +141,16 @@ def turn_of(state: np.ndarray) -> int:
 
 def stock_left(state: np.ndarray) -> int:
     return int(state[S_STOCK_N] - state[S_STOCK_POS])
+
+
+def events_of(trace: np.ndarray, n: int) -> list[tuple[int, str, int]]:
+    """The first ``n`` rows of a trace array (the state machine writes one row per event:
+    seat, event code, value) as events ``(seat, event name, value)``, the form ``Hand.events``,
+    ``simulator.trace_deal`` and the narration read (``simulator.core.narrate``).  More events
+    than the array holds is an error: the trace was cut short."""
+    if n > len(trace):
+        raise RuntimeError(f"trace capacity exceeded: {n} events for {len(trace)} rows")
+    return [(p, EVENT_NAMES[e], v) for p, e, v in trace[:n].tolist()]
 
 
 def trace_count(state: np.ndarray) -> int:

@@ -63,6 +63,7 @@ from ..core.errors import StrategyError
 from ..core.observation import encode_state_nb
 from ..core.hand_reading import (
     dealer_of,
+    events_of,
     hand_of,
     knocker_of,
     phase_of,
@@ -231,9 +232,7 @@ class Hand:
         trace = np.empty((_PLAY_TRACE_ROWS, 3), np.int64)
         at = loop_module([s for s in sids.tolist() if s >= 0]).run_until_nb(
             self._work, self._rules, np.int64(stop), self._work[K_RECORD:K_RECORD + N_HAND_COLS], trace)
-        n = min(trace_count(st), _PLAY_TRACE_ROWS)
-        names = S.EVENT_NAMES
-        self.events.extend([(p, names[e], v) for p, e, v in trace[:n].tolist()])
+        self.events.extend(events_of(trace, trace_count(st)))
         return int(at)
 
     @property
@@ -300,10 +299,7 @@ class Hand:
         if _apply_action_nb(st, self._rules, action, self._trace) != S.ERR_NONE:
             reset_trace(st, before)
             raise ValueError(self._illegal(action, self.legal_actions()))
-        n = trace_count(st)
-        if n:
-            names = S.EVENT_NAMES
-            self.events.extend([(p, names[e], v) for p, e, v in self._trace[:n].tolist()])
+        self.events.extend(events_of(self._trace, trace_count(st)))
 
     def _illegal(self, action, legal: list[int]) -> str:
         what = _name(action)
@@ -314,8 +310,7 @@ class Hand:
                 f"legal: {names}")
 
     def _collect_events(self) -> None:
-        n = trace_count(self._state)
-        self.events.extend((p, S.EVENT_NAMES[e], v) for p, e, v in self._trace[:n].tolist())
+        self.events.extend(events_of(self._trace, trace_count(self._state)))
 
     def clone(self) -> "Hand":
         """An independent copy (state, random streams, memories, events): playing it leaves

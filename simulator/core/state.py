@@ -179,9 +179,9 @@ from ..infra.jit import CORE, HOT, MERGED
 # the state array from function to function and never allocate, so none counts references.
 # The phase functions and the automatic steps (``end_of_turn_nb``) are merged into their one
 # caller at numba's IR level (``MERGED``), so ``play_nb`` compiles once; ``play_nb`` is in
-# turn inlined by LLVM into the engine's loop (``HOT``).  Rare steps (the deal, settling, the layout check) stay separate
-# calls (``CORE``), as do the rules-core
-# functions the turn calls only on rare paths (the last-discard check,
+# turn inlined by LLVM into the engine's loop (``HOT``).  Rare steps (the deal, settling, the
+# layout check) stay separate calls (``CORE``), as do the rules-core functions the turn calls
+# only on rare paths (the last-discard check,
 # ``knockable_discards_nb``): merged into the turn, their code would slow every turn.  Every
 # rules-core function called from here states ``forceinline=False`` (its profile), which numba
 # would otherwise hand on from these; ``tests/test_state_phases.py`` checks this.

@@ -5,9 +5,9 @@ Strategies import these names from ``strategies.view``, which re-exports this mo
 The engine fills one int64 vector per decision; the ``V_*`` constants name its slots (each
 declared with its meaning in ``simulator.core.view_fields.VIEW_FIELDS``; the import below is
 generated from that table).  It holds only public or own information — never the opponent's
-hand or the order of the stock.  Along with it a strategy gets the discard pile (``pile[:view[V_PILE_LEN]]``, top
-last), the rule vector, its own parameter row (float64), its own random stream and a
-per-hand scratch memory (int64[64], zeroed at the start of each hand).
+hand or the order of the stock.  Along with it a strategy gets the discard pile
+(``pile[:view[V_PILE_LEN]]``, top last), the rule vector, its own parameter row (float64), its
+own random stream and a per-hand scratch memory (int64[64], zeroed at the start of each hand).
 
 Decision points (``V_PHASE``): the ``PHASE_*`` constants, each declared with its meaning in
 ``simulator.core.view_fields.PHASES`` (docs/rules.md describes each).  At ``PHASE_DEFEND`` the

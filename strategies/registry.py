@@ -388,11 +388,14 @@ def presets_of(name: str) -> dict[str, str]:
 
 def display_spec(spec: str) -> str:
     """A spec as a person reads it: a strategy whose parameters are exactly one of its named
-    sets is written by that name (``knock_table:t0=2005501692641279,...`` -> ``knock_table:classic``);
-    anything else, a hybrid or a spec that does not parse, is returned as given.  Reports,
-    confirmations and the command line print specs through this; the ledgers keep the exact one."""
-    if not isinstance(spec, str) or is_hybrid(spec):
+    sets is written by that name (``knock_table:t0=2005501692641279,...`` -> ``knock_table:classic``),
+    and so is each part of a hybrid (``marjj+knock=knock_table:tournament``); anything else, or a spec
+    that does not parse, is returned as given.  Reports, confirmations and the command line print
+    specs through this; the ledgers keep the exact one."""
+    if not isinstance(spec, str):
         return spec
+    if is_hybrid(spec):
+        return display_text(spec)
     try:
         strategy = parse_strategy(spec)
     except (ValueError, KeyError):

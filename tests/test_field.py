@@ -85,8 +85,10 @@ def test_ginsim_field_writes_the_ratings_page_beside_the_run(tiny_field, tmp_pat
     page = (tmp_path / "field.md").read_text()
     assert "## tournament" in page and "| `simple` | +0 | [+0, +0] | 2 |" in page
     lines = page.splitlines()
-    assert sum(line.startswith("| `knock_early` |") for line in lines) == 2  # its matrix row and its CPU row
-    assert sum(" | `knock_early` | " in line and line.startswith("| ") and line[2].isdigit() for line in lines) == 1
+    assert sum(line.startswith("| `knock_early` |") for line in lines) == 1  # its CPU row
+    rank = next(line for line in lines if " | `knock_early` | " in line and line[2].isdigit()).split(" | ")[0][2:]
+    assert sum(line.startswith(f"| #{rank} `knock_early` |") for line in lines) == 1  # its matrix row, by number
+    assert "| | #1 | #2 | #3 |" in page and "`ginsim reproduce tiny_field`" in page  # the run's own experiment
     assert field.ratings_path(tiny_field) == tiny_field.parent / "tiny_field_ratings" / "field.md"
 
 
@@ -105,7 +107,8 @@ def test_reproduce_field_writes_its_report_and_its_ratings_page_in_one_command(t
     assert (tmp_path / "results" / "field" / "report.md").is_file()
     text = page.read_text()
     assert "## tournament" in text and "| `simple` | +0 | [+0, +0] | 2 |" in text
-    assert "## CPU per decision" in text and sum(line.startswith("| `gin_hunter` |") for line in text.splitlines()) == 2
+    assert "## CPU per decision" in text and sum(line.startswith("| `gin_hunter` |") for line in text.splitlines()) == 1
+    assert sum(line.startswith("| #") and " `gin_hunter` | " in line for line in text.splitlines()) == 1
 
 
 def test_ginsim_field_places_a_new_player_in_one_command(tiny_field):

@@ -167,18 +167,21 @@ def test_reproduce_writes_the_family_tables_of_a_field_with_families(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     run = tmp_path / "results" / "tiny_families"
     text = (tmp_path / "results" / "tiny_families_ratings" / "field.md").read_text()
-    assert "### Family `knockers` (2 members: `knock_early`, `gin_hunter`)" in text
+    number = {line.split("`")[1]: f"#{line.split(' | ')[0][2:]}" for line in text.split("| rank |")[1].splitlines()
+              if line[:3].strip("| ").isdigit()}  # the ratings table: each player's rank number
+    assert (f"### Family `knockers` (2 members: {number['knock_early']} `knock_early`, "
+            f"{number['gin_hunter']} `gin_hunter`)") in text
     assert "### Family `baselines`" in text and "Bonferroni" in text
     table = text.split("### Family `knockers`")[1].split("###")[0]
-    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    rows = [line for line in table.splitlines() if line.startswith("| #")]
     assert len(rows) == 4  # every player of the field
     low = family_minimum(game_stats(run), "simple", ["knock_early", "gin_hunter"])
     gain = exploitability(hand_stats(run), "simple", ["knock_early", "gin_hunter"])
-    simple_row = next(r for r in rows if r.startswith("| `simple` |"))
-    assert f"{low.value:.1%} [{low.low:.1%}, {low.high:.1%}]" in simple_row and f"`{low.member}`" in simple_row
+    simple_row = next(r for r in rows if r.startswith(f"| {number['simple']} `simple` |"))
+    assert f"{low.value:.1%} [{low.low:.1%}, {low.high:.1%}]" in simple_row and f"| {number[low.member]} |" in simple_row
     assert f"{gain.value:+.2f} [{gain.low:+.2f}, {gain.high:+.2f}]" in simple_row
-    knock_early = next(r for r in rows if r.startswith("| `knock_early` |"))
-    assert knock_early.count("`gin_hunter`") == 2  # its family minus itself: one member, min and max alike
+    knock_early = next(r for r in rows if r.startswith(f"| {number['knock_early']} `knock_early` |"))
+    assert knock_early.count(f"| {number['gin_hunter']} |") == 2  # its family minus itself: one member, min and max
     shares = [float(r.split(" | ")[3].split("%")[0]) for r in rows]
     assert shares == sorted(shares, reverse=True)  # ranked by the minimum
 
@@ -191,11 +194,12 @@ def test_the_field_families_study_runs_whole_at_a_tiny_size(tmp_path):
     done = ginsim("reproduce", "field_families", "--deals", 2, "--games", 2, "--quiet", "--out", out, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     exp = load_experiment(ROOT / "experiments" / "field_families.toml")
-    players = {s for pair in exp.matchups for s in pair}
+    players = {strategies.display_spec(s) for pair in exp.matchups for s in pair}  # a solved table by its name
     text = (tmp_path / "field_families_ratings" / "field.md").read_text()
+    assert "knock_table:t0=" not in text
     for name, members in exp.families.items():
         table = text.split(f"### Family `{name}` ({len(members)} members")[1].split("###")[0].split("## CPU")[0]
-        assert {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")} == players
+        assert {line.split("`")[1] for line in table.splitlines() if line.startswith("| #")} == players
 
 
 @pytest.fixture(scope="module")

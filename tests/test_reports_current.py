@@ -215,6 +215,7 @@ def test_a_raw_table_spec_still_parses_and_other_specs_print_as_given():
     assert strategies.display_spec("knock_table:t0=1") == "knock_table:t0=1"
     assert strategies.display_spec("simple:knock_at=3") == "simple:knock_at=3"
     assert strategies.display_text(f"{exact} vs simple") == "knock_table:hoyle vs simple"
+    assert strategies.display_spec(f"marjj+knock={exact}") == "marjj+knock=knock_table:hoyle"  # a hybrid's part
     with pytest.raises(ValueError, match="one named set alone: classic"):
         strategies.parse_strategy("knock_table:klassic")
 

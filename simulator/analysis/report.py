@@ -301,10 +301,13 @@ def _write_report_files(run_dir: Path, manifest: dict[str, Any], files: dict[str
         if stats is not None:
             _round_robin_section(doc, figure, manifest, kind, stats, out, multiplicity)
 
+    # every solved knock table by its name, also inside a hybrid or a cell's "A vs B" label
+    from strategies import display_text
+
     md_path, html_path = out / "report.md", out / "report.html"
-    md_path.write_text(doc.markdown(), encoding="utf-8")
+    md_path.write_text(display_text(doc.markdown()), encoding="utf-8")
     title = f"ginsim report: {manifest.get('experiment', {}).get('name', run_dir.name)}"
-    html_path.write_text(doc.html(title), encoding="utf-8")
+    html_path.write_text(display_text(doc.html(title)), encoding="utf-8")
     return [md_path, html_path, *pngs]
 
 

@@ -132,31 +132,35 @@ def exploitability(hands: pd.DataFrame, player: str, members: list[str]) -> Fami
     return _extreme(hands, player, members, "net_mean", -1.0, proportion=False)
 
 
-def _cell(estimate: FamilyEstimate | None, fmt: str) -> tuple[str, str]:
+def _cell(estimate: FamilyEstimate | None, fmt: str, number: dict[str, str]) -> tuple[str, str]:
+    """An estimate's text with its interval, and its member by rank number (``number``)."""
     if estimate is None:
         return "not measured", ""
     text = f"{estimate.value:{fmt}} [{estimate.low:{fmt}}, {estimate.high:{fmt}}]"
     if estimate.unpaired:
         text += f" ({len(estimate.unpaired)} not met)"
-    return text, f"`{estimate.member}`"
+    return text, number[estimate.member]
 
 
 def family_lines(name: str, members: list[str], games: pd.DataFrame, hands: pd.DataFrame,
                  ratings: pd.DataFrame) -> list[str]:
     """The field page's table of family ``name`` in one variant: every player of the
     ratings, by its minimum over the family (highest first), with its win rate against the
-    whole field, its rating and its exploitability lower bound within the family."""
+    whole field, its rating and its exploitability lower bound within the family.  Players
+    are named with their rank number in the ratings (``#1`` the strongest), members by it alone."""
     from ..analysis.stats import ranking
 
     field_share = ranking(games, "win_prob").set_index("strategy") if len(games) else None
     elo = ratings.set_index("player")["elo"]
+    number = {player: f"#{i + 1}" for i, player in enumerate(ratings["player"])}
     rows = []
     for player in ratings["player"]:
         low = family_minimum(games, player, members)
         gain = exploitability(hands, player, members) if len(hands) else None
         rows.append((-np.inf if low is None else low.value, player, low, gain))
     rows.sort(key=lambda r: -r[0])
-    lines = [f"### Family `{name}` ({len(members)} members: " + ", ".join(f"`{m}`" for m in members) + ")", "",
+    lines = [f"### Family `{name}` ({len(members)} members: " + ", ".join(f"{number.get(m, '')} `{m}`".lstrip()
+                                                                           for m in members) + ")", "",
              "| player | games won vs the field [95%] | Elo vs simple | minimum share of games over the family "
              "[simultaneous 95%] | against | exploitability lower bound: points per hand a member wins "
              "[simultaneous 95%] | best response found |",
@@ -166,9 +170,9 @@ def family_lines(name: str, members: list[str], games: pd.DataFrame, hands: pd.D
         if field_share is not None and player in field_share.index:
             f = field_share.loc[player]
             share = f"{f.win_prob:.1%} [{f.ci_low:.1%}, {f.ci_high:.1%}]"
-        low_text, low_member = _cell(low, ".1%")
-        gain_text, gain_member = _cell(gain, "+.2f") if len(hands) else ("no single deals played", "")
-        lines.append(f"| `{player}` | {share} | {elo[player]:+.0f} | {low_text} | {low_member} | {gain_text} | "
+        low_text, low_member = _cell(low, ".1%", number)
+        gain_text, gain_member = _cell(gain, "+.2f", number) if len(hands) else ("no single deals played", "")
+        lines.append(f"| {number[player]} `{player}` | {share} | {elo[player]:+.0f} | {low_text} | {low_member} | {gain_text} | "
                      f"{gain_member} |")
     return lines + [""]
 
@@ -197,12 +201,15 @@ def placed_families(families: dict[str, list[str]], spec: str, games: pd.DataFra
 def family_text(name: str, low: FamilyEstimate | None, gain: FamilyEstimate | None) -> str:
     """One line on a player against family ``name``: its minimum and its exploitability
     lower bound, each with its simultaneous interval and member (``ginsim field SPEC``)."""
+    from strategies import display_spec
+
     parts = []
     if low is not None:
-        parts.append(f"minimum {low.value:.1%} [{low.low:.1%}, {low.high:.1%}] of games (against {low.member})")
+        parts.append(f"minimum {low.value:.1%} [{low.low:.1%}, {low.high:.1%}] of games (against "
+                     f"{display_spec(low.member)})")
     if gain is not None:
         parts.append(f"exploitability lower bound {gain.value:+.2f} [{gain.low:+.2f}, {gain.high:+.2f}] points per "
-                     f"hand (best response found: {gain.member})")
+                     f"hand (best response found: {display_spec(gain.member)})")
     return f"{name}: " + ("; ".join(parts) or "no member played")
 
 

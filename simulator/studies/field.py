@@ -185,6 +185,14 @@ def play_against_field(spec: str, field: list[str], variants: dict, n_deals: int
             game_stats(pd.concat(games, ignore_index=True)) if games else pd.DataFrame())
 
 
+def experiment_name(run_dir) -> str:
+    """The name of the experiment a field run played (its manifest's)."""
+    from ..run.rundir import readable_run, run_path
+
+    manifest, _ = readable_run(run_path(run_dir))
+    return str(manifest["experiment"]["name"])
+
+
 def field_of(run_dir) -> tuple[list[str], dict, int, pd.DataFrame, pd.DataFrame]:
     """(players, variants name -> rules, seed, hand stats, game stats) of a field run."""
     from ..analysis.stats import scan_run
@@ -334,6 +342,8 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
     decides, before anything is played): per variant the ratings and the Holm-labelled
     matrix of game-win shares, then every player's CPU per decision under the EAAI rules.
     Written whole or not at all.  Returns the file written."""
+    from strategies import display_text
+
     from ..analysis.rendering import atomic_write
     from ..infra.inputs import argument
     from ..run.rundir import run_path
@@ -341,12 +351,15 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
     argument("cpu_deals", cpu_deals, "int", low=1)
     path = check_out(Path(out) if out is not None else ratings_path(run_dir))
     players, variants, seed, hands, games = field_of(run_dir)
+    study = experiment_name(run_dir)
     lines = [FIELD_TITLE, "",
-             f"From the run in `{run_path(run_dir)}` (`experiments/field.toml`; `ginsim reproduce field` and "
+             f"From the run in `{run_path(run_dir)}` (`experiments/{study}.toml`; `ginsim reproduce {study}` and "
              "`ginsim field` write this page). "
              "Ratings: Bradley–Terry on game results, Elo scale, `simple` = 0, 95% intervals "
-             "(`simulator.studies.field`). Matrix: the row player's share of games won against the column "
-             "player; `*` where Holm's method over the variant's pairings rejects an even match at 5%.", ""]
+             "(`simulator.studies.field`). Each player is numbered by its rank (#1 the strongest) and named by "
+             "that number in the matrix and the family tables. Matrix: the row player's share of games won "
+             "against the column player; `*` where Holm's method over the variant's pairings rejects an even "
+             "match at 5%.", ""]
     for variant in variants:
         field_games = pairings(games, variant)
         rating = bradley_terry(field_games)
@@ -355,10 +368,11 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
         for i, r in rating.iterrows():
             lines.append(f"| {i + 1} | `{r.player}` | {r.elo:+.0f} | [{r.ci_low:+.0f}, {r.ci_high:+.0f}] | {r.opponents} |")
         order = list(rating["player"])
+        number = {player: f"#{i + 1}" for i, player in enumerate(order)}
         table = matrix_rows(field_games, order)
-        lines += ["", "| | " + " | ".join(f"`{c}`" for c in order) + " |", "|---|" + "---:|" * len(order)]
+        lines += ["", "| | " + " | ".join(number[c] for c in order) + " |", "|---|" + "---:|" * len(order)]
         for r in order:
-            lines.append(f"| `{r}` | " + " | ".join(table.loc[r]) + " |")
+            lines.append(f"| {number[r]} `{r}` | " + " | ".join(table.loc[r]) + " |")
         lines.append("")
         lines += variant_sections(families_of(run_dir), games, hands, variant, rating)
     lines += ["## CPU per decision (EAAI rules, against `simple`)", "",
@@ -371,5 +385,5 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
         lines.append(f"| `{player}` | {c['decisions']:,} | {c['mean_us']:,.1f} | {c['p99_us']:,.1f} | "
                      f"{c['cpu_ms_per_hand']:,.2f} |")
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(check_out(path), "\n".join(lines) + "\n")
+    atomic_write(check_out(path), display_text("\n".join(lines) + "\n"))  # a solved table by its name
     return path

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.infra.jit import MERGED, PLAIN
+from simulator.infra.jit import ALLOCATES, MERGED
 from simulator.core.cards import CARD_VALUE, FULL_DECK_MASK, RANK_MASK
 from simulator.core.melds import lowest_card_nb, popcount_nb, rank_cards_nb
 from simulator.core.rng import next_u64_nb
@@ -59,7 +59,7 @@ _RANKS = np.int64(RANK_MASK)
 THETA = np.array([0.293, 0.355, 0.289, -0.614, -0.440, -0.587, -0.387, 0.000, -0.256, 0.446], dtype=np.float64)
 
 
-@PLAIN
+@ALLOCATES
 def candidates_nb(view):
     """(candidates, k): the cards that are either hidden in the opponent's hand or in the
     stock, and how many of them the opponent holds."""
@@ -68,13 +68,13 @@ def candidates_nb(view):
     return cand, OPP_HAND_SIZE - popcount_nb(took)
 
 
-@PLAIN
+@ALLOCATES
 def opponent_draws_nb(view):
     """Turns the opponent has played this hand: the cards it discarded."""
     return popcount_nb(view[V_OPP_DISCARDS])
 
 
-@PLAIN
+@ALLOCATES
 def features_nb(view, card, out):
     """Write the ``N_FEATURES`` features of candidate ``card`` into ``out``."""
     bit = np.int64(1) << card
@@ -118,7 +118,7 @@ def weights_nb(view, theta, weights):
     return cand, k
 
 
-@PLAIN
+@ALLOCATES
 def probs_from_weights_nb(cand, k, weights, probs):
     """p(c) = k·w(c)/Σw over the candidates, capped at 1 (the excess goes to the others)."""
     capped = np.int64(0)
@@ -147,7 +147,7 @@ def probs_from_weights_nb(cand, k, weights, probs):
             break
 
 
-@PLAIN
+@ALLOCATES
 def belief_nb(view, theta, weights, probs):
     """The belief: ``probs[c]`` (64 slots) = probability that the opponent holds card c
     (1 for the cards it took and holds, 0 for cards it cannot hold); ``weights`` receives
@@ -166,13 +166,13 @@ def belief_nb(view, theta, weights, probs):
     return cand, k
 
 
-@PLAIN
+@ALLOCATES
 def uniform_nb(rng):
     """A float in [0, 1) from a strategy's random stream."""
     return np.float64(next_u64_nb(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@PLAIN
+@ALLOCATES
 def sample_hidden_nb(cand, k, weights, rng):
     """``k`` distinct candidates drawn one by one in proportion to their weights (the
     opponent's hidden cards in one determinization); returns their mask."""
@@ -201,7 +201,7 @@ def sample_hidden_nb(cand, k, weights, rng):
     return chosen
 
 
-@PLAIN
+@ALLOCATES
 def meld_chance_nb(card, probs):
     """How likely ``card`` completes or extends a meld in the opponent's hand, if the
     belief's cards were held independently: it holds two more of c's rank, or two cards

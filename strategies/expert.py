@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.infra.jit import ALLOCATES, CORE, MERGED, PLAIN
+from simulator.infra.jit import ALLOCATES, CORE, MERGED
 from simulator.core.cards import CARD_VALUE
 from simulator.core.melds import (
     arrangement_nb,
@@ -93,7 +93,7 @@ def take_nb(params, view, pile, rules, rng, memory):
     return melds_with_card_nb(hand, top) and lowers_deadwood_nb(hand, top)
 
 
-@PLAIN
+@ALLOCATES
 def lookahead_gain_nb(kept, deadwood, cand, probs):
     """Expected fall in deadwood of the ten cards ``kept`` from one stock draw (each
     candidate weighted by 1 − the chance the opponent holds it)."""
@@ -114,7 +114,7 @@ def lookahead_gain_nb(kept, deadwood, cand, probs):
     return gain / total_w if total_w > 0 else 0.0
 
 
-@PLAIN
+@ALLOCATES
 def discard_scores_nb(params, view, scores):
     """Fill ``scores[c]`` for each legal discard c (``np.inf`` elsewhere); returns the best
     card.  The search player ``mc`` uses these scores to prune its candidates."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.infra.jit import PLAIN
+from simulator.infra.jit import ALLOCATES
 from simulator.core.rules import R_TARGET
 from simulator.core.hand_reading import hand_points_to_seat_nb, score_before_nb
 
@@ -70,7 +70,7 @@ def game_win_table(hand_points: np.ndarray, target: int = TABLE_TARGET) -> np.nd
 GAME_WIN = game_win_table(HAND_POINTS)
 
 
-@PLAIN
+@ALLOCATES
 def win_probability_nb(mine, theirs, target):
     """The chance of winning a game to ``target`` from these scores (``GAME_WIN``)."""
     if mine >= target:
@@ -82,7 +82,7 @@ def win_probability_nb(mine, theirs, target):
     return GAME_WIN[a, b]
 
 
-@PLAIN
+@ALLOCATES
 def hand_utility_nb(state, rules, game_aware):
     """A finished hand's value to seat 0: hand points, or game-win probability."""
     points = hand_points_to_seat_nb(state, 0)

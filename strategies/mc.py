@@ -69,7 +69,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from simulator.infra.jit import ALLOCATES, MERGED, PLAIN
+from simulator.infra.jit import ALLOCATES, MERGED
 from simulator.core.melds import (
     arrangement_nb,
     discard_deadwoods_nb,
@@ -169,7 +169,7 @@ def opponent_hidden_nb(cand, k, weights, took, tries, rng):
     return hidden
 
 
-@PLAIN
+@ALLOCATES
 def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng, memory):
     """Rollout 2's action for ``seat`` at ``phase`` (not the layout or the defence), the
     ``view`` filled: ``marjj``'s draw, discard and knock (``memory``: that seat's marjj
@@ -191,7 +191,7 @@ def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late
     return A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
 
 
-@PLAIN
+@ALLOCATES
 def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with rollout ``policy`` 0 or 1 for both seats
     (see the module docstring); returns False if a move was refused (never expected).  The
@@ -242,7 +242,7 @@ def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kno
     return True
 
 
-@PLAIN
+@ALLOCATES
 def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with rollout ``policy`` 2, 3 or 4 (``marjj``
     for both seats; see the module docstring); returns False if a move was refused (never

@@ -40,7 +40,7 @@ from ..engine import loop as builtin_loop
 from ..engine.work import next_hand_nb, seat_nb, start_deal_nb, start_game_nb
 from ..core.hand_reading import hand_points_to_seat_nb, is_over_nb, seat_to_act_nb
 from ..engine.factory import bound
-from ..infra.jit import PLAIN
+from ..infra.jit import ALLOCATES
 from .rewards import game_end_reward_nb, scaled_nb
 
 #: the engine's loop the opponent plays through: ``simulator.engine.loop`` here, an engine's own
@@ -69,7 +69,7 @@ CUT = 2
 _SEAT0_STOP = loop.stop_at((0,))
 
 
-@PLAIN
+@ALLOCATES
 def _start_nb(work, game, seed, agent, sids_ab, params_ab, rules, trace):
     """Start an episode in the sub-environment's work row, as ``Hand(rules, seed=seed, deal=0,
     mirrored=False)`` deals it (with ``game``: the game's record and its first hand), and
@@ -83,7 +83,7 @@ def _start_nb(work, game, seed, agent, sids_ab, params_ab, rules, trace):
     seat_nb(work, 1 - agent, sids_ab, params_ab)
 
 
-@PLAIN
+@ALLOCATES
 def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     """A hand of the sub-environment just ended: the agent's reward, and whether the episode
     ``GOES_ON`` (the game's next hand is dealt: ``next_hand_nb``), ``ENDED`` or was ``CUT``
@@ -101,7 +101,7 @@ def _hand_over_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     return game_end_reward_nb(game, seat, points, reward_mode), ENDED
 
 
-@PLAIN
+@ALLOCATES
 def _opponent_nb(work, meta, game, rules, reward_mode, max_hands, trace):
     """Let the opponent play (the engine's loop, stopping at the agent's seat) until the agent
     must act or the episode is over.  Returns the agent's reward meanwhile and ``GOES_ON``,
@@ -124,7 +124,7 @@ def _opponent_nb(work, meta, game, rules, reward_mode, max_hands, trace):
             return reward, end
 
 
-@PLAIN
+@ALLOCATES
 def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sids_ab, params_ab, rules, reward_mode, max_hands,
                     trace):
     """Start the sub-environment's next episode (seed and seat from its buffers) and let the
@@ -147,7 +147,7 @@ def _new_episode_nb(work, meta, game, seeds, seats, fixed_seat, sids_ab, params_
             return reward
 
 
-@PLAIN
+@ALLOCATES
 def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
     """The agent's observation and legal-action mask (all zeros once its episode is over)."""
     state = work[K_STATE:K_STATE + S.N_STATE]
@@ -161,13 +161,13 @@ def _observe_nb(work, meta, target, rules, legal, view, obs, mask):
             mask[legal[j]] = 1
 
 
-@PLAIN
+@ALLOCATES
 def _scratch_nb():
     """A call's scratch: legal actions, an empty trace and a view."""
     return np.zeros(S.MAX_LEGAL, np.int64), np.zeros((0, 3), np.int64), np.empty(N_VIEW, np.int64)
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sids_ab, params_ab, rules, target, reward_mode,
              max_hands, which, obs, masks):
     """Start a new episode in every sub-environment ``i`` with ``which[i]``, and write every
@@ -182,7 +182,7 @@ def reset_nb(works, meta, games, pending, seeds, seats, fixed_seat, sids_ab, par
         _observe_nb(works[i], meta[i], target, rules, legal, view, obs[i], masks[i])
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def step_nb(works, meta, games, pending, seeds, seats, fixed_seat, sids_ab, params_ab, rules, target, reward_mode,
             max_hands, illegal_reward, same_step, actions, obs, masks, rewards, terminated, truncated, illegal,
             final, final_obs, final_masks):

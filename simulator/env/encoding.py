@@ -81,7 +81,7 @@ from ..core.constants import (  # noqa: F401  (the observation's blocks: simulat
 )
 from ..core.observation import encode_state_nb, encode_view_nb  # noqa: F401  (the one encoder)
 from ..core.rules import R_TARGET
-from ..infra.jit import PLAIN
+from ..infra.jit import ALLOCATES
 
 #: the decision phases the phase block covers (``PHASE_FIRST_UPCARD`` .. ``PHASE_DEFEND``)
 N_PHASES = S.PHASE_OVER
@@ -89,7 +89,7 @@ N_PHASES = S.PHASE_OVER
 N_ACTIONS = S.N_ACTIONS
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def encode_nb(state, seat, target, out):
     """Fill ``out`` (``N_OBS`` float32) with ``seat``'s observation: its view
     (``simulator.core.view_fill.fill_view_nb``) encoded by ``simulator.core.observation``."""
@@ -97,7 +97,7 @@ def encode_nb(state, seat, target, out):
     encode_state_nb(state, seat, target, view, out)
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def mask_nb(state, rules, legal, out):
     """Fill ``out`` (``N_ACTIONS`` int8) with the legal-action mask of the player to act."""
     for i in range(out.shape[0]):

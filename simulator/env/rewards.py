@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.constants import A_ARRANGE, A_DEFEND, A_DEFEND_BEST, G_POINTS0, G_POINTS1, G_SCORE0, G_SCORE1, G_WINNER, N_ACTIONS
 from ..core.melds import MAX_ARRANGEMENTS
-from ..infra.jit import PLAIN
+from ..infra.jit import ALLOCATES
 
 REWARDS = ("points", "points/100", "win")
 #: ``REWARDS``' indices, as the numba side takes them
@@ -68,7 +68,7 @@ def scale(points: float, reward: str) -> float:
     return float(scaled_nb(np.float64(points), REWARDS.index(reward)))
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def scaled_nb(points, mode):
     """``points`` as the reward of index ``mode`` (``REWARDS``) pays them for a hand: as they
     are, divided by 100, or 0 (``"win"`` pays only a game's end)."""
@@ -79,7 +79,7 @@ def scaled_nb(points, mode):
     return points
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def game_end_reward_nb(game, seat, hand_points, mode):
     """The reward ``seat`` gets when its game ends with a winner (``game``, the game row after
     its last hand; ``hand_points``, what that hand gave the seat): +1 or -1 under ``"win"``,

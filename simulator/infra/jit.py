@@ -6,10 +6,12 @@ function compiles is read from its profile's name, and the reasons are written h
 Every profile caches its machine code (ginsim's cache, ``simulator.infra.cache``) and
 compiles without numba's C-callable wrapper (``no_cfunc_wrapper``: nothing calls a kernel
 through a C pointer, and the wrapper cost every function compile time).  The profiles of
-functions that numba code calls (all but ``PLAIN`` and ``KERNEL``) also compile without
-numba's CPython wrapper, the code that lets Python call a function (about 15 ms of compiling
-each time numba builds a function: a second of the cold start of ``simple`` vs ``simple``);
-a call from Python goes to a twin compiled with it (``CalleeDispatcher``).
+functions that numba code calls (all but ``KERNEL``) also compile without numba's CPython
+wrapper, the code that lets Python call a function (about 15 ms of compiling each time numba
+builds a function: a second of the cold start of ``simple`` vs ``simple``); a call from
+Python goes to a twin compiled with it (``CalleeDispatcher``).  A function Python calls on
+every step, or a driver Python calls, uses its profile's ``python_entry``: the same flags,
+with the wrapper.
 
 Two numba behaviours shape the profiles:
 
@@ -27,7 +29,7 @@ Two numba behaviours shape the profiles:
   numba's IR level (no library of its own at all).  numba hands ``forceinline`` on to a
   function first compiled from inside one that sets it, so every function states it.
 
-The profiles:
+Four profiles compile a function:
 
 ``CORE``
     A called function without reference counting, never inlined by LLVM and handing no
@@ -35,27 +37,30 @@ The profiles:
 ``HOT``
     As ``CORE``, and LLVM inlines it into its caller: what runs on every turn (the everyday
     decisions of the light strategies, ``play_nb``).
+``ALLOCATES``
+    With reference counting, not inlined: functions that allocate or are called from code
+    that does (``mc``'s search and rollouts, ``expert``'s decisions, the belief model, the
+    vector environment's kernels, drivers that allocate their scratch), and the dispatch of an
+    engine with plug-ins, whose decisions the plug-ins inherit NRT from.
+``KERNEL``
+    A batch kernel run on a pool thread (``simulator.infra.blocks``): it releases the GIL
+    (``nogil``) and counts no references.
+
+and three are exceptions, each for one reason:
+
 ``MERGED``
-    Merged into each caller at numba's IR level (it compiles no library of its own, and counts
+    Compiles nothing of its own: merged into each caller at numba's IR level (it counts
     references as its caller does): thin wrappers, the phase functions, the dispatch of
     built-ins, the way the loop asks and answers, the view's filling (``fill_view_nb``).
     Called from Python it compiles alone with numba's default (reference counting on), so one
     that allocates still works there.
-``MERGED_HOT``
-    ``MERGED`` for the dispatch's everyday decisions, which also state ``forceinline`` as the
-    generated dispatch of plug-ins (``PLUGIN_HOT``) does.
-``ALLOCATES``
-    With reference counting, not inlined: functions that allocate (``mc``'s search,
-    ``expert``'s decisions), and the dispatch of an engine with plug-ins, whose decisions the
-    plug-ins inherit NRT from.
-``PLUGIN_HOT``
-    ``ALLOCATES`` with ``forceinline``: the everyday decisions of a dispatch with plug-ins.
-``PLAIN``
-    numba's defaults (reference counting on, flags inherited from the caller): drivers called
-    from Python that allocate their scratch, and helpers of the allocating strategies.
-``KERNEL``
-    A batch kernel run on a pool thread (``simulator.infra.blocks``): it releases the GIL
-    (``nogil``) and counts no references.
+``MERGED_HOT`` and ``PLUGIN_HOT``
+    Only in the dispatch modules ``strategies.codegen`` generates, for their everyday
+    decisions: ``MERGED`` with ``forceinline`` (the built-ins' dispatch, ``strategies/dispatch.py``)
+    and ``ALLOCATES`` with ``forceinline`` (an engine with plug-ins, so a plug-in's decision is
+    inlined into the loop as a built-in's is).  The built-ins' could be plain ``MERGED`` in
+    principle, but the flag changes where LLVM lays out the loop: without it ``simple`` and
+    ``knock_early`` ran 3-4% slower and ``gin_hunter`` 2-7% faster (docs/benchmarks.md).
 
 A plug-in's decision functions are the user's code, compiled with the flags the user wrote;
 ``bounds_checked`` makes the checked copies ``strategies.plugin_checks.check_bounds`` runs.
@@ -72,17 +77,16 @@ from numba.core.registry import CPUDispatcher
 PROFILES: dict[str, dict] = {
     "CORE": {"_nrt": False, "forceinline": False},
     "HOT": {"_nrt": False, "forceinline": True},
+    "ALLOCATES": {"_nrt": True, "forceinline": False},
+    "KERNEL": {"_nrt": False, "nogil": True},
     "MERGED": {"forceinline": False, "inline": "always"},
     "MERGED_HOT": {"forceinline": True, "inline": "always"},
-    "ALLOCATES": {"_nrt": True, "forceinline": False},
     "PLUGIN_HOT": {"_nrt": True, "forceinline": True},
-    "PLAIN": {},
-    "KERNEL": {"_nrt": False, "nogil": True},
 }
 #: what every profile states
 BASE = {"cache": True, "no_cfunc_wrapper": True}
 #: the profiles of functions called from numba code, compiled without the CPython wrapper
-CALLEE_PROFILES = ("CORE", "HOT", "MERGED", "MERGED_HOT", "ALLOCATES", "PLUGIN_HOT")
+CALLEE_PROFILES = ("CORE", "HOT", "ALLOCATES", "MERGED", "MERGED_HOT", "PLUGIN_HOT")
 
 
 class CalleeDispatcher(CPUDispatcher):
@@ -122,11 +126,10 @@ def _callee_profile(flags: dict):
 
 CORE = _callee_profile(PROFILES["CORE"])
 HOT = _callee_profile(PROFILES["HOT"])
+ALLOCATES = _callee_profile(PROFILES["ALLOCATES"])
 MERGED = _callee_profile(PROFILES["MERGED"])
 MERGED_HOT = _callee_profile(PROFILES["MERGED_HOT"])
-ALLOCATES = _callee_profile(PROFILES["ALLOCATES"])
 PLUGIN_HOT = _callee_profile(PROFILES["PLUGIN_HOT"])
-PLAIN = njit(**BASE, **PROFILES["PLAIN"])
 KERNEL = njit(**BASE, **PROFILES["KERNEL"])
 
 

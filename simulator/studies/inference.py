@@ -31,7 +31,7 @@ from ..core.state import N_STATE, PHASE_OVER
 from ..core.view_fill import fill_view_nb
 from ..engine import loop
 from ..engine.work import new_work, seat_nb, start_deal_nb
-from ..infra.jit import PLAIN
+from ..infra.jit import ALLOCATES
 from ..run.seeds import offset_seed
 
 #: self-play of these strategies is what the belief was fitted on (seed 1) ...
@@ -44,7 +44,7 @@ OPPONENTS = FIT_OPPONENTS + ("expert",)
 _DRAWS = loop.stop_at(phases=(PHASE_DRAW,))
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def collect_nb(seed, first_hand, n_hands, sids, params, rules, max_decisions, feats, truth, decision, ks,
                opp_sid, work):
     """Play hands ``first_hand ..`` (deal h of ``simulate(seed=seed, mirrored=False)``: its deck,

@@ -55,11 +55,11 @@ from ..core.cards import DECK
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
-from ..infra.jit import PLAIN
+from ..infra.jit import ALLOCATES
 from ..core.rng import numpy_generator, python_random
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def _time_min_deadwood_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -67,7 +67,7 @@ def _time_min_deadwood_nb(hands):
     return acc
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def _time_best_discard_nb(hands):
     acc = 0
     for i in range(hands.shape[0]):
@@ -167,7 +167,7 @@ def bench_end_to_end(n_deals: int = 2_000_000) -> dict:
     return {"deals": n_deals, "seconds": seconds, "deals_per_s": n_deals / seconds, "peak_rss_mb": peak_kb / 1024}
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def _floor_deals_nb(n_deals, seed, draws):
     """The stripped loop of the floor model (``bench_floor``): per deal a shuffled deck and two
     ten-card hands, then ``draws`` turns of drawing a stock card, the least-deadwood discards
@@ -605,7 +605,7 @@ def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     return rows
 
 
-@PLAIN
+@ALLOCATES.python_entry
 def _random_legal_nb(masks, u, out):
     """A uniformly random legal action per row of ``masks`` (0 for an empty row), from ``u``."""
     for i in range(masks.shape[0]):

@@ -132,6 +132,27 @@ def test_corrupted_cache_files_are_recompiled(tmp_path: Path):
     assert _min_deadwood(env) == []
 
 
+def test_the_seal_lives_in_ginsims_own_dispatchers_and_numba_is_not_patched():
+    """Every ginsim function's cache is the sealed one (``simulator.infra.sealed``); numba's
+    file class keeps its own methods, and a user's ``njit`` function gets numba's plain cache."""
+    import numba
+    from numba.core import caching
+
+    from simulator.core import melds
+    from simulator.infra import sealed
+
+    for name in ("_load_index", "_save_index", "_load_data", "_save_data", "load", "save"):
+        assert getattr(caching.IndexDataCacheFile, name).__module__ == "numba.core.caching", name
+    for function in (melds.min_deadwood_nb, melds.runs_deadwood_nb):
+        assert isinstance(function, sealed.SealedDispatcher) and isinstance(function._cache, sealed.SealedCache)
+
+    @numba.njit
+    def users(x):
+        return x + 1
+
+    assert not isinstance(users, sealed.SealedDispatcher) and users(1) == 2
+
+
 def test_seal_detects_truncation_and_garbling():
     payload = b"\x80\x05some pickled bytes."
     sealed = _cache._seal(payload)

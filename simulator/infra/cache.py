@@ -23,18 +23,15 @@ Every directory ginsim creates is named ``ginsim-*`` and holds a marker file, an
 root holds one when ginsim created it: ``clear_cache`` removes only marked entries, so
 ``GINSIM_CACHE_DIR=~/.cache`` never costs the user other programs' caches.
 
-numba 0.68 raises a traceback on a truncated or garbled cache file (a pickle error from
-its index or data file) and would load garbled machine code as is.  In ginsim's
-directories every index and data file is therefore sealed with a SHA-256 of its content;
-a file that fails the check is discarded and its kernel recompiled (``_install_cache_guard``).
+What each of ginsim's functions stores there is sealed with a SHA-256 of its content, and a
+file that fails to load is a cache miss: ``simulator.infra.sealed`` (numba would raise a
+traceback on a truncated or garbled cache file, and load garbled machine code as it is).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
 import re
 import shutil
 import stat
@@ -397,7 +394,6 @@ def configure_numba_cache() -> Path | None:
 def _configure_now() -> Path:
     _STATE["configured"] = numba_cache_dir()
     _install_locator()
-    _install_cache_guard()
     if _STATE["announce"]:
         _listen_for_compiles()
     return _STATE["configured"]
@@ -521,104 +517,17 @@ _SEAL_LEN = len(_SEAL) + 32
 
 
 def _seal(payload: bytes) -> bytes:
-    """``payload`` followed by its SHA-256 (pickle ignores bytes after its stop code)."""
+    """``payload`` followed by a marker and its SHA-256: what ``simulator.infra.sealed`` stores
+    for a compiled function."""
     return payload + _SEAL + hashlib.sha256(payload).digest()
 
 
 def _unseal(blob: bytes) -> bytes | None:
-    """The payload of a sealed file, or None when it is truncated, garbled or unsealed."""
+    """The payload of a sealed entry, or None when it is truncated, garbled or unsealed."""
     if len(blob) < _SEAL_LEN or blob[-_SEAL_LEN:-32] != _SEAL:
         return None
     payload = blob[:-_SEAL_LEN]
     return payload if hashlib.sha256(payload).digest() == blob[-32:] else None
-
-
-def _discard(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-    _warn(f"discarded a corrupted compiled-kernel cache file in {Path(path).parent.parent}; recompiling "
-          "(if this repeats, run `ginsim cache clear`)")
-
-
-def _install_cache_guard() -> None:
-    """Seal numba's index (.nbi) and data (.nbc) files in ginsim's kernel directories with a
-    SHA-256 and treat a file that fails the check, or does not unpickle, as a cache miss:
-    it is deleted and the kernel recompiled and saved again.  Files elsewhere are left to
-    numba.  (Replaces four methods of numba's ``IndexDataCacheFile``; the formats are
-    numba's own, plus the trailing seal.)"""
-    from numba.core import caching
-
-    cls = getattr(caching, "IndexDataCacheFile", None)
-    needed = ("_load_index", "_save_index", "_load_data", "_save_data", "_open_for_write", "_dump", "_data_path")
-    if cls is None or getattr(cls, "_ginsim_guard", False) or not all(hasattr(cls, n) for n in needed):
-        return
-    original = {n: getattr(cls, n) for n in ("_load_index", "_save_index", "_load_data", "_save_data")}
-
-    def ours(self) -> bool:
-        return Path(self._cache_path).parent.name.startswith(NUMBA_PREFIX)
-
-    def _load_index(self):
-        if not ours(self):
-            return original["_load_index"](self)
-        try:
-            with open(self._index_path, "rb") as f:
-                blob = f.read()
-        except FileNotFoundError:
-            return {}
-        payload = _unseal(blob)
-        if payload is None:
-            _discard(self._index_path)
-            return {}
-        try:
-            stream = io.BytesIO(payload)
-            version = pickle.load(stream)
-            if version != self._version:
-                return {}
-            stamp, overloads = pickle.loads(stream.read())
-        except Exception:
-            _discard(self._index_path)
-            return {}
-        return overloads if stamp == self._source_stamp else {}
-
-    def _save_index(self, overloads):
-        if not ours(self):
-            return original["_save_index"](self, overloads)
-        payload = pickle.dumps(self._version, protocol=-1) + self._dump((self._source_stamp, overloads))
-        with self._open_for_write(self._index_path) as f:
-            f.write(_seal(payload))
-
-    def _load_data(self, name):
-        if not ours(self):
-            return original["_load_data"](self, name)
-        path = self._data_path(name)
-        with open(path, "rb") as f:
-            blob = f.read()
-        payload = _unseal(blob)
-        try:
-            if payload is None:
-                raise ValueError("seal mismatch")
-            return pickle.loads(payload)
-        except Exception as exc:
-            _discard(path)
-            # numba's load() treats an OSError as a missing file: recompile
-            raise OSError(f"corrupted cache file {path}") from exc
-
-    def _save_data(self, name, data):
-        if not ours(self):
-            return original["_save_data"](self, name, data)
-        kernels = Path(self._cache_path).parent
-        if not (kernels / MARKER).exists():  # numba re-made a directory cleared meanwhile
-            (kernels / MARKER).write_text(_MARKER_TEXT)
-        with self._open_for_write(self._data_path(name)) as f:
-            f.write(_seal(self._dump(data)))
-
-    cls._load_index = _load_index
-    cls._save_index = _save_index
-    cls._load_data = _load_data
-    cls._save_data = _save_data
-    cls._ginsim_guard = True
 
 
 # --------------------------------------------------------------- cold start

@@ -3,8 +3,8 @@
 Every jitted function of ``simulator`` and ``strategies`` is decorated with one of the
 profiles below (``@CORE``, ``@HOT``, ...) and states no numba flag of its own, so how a
 function compiles is read from its profile's name, and the reasons are written here once.
-Every profile caches its machine code (ginsim's cache, ``simulator.infra.cache``) and
-compiles without numba's C-callable wrapper (``no_cfunc_wrapper``: nothing calls a kernel
+Every profile caches its machine code (in ginsim's directory, ``simulator.infra.cache``,
+sealed: ``simulator.infra.sealed``) and compiles without numba's C-callable wrapper (``no_cfunc_wrapper``: nothing calls a kernel
 through a C pointer, and the wrapper cost every function compile time).  The profiles of
 functions that numba code calls (all but ``KERNEL``) also compile without numba's CPython
 wrapper, the code that lets Python call a function (about 15 ms of compiling each time numba
@@ -71,7 +71,8 @@ from __future__ import annotations
 from types import FunctionType
 
 from numba import njit
-from numba.core.registry import CPUDispatcher
+
+from .sealed import SealedDispatcher, sealed
 
 #: every profile's flags, by name (``flags_of`` reads them back from a compiled function)
 PROFILES: dict[str, dict] = {
@@ -89,7 +90,7 @@ BASE = {"cache": True, "no_cfunc_wrapper": True}
 CALLEE_PROFILES = ("CORE", "HOT", "ALLOCATES", "MERGED", "MERGED_HOT", "PLUGIN_HOT")
 
 
-class CalleeDispatcher(CPUDispatcher):
+class CalleeDispatcher(SealedDispatcher):
     """A numba function compiled for numba callers, without the CPython wrapper
     (``no_cpython_wrapper``; numba would crash calling that code from Python).  A call from
     Python goes to its twin: the same function under the qualified name ``<name>__python``
@@ -102,8 +103,8 @@ class CalleeDispatcher(CPUDispatcher):
             copy = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             copy.__qualname__ = f"{fn.__qualname__}__python"
             copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
-            options = {k: v for k, v in self.targetoptions.items() if k not in ("no_cpython_wrapper", "nopython")}
-            twin = self.__dict__["_python_twin"] = njit(cache=True, **options)(copy)
+            options = {k: v for k, v in self.targetoptions.items() if k != "no_cpython_wrapper"}
+            twin = self.__dict__["_python_twin"] = sealed(SealedDispatcher, copy, options)
         return twin(*args, **kwargs)
 
 
@@ -113,15 +114,28 @@ def _callee_profile(flags: dict):
     the wrapper, for the few functions Python also calls on every step (the step API's,
     the Python players'): a twin's call from Python costs a Python-level call more (about
     0.3 µs), which made the step API 18% slower."""
-    options = {"nopython": True, "boundscheck": None, **BASE, "no_cpython_wrapper": True, **flags}
-    del options["cache"]
+    options = _options(flags)
+    callee = {**options, "no_cpython_wrapper": True}
 
     def decorate(func):
-        dispatcher = CalleeDispatcher(py_func=func, locals={}, targetoptions=options)
-        dispatcher.enable_caching()
-        return dispatcher
-    decorate.python_entry = njit(**BASE, **flags)
+        return sealed(CalleeDispatcher, func, callee)
+    decorate.python_entry = _python_profile(flags)
     return decorate
+
+
+def _options(flags: dict) -> dict:
+    """numba's target options for a profile's ``flags``: what ``njit(**BASE, **flags)`` gives
+    its dispatcher, caching aside (every profile's cache is ``simulator.infra.sealed``'s)."""
+    options = {"nopython": True, "boundscheck": None, **BASE, **flags}
+    del options["cache"]
+    return options
+
+
+def _python_profile(flags: dict):
+    """The decorator of a profile Python calls directly (``KERNEL``, a ``python_entry``): a
+    sealed, cached dispatcher with numba's CPython wrapper."""
+    options = _options(flags)
+    return lambda func: sealed(SealedDispatcher, func, options)
 
 
 CORE = _callee_profile(PROFILES["CORE"])
@@ -130,7 +144,7 @@ ALLOCATES = _callee_profile(PROFILES["ALLOCATES"])
 MERGED = _callee_profile(PROFILES["MERGED"])
 MERGED_HOT = _callee_profile(PROFILES["MERGED_HOT"])
 PLUGIN_HOT = _callee_profile(PROFILES["PLUGIN_HOT"])
-KERNEL = njit(**BASE, **PROFILES["KERNEL"])
+KERNEL = _python_profile(PROFILES["KERNEL"])
 
 
 def profile_of(dispatcher) -> str | None:

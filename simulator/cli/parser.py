@@ -197,7 +197,7 @@ def _run_commands(command) -> None:
                 "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
                 "intervals), its Holm-labelled matrix of game-win shares, each family's table when the study declares "
                 "[families], and every player's CPU per decision to "
-                "results/field_ratings/field.md (the study: ginsim reproduce field). With SPEC: play it against "
+                "RUN_ratings/field.md beside the run (results/field_ratings/field.md; the study: ginsim reproduce field). With SPEC: play it against "
                 "every member of the field on common mirrored deals under each of the study's variants and print "
                 "the ratings with it placed, and its minimum and exploitability lower bound against each family "
                 "(docs/published.md#the-field).")
@@ -210,7 +210,8 @@ def _run_commands(command) -> None:
     p.add_argument("--seed", type=int, help="seed of the placement's deals (default: the study's seed + 1)")
     p.add_argument("--cpu-deals", type=int, default=200,
                    help="deals over which each player's decisions are timed (default 200)")
-    p.add_argument("--out", help="where the field's page goes (default: results/field_ratings/field.md)")
+    p.add_argument("--out", help="where the field's page goes (default: field.md in a folder beside the run, "
+                                 "RUN_ratings: results/field_ratings/field.md for results/field)")
     p.add_argument("--plugin", action="append", metavar="NAME=FILE",
                    help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
                         "then use NAME as SPEC; repeatable (default: built-in strategies only)")

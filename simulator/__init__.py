@@ -18,11 +18,7 @@ from typing import TYPE_CHECKING
 
 from ._version import __version__
 
-from .infra.cache import configure_numba_cache
 from .infra.lazy import lazy_exports
-
-# ginsim's kernels cache in ginsim's own directory; installed now, or when numba loads
-configure_numba_cache()
 
 if TYPE_CHECKING:  # what type checkers and the API reference see; ``_PUBLIC`` loads the same names
     from . import actions

@@ -309,7 +309,6 @@ def write_module(directory: Path, stem: str, text: str) -> str:
 def generated_module_dir() -> Path:
     from simulator.infra import cache as _cache
 
-    _cache.configure_numba_cache()  # idempotent; re-asserts numba's cache directory
     directory = _cache.generated_dir()
     if str(directory) not in sys.path:
         sys.path.insert(0, str(directory))
@@ -360,9 +359,13 @@ def load_plugin(name: str, path: str) -> tuple[ModuleType, str]:
     _write_file(copy, data)
     COPIES[str(copy.resolve())] = str(Path(path).resolve())
     try:
-        return load_module(module_name, str(copy)), digest
+        module = load_module(module_name, str(copy))
     except (Exception, SystemExit) as exc:
         raise ValueError(f"strategy {name!r}: cannot import {path}: {_import_error(exc, copy, path)}") from None
+    from simulator.infra.sealed import seal_module
+
+    seal_module(module)  # its kernels inline ginsim's core: cached sealed, keyed by ginsim's sources
+    return module, digest
 
 
 #: closure file -> SHA-256 of its bytes when a plug-in importing it was last loaded here

@@ -386,6 +386,22 @@ def presets_of(name: str) -> dict[str, str]:
     return dict(presets) if isinstance(presets, dict) else {}
 
 
+#: per strategy name: its registry entry and its named parameter sets as (exact label, name:preset)
+_PRESET_LABELS: dict[str, tuple[object, tuple[tuple[str, str], ...]]] = {}
+
+
+def _preset_labels(name: str) -> tuple[tuple[str, str], ...]:
+    """Strategy ``name``'s named parameter sets as (exact canonical label, ``name:preset``),
+    parsed once per registration of ``name``."""
+    info = REGISTRY.get(name)
+    cached = _PRESET_LABELS.get(name)
+    if cached is None or cached[0] is not info:
+        labels = tuple((parse_strategy(f"{name}:{params}").label, f"{name}:{preset}")
+                       for preset, params in presets_of(name).items())
+        cached = _PRESET_LABELS[name] = (info, labels)
+    return cached[1]
+
+
 def display_spec(spec: str) -> str:
     """A spec as a person reads it: a strategy whose parameters are exactly one of its named
     sets is written by that name (``knock_table:t0=2005501692641279,...`` -> ``knock_table:classic``),
@@ -400,19 +416,16 @@ def display_spec(spec: str) -> str:
         strategy = parse_strategy(spec)
     except (ValueError, KeyError):
         return spec
-    for preset, params in presets_of(strategy.name).items():
-        if parse_strategy(f"{strategy.name}:{params}").values == strategy.values:
-            return f"{strategy.name}:{preset}"
-    return spec
+    return next((named for exact, named in _preset_labels(strategy.name) if exact == strategy.label), spec)
 
 
 def display_text(text: str) -> str:
     """``text`` with every exact spec of a named parameter set in it written by its name
     (``display_spec``): for prose and tables that quote specs."""
-    for name in REGISTRY:
-        for preset, params in presets_of(name).items():
-            exact = parse_strategy(f"{name}:{params}").label
-            text = re.sub(re.escape(exact) + r"(?!\d)", f"{name}:{preset}", text)
+    for name in list(REGISTRY):
+        for exact, named in _preset_labels(name):
+            if exact in text:
+                text = re.sub(re.escape(exact) + r"(?!\d)", named, text)
     return text
 
 

@@ -97,12 +97,10 @@ def test_the_roots_of_play_must_exist(monkeypatch):
 
 
 def test_kernels_go_to_a_marked_directory_keyed_by_the_source_hash():
-    import numba  # noqa: F401  (once numba is loaded, configuring returns the directory)
-
-    path = _cache.configure_numba_cache()
+    path = _cache.numba_cache_dir()
     assert path.name == f"ginsim-numba-{_cache.source_hash()}"
     assert (path / _cache.MARKER).is_file()
-    assert _cache.configure_numba_cache() == path  # idempotent
+    assert _cache.numba_cache_dir() == path  # idempotent
 
 
 def test_ginsim_kernels_cache_in_its_directory_and_numba_settings_stay():
@@ -110,9 +108,14 @@ def test_ginsim_kernels_cache_in_its_directory_and_numba_settings_stay():
 
     from simulator.core import melds
 
-    before = numba.config.CACHE_DIR
-    path = _cache.configure_numba_cache()
+    from numba.core.caching import CacheImpl
+
+    from simulator.infra import sealed
+
+    before, locators = numba.config.CACHE_DIR, list(CacheImpl._locator_classes)
+    path = _cache.numba_cache_dir()
     assert numba.config.CACHE_DIR == before  # numba's own setting is the user's
+    assert sealed.KernelDirLocator not in locators  # numba's own locators are numba's
     locator = melds.popcount_nb._cache._impl._locator  # the one numba chose when the module loaded
     assert Path(locator.get_cache_path()).parent == path
 
@@ -120,7 +123,8 @@ def test_ginsim_kernels_cache_in_its_directory_and_numba_settings_stay():
 def test_a_users_cached_function_caches_where_numba_would_put_it(tmp_path, monkeypatch):
     """``import simulator`` leaves a user's own ``@njit(cache=True)`` code to numba: its cache
     files are not in ginsim's directory (so ``ginsim cache clear`` never removes them)."""
-    _cache.configure_numba_cache()
+    from simulator.core import melds  # noqa: F401  (ginsim's kernels loaded first)
+    from simulator.infra import sealed
     (tmp_path / "user_kernels_x.py").write_text(
         "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -128,24 +132,24 @@ def test_a_users_cached_function_caches_where_numba_would_put_it(tmp_path, monke
 
     assert user_kernels_x.twice(21) == 42
     locator = user_kernels_x.twice._cache._impl._locator
-    assert not getattr(locator, "_ginsim", False)
+    assert not isinstance(locator, sealed.KernelDirLocator)
     where = Path(locator.get_cache_path())
     assert list(where.glob("user_kernels_x.twice-*.nbi"))
     assert not where.is_relative_to(_cache.numba_cache_dir().parent)
     assert not list(_cache.numba_cache_dir().glob("*/user_kernels_x.*"))
 
 
-def test_import_simulator_waits_for_numba_and_then_caches_ginsim_kernels_in_its_directory():
-    """``import simulator`` alone does not load numba; when numba loads later (here through
-    the first kernel module), ginsim's locator is in place before any kernel is defined."""
+def test_import_simulator_does_not_load_numba_and_ginsim_kernels_cache_in_its_directory():
+    """``import simulator`` alone does not load numba; the first kernel module's functions are
+    sealed and cache in the kernel directory, through their own locator."""
     child = textwrap.dedent("""
         import sys
         import simulator
         assert "numba" not in sys.modules
         from simulator.core import melds
-        from simulator.infra import cache as _cache
+        from simulator.infra import cache as _cache, sealed
         locator = melds.popcount_nb._cache._impl._locator
-        assert getattr(locator, "_ginsim", False), type(locator)
+        assert isinstance(locator, sealed.KernelDirLocator), type(locator)
         print(locator.get_cache_path() == str(_cache.numba_cache_dir() / locator.get_suitable_cache_subpath(melds.__file__)))
     """)
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, cwd=ROOT)

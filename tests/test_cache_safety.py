@@ -154,14 +154,16 @@ def test_the_seal_lives_in_ginsims_own_dispatchers_and_numba_is_not_patched():
 
 
 def test_seal_detects_truncation_and_garbling():
+    from simulator.infra import sealed as sealed_module
+
     payload = b"\x80\x05some pickled bytes."
-    sealed = _cache._seal(payload)
-    assert _cache._unseal(sealed) == payload
-    assert _cache._unseal(sealed[:-1]) is None
-    assert _cache._unseal(payload) is None
+    sealed = sealed_module.seal(payload)
+    assert sealed_module.unseal(sealed) == payload
+    assert sealed_module.unseal(sealed[:-1]) is None
+    assert sealed_module.unseal(payload) is None
     garbled = bytearray(sealed)
     garbled[3] ^= 1
-    assert _cache._unseal(bytes(garbled)) is None
+    assert sealed_module.unseal(bytes(garbled)) is None
 
 
 # --------------------------------------------------------------------------- clearing

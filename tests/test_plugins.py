@@ -196,6 +196,13 @@ EDIT_SCRIPT = textwrap.dedent('''
     info = strategies.register("pat", path)
     assert info.digest == plugin_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
     assert info.path == str(path.resolve()) and info.module.__file__ != info.path  # a content-addressed copy
+    # the copy's kernels inline ginsim's core: sealed, and cached in the kernel directory of these sources
+    from simulator.infra.cache import numba_cache_dir
+    from simulator.infra.sealed import SealedDispatcher
+    for decision in ("take_nb", "discard_nb", "knock_nb"):
+        kernel = getattr(info.module, decision)
+        assert isinstance(kernel, SealedDispatcher), (decision, type(kernel))
+        assert Path(kernel._cache._cache_path).is_relative_to(numba_cache_dir()), kernel._cache._cache_path
     df = simulator.simulate("pat", "pat", "hoyle", n_deals=200, seed=5)
     print("knocked:", int((df["outcome"] != "dead").sum()))
     # register() checked the plug-in against the arguments the engine really passes: when

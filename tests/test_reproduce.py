@@ -216,13 +216,12 @@ def test_any_command_says_so_before_it_compiles_and_not_when_it_loads(tmp_path, 
     from simulator.infra import cache as _cache
 
     source = tmp_path / "tiny_engine.py"
-    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n"
-                      "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
+    source.write_text("from simulator.infra.jit import KERNEL\n\n@KERNEL\ndef twice(x):\n    return 2 * x\n\n"
+                      "@KERNEL\ndef thrice(x):\n    return 3 * x\n")
 
     def load(name):
         return _load_module(source, name)
 
-    monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
     monkeypatch.setitem(_cache._STATE, "announced", False)
     monkeypatch.setattr(_cache, "COMPILE_NOTICE_GRACE", 0.0)  # at once: these compiles are quick
     _cache.announce_compiles()
@@ -243,9 +242,8 @@ def test_a_compile_over_within_the_grace_says_nothing_and_a_longer_one_says_so(t
     from simulator.infra import cache as _cache
 
     source = tmp_path / "tiny_slow.py"
-    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n"
-                      "@njit(cache=True)\ndef thrice(x):\n    return 3 * x\n")
-    monkeypatch.setattr(_cache, "is_ginsim_source", lambda path: path == str(source))
+    source.write_text("from simulator.infra.jit import KERNEL\n\n@KERNEL\ndef twice(x):\n    return 2 * x\n\n"
+                      "@KERNEL\ndef thrice(x):\n    return 3 * x\n")
     monkeypatch.setitem(_cache._STATE, "announced", False)
     monkeypatch.setattr(_cache, "COMPILE_NOTICE_GRACE", 5.0)
     _cache.announce_compiles()

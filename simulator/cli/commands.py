@@ -1,8 +1,9 @@
 """What each ``ginsim`` command does (``cmd_NAME`` for ``ginsim NAME``): its options checked,
-then the work done by the layer below and its lines printed.  The study commands (run, tune,
-exploit, equilibrium, reproduce, report, confirm, claims) hold no study of their own: each goes
-through ``simulator.studies.kinds``, whose kinds and study modules play and print.  The
-parsers are in ``simulator.cli.parser``; ``simulator.cli.main`` runs them."""
+then the work done by the layer below and its lines printed.  The study commands hold no study
+of their own: run, reproduce, report, confirm and claims go through ``simulator.studies.kinds``,
+whose kinds and study modules play and print; the commands particular to kinds of study (field,
+tune, exploit, equilibrium) are declared in ``simulator.studies.commands`` and all run through
+``cmd_study``.  The parsers are in ``simulator.cli.parser``; ``simulator.cli.main`` runs them."""
 
 from __future__ import annotations
 
@@ -232,12 +233,21 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
 
 
-def cmd_field(args: argparse.Namespace) -> None:
-    from ..studies.field import field_command
+def cmd_study(args: argparse.Namespace) -> None:
+    """A study's own command (``simulator.studies.commands``): its specs played through their
+    kind, or its function's lines printed."""
+    from importlib import import_module
 
-    for line in field_command(args.spec, args.run, args.deals, args.games, args.seed, args.cpu_deals, args.out,
-                              register=lambda: _register_plugins(args.plugin)):
-        print(line)
+    from ..studies.commands import study_command
+
+    study = study_command(args.command)
+    if study.runs is not None:
+        module, _, function = study.runs.partition(":")
+        for line in getattr(import_module(module), function)(args, lambda: _register_plugins(args.plugin)):
+            print(line)
+        return
+    specs = getattr(args, study.specs)
+    _play_specs(args, list(specs) if study.plays_many else [specs], many=study.plays_many)
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -360,18 +370,6 @@ def _claims_verify(args: argparse.Namespace) -> None:
 
 class NotReplicated(Exception):
     """``ginsim confirm`` found a claim that does not replicate: exit status 1."""
-
-
-def cmd_tune(args: argparse.Namespace) -> None:
-    _play_specs(args, args.spec, many=True)
-
-
-def cmd_exploit(args: argparse.Namespace) -> None:
-    _play_specs(args, [args.family])
-
-
-def cmd_equilibrium(args: argparse.Namespace) -> None:
-    _play_specs(args, args.spec, many=True)
 
 
 def cmd_show(args: argparse.Namespace) -> None:

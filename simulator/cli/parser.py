@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=text, description=description or text[0].upper() + text[1:] + ".",
                               formatter_class=_Help)
 
-    for add in (_play_commands, _run_commands, _tune_command, _read_commands, _info_commands):
+    for add in (_play_commands, _run_commands, _study_commands, _read_commands, _info_commands):
         add(command)
     return parser
 
@@ -193,51 +193,25 @@ def _run_commands(command) -> None:
                                                         "stderr)")
     p.set_defaults(func=commands.cmd_claims)
 
-    p = command("field", "rate the field of players, or place a new player in it",
-                "Without SPEC: write the field study's ratings (Bradley-Terry, Elo scale, simple = 0, 95% "
-                "intervals), its Holm-labelled matrix of game-win shares, each family's table when the study declares "
-                "[families], and every player's CPU per decision to "
-                "RUN_ratings/field.md beside the run (results/field_ratings/field.md; the study: ginsim reproduce field). With SPEC: play it against "
-                "every member of the field on common mirrored deals under each of the study's variants and print "
-                "the ratings with it placed, and its minimum and exploitability lower bound against each family "
-                "(docs/published.md#the-field).")
-    p.add_argument("spec", nargs="?", help="the player to place: any strategy spec, a plug-in given with --plugin "
-                                           "(default: none, write the field's page)")
-    _complete(p.add_argument("--run", default="results/field", help="the field study's run directory "
-                                                                     "(default: results/field)"), "dir")
-    p.add_argument("--deals", type=int, default=4_000, help="single hands against each member (even; default 4000)")
-    p.add_argument("--games", type=int, default=1_000, help="whole games against each member (even; default 1000)")
-    p.add_argument("--seed", type=int, help="seed of the placement's deals (default: the study's seed + 1)")
-    p.add_argument("--cpu-deals", type=int, default=200,
-                   help="deals over which each player's decisions are timed (default 200)")
-    p.add_argument("--out", help="where the field's page goes (default: field.md in a folder beside the run, "
-                                 "RUN_ratings: results/field_ratings/field.md for results/field)")
-    p.add_argument("--plugin", action="append", metavar="NAME=FILE",
-                   help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
-                        "then use NAME as SPEC; repeatable (default: built-in strategies only)")
-    p.set_defaults(func=commands.cmd_field)
 
+def _study_commands(command) -> None:
+    """The commands particular to kinds of study (``simulator.studies.commands``), each added
+    from its declaration."""
+    from ..studies.commands import COMMANDS
 
-def _tune_command(command) -> None:
-    """``tune``."""
-    p = command("tune", "tune a strategy's parameters against a field, then check the best on fresh deals",
-                "Tune a strategy's parameters (e.g. knock_policy's knock thresholds) against a weighted field of "
-                "opponents with Optuna on common random deals, pruning candidates in rungs of growing deal counts; "
-                "then play the best candidate and the baselines on fresh deals and report paired 95% intervals. "
-                "Writes OUT/best.toml, report.md, report.html and figures; the study is OUT/study.db.")
-    _complete(p.add_argument("spec", nargs="+", help="tuning spec TOML file(s), e.g. experiments/tune_small.toml "
-                                                     "(format: simulator/studies/tune/__init__.py)"), "file")
-    p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the study in the output directory after an interruption (even kill -9), "
-                        "or rewrite a finished one's report (default: refuse a directory holding a study)")
-    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
-                        "(default: no summary file)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no progress bars (default: progress bars on stderr when it is a terminal)")
-    _json_option(p)
-    p.set_defaults(func=commands.cmd_tune)
-    _add_equilibrium_commands(command)
+    for study in COMMANDS:
+        p = command(study.name, study.text, study.description)
+        for one in study.options:
+            action = p.add_argument(*one.flags, help=one.help, **one.keywords)
+            if one.complete:
+                _complete(action, one.complete)
+        if study.plugins:
+            p.add_argument("--plugin", action="append", metavar="NAME=FILE",
+                           help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python "
+                                "player), then use NAME as SPEC; repeatable (default: built-in strategies only)")
+        if study.json:
+            _json_option(p)
+        p.set_defaults(func=commands.cmd_study)
 
 
 def _read_commands(command) -> None:
@@ -369,55 +343,6 @@ def _complete(action: argparse.Action, kind: str) -> argparse.Action:
     action.complete = shtab.FILE if kind == "file" else shtab.DIRECTORY
     return action
 
-
-
-def _add_equilibrium_commands(command) -> None:
-    """The parsers of ``ginsim exploit`` and ``ginsim equilibrium``."""
-    p = command("exploit", "find a best response to one fixed opponent within a policy family, and its edge",
-                "Tune a family of policies (default: knock_policy, which plays simple's draws and discards) against "
-                "one fixed opponent with the tuner's common random deals, then play the best candidate on fresh "
-                "mirrored deals: its edge over the opponent, with a paired 95% interval, is a lower bound on the "
-                "opponent's exploitability within the family (docs/equilibrium.md). Writes the tuning's outputs "
-                "into OUT (default results/exploit/<name>).")
-    p.add_argument("opponent", help="the fixed opponent, a strategy spec such as simple or 'simple:knock_at=0'")
-    _complete(p.add_argument("--family", metavar="SPEC",
-                             help="family TOML file: a tuning spec's keys without name, rules and opponents "
-                                  "(default: knock_policy's thresholds, 24 trials, 60000 deals per candidate)"), "file")
-    p.add_argument("--rules", default="tournament", help="rules preset (see 'ginsim variants')")
-    p.add_argument("--objective", choices=["net_per_hand", "game_win"], default="net_per_hand",
-                   help="net points per hand, or the probability of winning a whole game (default: net_per_hand)")
-    p.add_argument("--seed", type=int, default=29, help="seed of the tuning and fresh deals (default: 29)")
-    p.add_argument("--out", help="output directory (default: results/exploit/<name>)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue (or rewrite the outputs of) a tuning in --out (default: refuse a non-empty --out)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
-    _json_option(p)
-    p.set_defaults(func=commands.cmd_exploit)
-
-    p = command("equilibrium", "find an equilibrium mixture of policies (double oracle, or a finite class game)",
-                "Double oracle on a policy family: estimate the payoff matrix of a restricted set of policies on "
-                "mirrored deals, solve the symmetric zero-sum meta-game by linear programming, tune a best response "
-                "to its equilibrium mixture, add it and repeat until the best response gains no more than the noise. "
-                "Prints the mixture, the game value, the exploitability bound (a lower bound) and the convergence; "
-                "writes OUT/equilibrium.json and OUT/report.md. A spec with method = \"class\" plays instead the full "
-                "payoff matrix of a finite class of draw-threshold policies and prints its equilibrium mixture, epsilon "
-                "(a 95% upper bound on any member's gain against it) and the matrix size; writes OUT/class_game.json "
-                "and OUT/report.md. A spec with method = \"table\" solves a state-dependent knock table by fictitious "
-                "play on recorded deals and prints its value against the class equilibrium and the gain of the best "
-                "response found to it (a lower bound on its exploitability); writes OUT/knock_table.json, "
-                "OUT/report.md and OUT/heatmap.png (docs/equilibrium.md).")
-    _complete(p.add_argument("spec", nargs="+", help="equilibrium spec TOML file(s), e.g. "
-                                                     "experiments/equilibrium_knock/tournament.toml "
-                                                     "(format: simulator/studies/equilibrium.py)"), "file")
-    p.add_argument("--out", help="output directory (default: the spec's out, else results/<name>)")
-    p.add_argument("--summary", help="also write one Markdown table summarising every spec's result to this file "
-                                     "(default: no summary file)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue a run in the output directory after an interruption (even kill -9), or "
-                        "rewrite a finished one's outputs (default: refuse a directory holding a run)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr (default: progress)")
-    _json_option(p)
-    p.set_defaults(func=commands.cmd_equilibrium)
 
 
 def _multiplicity_option(p: argparse.ArgumentParser) -> None:

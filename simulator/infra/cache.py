@@ -40,8 +40,6 @@ import threading
 import tempfile
 import uuid
 from importlib import metadata
-from importlib.abc import Loader, MetaPathFinder
-from importlib.machinery import PathFinder
 from pathlib import Path
 
 #: prefix of every directory ginsim creates in a cache root
@@ -52,7 +50,7 @@ GENERATED = "ginsim-generated"
 MARKER = ".ginsim-cache"
 #: in a cache root (or a NUMBA_CACHE_DIR, or the temp fallback) that ginsim created itself
 ROOT_MARKER = ".ginsim-cache-root"
-_MARKER_TEXT = "Created by ginsim for compiled kernels; `ginsim cache clear` removes it.\n"
+MARKER_TEXT = "Created by ginsim for compiled kernels; `ginsim cache clear` removes it.\n"
 
 
 def cache_root() -> Path:
@@ -87,7 +85,7 @@ _KERNEL = re.compile(r"^\s*@(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b|^
 #: examples, not ginsim's code
 DATA_PACKAGES = ("simulator/experiments/", "simulator/examples/")
 
-_STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "configured": None, "announce": False,
+_STATE: dict = {"hash": None, "resolved": {}, "warned": set(), "announce": False, "ours": None,
                 "announced": False, "listening": False, "compiling": 0, "timer": None}
 
 
@@ -276,10 +274,19 @@ def source_hash() -> str:
 # --------------------------------------------------------------------- directories
 
 
-def _warn(message: str) -> None:
+def warn_once(message: str) -> None:
+    """Print ``message`` as a warning on stderr, once per process."""
     if message not in _STATE["warned"]:
         _STATE["warned"].add(message)
         print(f"ginsim: warning: {message}", file=sys.stderr, flush=True)
+
+
+def mark_kernels(kernels: Path) -> None:
+    """Mark a kernel directory of this version of the sources as ginsim's again when numba has
+    re-made it after ``ginsim cache clear`` removed it (a directory of another name is left alone)."""
+    if kernels.name.startswith(NUMBA_PREFIX) and not (kernels / MARKER).exists():
+        kernels.mkdir(parents=True, exist_ok=True)
+        (kernels / MARKER).write_text(MARKER_TEXT)
 
 
 def _create_marked(path: Path, marker: str, mode: int = 0o777) -> None:
@@ -291,7 +298,7 @@ def _create_marked(path: Path, marker: str, mode: int = 0o777) -> None:
     tmp = path.parent / f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
     tmp.mkdir(mode=mode)
     try:
-        (tmp / marker).write_text(_MARKER_TEXT)
+        (tmp / marker).write_text(MARKER_TEXT)
         os.rename(tmp, path)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -349,8 +356,8 @@ def _resolve(path: Path) -> Path:
         chosen = fallback_root / path.name
     else:
         chosen = Path(tempfile.mkdtemp(prefix=f"{path.name}-"))
-        (chosen / MARKER).write_text(_MARKER_TEXT)
-    _warn(f"cannot write to the cache directory {path.parent}; using {chosen.parent} "
+        (chosen / MARKER).write_text(MARKER_TEXT)
+    warn_once(f"cannot write to the cache directory {path.parent}; using {chosen.parent} "
           "(set GINSIM_CACHE_DIR to a writable directory)")
     resolved[path] = chosen
     return chosen
@@ -371,97 +378,6 @@ def generated_dir() -> Path:
     """Where generated dispatch and engine modules and plug-in copies live, created and
     writable."""
     return _resolve(cache_root() / GENERATED)
-
-
-def configure_numba_cache() -> Path | None:
-    """Cache ginsim's own kernels in this source version's directory, guarded against
-    corrupted files; numba's settings and every other function's cache are left as they
-    were (``_install_locator``).  Idempotent.
-
-    numba consults its cache locators when a ``@njit(cache=True)`` function is defined, so
-    the locator must be in place before the first ginsim kernel module runs.  When numba is
-    already imported that happens now; otherwise an import hook does it the moment numba
-    finishes loading its caching module, so ``import simulator`` (and a CLI command that plays
-    nothing) does not import numba at all.  Returns the kernel directory once numba is
-    loaded, None while the hook waits."""
-    if "numba.core.caching" in sys.modules:
-        return _configure_now()
-    if not any(isinstance(f, _AfterNumbaCaching) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterNumbaCaching())
-    return None
-
-
-def _configure_now() -> Path:
-    _STATE["configured"] = numba_cache_dir()
-    _install_locator()
-    if _STATE["announce"]:
-        _listen_for_compiles()
-    return _STATE["configured"]
-
-
-class _AfterNumbaCaching(MetaPathFinder):
-    """Finds ``numba.core.caching`` as the normal path finder does, and configures ginsim's
-    cache right after that module has run (before any kernel can be defined)."""
-
-    def find_spec(self, name, path, target=None):
-        if name != "numba.core.caching":
-            return None
-        sys.meta_path.remove(self)
-        spec = PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _ConfigureAfter(spec.loader)
-        return spec
-
-
-class _ConfigureAfter(Loader):
-    def __init__(self, inner: Loader) -> None:
-        self._inner = inner
-
-    def create_module(self, spec):
-        return self._inner.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._inner.exec_module(module)
-        sys.modules[module.__name__] = module
-        _configure_now()
-
-
-def is_ginsim_source(py_file: str) -> bool:
-    """True for a file of the ``simulator`` or ``strategies`` packages, or a module ginsim
-    generated (dispatch, plug-in engines, plug-in copies): the files whose kernels ginsim
-    caches in its own directory."""
-    path = Path(py_file).resolve()
-    root = next(p for p in Path(__file__).resolve().parents if p.name == "simulator").parent
-    return any(path.is_relative_to(p) for p in (root / "simulator", root / "strategies", generated_dir()))
-
-
-def _install_locator() -> None:
-    """Put a cache locator in front of numba's own that answers for ginsim's files only
-    (``is_ginsim_source``): their kernels go to ``numba_cache_dir()``; for any other file it
-    declines, so numba's usual locators place a user's ``@njit(cache=True)`` functions where
-    they would be without ginsim."""
-    from numba.core import caching
-
-    impl = getattr(caching, "CacheImpl", None)
-    base = getattr(caching, "UserProvidedCacheLocator", None)
-    if impl is None or base is None or any(getattr(c, "_ginsim", False) for c in impl._locator_classes):
-        return
-
-    class GinsimCacheLocator(base):
-        _ginsim = True
-
-        def __init__(self, py_func, py_file):
-            self._py_file = py_file
-            self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = str(Path(_STATE["configured"]) / self.get_suitable_cache_subpath(py_file))
-
-        @classmethod
-        def from_function(cls, py_func, py_file):
-            if _STATE["configured"] is None or not is_ginsim_source(py_file):
-                return None
-            return super(base, cls).from_function(py_func, py_file)
-
-    impl._locator_classes.insert(0, GinsimCacheLocator)
 
 
 def clear_cache() -> list[Path]:
@@ -510,26 +426,6 @@ def cache_description() -> str:
             "`ginsim cache clear` removes only the ginsim-* entries ginsim made")
 
 
-# --------------------------------------------------------------- corrupted cache files
-
-_SEAL = b"\x00ginsim-sha256:"
-_SEAL_LEN = len(_SEAL) + 32
-
-
-def _seal(payload: bytes) -> bytes:
-    """``payload`` followed by a marker and its SHA-256: what ``simulator.infra.sealed`` stores
-    for a compiled function."""
-    return payload + _SEAL + hashlib.sha256(payload).digest()
-
-
-def _unseal(blob: bytes) -> bytes | None:
-    """The payload of a sealed entry, or None when it is truncated, garbled or unsealed."""
-    if len(blob) < _SEAL_LEN or blob[-_SEAL_LEN:-32] != _SEAL:
-        return None
-    payload = blob[:-_SEAL_LEN]
-    return payload if hashlib.sha256(payload).digest() == blob[-32:] else None
-
-
 # --------------------------------------------------------------- cold start
 
 #: how long a first run compiles, in seconds of one core (the compile is single-threaded) with an
@@ -568,19 +464,27 @@ def announce_compiles() -> None:
     when its machine code is loaded from the cache.  The notice comes once numba is still
     compiling ``COMPILE_NOTICE_GRACE`` seconds after such a compile began (at once when that
     is 0), so a compile of a few small functions says nothing.  numba is not imported for
-    this: the listener is registered once numba is loaded."""
+    this: the listener is registered once numba is loaded (``numba_loaded``)."""
     _STATE["announce"] = True
-    if "numba.core.caching" in sys.modules:
-        _listen_for_compiles()
-    else:
-        configure_numba_cache()
+    if _STATE["ours"] is not None:
+        _listen()
 
 
-def _listen_for_compiles() -> None:
-    from numba.core import event
+def numba_loaded(dispatcher_class) -> None:
+    """Called by ``simulator.infra.sealed`` as it loads numba, with the class of ginsim's
+    cached functions: the compile notice's listener is registered now if a command asked for
+    it (``announce_compiles``), and it announces compiles of that class only."""
+    _STATE["ours"] = dispatcher_class
+    if _STATE["announce"]:
+        _listen()
 
+
+def _listen() -> None:
+    """Register ``announce_compiles``'s listener on numba's compile event, once."""
     if _STATE["listening"]:
         return
+    from numba.core import event
+
     _STATE["listening"] = True
 
     class FirstCompile(event.Listener):
@@ -588,9 +492,7 @@ def _listen_for_compiles() -> None:
             _STATE["compiling"] += 1
             if _STATE["announced"] or _STATE["timer"] is not None:
                 return
-            dispatcher = (ev.data or {}).get("dispatcher")
-            py_file = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
-            if py_file is not None and is_cached(dispatcher) is not None and is_ginsim_source(py_file.co_filename):
+            if isinstance((ev.data or {}).get("dispatcher"), _STATE["ours"]):  # one of ginsim's, cached
                 if COMPILE_NOTICE_GRACE <= 0:
                     announce_compile()
                     return

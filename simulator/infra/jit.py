@@ -109,8 +109,9 @@ class CalleeDispatcher(SealedDispatcher):
 
 
 def _callee_profile(flags: dict):
-    """The decorator of a callee profile: ``njit`` with ``BASE``, ``flags`` and no CPython
-    wrapper, making a ``CalleeDispatcher``.  Its ``python_entry`` is the same profile with
+    """The decorator of a callee profile: a sealed, cached ``CalleeDispatcher`` compiled with
+    ``BASE``, ``flags`` and no CPython wrapper (what ``njit`` would make, with
+    ``simulator.infra.sealed``'s cache).  Its ``python_entry`` is the same profile with
     the wrapper, for the few functions Python also calls on every step (the step API's,
     the Python players'): a twin's call from Python costs a Python-level call more (about
     0.3 µs), which made the step API 18% slower."""

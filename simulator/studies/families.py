@@ -142,6 +142,11 @@ def _cell(estimate: FamilyEstimate | None, fmt: str, number: dict[str, str]) -> 
     return text, number[estimate.member]
 
 
+def rank_numbers(ratings: pd.DataFrame) -> dict[str, str]:
+    """Each player of a rating table (strongest first) by its rank number: ``#1``, ``#2`` ..."""
+    return {player: f"#{i + 1}" for i, player in enumerate(ratings["player"])}
+
+
 def family_lines(name: str, members: list[str], games: pd.DataFrame, hands: pd.DataFrame,
                  ratings: pd.DataFrame) -> list[str]:
     """The field page's table of family ``name`` in one variant: every player of the
@@ -152,7 +157,7 @@ def family_lines(name: str, members: list[str], games: pd.DataFrame, hands: pd.D
 
     field_share = ranking(games, "win_prob").set_index("strategy") if len(games) else None
     elo = ratings.set_index("player")["elo"]
-    number = {player: f"#{i + 1}" for i, player in enumerate(ratings["player"])}
+    number = rank_numbers(ratings)
     rows = []
     for player in ratings["player"]:
         low = family_minimum(games, player, members)
@@ -211,14 +216,6 @@ def family_text(name: str, low: FamilyEstimate | None, gain: FamilyEstimate | No
         parts.append(f"exploitability lower bound {gain.value:+.2f} [{gain.low:+.2f}, {gain.high:+.2f}] points per "
                      f"hand (best response found: {display_spec(gain.member)})")
     return f"{name}: " + ("; ".join(parts) or "no member played")
-
-
-def families_of(run_dir) -> dict[str, list[str]]:
-    """The families a field run's experiment declares (``[families]``; none: empty)."""
-    from ..run.rundir import readable_run, run_path
-
-    manifest, _ = readable_run(run_path(run_dir))
-    return dict(manifest["experiment"].get("families") or {})
 
 
 def variant_sections(families: dict[str, list[str]], games: pd.DataFrame, hands: pd.DataFrame, variant: str,

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .families import families_of, placed_families, variant_sections
+from .families import placed_families, rank_numbers, variant_sections
 from ..run.seeds import offset_seed
 
 #: the player every rating is measured from (0 Elo): the EAAI competition's baseline
@@ -185,28 +185,38 @@ def play_against_field(spec: str, field: list[str], variants: dict, n_deals: int
             game_stats(pd.concat(games, ignore_index=True)) if games else pd.DataFrame())
 
 
-def experiment_name(run_dir) -> str:
-    """The name of the experiment a field run played (its manifest's)."""
-    from ..run.rundir import readable_run, run_path
+@dataclass(frozen=True)
+class FieldRun:
+    """A field run read once (its manifest and chunks verified): the experiment's ``name``,
+    its ``players`` in order of first appearance, its ``variants`` (name -> rules), its
+    ``seed``, per-cell ``hands`` and ``games`` stats, and the ``families`` it declares
+    (``[families]``; none: empty)."""
 
-    manifest, _ = readable_run(run_path(run_dir))
-    return str(manifest["experiment"]["name"])
+    name: str
+    players: list[str]
+    variants: dict
+    seed: int
+    hands: pd.DataFrame
+    games: pd.DataFrame
+    families: dict[str, list[str]]
 
 
-def field_of(run_dir) -> tuple[list[str], dict, int, pd.DataFrame, pd.DataFrame]:
-    """(players, variants name -> rules, seed, hand stats, game stats) of a field run."""
+def field_of(run_dir) -> FieldRun:
+    """The field run in ``run_dir``, read and verified once; refused in one line when it
+    played no whole games (the ratings are fitted on game results)."""
     from ..analysis.stats import scan_run
     from ..run.rundir import readable_run, run_path
 
     manifest, _ = readable_run(run_path(run_dir))
-    if not manifest["experiment"].get("games"):
+    exp = manifest["experiment"]
+    if not exp.get("games"):
         raise ValueError(f"{run_path(run_dir)}: the run plays no whole games (its experiment has no `games`); the "
                          "field's ratings are fitted on game results: give a run of experiments/field.toml")
     scan = scan_run(run_dir)
-    exp = manifest["experiment"]
-    players = list(dict.fromkeys([m for pair in exp["matchups"] for m in pair]))
-    variants = {c["variant"]: c["rules"] for c in manifest["cells"]}
-    return players, variants, int(exp["seed"]), scan.hands, scan.games
+    return FieldRun(name=str(exp["name"]),
+                    players=list(dict.fromkeys([m for pair in exp["matchups"] for m in pair])),
+                    variants={c["variant"]: c["rules"] for c in manifest["cells"]}, seed=int(exp["seed"]),
+                    hands=scan.hands, games=scan.games, families=dict(exp.get("families") or {}))
 
 
 def _canonical(spec: str) -> str:
@@ -227,21 +237,21 @@ def place(spec: str, run_dir, n_deals: int = 4_000, n_games: int = 1_000, seed: 
     ``spec``'s pairings (game-win share and net points per hand against each member), and
     against each family the run declares its minimum and exploitability lower bound
     (``simulator.studies.families.placed_families``)."""
-    players, variants, study_seed, _, games = field_of(run_dir)
+    run = field_of(run_dir)
     label = _canonical(spec)
-    same = next((p for p in players if _canonical(p) == label), None)
+    same = next((p for p in run.players if _canonical(p) == label), None)
     if same is not None:
         raise ValueError(f"{spec!r} is in the field already (as {same!r}); give another spec or a plug-in under "
                          "another name")
-    seed = offset_seed(study_seed, 1) if seed is None else seed
-    new_hands, new_games = play_against_field(spec, players, variants, n_deals, n_games, seed)
+    seed = offset_seed(run.seed, 1) if seed is None else seed
+    new_hands, new_games = play_against_field(spec, run.players, run.variants, n_deals, n_games, seed)
     out = {}
-    for variant in variants:
-        both = pairings(games, variant) + (pairings(new_games, variant) if n_games else [])
+    for variant in run.variants:
+        both = pairings(run.games, variant) + (pairings(new_games, variant) if n_games else [])
         mine = new_games[new_games["variant"] == variant] if n_games else pd.DataFrame()
         hands = new_hands[new_hands["variant"] == variant] if n_deals else pd.DataFrame()
         out[variant] = {"ratings": bradley_terry(both) if n_games else None, "games": mine, "hands": hands,
-                        "families": placed_families(families_of(run_dir), spec, mine, hands)}
+                        "families": placed_families(run.families, spec, mine, hands)}
     return out
 
 
@@ -267,6 +277,13 @@ def field_command(spec: str | None, run_dir, n_deals: int, n_games: int, seed: i
     register()
     strategies.parse_strategy(spec)
     return placement_lines(spec, place(spec, run_dir, n_deals=n_deals, n_games=n_games, seed=seed), n_deals, n_games)
+
+
+def field_main(args, register) -> list[str]:
+    """``ginsim field`` (``simulator.studies.commands.FIELD``): ``field_command`` with the
+    command's options."""
+    return field_command(args.spec, args.run, args.deals, args.games, args.seed, args.cpu_deals, args.out,
+                         register=register)
 
 def placement_lines(spec: str, placed: dict, n_deals: int, n_games: int) -> list[str]:
     """What ``ginsim field SPEC`` prints of ``place``'s result: per variant, the ratings with
@@ -350,8 +367,8 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
 
     argument("cpu_deals", cpu_deals, "int", low=1)
     path = check_out(Path(out) if out is not None else ratings_path(run_dir))
-    players, variants, seed, hands, games = field_of(run_dir)
-    study = experiment_name(run_dir)
+    run = field_of(run_dir)
+    study = run.name
     lines = [FIELD_TITLE, "",
              f"From the run in `{run_path(run_dir)}` (`experiments/{study}.toml`; `ginsim reproduce {study}` and "
              "`ginsim field` write this page). "
@@ -360,28 +377,28 @@ def write_field(run_dir, cpu_deals: int = 200, out: Path | None = None) -> Path:
              "that number in the matrix and the family tables. Matrix: the row player's share of games won "
              "against the column player; `*` where Holm's method over the variant's pairings rejects an even "
              "match at 5%.", ""]
-    for variant in variants:
-        field_games = pairings(games, variant)
+    for variant in run.variants:
+        field_games = pairings(run.games, variant)
         rating = bradley_terry(field_games)
         lines += [f"## {variant}", "", "| rank | player | Elo vs simple | 95% interval | opponents |",
                   "|---:|---|---:|---|---:|"]
         for i, r in rating.iterrows():
             lines.append(f"| {i + 1} | `{r.player}` | {r.elo:+.0f} | [{r.ci_low:+.0f}, {r.ci_high:+.0f}] | {r.opponents} |")
         order = list(rating["player"])
-        number = {player: f"#{i + 1}" for i, player in enumerate(order)}
+        number = rank_numbers(rating)
         table = matrix_rows(field_games, order)
         lines += ["", "| | " + " | ".join(number[c] for c in order) + " |", "|---|" + "---:|" * len(order)]
         for r in order:
             lines.append(f"| {number[r]} `{r}` | " + " | ".join(table.loc[r]) + " |")
         lines.append("")
-        lines += variant_sections(families_of(run_dir), games, hands, variant, rating)
+        lines += variant_sections(run.families, run.games, run.hands, variant, rating)
     lines += ["## CPU per decision (EAAI rules, against `simple`)", "",
               f"Each player's decisions timed one by one through `simulator.Hand` over {cpu_deals} mirrored deals "
               "(CPU time of this process). A call's own overhead is what `random` shows.", "",
               "| player | decisions | mean µs per decision | 99th percentile µs | CPU ms per hand |",
               "|---|---:|---:|---:|---:|"]
-    for player in players:
-        c = cpu_per_decision(player, "tournament", cpu_deals, seed)
+    for player in run.players:
+        c = cpu_per_decision(player, "tournament", cpu_deals, run.seed)
         lines.append(f"| `{player}` | {c['decisions']:,} | {c['mean_us']:,.1f} | {c['p99_us']:,.1f} | "
                      f"{c['cpu_ms_per_hand']:,.2f} |")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
+from simulator.analysis.stats.estimators import cv_from_moments
 from simulator.cli import main
 from simulator.studies.class_game import (
     ClassGameError,
     bootstrap_weights,
     certify,
-    cv_estimate,
     draw_class,
     matrix_from,
     parse_class_spec,
@@ -44,7 +44,7 @@ def test_the_control_variate_estimate_is_the_regression_estimate():
     rng = np.random.default_rng(3)
     v = rng.normal(0, 5, 4000)
     x = np.vstack([0.3 + 0.9 * v + rng.normal(0, 1, 4000), -0.2 + 0.1 * v + rng.normal(0, 4, 4000)])
-    est, se = cv_estimate(_sums(x, v, 40), np.ones(40), 100)
+    est, se = cv_from_moments(_sums(x, v, 40), np.ones(40), 100)
     for r in range(2):
         beta = np.cov(x[r], v, bias=True)[0, 1] / v.var()
         y = x[r] - beta * v

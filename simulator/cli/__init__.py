@@ -29,7 +29,7 @@
     ginsim strategies                                             strategies and parameters
     ginsim variants                                               rule presets and fields
     ginsim play [--vs STRATEGY] [--rules PRESET] [--seed N] [--game]  play against a bot in the terminal
-    ginsim bench [--quick] [--json] [--scale] [--openspiel-game]  speed on this machine
+    ginsim bench [--quick] [--json] [--scale] [--variance] [--openspiel-game]  speed (or variance) on this machine
     ginsim cache clear|where                                      drop compiled kernels, or say where they are
     ginsim completion bash|zsh|tcsh                               a shell completion script
 

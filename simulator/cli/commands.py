@@ -499,6 +499,12 @@ def cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_scale(deals, directory=args.scale_dir, keep=args.scale_keep)
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
+    if args.variance:
+        from ..studies import controls
+
+        rows = controls.variance_table(quick=args.quick)
+        print(json.dumps(rows, indent=2)) if args.json else controls.print_variance(rows)
+        return
     if args.rl:
         result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)
         print(json.dumps(result, indent=2)) if args.json else bench.print_rl_env(result)

@@ -303,6 +303,11 @@ def _info_commands(command) -> None:
     p.add_argument("--rl", action="store_true",
                    help="instead: only the RL environments, agent steps per CPU-second of GinRummyVectorEnv (1024 hands "
                         "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
+    p.add_argument("--variance", action="store_true",
+                   help="instead: the variance benchmark, each published matchup's standard deviation per mirrored pair "
+                        "plain and with control variates (each player's self-play on the same pairs), the pairs and "
+                        "the CPU the reduced estimate saves for the same interval (about 30 s with --quick, 2 minutes "
+                        "without, on 2 idle cores; default: everything else)")
     p.add_argument("--openspiel-game", action="store_true",
                    help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
                         "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "

@@ -17,8 +17,9 @@ How it goes (``class_game``):
    Each column also plays member j against itself on its deals: that value is 0 in
    expectation (the two seatings of a mirrored pair are exchangeable), so it is a **control
    variate**: the entry is ``mean(x) − β·mean(v)`` with β the regression slope of the pair
-   values x on the self-play values v.  Where i and j play alike (neighbouring thresholds)
-   most pairs cancel, and the entry's standard error falls several-fold.
+   values x on the self-play values v (``simulator.analysis.stats.estimators.cv_from_moments``).
+   Where i and j play alike (neighbouring thresholds) most pairs cancel, and the entry's
+   standard error falls several-fold.
 2. **The symmetric Nash equilibrium** of the estimated matrix by linear programming
    (``metagame.symmetric_nash``).
 3. **ε, an upper confidence bound on exploitability within the class.**  Member i's gain
@@ -71,6 +72,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.rendering import atomic_write
+from ..analysis.stats.estimators import cv_from_moments
 from ..run.config import Key, Schema, is_int, seed_key
 from ..run.experiment import read_toml_file
 from ..run.limits import MAX_PER_CELL, RESULTS_DIR
@@ -277,26 +279,6 @@ def extend_column(kept: dict[str, np.ndarray] | None, more: dict[str, np.ndarray
     return {name: np.concatenate([kept[name], more[name]], axis=-1) for name in kept}
 
 
-def cv_estimate(sums: dict[str, np.ndarray], weights: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray]:
-    """The control-variate estimates of a column's entries and their standard errors, over the
-    blocks weighted by ``weights`` (shape (..., blocks); all ones for the sample itself, a
-    bootstrap replicate's counts otherwise): ``mean(x) − β mean(v)`` with β the regression
-    slope of x on v, the self-play values whose expectation is 0.  Shapes: (..., rows)."""
-    w = np.asarray(weights, dtype=float)
-    n = w.sum(axis=-1, keepdims=True) * per  # pairs in the (re)sample
-    v = (w @ sums["v"])[..., None] / n
-    vv = (w @ sums["vv"])[..., None] / n
-    x = (w @ sums["x"].T) / n
-    xx = (w @ sums["xx"].T) / n
-    xv = (w @ sums["xv"].T) / n
-    var_v = vv - v ** 2
-    cov = xv - x * v
-    beta = np.where(var_v > 0, cov / np.where(var_v > 0, var_v, 1.0), 0.0)
-    estimate = x - beta * v
-    var_y = np.maximum(xx - x ** 2 - 2 * beta * cov + beta ** 2 * var_v, 0.0)
-    return estimate, np.sqrt(var_y / n)
-
-
 # ----------------------------------------------------------------------------- the matrix, ε and the support
 
 def matrix_from(columns: dict[int, dict[str, np.ndarray]], k: int, per: int,
@@ -309,7 +291,7 @@ def matrix_from(columns: dict[int, dict[str, np.ndarray]], k: int, per: int,
     for j in range(1, k):
         blocks = columns[j]["v"].shape[0]
         w = np.ones(blocks) if weights is None else weights[j]
-        est, _ = cv_estimate(columns[j], w, per)
+        est, _ = cv_from_moments(columns[j], w, per)
         m[..., :j, j] = est
         m[..., j, :j] = -est
     return m
@@ -319,7 +301,7 @@ def entry_errors(columns: dict[int, dict[str, np.ndarray]], k: int, per: int) ->
     """The standard error of every entry (0 on the diagonal), shape (k, k)."""
     se = np.zeros((k, k))
     for j in range(1, k):
-        _, s = cv_estimate(columns[j], np.ones(columns[j]["v"].shape[0]), per)
+        _, s = cv_from_moments(columns[j], np.ones(columns[j]["v"].shape[0]), per)
         se[:j, j] = s
         se[j, :j] = s
     return se
@@ -489,7 +471,7 @@ def _fresh_values(columns: dict[int, dict[str, np.ndarray]], support: list[int],
     var = np.zeros(k)
     for j in support:
         sums = columns[j]
-        est, se = cv_estimate(sums, np.ones(sums["v"].shape[0]), per)
+        est, se = cv_from_moments(sums, np.ones(sums["v"].shape[0]), per)
         rows = [i for i in range(k) if i != j]
         value[rows] += mixture[j] * est
         var[rows] += (mixture[j] * se) ** 2

@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats as st
 
 import strategies
 from strategies.hybrid import DECISION_PHASES
 
+from ..analysis.stats.estimators import plain
 from ..core import constants as C
 from ..core.decisions import decision as named_decision
 from ..infra.inputs import outside_work, read_json
@@ -252,13 +252,10 @@ def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: i
 
 
 def interval(diff: np.ndarray) -> dict[str, float]:
-    """Mean, 95% t interval, standard error and unit sd of paired differences."""
-    n = len(diff)
-    mean = float(diff.mean())
-    sd = float(diff.std(ddof=1)) if n > 1 else 0.0
-    se = sd / math.sqrt(n) if n else math.nan
-    half = float(st.t.ppf(0.975, n - 1)) * se if n > 1 else math.nan
-    return {"estimate": mean, "low": mean - half, "high": mean + half, "se": se, "sd": sd, "pairs": n}
+    """Mean, 95% t interval, standard error and unit sd of paired differences (the plain
+    estimate of ``simulator.analysis.stats.estimators``)."""
+    e = plain(diff)
+    return {"estimate": e.value, "low": e.low, "high": e.high, "se": e.se, "sd": e.sd, "pairs": e.units}
 
 
 def previous_rows(spec: Spec) -> dict[tuple, dict[str, Any]]:

@@ -360,7 +360,8 @@ def _fresh(spec: TableSpec, members: list[str], table: str, best: str) -> dict[s
     """On fresh streams, with the self-play control variate (``class_game.play_column``):
     the table against each draw-only member (column: the member), each draw-only member and
     the best response against the table (column: the table)."""
-    from .class_game import cv_estimate, play_column, policy_field
+    from ..analysis.stats.estimators import cv_from_moments
+    from .class_game import play_column, policy_field
 
     policies = [*members, table, best]
     k = len(members)
@@ -369,10 +370,10 @@ def _fresh(spec: TableSpec, members: list[str], table: str, best: str) -> dict[s
     rows: dict[str, Any] = {"against_member": [], "against_table": []}
     for j in range(k):
         sums = play_column(field_, policies, j, [k], spec.fresh_pairs, FRESH_BLOCKS, "fresh")
-        est, se = cv_estimate(sums, np.ones(FRESH_BLOCKS), per)
+        est, se = cv_from_moments(sums, np.ones(FRESH_BLOCKS), per)
         rows["against_member"].append({"value": float(est[0]), "se": float(se[0])})
     sums = play_column(field_, policies, k, [*range(k), k + 1], spec.fresh_pairs, FRESH_BLOCKS, "fresh")
-    est, se = cv_estimate(sums, np.ones(FRESH_BLOCKS), per)
+    est, se = cv_from_moments(sums, np.ones(FRESH_BLOCKS), per)
     rows["against_table"] = [{"value": float(e), "se": float(s)} for e, s in zip(est, se)]
     rows["deals"] = 2 * spec.fresh_pairs * (2 * k + k + 2)
     return rows

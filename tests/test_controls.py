@@ -42,10 +42,37 @@ def test_bad_control_is_refused():
 def test_bench_variance_prints_its_table(monkeypatch, capsys):
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
                         (("equilibrium_class", K11, K12, "classic", "hand", "self", 400, 200),))
-    main(["bench", "--variance", "--quick", "--json"])
+    assert main(["bench", "--variance", "--quick", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["study"], r["pairs"], r["control"]) for r in rows] == [("equilibrium_class", 200, "self")]
     assert rows[0]["reduced"]["sd"] < rows[0]["plain"]["sd"]
-    main(["bench", "--variance", "--quick"])
+    assert main(["bench", "--variance", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "equilibrium_class" in out and "fewer pairs" in out
+
+
+def test_simulate_control_prints_both_estimates_and_its_json_validates(capsys):
+    from test_cli_json import validate
+
+    assert main(["simulate", K11, K12, "--rules", "classic", "--deals", "4000", "--seed", "5", "--control", "self",
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    validate(document, "simulate")
+    reduced = document["control_variates"]
+    assert reduced["control"] == "self" and reduced["estimate"]["units"] == 2000 and reduced["pairs_ratio"] > 10
+    assert main(["simulate", K11, K12, "--rules", "classic", "--deals", "4000", "--seed", "5", "--control",
+                 "self_b"]) == 0
+    assert "with control variates (self_b: " + K12 + " against itself)" in capsys.readouterr().out
+
+
+def test_simulate_frames_pairs_as_the_controls_do():
+    import simulator
+
+    df = simulator.simulate(K11, K12, rules="classic", n_deals=400, seed=5)
+    assert (controls.pair_means(df) == pair_values(K11, K12, "classic", "hand", 400, 5)).all()
+
+
+def test_simulate_control_needs_mirrored_pairs(capsys):
+    assert main(["simulate", K11, K12, "--deals", "100", "--no-mirror", "--control", "self"]) == 2
+    err = capsys.readouterr().err
+    assert "leave out --no-mirror" in err and len(err.strip().splitlines()) == 1

@@ -197,6 +197,8 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     from ..api import simulate
 
     _check_simulate_deals(args.deals, not args.no_mirror)
+    if args.control and args.no_mirror:
+        raise ValueError("--control plays the controls on the same mirrored pairs: leave out --no-mirror")
 
     import strategies
 
@@ -218,12 +220,15 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     net = estimate(stats["net_mean"], stats["net_ci_low"], stats["net_ci_high"], stats["n_units"],
                    "hand" if args.no_mirror else "pair")
     shares = {k: v / len(df) for k, v in df["outcome"].value_counts().items()}
+    reduced = _controlled(df, args) if args.control else None
     if args.json:
-        _print_json("simulate", {"a": args.a, "b": args.b, "rules": args.rules, "deals": len(df), "seed": args.seed,
-                                 "mirrored": not args.no_mirror, "net_points_per_hand_to_a": net,
-                                 "outcomes": {k: float(shares.get(k, 0.0)) for k in
-                                              ("knock", "gin", "big_gin", "undercut", "dead")},
-                                 "mean_draws_per_hand": float(df["draws"].mean())})
+        document = {"a": args.a, "b": args.b, "rules": args.rules, "deals": len(df), "seed": args.seed,
+                    "mirrored": not args.no_mirror, "net_points_per_hand_to_a": net,
+                    "outcomes": {k: float(shares.get(k, 0.0)) for k in ("knock", "gin", "big_gin", "undercut", "dead")},
+                    "mean_draws_per_hand": float(df["draws"].mean())}
+        if reduced is not None:
+            document["control_variates"] = reduced
+        _print_json("simulate", document)
         return
     interval = (f"± {(net['ci_high'] - net['ci_low']) / 2:.3f} (95%)" if net["no_interval"] is None
                 else f"({net['no_interval']})")
@@ -231,6 +236,23 @@ def cmd_simulate(args: argparse.Namespace) -> None:
     print(f"net points per hand to A: {stats['net_mean']:+.3f} {interval}")
     print("outcomes: " + ", ".join(f"{k} {v:.1%}" for k, v in shares.items()))
     print(f"mean draws per hand: {df['draws'].mean():.2f}")
+    if reduced is not None:
+        r = reduced["estimate"]
+        print(f"with control variates ({reduced['control']}: {r['method'].removeprefix('control variates: ')}): "
+              f"{r['value']:+.3f} ± {(r['high'] - r['low']) / 2:.3f} (95%), {reduced['pairs_ratio']:.2f}x fewer pairs "
+              f"for the same interval, {reduced['control_cpu_s']:.2f} s of CPU for the controls")
+
+
+def _controlled(df, args: argparse.Namespace) -> dict:
+    """``simulate --control``: the control-variate estimate of A's net points per hand from the
+    frame's pairs, the controls played on the same pairs (``simulator.studies.controls``)."""
+    from ..analysis.stats import estimators
+    from ..studies import controls
+
+    x = controls.pair_means(df)
+    reduced, cpu = controls.reduce_pairs(x, args.a, args.b, args.rules, "hand", args.seed, args.control)
+    return {"control": args.control, "estimate": reduced.as_dict(),
+            "pairs_ratio": estimators.deals_ratio(estimators.plain(x), reduced), "control_cpu_s": cpu}
 
 
 def cmd_study(args: argparse.Namespace) -> None:

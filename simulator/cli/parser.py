@@ -53,6 +53,11 @@ def _play_commands(command) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
+    p.add_argument("--control", choices=["self", "self_a", "self_b"],
+                   help="also estimate with control variates: each player's self-play on the same pairs (self_a, "
+                        "self_b: only A's or B's), which is worth 0 in expectation; prints both estimates and the "
+                        "pairs the reduced one saves. Pays off when A and B play alike (docs/analysis.md; default: "
+                        "the plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
 

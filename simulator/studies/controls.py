@@ -53,6 +53,12 @@ class Measured:
         return self.deals_ratio * per_plain / per_reduced if per_reduced > 0 else float("nan")
 
 
+def pair_means(hands):
+    """Per mirrored pair, in pair order, the mean net points to A of a ``simulate`` frame's two
+    deals (the unit ``reduce_pairs`` takes)."""
+    return hands.groupby("pair", sort=True)["net_a"].mean().to_numpy(dtype="float64")
+
+
 def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, control: str = "self"
                  ) -> tuple[est.Estimate, float]:
     """The control-variate estimate of a matchup whose per-pair values ``x`` (pairs 0 ..

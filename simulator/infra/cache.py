@@ -358,7 +358,7 @@ def _resolve(path: Path) -> Path:
         chosen = Path(tempfile.mkdtemp(prefix=f"{path.name}-"))
         (chosen / MARKER).write_text(MARKER_TEXT)
     warn_once(f"cannot write to the cache directory {path.parent}; using {chosen.parent} "
-          "(set GINSIM_CACHE_DIR to a writable directory)")
+              "(set GINSIM_CACHE_DIR to a writable directory)")
     resolved[path] = chosen
     return chosen
 

@@ -103,7 +103,7 @@ class SealedCache(FunctionCache):
             except OSError:
                 pass
             _cache.warn_once(f"discarded a corrupted compiled-kernel cache file in {Path(self.cache_path).parent}; "
-                         "recompiling (if this repeats, run `ginsim cache clear`)")
+                             "recompiling (if this repeats, run `ginsim cache clear`)")
             return None
 
     def save_overload(self, sig, data):

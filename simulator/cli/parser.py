@@ -211,9 +211,7 @@ def _study_commands(command) -> None:
             if one.complete:
                 _complete(action, one.complete)
         if study.plugins:
-            p.add_argument("--plugin", action="append", metavar="NAME=FILE",
-                           help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python "
-                                "player), then use NAME as SPEC; repeatable (default: built-in strategies only)")
+            _plugin_option(p, "SPEC")
         if study.json:
             _json_option(p)
         p.set_defaults(func=commands.cmd_study)
@@ -334,10 +332,15 @@ def _info_commands(command) -> None:
 
 def _plugin_and_json_options(p: argparse.ArgumentParser) -> None:
     """``--plugin`` and ``--json`` of the commands that play strategies A and B."""
+    _plugin_option(p, "A or B")
+    _json_option(p)
+
+
+def _plugin_option(p: argparse.ArgumentParser, used_as: str) -> None:
+    """``--plugin NAME=FILE`` of a command that plays the strategies its arguments ``used_as`` name."""
     p.add_argument("--plugin", action="append", metavar="NAME=FILE",
                    help="register a plug-in strategy file first (numba, or FILE.py:Class for a Python player), "
-                        "then use NAME as A or B; repeatable (default: built-in strategies only)")
-    _json_option(p)
+                        f"then use NAME as {used_as}; repeatable (default: built-in strategies only)")
 
 
 def _json_option(p: argparse.ArgumentParser) -> None:

@@ -5,9 +5,9 @@ The controls with an exactly known expectation that ginsim can play today:
 
 * ``self``: **each player's self-play on the same mirrored pairs** (A against A, B against B,
   the same decks and decision streams as A against B); ``self_a`` and ``self_b`` play only one
-  of them (the cheaper player's, when one player's decisions cost far more than the other's).  Its expectation is 0: in self-play
-  the two seatings of a mirrored pair are exchangeable (docs/rules.md, "Scoring": the game
-  is zero-sum).  Where the two players play alike, most of what decides A against B decides
+  of them (the cheaper player's, when one player's decisions cost far more than the other's).
+  Its expectation is 0: in self-play the two seatings of a mirrored pair are exchangeable
+  (docs/rules.md, "Scoring": the game is zero-sum).  Where the two players play alike, most of what decides A against B decides
   the self-plays too and the estimate's variance falls many-fold (neighbouring knock
   thresholds: about 40 times); where they play differently it explains next to nothing, and
   the two extra plays cost twice the CPU of the matchup itself.
@@ -53,6 +53,11 @@ class Measured:
         return self.deals_ratio * per_plain / per_reduced if per_reduced > 0 else float("nan")
 
 
+def _check_control(control: str) -> None:
+    if control not in CONTROLS:
+        raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+
+
 def pair_means(hands):
     """Per mirrored pair, in pair order, the mean net points to A of a ``simulate`` frame's two
     deals (the unit ``reduce_pairs`` takes)."""
@@ -66,8 +71,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     on the same pairs and returns the estimate and the CPU seconds its play took."""
     from .decision_values import pair_values
 
-    if control not in CONTROLS:
-        raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+    _check_control(control)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
     mine = [spec for spec, used in zip((spec_a, spec_b), CONTROLS[control]) if used]
@@ -83,8 +87,7 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
     games ("game") of ``seed``, estimated plain and with ``control``; CPU time counted."""
     from .decision_values import pair_values
 
-    if control not in CONTROLS:
-        raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+    _check_control(control)  # before the matchup is played
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
     matchup = time.process_time() - start

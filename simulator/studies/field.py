@@ -285,6 +285,7 @@ def field_main(args, register) -> list[str]:
     return field_command(args.spec, args.run, args.deals, args.games, args.seed, args.cpu_deals, args.out,
                          register=register)
 
+
 def placement_lines(spec: str, placed: dict, n_deals: int, n_games: int) -> list[str]:
     """What ``ginsim field SPEC`` prints of ``place``'s result: per variant, the ratings with
     ``spec`` placed, its points per hand and games won against each member, and its minimum

@@ -33,7 +33,7 @@ def test_neighbouring_thresholds_need_many_times_fewer_pairs():
 
 
 def test_bad_control_is_refused():
-    with pytest.raises(ValueError, match="control must be one of self, self_a, self_b"):
+    with pytest.raises(ValueError, match="control must be one of draws, self, self_a, self_b, draws\\+self, "):
         controls.measure(K11, K12, "classic", "hand", 100, 1, control="mirror")
     with pytest.raises(ValueError, match="at least 20 mirrored pairs"):
         controls.reduce_pairs([0.0] * 5, K11, K12, "classic", "hand", 1)
@@ -41,11 +41,13 @@ def test_bad_control_is_refused():
 
 def test_bench_variance_prints_its_table(monkeypatch, capsys):
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
-                        (("equilibrium_class", K11, K12, "classic", "hand", "self", 400, 200),))
+                        (("equilibrium_class", K11, K12, "classic", "hand", ("self", "draws"), 400, 200),))
     assert main(["bench", "--variance", "--quick", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["study"], r["pairs"], r["control"]) for r in rows] == [("equilibrium_class", 200, "self")]
-    assert rows[0]["reduced"]["sd"] < rows[0]["plain"]["sd"]
+    assert [(r["study"], r["pairs"], r["control"]) for r in rows] == [("equilibrium_class", 200, "self"),
+                                                                      ("equilibrium_class", 200, "draws")]
+    assert all(r["reduced"]["sd"] < r["plain"]["sd"] for r in rows)
+    assert rows[0]["plain"] == rows[1]["plain"]  # one plain play, every control on its pairs
     assert main(["bench", "--variance", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "equilibrium_class" in out and "fewer pairs" in out

@@ -53,11 +53,13 @@ def _play_commands(command) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
-    p.add_argument("--control", choices=["self", "self_a", "self_b"],
-                   help="also estimate with control variates: each player's self-play on the same pairs (self_a, "
-                        "self_b: only A's or B's), which is worth 0 in expectation; prints both estimates and the "
-                        "pairs the reduced one saves. Pays off when A and B play alike (docs/analysis.md; default: "
-                        "the plain estimate only)")
+    p.add_argument("--control", choices=["draws", "self", "self_a", "self_b", "draws+self", "draws+self_a",
+                                         "draws+self_b"],
+                   help="also estimate with control variates, each worth 0 in expectation: draws, the luck of the "
+                        "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
+                        "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
+                        "which pays off when A and B play alike; draws+self etc. both. Prints both estimates and the "
+                        "pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
 
@@ -308,9 +310,9 @@ def _info_commands(command) -> None:
                         "vs simple) beside RLCard's and OpenSpiel's envs when installed (about 10 s; default: everything)")
     p.add_argument("--variance", action="store_true",
                    help="instead: the variance benchmark, each published matchup's standard deviation per mirrored pair "
-                        "plain and with control variates (each player's self-play on the same pairs), the pairs and "
-                        "the CPU the reduced estimate saves for the same interval (about 30 s with --quick, 2 minutes "
-                        "without, on 2 idle cores; default: everything else)")
+                        "plain and with each control (the draws' luck, the players' self-play on the same pairs, both), "
+                        "the pairs and the CPU the reduced estimate saves for the same interval (about 1 minute with "
+                        "--quick, 6 without, on 2 idle cores; default: everything else)")
     p.add_argument("--openspiel-game", action="store_true",
                    help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
                         "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "

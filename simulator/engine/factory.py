@@ -37,6 +37,7 @@ TEMPLATES = {
     "simulator.engine.kernels": ("loop",),
     "simulator.env.batch": ("loop",),
     "simulator.studies.knock_branches": ("loop",),
+    "simulator.studies.draw_luck": ("loop",),
 }
 #: the name under which a rendered module's namespace holds its bindings while its template runs
 _BINDINGS = "__ginsim_bindings__"
@@ -72,6 +73,18 @@ def render(template: str, stem: str, bindings: dict[str, str]) -> ModuleType:
             "from simulator.engine.factory import fill\n\n"
             f"fill(globals(), {template!r}, {bindings!r})\n")
     return importlib.import_module(write_module(generated_module_dir(), stem, text))
+
+
+def with_loop(template: str, stem: str, engine: ModuleType) -> ModuleType:
+    """Template ``template`` (a module of ``TEMPLATES`` whose binding point is ``loop``)
+    playing with engine ``engine``'s loop (an engine of
+    ``simulator.engine.select.engine_module``): the template itself when that loop is the one
+    it imports, else rendered with it as ``<stem>_<hash>.py`` (once per process: the rendered
+    module is named by its bindings)."""
+    module = importlib.import_module(template)
+    if engine.loop is module.loop:
+        return module
+    return render(template, stem, {"loop": engine.loop.__name__})
 
 
 def fill(namespace: dict, template: str, bindings: dict[str, str]) -> None:

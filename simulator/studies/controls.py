@@ -3,6 +3,14 @@
 The estimators are ``simulator.analysis.stats.estimators``; this module plays what they need.
 The controls with an exactly known expectation that ginsim can play today:
 
+* ``draws``: **the luck of the matchup's own stock draws** (AIVAT's chance correction,
+  ``simulator.studies.draw_luck``), counted inside the kernels with the draw-value table
+  fitted on development seeds (``simulator.studies.draw_values``, its digest in the
+  estimate's method).  Its expectation is exactly 0 whatever the players: each draw's card
+  is uniform over the stock.  For whole games each hand's luck in points is weighed by
+  what a point is worth in chances of winning the game at the hand's scores (the game-win
+  table, ``draw_values.load_wins``).  It replays the matchup itself, so it needs no plain
+  play beside it;
 * ``self``: **each player's self-play on the same mirrored pairs** (A against A, B against B,
   the same decks and decision streams as A against B); ``self_a`` and ``self_b`` play only one
   of them (the cheaper player's, when one player's decisions cost far more than the other's).
@@ -12,6 +20,10 @@ The controls with an exactly known expectation that ginsim can play today:
   thresholds: about 40 times); where they play differently it explains next to nothing, and
   the two extra plays cost twice the CPU of the matchup itself.
 
+A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
+``draws+self_b``); the coefficients are cross-fitted together
+(``simulator.analysis.stats.estimators.with_controls``).
+
 The plain estimate is computed beside the reduced one from the same pairs, always.
 """
 
@@ -20,10 +32,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..analysis.stats import estimators as est
 
-#: the controls a matchup can be played with: name -> whose self-play (A's, B's)
-CONTROLS = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
+#: the self-play controls: name -> whose self-play (A's, B's)
+SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
+#: every control a matchup can be played with
+CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
+#: deals the draw-luck kernel plays per call (its outputs are four numbers a deal)
+DRAWS_PIECE = 200_000
 
 
 @dataclass(frozen=True)
@@ -31,13 +49,15 @@ class Measured:
     """A matchup's value per unit (net points per hand, or share of games won, per mirrored
     pair) estimated ``plain`` and ``reduced`` from the same ``pairs``, with the CPU seconds of
     this process spent playing the matchup (``cpu_matchup``) and its controls
-    (``cpu_controls``)."""
+    (``cpu_controls``); ``replays_matchup`` when the controls' play replays the matchup
+    itself (the draws), so the reduced estimate needs no plain play beside it."""
 
     plain: est.Estimate
     reduced: est.Estimate
     pairs: int
     cpu_matchup: float
     cpu_controls: float
+    replays_matchup: bool = False
 
     @property
     def deals_ratio(self) -> float:
@@ -45,17 +65,63 @@ class Measured:
         return est.deals_ratio(self.plain, self.reduced)
 
     @property
+    def cpu_reduced(self) -> float:
+        """The CPU seconds the reduced estimate took: its controls' play, and the matchup's
+        unless the controls replay it."""
+        return self.cpu_controls + (0.0 if self.replays_matchup else self.cpu_matchup)
+
+    @property
     def cpu_ratio(self) -> float:
         """How many times less CPU the reduced estimate needs for the same interval, its
         controls' play counted."""
-        per_plain = self.cpu_matchup
-        per_reduced = self.cpu_matchup + self.cpu_controls
-        return self.deals_ratio * per_plain / per_reduced if per_reduced > 0 else float("nan")
+        per_reduced = self.cpu_reduced
+        return self.deals_ratio * self.cpu_matchup / per_reduced if per_reduced > 0 else float("nan")
 
 
 def _check_control(control: str) -> None:
     if control not in CONTROLS:
         raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+
+
+def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
+    against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
+    the tables of ``draw_values``): per mirrored pair, A's mean value (net points, or games
+    won) and the mean luck to A in that unit, and the name and digest of each table used.
+    A deal or game a strategy erred in is refused with a RuntimeError."""
+    from ..core.rules import resolve_rules
+    from ..engine.select import engine_module, strategy_pair
+    from . import draw_values
+    from .draw_luck import DRAWS_ERROR, luck_kernels
+
+    table = draw_values.load()
+    tables = [table]
+    resolved = resolve_rules(rules)
+    if unit == "game":
+        wins = draw_values.load_wins()
+        slopes = draw_values.win_slopes(wins, resolved.target_score)
+        tables.append(wins)
+    _, _, sids, params = strategy_pair(spec_a, spec_b)
+    kernels = luck_kernels(engine_module(sids))
+    vector = resolved.to_array()
+    values, lucks = np.empty(n), np.empty(n)
+    for start in range(0, n, DRAWS_PIECE):
+        count = min(DRAWS_PIECE, n - start)
+        if unit == "hand":
+            a_seats, value, luck, draws, _ = kernels.play_corrected_deals(np.uint64(seed), start, count, vector, sids,
+                                                                          params, table.values)
+            erred = draws == DRAWS_ERROR
+        else:
+            a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
+                                                                  table.values, slopes)
+            value, erred = np.where(winners == a_seats, 1.0, 0.0), winners < 0
+        if erred.any():
+            raise RuntimeError(f"a strategy erred in {spec_a} vs {spec_b} (seed {seed}); simulate it to see where")
+        to_a = np.where(a_seats == 0, 1.0, -1.0)
+        values[start:start + count] = to_a * value if unit == "hand" else value
+        lucks[start:start + count] = to_a * luck
+    names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in tables)
+    return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"
 
 
 def pair_means(hands):
@@ -68,16 +134,26 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
                  ) -> tuple[est.Estimate, float]:
     """The control-variate estimate of a matchup whose per-pair values ``x`` (pairs 0 ..
     len(x) - 1 of ``seed``, ``unit`` "hand" or "game") were played already: plays ``control``
-    on the same pairs and returns the estimate and the CPU seconds its play took."""
+    on the same pairs and returns the estimate and the CPU seconds its play took.  The draws'
+    replay of the matchup must give ``x`` again exactly; a difference is refused."""
     from .decision_values import pair_values
 
     _check_control(control)
+    x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
-    mine = [spec for spec, used in zip((spec_a, spec_b), CONTROLS[control]) if used]
+    parts = control.split("+")
     start = time.process_time()
-    controls = {f"{spec} against itself": pair_values(spec, spec, rules, unit, 2 * len(x), seed)
-                for spec in dict.fromkeys(mine)}
+    controls = {}
+    if "draws" in parts:
+        replay, luck, name = draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
+        if not np.array_equal(replay, x):
+            raise RuntimeError(f"the draws' replay of {spec_a} vs {spec_b} (seed {seed}) did not give the values "
+                               "played; the engine and the draw-luck kernel disagree")
+        controls[name] = luck
+    mine = [spec for spec, used in zip((spec_a, spec_b), SELF_PLAY.get(parts[-1], (False, False))) if used]
+    controls.update({f"{spec} against itself": pair_values(spec, spec, rules, unit, 2 * len(x), seed)
+                     for spec in dict.fromkeys(mine)})
     return est.with_controls(x, controls), time.process_time() - start
 
 
@@ -92,41 +168,52 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
     matchup = time.process_time() - start
     reduced, cpu_controls = reduce_pairs(x, spec_a, spec_b, rules, unit, seed, control)
-    return Measured(est.plain(x), reduced, pairs, matchup, cpu_controls)
+    return Measured(est.plain(x), reduced, pairs, matchup, cpu_controls, "draws" in control.split("+"))
 
 
-#: the published matchups the variance benchmark measures: (study, A, B, rules, unit, control,
-#: mirrored pairs in full, in a quick run).  variant_balance's figures are seat edges of
-#: self-play, not a matchup's value, and are not among them.
+#: the published matchups the variance benchmark measures: (study, A, B, rules, unit, controls,
+#: mirrored pairs in full, in a quick run), each control measured on the same pairs.
+#: variant_balance's figures are seat edges of self-play, not a matchup's value, and are not
+#: among them.
 CHALLENGER = ("mc:rollout=4,late_knock=0,skill=5,game_aware=1+first_upcard=marjj+draw=marjj+discard=marjj"
               "+layout=marjj+defence=marjj")
 VARIANCE_MATCHUPS = (
-    ("knock_vs_gin", "gin_hunter", "knock_early", "hoyle", "hand", "self", 50_000, 10_000),
-    ("knock_vs_gin", "simple:knock_at=8", "simple", "classic", "hand", "self", 50_000, 10_000),
-    ("strategy_tournament", "simple", "gin_hunter", "hoyle", "hand", "self", 50_000, 10_000),
-    ("strategy_tournament", "defensive", "undercut_aware", "hoyle", "hand", "self", 50_000, 10_000),
+    ("knock_vs_gin", "gin_hunter", "knock_early", "hoyle", "hand", ("self", "draws", "draws+self"), 50_000, 10_000),
+    ("knock_vs_gin", "simple:knock_at=8", "simple", "classic", "hand", ("self", "draws", "draws+self"), 50_000,
+     10_000),
+    ("strategy_tournament", "simple", "gin_hunter", "hoyle", "hand", ("self", "draws", "draws+self"), 50_000, 10_000),
+    ("strategy_tournament", "defensive", "undercut_aware", "hoyle", "hand", ("self", "draws", "draws+self"), 50_000,
+     10_000),
     ("equilibrium_class", "knock_policy:early=10,turn_a=11,late=0,turn_b=2",
-     "knock_policy:early=10,turn_a=12,late=0,turn_b=2", "classic", "hand", "self", 50_000, 10_000),
-    ("challenger", CHALLENGER, "marjj", "tournament", "game", "self_b", 1_000, 200),
-    ("challenger", CHALLENGER, "marjj", "tournament", "hand", "self_b", 10_000, 1_000),
+     "knock_policy:early=10,turn_a=12,late=0,turn_b=2", "classic", "hand", ("self", "draws", "draws+self"), 50_000,
+     10_000),
+    ("challenger", CHALLENGER, "marjj", "tournament", "game", ("self_b", "draws", "draws+self_b"), 1_000, 200),
+    ("challenger", CHALLENGER, "marjj", "tournament", "hand", ("self_b", "draws", "draws+self_b"), 10_000, 1_000),
 )
 
 
 def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
-    """``ginsim bench --variance``: each of ``VARIANCE_MATCHUPS`` measured plain and with its
-    control on the same pairs (``measure``): standard deviation per pair, how many times fewer
-    pairs the reduced estimate needs, and CPU per pair of each, its controls' play counted."""
+    """``ginsim bench --variance``: each of ``VARIANCE_MATCHUPS`` measured plain and with each
+    of its controls on the same pairs (``measure``): standard deviation per pair, how many
+    times fewer pairs the reduced estimate needs, and CPU per pair of each, its controls'
+    play counted."""
+    from .decision_values import pair_values
     from ..run.seeds import derive_seed
 
     rows = []
-    for study, a, b, rules, unit, control, full, small in VARIANCE_MATCHUPS:
+    for study, a, b, rules, unit, controls, full, small in VARIANCE_MATCHUPS:
         pairs = small if quick else full
-        m = measure(a, b, rules, unit, pairs, derive_seed(seed, study, a, b, rules, unit), control)
-        rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "control": control,
-                     "pairs": pairs, "plain": m.plain.as_dict(), "reduced": m.reduced.as_dict(),
-                     "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / pairs,
-                     "cpu_ms_per_pair_reduced": 1e3 * (m.cpu_matchup + m.cpu_controls) / pairs,
-                     "cpu_ratio": m.cpu_ratio})
+        matchup_seed = derive_seed(seed, study, a, b, rules, unit)
+        start = time.process_time()
+        x = pair_values(a, b, rules, unit, 2 * pairs, matchup_seed)
+        cpu_matchup = time.process_time() - start
+        for control in controls:
+            reduced, cpu_controls = reduce_pairs(x, a, b, rules, unit, matchup_seed, control)
+            m = Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, "draws" in control.split("+"))
+            rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "control": control,
+                         "pairs": pairs, "plain": m.plain.as_dict(), "reduced": m.reduced.as_dict(),
+                         "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / pairs,
+                         "cpu_ms_per_pair_reduced": 1e3 * m.cpu_reduced / pairs, "cpu_ratio": m.cpu_ratio})
     return rows
 
 
@@ -135,12 +222,12 @@ def print_variance(rows: list[dict]) -> None:
     from strategies import display_spec
 
     print("Variance per mirrored pair, plain and with control variates, on the same pairs (this machine's CPU):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<7} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<12} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
           f"{'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
     for r in rows:
         name = f"{display_spec(r['a'])} vs {display_spec(r['b'])}"
         name = name if len(name) <= 44 else name[:41] + "..."
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<7} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<12} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
               f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
     print("fewer pairs: (sd plain / sd reduced)^2, pairs needed for the same interval; less CPU: the same, per "

@@ -9,7 +9,6 @@ module rendered with the loop of a lighter engine otherwise.
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
 
 import numpy as np
@@ -39,7 +38,7 @@ from ..core.constants import (
 )
 from ..core.melds import popcount_nb
 from ..engine import loop as builtin_loop
-from ..engine.factory import bound, render
+from ..engine.factory import bound, with_loop
 from ..engine.kernels import builtin_only
 from ..engine.work import new_work, seat_nb, start_deal_nb
 from ..infra.blocks import call_plan, run_blocks
@@ -53,12 +52,8 @@ TEMPLATE = "simulator.studies.knock_branches"
 
 
 def branch_kernels(engine: ModuleType) -> ModuleType:
-    """This module playing with engine ``engine``'s loop (an engine of
-    ``simulator.engine.select.engine_module``): itself for the built-in loop, else rendered
-    with that loop (once per process: the rendered module is named by its bindings)."""
-    if engine.loop is builtin_loop:
-        return sys.modules[TEMPLATE]
-    return render(TEMPLATE, "ginsim_knock_branches", {"loop": engine.loop.__name__})
+    """This module playing with engine ``engine``'s loop (``simulator.engine.factory.with_loop``)."""
+    return with_loop(TEMPLATE, "ginsim_knock_branches", engine)
 
 
 #: the columns of a knock branch (``play_knock_branches``): the seat that may knock, the

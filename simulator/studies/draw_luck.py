@@ -1,0 +1,303 @@
+"""The luck of the stock draws, measured inside the kernels: AIVAT's chance correction.
+
+Each card drawn from the stock is chance, and the engine knows the chance exactly: given
+everything played so far, the next stock card is any card still in the stock with equal
+probability (the stock was shuffled at the deal, or at a reshuffle, and no strategy sees
+it).  So for a value function ``v`` (expected net points to the drawer of the position
+just after a draw, ``simulator.studies.draw_values``), the *luck* of a draw
+
+    v(the card drawn) - mean of v over every card the stock held
+
+has expectation exactly 0, whatever ``v`` is and whatever the strategies are (Burch et al.,
+"AIVAT", AAAI 2018: a chance node's correction).  A deal's net points to seat 0 minus the
+sum of its draws' luck (each counted for the drawer: + for seat 0, - for seat 1) is therefore
+an unbiased estimate of the deal's value; as far as ``v`` tells the good draws from the bad,
+it varies less than the points.  Decisions get no correction: a deterministic decision needs
+none, and a randomised one (a strategy's own random numbers) is left as the plain estimate
+counts it, which keeps the estimate unbiased and only forgoes that part of the saving.
+
+The kernels play mirrored deals (``play_corrected_deals_block_nb``) or games
+(``play_corrected_games_block_nb``) exactly as ``simulator.engine.kernels`` plays them, each
+hand with the loop stopped before every discard (the moment after a draw,
+``PHASE_DISCARD``; ``play_hand_counting_nb``): when the card in hand came from the stock, it
+adds the draw's luck.  In a game, a hand's luck in points is weighed by what a point is worth
+in chances of winning the game at the hand's scores (``win_slope_nb``, the slopes of the
+game-win table, ``draw_values.win_slopes``): still exactly 0 in expectation, since the weight
+is known before any of the hand's draws.  A hand that ends on its draw (big gin) is settled
+by the same bookkeeping: a draw is counted whenever the stock's position moved since the last
+count.  The cell ``v`` reads (``cell_nb``: the drawer's deadwood after its best discard, the
+opponent's deadwood, the stock left and the deal's knock limit) is the one function the
+fitting reads too: the kernel records each draw's cell when asked, and ``draw_values.fit``
+averages the hands' outcomes over them.
+
+It plays with the engine's loop (``loop``), a binding point of
+``simulator.engine.factory``: ``luck_kernels`` gives this module itself for the engine
+routing every strategy, and this module rendered with the loop of a lighter engine otherwise.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+
+from ..core.constants import (
+    ERR_NONE,
+    G_ERROR,
+    G_WINNER,
+    H_ERROR,
+    H_POINTS,
+    H_WINNER,
+    K_STATE,
+    N_GAME_COLS,
+    N_HAND_COLS,
+    N_STATE,
+    PHASE_DISCARD,
+    PHASE_OVER,
+    S_HANDS,
+    S_LIMIT,
+    R_TARGET,
+    S_RESHUFFLES,
+    S_SCORES,
+    S_STOCK,
+    S_STOCK_N,
+    S_STOCK_POS,
+)
+from ..core.melds import best_discard_nb, min_deadwood_nb
+from ..core.scoring import points_to_seat_nb
+from ..engine import loop as builtin_loop
+from ..engine.factory import bound, with_loop
+from ..core.rules import MAX_HANDS_PER_GAME
+from ..engine.kernels import GAME_ITEMS, builtin_only
+from ..engine.work import new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb
+from ..infra.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
+from ..infra.jit import HOT, KERNEL, MERGED
+
+#: the loop the kernel plays with: ``simulator.engine.loop`` here, an engine's own in a copy
+#: rendered by ``simulator.engine.factory`` (``luck_kernels``)
+loop = bound(globals(), "loop", builtin_loop)
+#: this module's name as a template of ``simulator.engine.factory.TEMPLATES``
+TEMPLATE = "simulator.studies.draw_luck"
+#: the cell layout: bands of the drawer's deadwood (0 .. 30, more counted as 30), of the
+#: opponent's (0 .. 30 one by one, then bands of 5 up to 100), of the stock left and of the limit
+N_MINE, N_OPPONENT, N_STOCK, N_LIMIT = 31, 45, 4, 4
+N_CELLS = N_LIMIT * N_MINE * N_OPPONENT * N_STOCK
+#: the layout's name, stored in every table (a changed layout is a new name)
+LAYOUT = "limit4-mine31-opponent45-stock4"
+
+
+@HOT
+def cell_nb(mine, opponent, stock_left, limit):
+    """The cell of the position just after a stock draw (``LAYOUT``): ``mine`` the
+    drawer's deadwood after its best discard, ``opponent`` the opponent's deadwood,
+    ``stock_left`` the cards left in the stock, ``limit`` the deal's knock limit."""
+    m = min(mine, N_MINE - 1)
+    o = opponent if opponent <= 30 else min(30 + (opponent - 26) // 5, N_OPPONENT - 1)
+    s = min(stock_left // 8, N_STOCK - 1)
+    if limit <= 0:
+        band = 0
+    elif limit <= 5:
+        band = 1
+    elif limit <= 9:
+        band = 2
+    else:
+        band = 3
+    return ((band * N_MINE + m) * N_OPPONENT + o) * N_STOCK + s
+
+
+#: a deal's ``draws`` when a strategy erred (the deal is refused), or when its draws did not
+#: fit the recording's capacity
+DRAWS_ERROR = -1
+DRAWS_OVERFLOW = -2
+
+
+def luck_kernels(engine: ModuleType) -> ModuleType:
+    """This module playing with engine ``engine``'s loop (``simulator.engine.factory.with_loop``)."""
+    return with_loop(TEMPLATE, "ginsim_draw_luck", engine)
+
+
+@MERGED
+def draw_luck_nb(state, seat, card, first, values):
+    """The luck of ``seat``'s draw of ``card`` from the stock, whose cards before the draw
+    were ``state[S_STOCK + first : S_STOCK + S_STOCK_N]``: ``v`` of the card drawn minus the
+    mean of ``v`` over those cards (``values``: the fitted table, by ``cell_nb``), with the
+    drawer's cell of the card drawn."""
+    before = state[S_HANDS + seat] & ~(np.int64(1) << card)
+    opponent = min_deadwood_nb(state[S_HANDS + 1 - seat])
+    n = state[S_STOCK_N]
+    left = n - first - 1  # the stock left after the draw, whichever card it was
+    limit = state[S_LIMIT]
+    total = 0.0
+    drawn_cell = np.int64(-1)
+    for k in range(first, n):
+        c = state[S_STOCK + k]
+        _, mine = best_discard_nb(before | (np.int64(1) << c), np.int64(-1))
+        cell = cell_nb(mine, opponent, left, limit)
+        total += values[cell]
+        if c == card:
+            drawn_cell = cell
+    return values[drawn_cell] - total / (n - first), drawn_cell
+
+
+@MERGED
+def count_draw_nb(state, seen, values, cells, n_draws):
+    """Count the stock draw made since the state was last counted (``seen``: the stock's
+    position and reshuffles then, updated here), the deal's ``n_draws``-th, and record its
+    drawer and cell in ``cells`` while there is room.  Returns its luck to seat 0 (0.0 when no
+    stock card was drawn) and the deal's draws counted so far."""
+    luck = 0.0
+    pos = state[S_STOCK_POS]
+    first = seen[0] if state[S_RESHUFFLES] == seen[1] else np.int64(0)
+    if pos == first + 1:
+        card = state[S_STOCK + first]
+        seat = np.int64(0) if (state[S_HANDS] >> card) & 1 else np.int64(1)
+        value, cell = draw_luck_nb(state, seat, card, first, values)
+        luck = value if seat == 0 else -value
+        if n_draws < cells.shape[0]:
+            cells[n_draws, 0] = seat
+            cells[n_draws, 1] = cell
+        n_draws += 1
+    seen[0] = pos
+    seen[1] = state[S_RESHUFFLES]
+    return luck, n_draws
+
+
+@MERGED
+def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
+    """Play the hand dealt into the work row to its end, counting every stock draw's luck
+    (``count_draw_nb``; ``cells`` records each draw's drawer and cell while it has room).
+    Returns how the loop ended (``2 * PHASE_OVER``, or -1 when a strategy erred), the hand's
+    luck to seat 0 and its stock draws."""
+    state = work[K_STATE:K_STATE + N_STATE]
+    seen[0] = state[S_STOCK_POS]
+    seen[1] = state[S_RESHUFFLES]
+    # stop before either seat discards; once stopped for a seat, before the other's only,
+    # so the loop plays the stopped seat's discard and exactly one draw lies between stops
+    stop_mask = (np.int64(1) << (2 * PHASE_DISCARD)) | (np.int64(1) << (2 * PHASE_DISCARD + 1))
+    at = loop.run_until_nb(work, rules, stop_mask, row, trace)
+    luck, n_draws = count_draw_nb(state, seen, values, cells, np.int64(0))
+    while 0 <= at < 2 * PHASE_OVER:
+        stop_mask = np.int64(1) << (2 * PHASE_DISCARD + 1 - at % 2)
+        at = loop.run_until_nb(work, rules, stop_mask, row, trace)
+        more, n_draws = count_draw_nb(state, seen, values, cells, n_draws)
+        luck += more
+    return at, luck, n_draws
+
+
+@KERNEL
+def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats, nets,
+                                  lucks, draws, cells, trace, work, row, seen):
+    """Deals ``first_deal + start .. first_deal + stop - 1`` (mirrored, as ``play_deals``)
+    played to their end with every stock draw's luck counted (``play_hand_counting_nb``):
+    deal i's net points to seat 0 in ``nets[i]``, the sum of its draws' luck to seat 0 in
+    ``lucks[i]``, A's seat in ``a_seats[i]``, its stock draws in ``draws[i]``.  When
+    ``cells`` (n × capacity × 2) has columns, each draw's drawer and cell go to
+    ``cells[i, :draws[i]]``.  ``draws[i]`` is ``DRAWS_ERROR`` for a deal where a strategy
+    erred, ``DRAWS_OVERFLOW`` when its draws did not fit.  ``row`` (``N_HAND_COLS``) and
+    ``seen`` (2) are the block's scratch."""
+    zero = np.int64(0)
+    recording = cells.shape[1] > 0
+    for i in range(start, stop):
+        _, _, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
+        a_seats[i] = a_seat
+        seat_nb(work, a_seat, sids_ab, params_ab)
+        at, luck, n_draws = play_hand_counting_nb(work, rules, row, trace, values, cells[i], seen)
+        nets[i] = points_to_seat_nb(row[H_WINNER], row[H_POINTS], zero)
+        lucks[i] = luck
+        if at < 0 or row[H_ERROR] != ERR_NONE:
+            draws[i] = DRAWS_ERROR
+        elif recording and n_draws > cells.shape[1]:
+            draws[i] = DRAWS_OVERFLOW
+        else:
+            draws[i] = n_draws
+
+
+@MERGED
+def win_slope_nb(state, rules, slopes):
+    """How much seat 0's chance of winning the game moves per net point of the hand being
+    played, at the game scores before it (``slopes``: by the two scores' bands of the target,
+    ``simulator.studies.draw_values.win_slopes``)."""
+    bands = slopes.shape[0]
+    target = max(rules[R_TARGET], np.int64(1))
+    b0 = min(state[S_SCORES] * bands // target, bands - 1)
+    b1 = min(state[S_SCORES + 1] * bands // target, bands - 1)
+    return slopes[b0, b1]
+
+
+@KERNEL
+def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, a_seats,
+                                  winners, lucks, no_cells, trace, work, row, seen, game_row):
+    """Games ``first_game + start .. first_game + stop - 1`` (mirrored, as ``play_games``)
+    played to their end with every stock draw's luck counted, each hand's in points
+    (``play_hand_counting_nb``) times the chance of winning the game a point is worth at the
+    hand's scores (``win_slope_nb``): game i's winning seat in ``winners[i]`` (-1 when a
+    strategy erred), the sum of its draws' luck in seat 0's chance of winning the game in
+    ``lucks[i]``, A's seat in ``a_seats[i]``.  ``no_cells`` (capacity × 2, no rows),
+    ``row``, ``seen`` (2) and ``game_row`` (``N_GAME_COLS``) are the block's scratch."""
+    max_hands = np.int64(MAX_HANDS_PER_GAME)
+    state = work[K_STATE:K_STATE + N_STATE]
+    for i in range(start, stop):
+        a_seat = start_game_nb(work, seed, first_game + i, True, rules, game_row, row, trace)
+        a_seats[i] = a_seat
+        seat_nb(work, a_seat, sids_ab, params_ab)
+        total = 0.0
+        dealer = np.int64(0)
+        erred = False
+        while dealer >= 0:
+            slope = win_slope_nb(state, rules, slopes)
+            at, luck, _ = play_hand_counting_nb(work, rules, row, trace[:0], values, no_cells, seen)
+            total += slope * luck
+            if at < 0 or row[H_ERROR] != ERR_NONE:
+                erred = True
+                break
+            dealer = next_hand_nb(work, game_row, max_hands, rules, row, trace[:0])
+        winners[i] = -1 if erred or game_row[G_ERROR] != ERR_NONE else game_row[G_WINNER]
+        lucks[i] = total
+
+
+def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, values, capacity=0, threads=None):
+    """Deals ``first_deal ..`` with their draws' luck (``play_corrected_deals_block_nb``) on
+    ``threads`` threads: ``(a_seats, nets, lucks, draws, cells)``; ``cells`` is
+    (n_deals × ``capacity`` × 2) int16, empty unless a ``capacity`` is given."""
+    no_trace = np.zeros((0, 3), np.int64)
+    seed = np.uint64(seed)
+    width = params_ab.shape[1]
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    a_seats = np.zeros(n_deals, np.int64)
+    nets = np.zeros(n_deals, np.int64)
+    lucks = np.zeros(n_deals, np.float64)
+    draws = np.zeros(n_deals, np.int64)
+    cells = np.zeros((n_deals, capacity, 2), np.int16)
+    threads, n_blocks = call_plan(n_deals, threads)
+
+    def block(start, stop):
+        play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats,
+                                      nets, lucks, draws, cells, no_trace, new_work(rules, width),
+                                      np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64))
+
+    run_blocks(block, n_deals, threads, n_blocks, inline=builtin_only(sids_ab))
+    return a_seats, nets, lucks, draws, cells
+
+
+def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None):
+    """Games ``first_game ..`` with their draws' luck in chances of winning the game
+    (``play_corrected_games_block_nb``) on ``threads`` threads: ``(a_seats, winners,
+    lucks)``; a game a strategy erred in has winner -1."""
+    no_trace = np.zeros((0, 3), np.int64)
+    seed = np.uint64(seed)
+    width = params_ab.shape[1]
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    slopes = np.ascontiguousarray(slopes, dtype=np.float64)
+    a_seats = np.zeros(n_games, np.int64)
+    winners = np.zeros(n_games, np.int64)
+    lucks = np.zeros(n_games, np.float64)
+    threads, n_blocks = call_plan(n_games * GAME_ITEMS, threads, MIN_BLOCK_ITEMS * GAME_ITEMS)
+
+    def block(start, stop):
+        play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, a_seats,
+                                      winners, lucks, np.zeros((0, 2), np.int16), no_trace, new_work(rules, width),
+                                      np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64),
+                                      np.zeros(N_GAME_COLS, np.int64))
+
+    run_blocks(block, n_games, threads, min(n_blocks, n_games), inline=builtin_only(sids_ab))
+    return a_seats, winners, lucks

@@ -521,11 +521,15 @@ def cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_scale(deals, directory=args.scale_dir, keep=args.scale_keep)
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
-    if args.variance:
+    if args.variance or args.unbiased:
         from ..studies import controls
 
-        rows = controls.variance_table(quick=args.quick)
-        print(json.dumps(rows, indent=2)) if args.json else controls.print_variance(rows)
+        if args.variance and args.unbiased:
+            raise ValueError("--variance and --unbiased are two benchmarks; give one")
+        table, show = ((controls.variance_table, controls.print_variance) if args.variance
+                       else (controls.unbiasedness_table, controls.print_unbiasedness))
+        rows = table(quick=args.quick)
+        print(json.dumps(rows, indent=2)) if args.json else show(rows)
         return
     if args.rl:
         result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)

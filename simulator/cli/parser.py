@@ -313,6 +313,11 @@ def _info_commands(command) -> None:
                         "plain and with each control (the draws' luck, the players' self-play on the same pairs, both), "
                         "the pairs and the CPU the reduced estimate saves for the same interval (about 1 minute with "
                         "--quick, 6 without, on 2 idle cores; default: everything else)")
+    p.add_argument("--unbiased", action="store_true",
+                   help="instead: the draws' unbiasedness check, each published hand matchup of light players on "
+                        "10,000,000 deals (200,000 with --quick) estimated plain and with the draws' luck, and the "
+                        "luck's mean, which is 0 in expectation (about 15 minutes, 20 s with --quick, on 2 idle "
+                        "cores; default: everything else)")
     p.add_argument("--openspiel-game", action="store_true",
                    help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
                         "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "

@@ -14,6 +14,7 @@ seeds; the ledger (``simulator.studies.ledger``) registers them as this module r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,13 +51,16 @@ class Claim:
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
     opponent: str | None = None  # a decision_loss claim: the opponent both players meet
     margin_from: str | None = None  # where the margin came from (recorded at registration, not content)
+    estimator: str | None = None  # "draws": confirmed with the draws' luck as a control (None: plain)
+    tables: list[str] | None = None  # with estimator "draws": the fitted tables it reads, NAME:SHA256
 
 
     def table(self) -> dict[str, Any]:
         """The claim as its claims-file table, without its ``note`` (what the ledger registers)."""
         table = {"id": self.id, "statement": self.statement, "metric": self.metric, "unit": self.unit, "a": self.a,
                  "b": self.b, "rules": self.rules, **self.assertion, "effect": self.effect, "tuning": self.tuning,
-                 "opponent": self.opponent, "margin_from": self.margin_from}
+                 "opponent": self.opponent, "margin_from": self.margin_from, "estimator": self.estimator,
+                 "tables": self.tables}
         return {k: v for k, v in table.items() if v is not None}
 
 
@@ -82,6 +86,20 @@ def _interval(value: list, values: dict[str, Any], fail) -> list:
     if value is not None and not (len(value) == 2 and all(is_number(v) for v in value) and value[0] < value[1]):
         raise fail(values["_prefix"] + "interval", f"must be [LOW, HIGH] with LOW < HIGH, got {value!r}")
     return value
+
+
+def _tables(value: list | None, values: dict[str, Any], fail) -> list | None:
+    if value is not None and not (value and all(isinstance(t, str) and TABLE_NAME.fullmatch(t) for t in value)):
+        raise fail(values["_prefix"] + "tables", f"must list NAME:SHA256 entries (e.g. \"draw_values_1:<64 hex "
+                                                 f"digits>\"), got {value!r}")
+    return value
+
+
+#: a fitted table named in a claim: its name and version, and its full sha256
+TABLE_NAME = re.compile(r"(draw_values|win_values)_[1-9][0-9]*:[0-9a-f]{64}")
+#: the estimators a claim may be confirmed with, and the (metric, unit) pairs the draws' one measures
+ESTIMATORS = ("plain", "draws")
+DRAWS_MEASURES = {("net_points", "hand"): ("draw_values",), ("win_share", "game"): ("draw_values", "win_values")}
 
 
 def _opponent(value: str | None, fail) -> str | None:
@@ -121,6 +139,16 @@ CLAIM_SCHEMA = Schema("claim", (
     Key("opponent", "str", None, "a decision-values claim: the opponent both players meet, a strategy spec",
         text="a non-empty strategy spec", check=lambda value, values, fail: _opponent(value, fail),
         doc="Only with `metric = \"decision_loss\"`.", default_text="none"),
+    Key("estimator", "choice", None, "how the study's estimate and the confirmation's are made: `plain` (the mean "
+        "over mirrored pairs) or `draws` (with the draws' luck as a control variate, docs/analysis.md)",
+        choices=ESTIMATORS, default_text="plain",
+        doc="`draws` measures `net_points` per hand and `win_share` of games, in a mirrored study, and names its "
+            "tables in `tables`."),
+    Key("tables", "list", None, "with `estimator = \"draws\"`: the fitted tables it reads, each `NAME:SHA256` "
+        "(`draw_values_N`, and `win_values_N` for games)", text="[\"NAME:SHA256\", ...]", check=_tables,
+        default_text="none",
+        doc="Part of the claim's content, so the ledger registers the tables' digests before a confirmation uses "
+            "them; `ginsim confirm` refuses a table whose digest differs."),
 ))
 def _claim_tables(value: list | None, values: dict[str, Any], fail) -> list:
     """``[[claims]]``: each table read by ``_parse_claim``."""
@@ -177,10 +205,28 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
     kind = given[0]
     value = v[kind]
     low, high = claim_region({"metric": v["metric"], "unit": v["unit"], kind: value})
+    _check_estimator(v, fail)
     return Claim(v["id"], v["statement"], v["metric"], v["unit"], v["a"], v["b"], v["rules"],
                  {kind: value}, low, high, v["note"].strip(),
                  float(v["effect"]) if v["effect"] is not None else None, v["tuning"], v["opponent"],
-                 v["margin_from"])
+                 v["margin_from"], v["estimator"], v["tables"])
+
+
+def _check_estimator(v: dict[str, Any], fail) -> None:
+    """``estimator = "draws"`` measures what the draws' luck corrects, and names exactly the
+    tables it reads; ``tables`` comes with it only."""
+    if v["estimator"] != "draws":
+        if v["tables"] is not None:
+            raise fail("tables", "only a claim with estimator = \"draws\" names tables")
+        return
+    kinds = DRAWS_MEASURES.get((v["metric"], v["unit"]))
+    if kinds is None:
+        raise fail("estimator", "\"draws\" measures metric = \"net_points\" with unit = \"hand\" and "
+                                "metric = \"win_share\" with unit = \"game\" only")
+    named = sorted(t.split(":")[0].rsplit("_", 1)[0] for t in v["tables"] or ())
+    if named != sorted(kinds):
+        raise fail("tables", f"estimator = \"draws\" for {v['metric']} per {v['unit']} reads one table of each of "
+                             f"{', '.join(kinds)}: give them as NAME:SHA256")
 
 
 def claims_path(experiment: Path) -> Path:

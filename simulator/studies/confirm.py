@@ -322,6 +322,44 @@ def play_cell_stats(cell: Cell, mode: str, n: int, seed: int, mirrored: bool, jo
     return stats.iloc[0]
 
 
+def check_tables(claim: Claim, where: str) -> None:
+    """A claim confirmed with the draws' luck reads the tables it registered: each named table
+    is loaded (its own digest verified) and must have the digest the claim names."""
+    from . import draw_values
+
+    for entry in claim.tables or ():
+        name, digest = entry.split(":")
+        kind, version = name.rsplit("_", 1)
+        try:
+            table = (draw_values.load if kind == "draw_values" else draw_values.load_wins)(int(version))
+        except ValueError as err:
+            raise ClaimError(f"{where}: claim {claim.id}: tables: {err}") from None
+        if table.digest != digest:
+            raise ClaimError(f"{where}: claim {claim.id}: tables: {name} has digest {table.digest[:12]}..., the claim "
+                             f"registered {digest[:12]}...; a changed table is a new version and a new claim")
+
+
+def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Claim):
+    """The claim's column of a cell's statistics estimated with the draws' luck as a control
+    (``simulator.studies.draw_values.draw_luck_pairs``): ``n`` deals or games (mirrored pairs,
+    deals 0 .. n-1 of the engine seed ``seed``, as ``play_cell_stats`` plays them)."""
+    from ..analysis.stats import estimators
+    from .draw_values import draw_luck_pairs, load, load_wins
+
+    unit = "hand" if mode == "deals" else "game"
+    tables = {t.split(":")[0]: t for t in claim.tables or ()}
+    if load().name not in tables or (unit == "game" and load_wins().name not in tables):
+        raise ClaimError(f"claim {claim.id}: tables: the draws' estimator of this ginsim reads {load().name}"
+                         f"{' and ' + load_wins().name if unit == 'game' else ''}, the claim names "
+                         f"{', '.join(tables)}")
+    x, luck, name = draw_luck_pairs(cell.a, cell.b, cell.rules, unit, n, seed)
+    e = estimators.with_controls(x, {name: luck})
+    column = METRICS["net_points" if unit == "hand" else "win_share"][unit][0]
+    base = column[:-5] if column.endswith("_mean") else column
+    return {column: e.value, f"{base}_ci_low": e.low, f"{base}_ci_high": e.high, f"{base}_se": e.se,
+            "n_units": e.units, "n_hands" if unit == "hand" else "n_games": n, "method": e.method}
+
+
 def _oriented(stats, column: str, how: str, flipped: bool) -> tuple[float, float, float, float]:
     """(estimate, low, high, se) of ``column`` for a vs b (the cell's b vs a when ``flipped``)."""
     base = column[:-5] if column.endswith("_mean") else column
@@ -430,7 +468,7 @@ def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]],
     column, how, _ = METRICS[claim.metric][claim.unit]
     parts = []
     for cell, flipped in cells:
-        stats = stats_by_cell[(cell.index, mode)]
+        stats = stats_by_cell[(cell.index, mode, claim.estimator or "plain")]
         parts.append((*_oriented(stats, column, how, flipped), int(stats["n_units"])))
     return _combined(parts)
 
@@ -467,6 +505,7 @@ def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
             "power": _round(p["power"]), "z": _round(p["z"]), "p": _round(pc), "p_contradiction": _round(pn),
             "p_holm": _round(float(ac)), "p_contradiction_holm": _round(float(an)), "status": status,
             **({"note": claim.note} if claim.note else {}),
+            **({"estimator": claim.estimator, "tables": claim.tables} if claim.estimator else {}),
         })
     return entries
 
@@ -490,49 +529,61 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         mode = "deals" if claim.unit == "hand" else "games"
         if (exp.deals if mode == "deals" else exp.games) is None:
             raise ClaimError(f"{where}: claim {claim.id}: unit: study {exp.name} plays no {mode}")
-        plan.append({"claim": claim, "mode": mode, "cells": _find_cells(exp, claim, where)})
-    originals: dict[tuple[int, str], Any] = {}
+        if claim.estimator == "draws":
+            if not exp.mirrored:
+                raise ClaimError(f"{where}: claim {claim.id}: estimator: \"draws\" plays mirrored pairs, and study "
+                                 f"{exp.name} is not mirrored")
+            check_tables(claim, where)
+        plan.append({"claim": claim, "mode": mode, "estimator": claim.estimator or "plain",
+                     "cells": _find_cells(exp, claim, where)})
+
+    def play(cell: Cell, p: dict, n: int, engine_seed: int):
+        if p["estimator"] == "draws":
+            return play_reduced_cell_stats(cell, p["mode"], n, engine_seed, p["claim"])
+        return play_cell_stats(cell, p["mode"], n, engine_seed, exp.mirrored, jobs)
+
+    originals: dict[tuple[int, str, str], Any] = {}
     for p in plan:
         if not protocol.plays(p["claim"]):  # a verification of other claims: its plan still sizes shared cells
             p["rows"] = protocol.planned(p["claim"]) * per_unit
             continue
         size = exp.deals if p["mode"] == "deals" else exp.games
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"])
+            key = (cell.index, p["mode"], p["estimator"])
             if key not in originals:
-                log(f"original: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {size:,} {p['mode']}")
-                originals[key] = play_cell_stats(cell, p["mode"], size, derive_seed(exp.seed, cell.index),
-                                                 exp.mirrored, jobs)
+                log(f"original: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {size:,} {p['mode']}"
+                    + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
+                originals[key] = play(cell, p, size, derive_seed(exp.seed, cell.index))
         est, low, high, se, units = _estimate(originals, p["claim"], p["cells"], p["mode"])
         sd = se * math.sqrt(units) if math.isfinite(se) else 0.0  # per unit of every cell (the field's mean)
         p.update(se=se, sd=sd, original={"estimate": est, "low": low, "high": high,
-                                         "n": sum(int(originals[(c.index, p["mode"])][count[p["mode"]]])
+                                         "n": sum(int(originals[(c.index, p["mode"], p["estimator"])][count[p["mode"]]])
                                                   for c, _ in p["cells"])})
         cap_units = max(1, limits[p["mode"]] // (per_unit * len(p["cells"])))
         p["effect"], p["effect_from"] = conservative_effect(p["claim"], low, high)
         unit = f"{'mirrored pairs' if exp.mirrored else p['mode']} per cell"
         p["rows"] = protocol.units(p["claim"], (p["effect"], p["effect_from"]), sd, cap_units, unit, seed) * per_unit
     protocol.fix()  # the sizes are in the ledger before anything is played
-    # one confirmation per cell and unit, of the largest size its claims need
-    sizes: dict[tuple[int, str], int] = {}
+    # one confirmation per cell, unit and estimator, of the largest size its claims need
+    sizes: dict[tuple[int, str, str], int] = {}
     for p in plan:
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"])
+            key = (cell.index, p["mode"], p["estimator"])
             sizes[key] = max(sizes.get(key, 0), p["rows"])
     plan = [p for p in plan if protocol.plays(p["claim"])]
-    confirmations: dict[tuple[int, str], Any] = {}
+    confirmations: dict[tuple[int, str, str], Any] = {}
     for p in plan:
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"])
+            key = (cell.index, p["mode"], p["estimator"])
             if key not in confirmations:
-                log(f"confirmation: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {sizes[key]:,} {p['mode']}")
-                confirmations[key] = play_cell_stats(cell, p["mode"], sizes[key], derive_seed(seed, cell.index),
-                                                     exp.mirrored, jobs)
+                log(f"confirmation: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {sizes[key]:,} {p['mode']}"
+                    + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
+                confirmations[key] = play(cell, p, sizes[key], derive_seed(seed, cell.index))
     for p in plan:
         claim, mode = p["claim"], p["mode"]
         est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
         p["confirmation"] = {"estimate": est, "low": low, "high": high,
-                             "n": sum(sizes[(c.index, mode)] for c, _ in p["cells"]), "seed": seed}
+                             "n": sum(sizes[(c.index, mode, p["estimator"])] for c, _ in p["cells"]), "seed": seed}
         p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": derive_seed(exp.seed, c.index),
                               "confirmation": derive_seed(seed, c.index)} for c, _ in p["cells"]]
         p.update(conf_se=se, units=units, dof=max(units - 1, 1) if len(p["cells"]) == 1 else math.inf)
@@ -605,7 +656,7 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
                      "effect": effect[0], "effect_from": effect[1], "a": rows["tuned"]["strategy"], "b": base["strategy"],
                      "rules": claim.rules, "original": {"estimate": float(base["edge"]), "low": float(base["edge_ci"][0]),
                                                         "high": float(base["edge_ci"][1]), "n": 2 * per_policy}})
-    from ..analysis.stats import t_interval
+    from ..analysis.stats.estimators import plain
 
     protocol.fix()  # the sizes are in the ledger before anything is played
     for p in plan:
@@ -613,7 +664,8 @@ def confirm_tuning(folder: str | Path, protocol: Protocol, max_deals: int | None
         field_ = Field(tspec)
         log(f"confirmation: {p['claim'].tuning}: {p['a']} and {p['b']}, {p['pairs']:,} pairs per opponent")
         diff = field_.field_units(p["a"], "fresh", p["pairs"])[0] - field_.field_units(p["b"], "fresh", p["pairs"])[0]
-        se, low, high = t_interval(diff.mean(), diff.std(ddof=1), len(diff), 0.95)
+        e = plain(diff)
+        se, low, high = e.se, e.low, e.high
         n_opp = len(tspec.opponents)
         p["confirmation"] = {"estimate": float(diff.mean()), "low": float(low), "high": float(high),
                              "n": 2 * 2 * p["pairs"] * n_opp, "seed": p["conf_seed"]}

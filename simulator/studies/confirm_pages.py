@@ -73,6 +73,13 @@ def render_markdown(result: dict[str, Any]) -> str:
                      f"{format_estimate(e, 'confirmation')} ({e['confirmation']['n']:,}) | "
                      f"{format_test_bound(e, e['test_interval'])} | {_number(e, e['powered_for'])} "
                      f"({e['effect_from']}) | {e['power']:.0%} | {e['z']:+.1f} | {e['p']:.2g} | **{e['status']}** |")
+    reduced = [e for e in result["claims"] if e.get("estimator")]
+    if reduced:
+        lines += ["", "## Estimators", "", "Every figure above is the plain mean over mirrored pairs except these "
+                  "claims', whose study and confirmation figures were both estimated with the draws' luck as a control "
+                  "variate (docs/analysis.md), reading the tables their registered content names:", ""]
+        lines += [f"* `{e['id']}`: {e['estimator']}, " + ", ".join(f"`{t.split(':')[0]}` (sha256 {t.split(':')[1][:12]})"
+                                                               for t in e["tables"]) for e in reduced]
     notes = [e for e in result["claims"] if e.get("note")]
     if notes:
         lines += ["", "## Notes", ""] + [f"* `{e['id']}`: {e['note']}" for e in notes]

@@ -35,13 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.stats import estimators as est
+from . import draw_values
 
 #: the self-play controls: name -> whose self-play (A's, B's)
 SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
 #: every control a matchup can be played with
 CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
-#: deals the draw-luck kernel plays per call (its outputs are four numbers a deal)
-DRAWS_PIECE = 200_000
 
 
 @dataclass(frozen=True)
@@ -83,47 +82,6 @@ def _check_control(control: str) -> None:
         raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
 
 
-def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
-    """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
-    against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
-    the tables of ``draw_values``): per mirrored pair, A's mean value (net points, or games
-    won) and the mean luck to A in that unit, and the name and digest of each table used.
-    A deal or game a strategy erred in is refused with a RuntimeError."""
-    from ..core.rules import resolve_rules
-    from ..engine.select import engine_module, strategy_pair
-    from . import draw_values
-    from .draw_luck import DRAWS_ERROR, luck_kernels
-
-    table = draw_values.load()
-    tables = [table]
-    resolved = resolve_rules(rules)
-    if unit == "game":
-        wins = draw_values.load_wins()
-        slopes = draw_values.win_slopes(wins, resolved.target_score)
-        tables.append(wins)
-    _, _, sids, params = strategy_pair(spec_a, spec_b)
-    kernels = luck_kernels(engine_module(sids))
-    vector = resolved.to_array()
-    values, lucks = np.empty(n), np.empty(n)
-    for start in range(0, n, DRAWS_PIECE):
-        count = min(DRAWS_PIECE, n - start)
-        if unit == "hand":
-            a_seats, value, luck, draws, _ = kernels.play_corrected_deals(np.uint64(seed), start, count, vector, sids,
-                                                                          params, table.values)
-            erred = draws == DRAWS_ERROR
-        else:
-            a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
-                                                                  table.values, slopes)
-            value, erred = np.where(winners == a_seats, 1.0, 0.0), winners < 0
-        if erred.any():
-            raise RuntimeError(f"a strategy erred in {spec_a} vs {spec_b} (seed {seed}); simulate it to see where")
-        to_a = np.where(a_seats == 0, 1.0, -1.0)
-        values[start:start + count] = to_a * value if unit == "hand" else value
-        lucks[start:start + count] = to_a * luck
-    names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in tables)
-    return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"
-
-
 def pair_means(hands):
     """Per mirrored pair, in pair order, the mean net points to A of a ``simulate`` frame's two
     deals (the unit ``reduce_pairs`` takes)."""
@@ -146,7 +104,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     start = time.process_time()
     controls = {}
     if "draws" in parts:
-        replay, luck, name = draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
+        replay, luck, name = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
         if not np.array_equal(replay, x):
             raise RuntimeError(f"the draws' replay of {spec_a} vs {spec_b} (seed {seed}) did not give the values "
                                "played; the engine and the draw-luck kernel disagree")
@@ -215,6 +173,51 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
                          "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / pairs,
                          "cpu_ms_per_pair_reduced": 1e3 * m.cpu_reduced / pairs, "cpu_ratio": m.cpu_ratio})
     return rows
+
+
+#: deals per matchup of the unbiasedness check, in full and in a quick run
+UNBIASED_DEALS = (10_000_000, 200_000)
+
+
+def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
+    """``ginsim bench --unbiased``: each published hand matchup of ``VARIANCE_MATCHUPS`` whose
+    players are light (the challenger's 3 ms a hand would take days) on ``UNBIASED_DEALS``
+    deals, estimated plain and with the draws' luck from the same deals, with the luck's own
+    mean (exactly 0 in expectation) and interval."""
+    from ..run.seeds import derive_seed
+
+    deals = UNBIASED_DEALS[1 if quick else 0]
+    rows = []
+    for study, a, b, rules, unit, _, _, _ in VARIANCE_MATCHUPS:
+        if unit != "hand" or CHALLENGER in (a, b):
+            continue
+        start = time.process_time()
+        x, luck, name = draw_values.draw_luck_pairs(a, b, rules, unit, deals,
+                                                    derive_seed(seed, "unbiased", study, a, b, rules))
+        plain, reduced, mean_luck = est.plain(x), est.with_controls(x, {name: luck}), est.plain(luck)
+        rows.append({"study": study, "a": a, "b": b, "rules": rules, "deals": deals, "plain": plain.as_dict(),
+                     "reduced": reduced.as_dict(), "luck": mean_luck.as_dict(),
+                     "intervals_overlap": bool(plain.low <= reduced.high and reduced.low <= plain.high),
+                     "luck_covers_0": bool(mean_luck.low <= 0.0 <= mean_luck.high),
+                     "cpu_s": time.process_time() - start})
+    return rows
+
+
+def print_unbiasedness(rows: list[dict]) -> None:
+    """The unbiasedness check's table."""
+    from strategies import display_spec
+
+    print("Plain and draws-reduced estimates of A's net points per hand on the same deals, and the draws' mean luck "
+          "(expectation exactly 0):")
+    print(f"{'study':<20} {'matchup':<44} {'deals':>11} {'plain [95%]':>26} {'reduced [95%]':>26} "
+          f"{'mean luck [95%]':>26}")
+    for r in rows:
+        name = f"{display_spec(r['a'])} vs {display_spec(r['b'])}"
+        name = name if len(name) <= 44 else name[:41] + "..."
+        cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
+        print(f"{r['study']:<20} {name:<44} {r['deals']:>11,} {cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
+    print("the plain and reduced intervals overlap in " + f"{sum(r['intervals_overlap'] for r in rows)} of {len(rows)}; "
+          f"the luck's interval covers 0 in {sum(r['luck_covers_0'] for r in rows)} of {len(rows)}")
 
 
 def print_variance(rows: list[dict]) -> None:

@@ -52,6 +52,8 @@ FIT_POOL = (
     ("simple", "knock_early", "oklahoma"),
     ("simple", "gin_hunter", "gin_only"),
 )
+#: deals or games the draw-luck kernels play per call (their outputs are a few numbers each)
+DRAWS_PIECE = 200_000
 #: the most stock draws a hand's recording holds (31 stock cards; a reshuffle starts a new stock)
 DRAW_CAPACITY = 160
 
@@ -268,3 +270,43 @@ def fit_wins(version: int, games: int, seed: int, folder: Path | None = None, po
     _write(path, _document("win_values", version, WIN_LAYOUT, (won + PRIOR_WEIGHT / 2) / (count + PRIOR_WEIGHT),
                            fitted))
     return load_wins(version, folder)
+
+
+def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
+    against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
+    this module's tables): per mirrored pair, A's mean value (net points, or games
+    won) and the mean luck to A in that unit, and the name and digest of each table used.
+    A deal or game a strategy erred in is refused with a RuntimeError."""
+    from ..core.rules import resolve_rules
+    from ..engine.select import engine_module, strategy_pair
+    from .draw_luck import DRAWS_ERROR, luck_kernels
+
+    table = load()
+    tables = [table]
+    resolved = resolve_rules(rules)
+    if unit == "game":
+        wins = load_wins()
+        slopes = win_slopes(wins, resolved.target_score)
+        tables.append(wins)
+    _, _, sids, params = strategy_pair(spec_a, spec_b)
+    kernels = luck_kernels(engine_module(sids))
+    vector = resolved.to_array()
+    values, lucks = np.empty(n), np.empty(n)
+    for start in range(0, n, DRAWS_PIECE):
+        count = min(DRAWS_PIECE, n - start)
+        if unit == "hand":
+            a_seats, value, luck, draws, _ = kernels.play_corrected_deals(np.uint64(seed), start, count, vector, sids,
+                                                                          params, table.values)
+            erred = draws == DRAWS_ERROR
+        else:
+            a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
+                                                                  table.values, slopes)
+            value, erred = np.where(winners == a_seats, 1.0, 0.0), winners < 0
+        if erred.any():
+            raise RuntimeError(f"a strategy erred in {spec_a} vs {spec_b} (seed {seed}); simulate it to see where")
+        to_a = np.where(a_seats == 0, 1.0, -1.0)
+        values[start:start + count] = to_a * value if unit == "hand" else value
+        lucks[start:start + count] = to_a * luck
+    names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in tables)
+    return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"

@@ -342,7 +342,7 @@ def _compare(spec: EquilibriumSpec, state: dict[str, Any], support: list[tuple[s
     """Each ``[compare]`` policy against the equilibrium mixture on fresh deals ("compare"
     streams of the support): its value (minus the null value) with the paired 95% interval;
     kept per policy and mixture."""
-    from ..analysis.stats import t_interval
+    from ..analysis.stats.estimators import plain
     from .metagame import NULL_VALUE
     from .tune import Field
 
@@ -357,9 +357,9 @@ def _compare(spec: EquilibriumSpec, state: dict[str, Any], support: list[tuple[s
         log(f"{spec.name}: {label} ({policy}) against the equilibrium, {pairs:,} pairs per policy of the support")
         units, per = field_.field_units(policy, "compare", pairs)
         units = units - NULL_VALUE[spec.objective]
-        se, low, high = t_interval(units.mean(), units.std(ddof=1), len(units), 0.95)
-        state["compare"]["rows"][label] = {"policy": policy, "value": float(units.mean()), "low": float(low),
-                                           "high": float(high), "se": float(se), "pairs": int(pairs),
+        e = plain(units)
+        state["compare"]["rows"][label] = {"policy": policy, "value": e.value, "low": e.low,
+                                           "high": e.high, "se": e.se, "pairs": int(pairs),
                                            "per_opponent": (per.mean(axis=1) - NULL_VALUE[spec.objective]).tolist()}
         save()
 

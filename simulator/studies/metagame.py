@@ -89,11 +89,11 @@ def estimate_entry(field_, row_policy: str, column: int, n_pairs: int, phase: st
     """``row_policy`` against opponent ``column`` of ``field_``'s spec on ``n_pairs``
     mirrored pairs of ``phase``'s stream of that opponent: the paired mean (minus the null
     value of the objective) with its Student t 95% interval over the pairs."""
-    from ..analysis.stats import t_interval
+    from ..analysis.stats.estimators import plain
 
     values = field_.pair_values(row_policy, column, phase, 0, n_pairs) - NULL_VALUE[field_.spec.objective]
-    se, low, high = t_interval(values.mean(), values.std(ddof=1), len(values), 0.95)
-    return Entry(float(values.mean()), float(low), float(high), float(se), int(n_pairs))
+    e = plain(values)
+    return Entry(e.value, e.low, e.high, e.se, int(n_pairs))
 
 
 def payoff_matrix(base_spec, policies: list[str], n_pairs: int, cache: dict[str, Any] | None = None,

@@ -31,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as st
+
+from .intervals import t_interval
 
 #: the confidence of every interval unless a caller says otherwise
 LEVEL = 0.95
@@ -61,9 +62,10 @@ class Estimate:
 
 
 def _estimate(mean: float, sd: float, n: int, method: str, level: float) -> Estimate:
-    se = sd / np.sqrt(n) if n > 0 else float("nan")
-    half = float(st.t.ppf(0.5 + level / 2, n - 1)) * se if n > 1 else float("nan")
-    return Estimate(float(mean), float(se), float(mean - half), float(mean + half), int(n), float(sd), method, level)
+    """An estimate of ``n`` units with this mean and standard deviation: its standard error and
+    Student t interval are ``intervals.t_interval``'s, the one interval ginsim prints."""
+    se, low, high = t_interval(mean, sd, n, level)
+    return Estimate(float(mean), float(se), float(low), float(high), int(n), float(sd), method, level)
 
 
 def _values(x) -> np.ndarray:

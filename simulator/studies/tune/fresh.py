@@ -6,7 +6,7 @@ complete trial and every baseline (and the best fixed threshold) play ``fresh_de
 on the same fresh streams (``derive_seed(seed, "fresh", i, salt=TUNE_SALT)``).  The edge of the chosen
 policy over a baseline is a paired mean: per mirrored pair index p, the weighted field mean
 of the chosen policy minus the baseline's; its 95% interval is the Student t interval over
-those pair units (``simulator.analysis.stats.t_interval``).
+those pair units (``simulator.analysis.stats.estimators.plain``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _fresh_rows(spec: TuneSpec, field_: Field, chosen: str, policies: dict[str, 
     paired edge over it, against the field and against each opponent."""
     from tqdm.auto import tqdm
 
-    from ...analysis.stats import t_interval
+    from ...analysis.stats.estimators import plain
 
     played: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     with tqdm(total=len(set(policies.values())), disable=bar_disabled(progress), unit="policy",
@@ -93,17 +93,13 @@ def _fresh_rows(spec: TuneSpec, field_: Field, chosen: str, policies: dict[str, 
     u0, per0 = played[chosen]
     for name, label in policies.items():
         u, per = played[label]
-        se, lo, hi = t_interval(u.mean(), u.std(ddof=1), len(u), 0.95)
-        diff = u0 - u
-        dse, dlo, dhi = t_interval(diff.mean(), diff.std(ddof=1), len(diff), 0.95)
+        value, edge = plain(u), plain(u0 - u)
         opp = []
         for i, (ospec, _) in enumerate(spec.opponents):
-            d = per0[i] - per[i]
-            _, olo, ohi = t_interval(d.mean(), d.std(ddof=1), len(d), 0.95)
-            _, vlo, vhi = t_interval(per[i].mean(), per[i].std(ddof=1), len(d), 0.95)
-            opp.append({"opponent": ospec, "value": float(per[i].mean()), "ci": [float(vlo), float(vhi)],
-                        "edge": float(d.mean()), "edge_ci": [float(olo), float(ohi)]})
-        rows.append({"name": name, "strategy": label, "value": float(u.mean()), "ci": [float(lo), float(hi)],
-                     "se": float(se), "edge": float(diff.mean()), "edge_ci": [float(dlo), float(dhi)],
-                     "edge_se": float(dse), "per_opponent": opp})
+            against, gain = plain(per[i]), plain(per0[i] - per[i])
+            opp.append({"opponent": ospec, "value": against.value, "ci": [against.low, against.high],
+                        "edge": gain.value, "edge_ci": [gain.low, gain.high]})
+        rows.append({"name": name, "strategy": label, "value": value.value, "ci": [value.low, value.high],
+                     "se": value.se, "edge": edge.value, "edge_ci": [edge.low, edge.high],
+                     "edge_se": edge.se, "per_opponent": opp})
     return rows

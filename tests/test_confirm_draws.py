@@ -49,8 +49,13 @@ def test_a_draws_claim_is_confirmed_with_the_reduced_estimator_beside_its_plain_
     width = {k: e["original"]["high"] - e["original"]["low"] for k, e in (("plain", plain), ("reduced", reduced))}
     assert width["reduced"] < width["plain"] and plain["original"]["n"] == reduced["original"]["n"] == 2_000
     assert abs(reduced["original"]["estimate"] - plain["original"]["estimate"]) < width["plain"] / 2
+    # the plain mean beside the reduced one is the plain claim's own figure, from another path
+    for which in ("estimate", "low", "high"):
+        assert reduced["plain"]["original"][which] == pytest.approx(plain["original"][which], rel=1e-5)
+    assert set(reduced["plain"]) == {"original", "confirmation"}
     md = (study / "results" / "tiny" / "confirm.md").read_text()
-    assert "## Estimators" in md and f"`reduced_claim`: draws, `draw_values_1` (sha256 {TABLE.split(':')[1][:12]})" in md
+    assert "## Estimators" in md and f"`reduced_claim`: draws, `draw_values_1` (sha256 {TABLE.split(':')[1][:12]}); " \
+        "the plain mean of the same units: study " in md
 
 
 def test_a_table_that_differs_from_the_registered_one_is_refused(study, capsys, tmp_path):

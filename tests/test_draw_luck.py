@@ -187,3 +187,20 @@ def test_simulate_control_draws_prints_both_estimates_and_its_json_validates(cap
     reduced = document["control_variates"]
     assert reduced["control"] == "draws" and reduced["estimate"]["units"] == 2000 and reduced["pairs_ratio"] > 1.1
     assert "draw luck (draw_values_1, sha256" in reduced["estimate"]["method"]
+
+
+def test_bench_unbiased_prints_plain_reduced_and_the_mean_luck(monkeypatch, capsys):
+    from simulator.cli import main
+
+    monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
+                        (("knock_vs_gin", "simple", "knock_early", "hoyle", "hand", ("draws",), 100, 100),
+                         ("knock_vs_gin", controls.CHALLENGER, "marjj", "tournament", "hand", ("draws",), 100, 100)))
+    monkeypatch.setattr(controls, "UNBIASED_DEALS", (4_000, 2_000))
+    assert main(["bench", "--unbiased", "--quick", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
+    assert row["deals"] == 2_000 and row["plain"]["units"] == 1_000 and row["intervals_overlap"]
+    assert row["reduced"]["sd"] < row["plain"]["sd"] and row["luck"]["low"] < row["luck"]["high"]
+    assert main(["bench", "--unbiased", "--quick"]) == 0
+    assert "mean luck" in capsys.readouterr().out
+    assert main(["bench", "--unbiased", "--variance"]) == 2
+    assert "give one" in capsys.readouterr().err

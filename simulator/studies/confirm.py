@@ -342,7 +342,8 @@ def check_tables(claim: Claim, where: str) -> None:
 def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Claim):
     """The claim's column of a cell's statistics estimated with the draws' luck as a control
     (``simulator.studies.draw_values.draw_luck_pairs``): ``n`` deals or games (mirrored pairs,
-    deals 0 .. n-1 of the engine seed ``seed``, as ``play_cell_stats`` plays them)."""
+    deals 0 .. n-1 of the engine seed ``seed``, as ``play_cell_stats`` plays them), with the
+    plain estimate of the same units beside it (``plain``)."""
     from ..analysis.stats import estimators
     from .draw_values import draw_luck_pairs, load, load_wins
 
@@ -353,11 +354,14 @@ def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Cla
                          f"{' and ' + load_wins().name if unit == 'game' else ''}, the claim names "
                          f"{', '.join(tables)}")
     x, luck, name = draw_luck_pairs(cell.a, cell.b, cell.rules, unit, n, seed)
-    e = estimators.with_controls(x, {name: luck})
     column = METRICS["net_points" if unit == "hand" else "win_share"][unit][0]
     base = column[:-5] if column.endswith("_mean") else column
-    return {column: e.value, f"{base}_ci_low": e.low, f"{base}_ci_high": e.high, f"{base}_se": e.se,
-            "n_units": e.units, "n_hands" if unit == "hand" else "n_games": n, "method": e.method}
+
+    def stats(e):
+        return {column: e.value, f"{base}_ci_low": e.low, f"{base}_ci_high": e.high, f"{base}_se": e.se,
+                "n_units": e.units, "n_hands" if unit == "hand" else "n_games": n, "method": e.method}
+
+    return stats(estimators.with_controls(x, {name: luck})) | {"plain": stats(estimators.plain(x))}
 
 
 def _oriented(stats, column: str, how: str, flipped: bool) -> tuple[float, float, float, float]:
@@ -464,13 +468,22 @@ def _round(x: float) -> float | None:
     return None if not math.isfinite(x) else float(f"{x:.6g}")
 
 
-def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]], mode: str):
+def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]], mode: str, plain: bool = False):
+    """(estimate, low, high, se, units) of the claim from its cells' statistics (with
+    ``plain``, the plain estimate a reduced claim's statistics hold beside the reduced one)."""
     column, how, _ = METRICS[claim.metric][claim.unit]
     parts = []
     for cell, flipped in cells:
         stats = stats_by_cell[(cell.index, mode, claim.estimator or "plain")]
+        stats = stats["plain"] if plain else stats
         parts.append((*_oriented(stats, column, how, flipped), int(stats["n_units"])))
     return _combined(parts)
+
+
+def _plain_entry(stats_by_cell: dict, p: dict[str, Any]) -> dict[str, float | None]:
+    """The plain estimate of a reduced claim from the same units (its cells' ``plain``)."""
+    est, low, high, _, _ = _estimate(stats_by_cell, p["claim"], p["cells"], p["mode"], plain=True)
+    return {"estimate": _round(est), "low": _round(low), "high": _round(high)}
 
 
 def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
@@ -505,7 +518,7 @@ def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
             "power": _round(p["power"]), "z": _round(p["z"]), "p": _round(pc), "p_contradiction": _round(pn),
             "p_holm": _round(float(ac)), "p_contradiction_holm": _round(float(an)), "status": status,
             **({"note": claim.note} if claim.note else {}),
-            **({"estimator": claim.estimator, "tables": claim.tables} if claim.estimator else {}),
+            **({"estimator": claim.estimator, "tables": claim.tables, "plain": p["plain"]} if claim.estimator else {}),
         })
     return entries
 
@@ -559,6 +572,8 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         p.update(se=se, sd=sd, original={"estimate": est, "low": low, "high": high,
                                          "n": sum(int(originals[(c.index, p["mode"], p["estimator"])][count[p["mode"]]])
                                                   for c, _ in p["cells"])})
+        if p["estimator"] != "plain":
+            p["plain"] = {"original": _plain_entry(originals, p)}
         cap_units = max(1, limits[p["mode"]] // (per_unit * len(p["cells"])))
         p["effect"], p["effect_from"] = conservative_effect(p["claim"], low, high)
         unit = f"{'mirrored pairs' if exp.mirrored else p['mode']} per cell"
@@ -584,6 +599,8 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
         p["confirmation"] = {"estimate": est, "low": low, "high": high,
                              "n": sum(sizes[(c.index, mode, p["estimator"])] for c, _ in p["cells"]), "seed": seed}
+        if p["estimator"] != "plain":
+            p["plain"]["confirmation"] = _plain_entry(confirmations, p)
         p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": derive_seed(exp.seed, c.index),
                               "confirmation": derive_seed(seed, c.index)} for c, _ in p["cells"]]
         p.update(conf_se=se, units=units, dof=max(units - 1, 1) if len(p["cells"]) == 1 else math.inf)

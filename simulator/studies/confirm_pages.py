@@ -79,7 +79,9 @@ def render_markdown(result: dict[str, Any]) -> str:
                   "claims', whose study and confirmation figures were both estimated with the draws' luck as a control "
                   "variate (docs/analysis.md), reading the tables their registered content names:", ""]
         lines += [f"* `{e['id']}`: {e['estimator']}, " + ", ".join(f"`{t.split(':')[0]}` (sha256 {t.split(':')[1][:12]})"
-                                                               for t in e["tables"]) for e in reduced]
+                                                               for t in e["tables"])
+                  + f"; the plain mean of the same units: study {format_estimate(e | e['plain'], 'original')}, "
+                    f"confirmation {format_estimate(e | e['plain'], 'confirmation')}" for e in reduced]
     notes = [e for e in result["claims"] if e.get("note")]
     if notes:
         lines += ["", "## Notes", ""] + [f"* `{e['id']}`: {e['note']}" for e in notes]

@@ -7,7 +7,9 @@ engine's compiled loop reads a slot).
 * numba, for kernels and search players (inlined into their callers, ``HOT``):
   ``is_over_nb``, ``phase_nb``, ``seat_to_act_nb`` (the seat to act, also after the end),
   ``hand_of_nb``, ``score_before_nb``, ``hand_points_to_seat_nb`` (what a finished hand is
-  worth to a seat), ``pile_nb`` (a slice, merged into its caller);
+  worth to a seat), ``pile_nb`` (a slice, merged into its caller), and for an evaluator that
+  sees the chance (``simulator.studies.draw_luck``) ``stock_place_nb``, ``stock_card_nb`` and
+  ``knock_limit_nb``;
 * Python: ``phase_of``, ``seat_to_act`` (-1 once over), ``dealer_of``, ``hand_of``,
   ``pile_of`` (bottom first), ``stock_of`` (the next draw first; hidden from both players),
   ``set_stock_order``, ``turn_of``, ``stock_left``, ``trace_count``/``reset_trace`` (the
@@ -32,11 +34,13 @@ from .constants import (
     S_KNOCKER,
     S_KNOCKER_DW,
     S_LAID,
+    S_LIMIT,
     S_OUTCOME,
     S_PHASE,
     S_PILE,
     S_PILE_LEN,
     S_POINTS,
+    S_RESHUFFLES,
     S_RUNS,
     S_SCORES,
     S_SETS,
@@ -81,6 +85,25 @@ def hand_of_nb(state, seat):
 def score_before_nb(state, seat):
     """``seat``'s game score before this hand (0 in single deals)."""
     return state[S_SCORES + seat]
+
+
+@HOT
+def stock_place_nb(state):
+    """Where the stock stands: the position of its next card, its cards counting those drawn,
+    and the reshuffles so far this hand (a reshuffle starts a new stock at position 0)."""
+    return state[S_STOCK_POS], state[S_STOCK_N], state[S_RESHUFFLES]
+
+
+@HOT
+def stock_card_nb(state, k):
+    """The stock's ``k``-th card in drawing order, drawn or not (hidden from both players)."""
+    return state[S_STOCK + k]
+
+
+@HOT
+def knock_limit_nb(state):
+    """The deal's knock limit (Oklahoma: from the upcard; gin only: 0)."""
+    return state[S_LIMIT]
 
 
 @HOT

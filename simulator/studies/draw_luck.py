@@ -48,28 +48,20 @@ from ..core.constants import (
     H_ERROR,
     H_POINTS,
     H_WINNER,
-    K_STATE,
     N_GAME_COLS,
     N_HAND_COLS,
-    N_STATE,
     PHASE_DISCARD,
     PHASE_OVER,
-    S_HANDS,
-    S_LIMIT,
     R_TARGET,
-    S_RESHUFFLES,
-    S_SCORES,
-    S_STOCK,
-    S_STOCK_N,
-    S_STOCK_POS,
 )
+from ..core.hand_reading import hand_of_nb, knock_limit_nb, score_before_nb, stock_card_nb, stock_place_nb
 from ..core.melds import best_discard_nb, min_deadwood_nb
 from ..core.scoring import points_to_seat_nb
 from ..engine import loop as builtin_loop
 from ..engine.factory import bound, with_loop
 from ..core.rules import MAX_HANDS_PER_GAME
 from ..engine.kernels import GAME_ITEMS, builtin_only
-from ..engine.work import new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb
+from ..engine.work import new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb, state_of
 from ..infra.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
 from ..infra.jit import HOT, KERNEL, MERGED
 
@@ -119,18 +111,18 @@ def luck_kernels(engine: ModuleType) -> ModuleType:
 @MERGED
 def draw_luck_nb(state, seat, card, first, values):
     """The luck of ``seat``'s draw of ``card`` from the stock, whose cards before the draw
-    were ``state[S_STOCK + first : S_STOCK + S_STOCK_N]``: ``v`` of the card drawn minus the
+    were the stock's cards ``first ..`` (``stock_card_nb``): ``v`` of the card drawn minus the
     mean of ``v`` over those cards (``values``: the fitted table, by ``cell_nb``), with the
     drawer's cell of the card drawn."""
-    before = state[S_HANDS + seat] & ~(np.int64(1) << card)
-    opponent = min_deadwood_nb(state[S_HANDS + 1 - seat])
-    n = state[S_STOCK_N]
+    before = hand_of_nb(state, seat) & ~(np.int64(1) << card)
+    opponent = min_deadwood_nb(hand_of_nb(state, 1 - seat))
+    _, n, _ = stock_place_nb(state)
     left = n - first - 1  # the stock left after the draw, whichever card it was
-    limit = state[S_LIMIT]
+    limit = knock_limit_nb(state)
     total = 0.0
     drawn_cell = np.int64(-1)
     for k in range(first, n):
-        c = state[S_STOCK + k]
+        c = stock_card_nb(state, k)
         _, mine = best_discard_nb(before | (np.int64(1) << c), np.int64(-1))
         cell = cell_nb(mine, opponent, left, limit)
         total += values[cell]
@@ -146,11 +138,11 @@ def count_draw_nb(state, seen, values, cells, n_draws):
     drawer and cell in ``cells`` while there is room.  Returns its luck to seat 0 (0.0 when no
     stock card was drawn) and the deal's draws counted so far."""
     luck = 0.0
-    pos = state[S_STOCK_POS]
-    first = seen[0] if state[S_RESHUFFLES] == seen[1] else np.int64(0)
+    pos, _, reshuffles = stock_place_nb(state)
+    first = seen[0] if reshuffles == seen[1] else np.int64(0)
     if pos == first + 1:
-        card = state[S_STOCK + first]
-        seat = np.int64(0) if (state[S_HANDS] >> card) & 1 else np.int64(1)
+        card = stock_card_nb(state, first)
+        seat = np.int64(0) if (hand_of_nb(state, 0) >> card) & 1 else np.int64(1)
         value, cell = draw_luck_nb(state, seat, card, first, values)
         luck = value if seat == 0 else -value
         if n_draws < cells.shape[0]:
@@ -158,7 +150,7 @@ def count_draw_nb(state, seen, values, cells, n_draws):
             cells[n_draws, 1] = cell
         n_draws += 1
     seen[0] = pos
-    seen[1] = state[S_RESHUFFLES]
+    seen[1] = reshuffles
     return luck, n_draws
 
 
@@ -168,9 +160,8 @@ def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
     (``count_draw_nb``; ``cells`` records each draw's drawer and cell while it has room).
     Returns how the loop ended (``2 * PHASE_OVER``, or -1 when a strategy erred), the hand's
     luck to seat 0 and its stock draws."""
-    state = work[K_STATE:K_STATE + N_STATE]
-    seen[0] = state[S_STOCK_POS]
-    seen[1] = state[S_RESHUFFLES]
+    state = state_of(work)
+    seen[0], _, seen[1] = stock_place_nb(state)
     # stop before either seat discards; once stopped for a seat, before the other's only,
     # so the loop plays the stopped seat's discard and exactly one draw lies between stops
     stop_mask = (np.int64(1) << (2 * PHASE_DISCARD)) | (np.int64(1) << (2 * PHASE_DISCARD + 1))
@@ -219,8 +210,8 @@ def win_slope_nb(state, rules, slopes):
     ``simulator.studies.draw_values.win_slopes``)."""
     bands = slopes.shape[0]
     target = max(rules[R_TARGET], np.int64(1))
-    b0 = min(state[S_SCORES] * bands // target, bands - 1)
-    b1 = min(state[S_SCORES + 1] * bands // target, bands - 1)
+    b0 = min(score_before_nb(state, 0) * bands // target, bands - 1)
+    b1 = min(score_before_nb(state, 1) * bands // target, bands - 1)
     return slopes[b0, b1]
 
 
@@ -235,7 +226,7 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
     ``lucks[i]``, A's seat in ``a_seats[i]``.  ``no_cells`` (capacity × 2, no rows),
     ``row``, ``seen`` (2) and ``game_row`` (``N_GAME_COLS``) are the block's scratch."""
     max_hands = np.int64(MAX_HANDS_PER_GAME)
-    state = work[K_STATE:K_STATE + N_STATE]
+    state = state_of(work)
     for i in range(start, stop):
         a_seat = start_game_nb(work, seed, first_game + i, True, rules, game_row, row, trace)
         a_seats[i] = a_seat

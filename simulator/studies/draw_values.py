@@ -33,12 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..run.bundled import bundled_dir
 from .draw_luck import LAYOUT, N_CELLS, N_LIMIT, N_MINE, N_OPPONENT, N_STOCK
 
 #: pseudo-draws of the coarser cell each cell's mean is shrunk towards
 PRIOR_WEIGHT = 30.0
-#: the folder of the fitted tables, in the repository
-VALUES_DIR = Path(__file__).resolve().parents[2] / "experiments" / "values"
+#: the folder of the fitted tables: ``experiments/values`` of the checkout, or the wheel's copy
+VALUES_DIR = bundled_dir("experiments") / "values"
 #: the table the estimators use unless told otherwise
 DEFAULT_VERSION = 1
 #: the matchups a table is fitted on: (A, B, rules preset), each played on development seeds

@@ -322,11 +322,12 @@ def play_cell_stats(cell: Cell, mode: str, n: int, seed: int, mirrored: bool, jo
     return stats.iloc[0]
 
 
-def check_tables(claim: Claim, where: str) -> None:
-    """A claim confirmed with the draws' luck reads the tables it registered: each named table
+def check_tables(claim: Claim, where: str) -> dict[str, Any]:
+    """The tables a claim confirmed with the draws' luck registered, by kind: each named table
     is loaded (its own digest verified) and must have the digest the claim names."""
     from . import draw_values
 
+    tables = {}
     for entry in claim.tables or ():
         name, digest = entry.split(":")
         kind, version = name.rsplit("_", 1)
@@ -337,36 +338,38 @@ def check_tables(claim: Claim, where: str) -> None:
         if table.digest != digest:
             raise ClaimError(f"{where}: claim {claim.id}: tables: {name} has digest {table.digest[:12]}..., the claim "
                              f"registered {digest[:12]}...; a changed table is a new version and a new claim")
+        tables[kind] = table
+    return tables
 
 
-def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Claim):
-    """The claim's column of a cell's statistics estimated with the draws' luck as a control
-    (``simulator.studies.draw_values.draw_luck_pairs``): ``n`` deals or games (mirrored pairs,
+def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Claim, tables: dict[str, Any]):
+    """The claim's column of a cell's statistics estimated with the draws' luck as a control,
+    read with the claim's own ``tables`` (``check_tables``;
+    ``simulator.studies.draw_values.draw_luck_pairs``): ``n`` deals or games (mirrored pairs,
     deals 0 .. n-1 of the engine seed ``seed``, as ``play_cell_stats`` plays them), with the
     plain estimate of the same units beside it (``plain``)."""
     from ..analysis.stats import estimators
-    from .draw_values import draw_luck_pairs, load, load_wins
+    from .draw_values import draw_luck_pairs
 
-    unit = "hand" if mode == "deals" else "game"
-    tables = {t.split(":")[0]: t for t in claim.tables or ()}
-    if load().name not in tables or (unit == "game" and load_wins().name not in tables):
-        raise ClaimError(f"claim {claim.id}: tables: the draws' estimator of this ginsim reads {load().name}"
-                         f"{' and ' + load_wins().name if unit == 'game' else ''}, the claim names "
-                         f"{', '.join(tables)}")
-    x, luck, name = draw_luck_pairs(cell.a, cell.b, cell.rules, unit, n, seed)
-    column = METRICS["net_points" if unit == "hand" else "win_share"][unit][0]
-    base = column[:-5] if column.endswith("_mean") else column
+    x, luck, name = draw_luck_pairs(cell.a, cell.b, cell.rules, claim.unit, n, seed, tables)
+    column = METRICS[claim.metric][claim.unit][0]
+    base = _stat_base(column)
 
     def stats(e):
         return {column: e.value, f"{base}_ci_low": e.low, f"{base}_ci_high": e.high, f"{base}_se": e.se,
-                "n_units": e.units, "n_hands" if unit == "hand" else "n_games": n, "method": e.method}
+                "n_units": e.units, "n_hands" if mode == "deals" else "n_games": n, "method": e.method}
 
     return stats(estimators.with_controls(x, {name: luck})) | {"plain": stats(estimators.plain(x))}
 
 
+def _stat_base(column: str) -> str:
+    """The stem of a statistic's interval columns (``net_mean`` -> ``net``: ``net_ci_low``, ...)."""
+    return column[:-5] if column.endswith("_mean") else column
+
+
 def _oriented(stats, column: str, how: str, flipped: bool) -> tuple[float, float, float, float]:
     """(estimate, low, high, se) of ``column`` for a vs b (the cell's b vs a when ``flipped``)."""
-    base = column[:-5] if column.endswith("_mean") else column
+    base = _stat_base(column)
     est, low, high = (float(stats[column]), float(stats[f"{base}_ci_low"]), float(stats[f"{base}_ci_high"]))
     se = float(stats[f"{base}_se"])
     if flipped and how == "negate":
@@ -468,13 +471,19 @@ def _round(x: float) -> float | None:
     return None if not math.isfinite(x) else float(f"{x:.6g}")
 
 
+def _played(cell: Cell, p: dict[str, Any]) -> tuple[int, str, str]:
+    """The key of what a plan entry's cell plays: the cell, the unit's mode and the estimator
+    (one play serves every claim of the same key, at the largest size they need)."""
+    return cell.index, p["mode"], p["estimator"]
+
+
 def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]], mode: str, plain: bool = False):
     """(estimate, low, high, se, units) of the claim from its cells' statistics (with
     ``plain``, the plain estimate a reduced claim's statistics hold beside the reduced one)."""
     column, how, _ = METRICS[claim.metric][claim.unit]
     parts = []
     for cell, flipped in cells:
-        stats = stats_by_cell[(cell.index, mode, claim.estimator or "plain")]
+        stats = stats_by_cell[(cell.index, mode, claim.estimator or "plain")]  # the key ``_played`` makes
         stats = stats["plain"] if plain else stats
         parts.append((*_oriented(stats, column, how, flipped), int(stats["n_units"])))
     return _combined(parts)
@@ -546,13 +555,13 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
             if not exp.mirrored:
                 raise ClaimError(f"{where}: claim {claim.id}: estimator: \"draws\" plays mirrored pairs, and study "
                                  f"{exp.name} is not mirrored")
-            check_tables(claim, where)
         plan.append({"claim": claim, "mode": mode, "estimator": claim.estimator or "plain",
+                     "tables": check_tables(claim, where) if claim.estimator == "draws" else {},
                      "cells": _find_cells(exp, claim, where)})
 
     def play(cell: Cell, p: dict, n: int, engine_seed: int):
         if p["estimator"] == "draws":
-            return play_reduced_cell_stats(cell, p["mode"], n, engine_seed, p["claim"])
+            return play_reduced_cell_stats(cell, p["mode"], n, engine_seed, p["claim"], p["tables"])
         return play_cell_stats(cell, p["mode"], n, engine_seed, exp.mirrored, jobs)
 
     originals: dict[tuple[int, str, str], Any] = {}
@@ -562,7 +571,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
             continue
         size = exp.deals if p["mode"] == "deals" else exp.games
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"], p["estimator"])
+            key = _played(cell, p)
             if key not in originals:
                 log(f"original: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {size:,} {p['mode']}"
                     + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
@@ -570,7 +579,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         est, low, high, se, units = _estimate(originals, p["claim"], p["cells"], p["mode"])
         sd = se * math.sqrt(units) if math.isfinite(se) else 0.0  # per unit of every cell (the field's mean)
         p.update(se=se, sd=sd, original={"estimate": est, "low": low, "high": high,
-                                         "n": sum(int(originals[(c.index, p["mode"], p["estimator"])][count[p["mode"]]])
+                                         "n": sum(int(originals[_played(c, p)][count[p["mode"]]])
                                                   for c, _ in p["cells"])})
         if p["estimator"] != "plain":
             p["plain"] = {"original": _plain_entry(originals, p)}
@@ -583,13 +592,13 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
     sizes: dict[tuple[int, str, str], int] = {}
     for p in plan:
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"], p["estimator"])
+            key = _played(cell, p)
             sizes[key] = max(sizes.get(key, 0), p["rows"])
     plan = [p for p in plan if protocol.plays(p["claim"])]
     confirmations: dict[tuple[int, str, str], Any] = {}
     for p in plan:
         for cell, _ in p["cells"]:
-            key = (cell.index, p["mode"], p["estimator"])
+            key = _played(cell, p)
             if key not in confirmations:
                 log(f"confirmation: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {sizes[key]:,} {p['mode']}"
                     + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
@@ -598,7 +607,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         claim, mode = p["claim"], p["mode"]
         est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
         p["confirmation"] = {"estimate": est, "low": low, "high": high,
-                             "n": sum(sizes[(c.index, mode, p["estimator"])] for c, _ in p["cells"]), "seed": seed}
+                             "n": sum(sizes[_played(c, p)] for c, _ in p["cells"]), "seed": seed}
         if p["estimator"] != "plain":
             p["plain"]["confirmation"] = _plain_entry(confirmations, p)
         p["engine_seeds"] = [{"cell": c.index, "a": c.a, "b": c.b, "study": derive_seed(exp.seed, c.index),

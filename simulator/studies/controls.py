@@ -124,9 +124,15 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
     _check_control(control)  # before the matchup is played
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
-    matchup = time.process_time() - start
+    return _measured(x, time.process_time() - start, spec_a, spec_b, rules, unit, seed, control)
+
+
+def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str, seed: int,
+              control: str) -> Measured:
+    """The matchup's per-pair values ``x``, played in ``cpu_matchup`` seconds, estimated plain
+    and with ``control`` played on the same pairs (``reduce_pairs``)."""
     reduced, cpu_controls = reduce_pairs(x, spec_a, spec_b, rules, unit, seed, control)
-    return Measured(est.plain(x), reduced, pairs, matchup, cpu_controls, "draws" in control.split("+"))
+    return Measured(est.plain(x), reduced, len(x), cpu_matchup, cpu_controls, "draws" in control.split("+"))
 
 
 #: the published matchups the variance benchmark measures: (study, A, B, rules, unit, controls,
@@ -166,8 +172,7 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
         x = pair_values(a, b, rules, unit, 2 * pairs, matchup_seed)
         cpu_matchup = time.process_time() - start
         for control in controls:
-            reduced, cpu_controls = reduce_pairs(x, a, b, rules, unit, matchup_seed, control)
-            m = Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, "draws" in control.split("+"))
+            m = _measured(x, cpu_matchup, a, b, rules, unit, matchup_seed, control)
             rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "control": control,
                          "pairs": pairs, "plain": m.plain.as_dict(), "reduced": m.reduced.as_dict(),
                          "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / pairs,
@@ -203,17 +208,22 @@ def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
     return rows
 
 
-def print_unbiasedness(rows: list[dict]) -> None:
-    """The unbiasedness check's table."""
+def _matchup_name(row: dict) -> str:
+    """A benchmark row's matchup as its table prints it: A vs B, cut to 44 characters."""
     from strategies import display_spec
 
+    name = f"{display_spec(row['a'])} vs {display_spec(row['b'])}"
+    return name if len(name) <= 44 else name[:41] + "..."
+
+
+def print_unbiasedness(rows: list[dict]) -> None:
+    """The unbiasedness check's table."""
     print("Plain and draws-reduced estimates of A's net points per hand on the same deals, and the draws' mean luck "
           "(expectation exactly 0):")
     print(f"{'study':<20} {'matchup':<44} {'deals':>11} {'plain [95%]':>26} {'reduced [95%]':>26} "
           f"{'mean luck [95%]':>26}")
     for r in rows:
-        name = f"{display_spec(r['a'])} vs {display_spec(r['b'])}"
-        name = name if len(name) <= 44 else name[:41] + "..."
+        name = _matchup_name(r)
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
         print(f"{r['study']:<20} {name:<44} {r['deals']:>11,} {cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
     print("the plain and reduced intervals overlap in " + f"{sum(r['intervals_overlap'] for r in rows)} of {len(rows)}; "
@@ -222,14 +232,11 @@ def print_unbiasedness(rows: list[dict]) -> None:
 
 def print_variance(rows: list[dict]) -> None:
     """The variance benchmark's table."""
-    from strategies import display_spec
-
     print("Variance per mirrored pair, plain and with control variates, on the same pairs (this machine's CPU):")
     print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<12} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
           f"{'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
     for r in rows:
-        name = f"{display_spec(r['a'])} vs {display_spec(r['b'])}"
-        name = name if len(name) <= 44 else name[:41] + "..."
+        name = _matchup_name(r)
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<12} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
               f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")

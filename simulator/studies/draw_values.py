@@ -273,23 +273,26 @@ def fit_wins(version: int, games: int, seed: int, folder: Path | None = None, po
     return load_wins(version, folder)
 
 
-def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
+def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
+                    tables: dict[str, FittedTable] | None = None) -> tuple[np.ndarray, np.ndarray, str]:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
-    this module's tables): per mirrored pair, A's mean value (net points, or games
-    won) and the mean luck to A in that unit, and the name and digest of each table used.
-    A deal or game a strategy erred in is refused with a RuntimeError."""
+    the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
+    this module's ``DEFAULT_VERSION`` of each): per mirrored pair, A's mean value (net points,
+    or games won) and the mean luck to A in that unit, and the name and digest of each table
+    used.  A deal or game a strategy erred in is refused with a RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels
 
-    table = load()
-    tables = [table]
+    tables = tables or {}
+    table = tables.get("draw_values") or load()
+    used = [table]
     resolved = resolve_rules(rules)
     if unit == "game":
-        wins = load_wins()
+        wins = tables.get("win_values") or load_wins()
         slopes = win_slopes(wins, resolved.target_score)
-        tables.append(wins)
+        used.append(wins)
     _, _, sids, params = strategy_pair(spec_a, spec_b)
     kernels = luck_kernels(engine_module(sids))
     vector = resolved.to_array()
@@ -309,5 +312,5 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         to_a = np.where(a_seats == 0, 1.0, -1.0)
         values[start:start + count] = to_a * value if unit == "hand" else value
         lucks[start:start + count] = to_a * luck
-    names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in tables)
+    names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
     return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"

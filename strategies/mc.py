@@ -40,11 +40,13 @@ discards and layout for both seats (``strategies.marjj``, each seat with a per-h
 its own), its own seat knocking as rollout 1 does and the opponent as ``marjj`` does (deadwood
 ≤ 10 on its first 3 draws, then only gin); 3 = the same with an opponent that knocks whenever
 it may; 4 = the opponent of 2 in half the determinizations and of 3 in the other half (the
-searching player does not know which kind of opponent it faces).  Rollouts 2-4 cost more
-than rollout 1 (marjj scores each discard by the next draws it allows); docs/published.md
-gives the CPU per game measured.  A spec with rollouts 2-4 plays through
-``strategies.mc_marjj`` (``route``), so an engine that plays only rollouts 0 and 1 never
-compiles ``marjj``'s code.
+searching player does not know which kind of opponent it faces); 5 = the opponent of 2 with
+a knock window (``marjj``'s ``knock_turns``) of 1 to 6 draws, one after the other across the
+determinizations (the MARJJ family's windows: the searching player does not know which
+MARJJ it faces).  Rollouts 2-5 cost more than rollout 1 (marjj scores each discard by the
+next draws it allows); docs/published.md gives the CPU per game measured.  A spec with
+rollouts 2-5 plays through ``strategies.mc_marjj`` (``route``), so an engine that plays only
+rollouts 0 and 1 never compiles ``marjj``'s code.
 
 Why ``late_knock`` = 6: a rollout in which our own seat plays only for gin after its early
 turns undervalues playing on (``mc`` itself searches every later knock), so ``mc`` knocked
@@ -123,13 +125,18 @@ from .view import (
 PARAMS = {"samples": 64.0, "candidates": 3.0, "rollout": 1.0, "knock_turns": 3.0, "game_aware": 0.0, "search": 4.0,
           "skill": 2.0, "late_knock": 6.0}
 _MAX_CANDIDATES = 11
-#: the rollout policies that play both seats as ``marjj`` (``rollout_nb``): the opponent
-#: knocking as marjj does, as soon as it may, or each in half the determinizations
+#: the rollout policies that play both seats as ``marjj`` (``marjj_rollout_nb``): the opponent
+#: knocking as marjj does, as soon as it may, each in half the determinizations, or as MARJJ
+#: with each knock window of its family in turn
 ROLLOUT_MARJJ = 2
 ROLLOUT_MARJJ_EAGER = 3
 ROLLOUT_MARJJ_MIXED = 4
+ROLLOUT_MARJJ_WINDOWS = 5
+#: the knock windows rollout 5's opponent cycles through, one per determinization: the MARJJ
+#: family's (``marjj:knock_turns=1`` to ``6``)
+OPPONENT_WINDOWS = 6
 #: integral parameters and their allowed values (``strategies.registry``): counts, a flag, a bit set
-PARAM_RANGES = {"samples": (1, 100_000), "candidates": (1, _MAX_CANDIDATES), "rollout": (0, ROLLOUT_MARJJ_MIXED), "knock_turns": (0, 99),
+PARAM_RANGES = {"samples": (1, 100_000), "candidates": (1, _MAX_CANDIDATES), "rollout": (0, ROLLOUT_MARJJ_WINDOWS), "knock_turns": (0, 99),
                 "game_aware": (0, 1), "search": (0, 7), "late_knock": (0, 100)}
 SUMMARY = "Monte Carlo search: belief-sampled determinizations, candidate actions played out with a fast rollout, best mean result"
 DEFENCE = "best"  # how it defends (reports name it): the engine's best response after a knock
@@ -140,6 +147,8 @@ EXPERT_PARAMS[: len(expert.PARAMS)] = list(expert.PARAMS.values())
 #: the marjj parameters of rollout 2's decisions: its defaults
 MARJJ_PARAMS = np.zeros(N_PARAMS, dtype=np.float64)
 MARJJ_PARAMS[: len(marjj.PARAMS)] = list(marjj.PARAMS.values())
+#: where ``marjj``'s knock window sits in its parameters
+MARJJ_KNOCK_TURNS = list(marjj.PARAMS).index("knock_turns")
 
 
 @MERGED
@@ -170,33 +179,35 @@ def opponent_hidden_nb(cand, k, weights, took, tries, rng):
 
 
 @ALLOCATES
-def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng, memory):
+def marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, opp_params, view, rng, memory):
     """Rollout 2's action for ``seat`` at ``phase`` (not the layout or the defence), the
     ``view`` filled: ``marjj``'s draw, discard and knock (``memory``: that seat's marjj
-    memory), except in the knock: seat 0, the searching player, knocks by rollout 1's rule
-    (early turns, then deadwood ≤ ``late_knock``), and seat 1 knocks as ``marjj`` does or,
-    after marjj's early turns, also with deadwood ≤ ``opp_late_knock``."""
+    memory), seat 0 with ``marjj``'s defaults and seat 1 with ``opp_params`` (its knock
+    window), except in the knock: seat 0, the searching player, knocks by rollout 1's rule
+    (early turns, then deadwood ≤ ``late_knock``), and seat 1 knocks as that ``marjj`` does
+    or, after its early turns, also with deadwood ≤ ``opp_late_knock``."""
     pile = pile_nb(state)
+    params = MARJJ_PARAMS if seat == 0 else opp_params
     if phase == PHASE_DISCARD:
-        return A_DISCARD + marjj.discard_nb(MARJJ_PARAMS, view, pile, rules, rng, memory)
+        return A_DISCARD + marjj.discard_nb(params, view, pile, rules, rng, memory)
     if phase == PHASE_KNOCK:
         dw = view[V_DEADWOOD]
         if seat == 0:
             knock = dw == 0 or view[V_MY_DRAWS] <= knock_turns or dw <= late_knock
         else:
-            knock = dw <= opp_late_knock or marjj.knock_nb(MARJJ_PARAMS, view, pile, rules, rng, memory)
+            knock = dw <= opp_late_knock or marjj.knock_nb(params, view, pile, rules, rng, memory)
         return A_KNOCK if knock else A_NO_KNOCK
-    if marjj.take_nb(MARJJ_PARAMS, view, pile, rules, rng, memory):
+    if marjj.take_nb(params, view, pile, rules, rng, memory):
         return A_TAKE_PILE
     return A_DRAW_STOCK if phase == PHASE_DRAW else A_PASS
 
 
 @ALLOCATES
-def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, opp_params, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with rollout ``policy`` 0 or 1 for both seats
     (see the module docstring); returns False if a move was refused (never expected).  The
     arguments are ``play_out_nb``'s (``kind``, ``PLAY_OUT_GREEDY``, is unused here; ``rng``,
-    ``memory`` and ``opp_late_knock`` serve only ``marjj_rollout_nb``)."""
+    ``memory``, ``opp_late_knock`` and ``opp_params`` serve only ``marjj_rollout_nb``)."""
     while not is_over_nb(state):
         seat = seat_to_act_nb(state)
         phase = phase_nb(state)
@@ -243,13 +254,13 @@ def rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kno
 
 
 @ALLOCATES
-def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
-    """Play ``state`` to the end of the hand with rollout ``policy`` 2, 3 or 4 (``marjj``
+def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, opp_params, view, trace, rng, memory):
+    """Play ``state`` to the end of the hand with rollout ``policy`` 2 to 5 (``marjj``
     for both seats; see the module docstring); returns False if a move was refused (never
     expected).  The arguments are ``play_out_nb``'s (``kind``, ``PLAY_OUT_MARJJ``, is unused
     here); ``rng`` and ``memory`` (two rows of per-hand memory, one per seat, cleared here)
-    serve ``marjj``'s decisions; ``opp_late_knock`` is the opponent's knock
-    (``marjj_action_nb``)."""
+    serve ``marjj``'s decisions; ``opp_late_knock`` and ``opp_params`` (the opponent's
+    ``marjj`` parameters) are the opponent's knock (``marjj_action_nb``)."""
     for i in range(memory.shape[1]):
         memory[0, i] = 0
         memory[1, i] = 0
@@ -268,7 +279,7 @@ def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_la
             if defend_phase_nb(state, rules, np.int64(DEFEND_BEST), np.int64(0), trace) != 0:
                 return False
             continue
-        action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, view, rng,
+        action = marjj_action_nb(state, rules, seat, phase, knock_turns, late_knock, opp_late_knock, opp_params, view, rng,
                                  memory[seat])
         if play_nb(state, rules, np.int64(action), trace) != 0:
             return False
@@ -276,12 +287,12 @@ def marjj_rollout_nb(kind, state, rules, policy, knock_turns, late_knock, opp_la
 
 
 #: which rollout function a search plays out with (``play_out_nb``): ``rollout_nb`` (rollouts
-#: 0 and 1) or ``marjj_rollout_nb`` (2-4)
+#: 0 and 1) or ``marjj_rollout_nb`` (2-5)
 PLAY_OUT_GREEDY = 0
 PLAY_OUT_MARJJ = 1
 
 
-def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, opp_params, view, trace, rng, memory):
     """Play ``state`` to the end of the hand with ``rollout_nb`` (``kind`` =
     ``PLAY_OUT_GREEDY``) or ``marjj_rollout_nb`` (``PLAY_OUT_MARJJ``).  Numba code only
     (``_play_out``): ``kind`` is a constant of the caller's code, so numba compiles the one
@@ -291,7 +302,7 @@ def play_out_nb(kind, state, rules, policy, knock_turns, late_knock, opp_late_kn
 
 
 @overload(play_out_nb)
-def _play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, view, trace, rng, memory):
+def _play_out(kind, state, rules, policy, knock_turns, late_knock, opp_late_knock, opp_params, view, trace, rng, memory):
     if not isinstance(kind, types.IntegerLiteral):  # numba types the call again with the constant
         return None
     return (marjj_rollout_nb if kind.literal_value == PLAY_OUT_MARJJ else rollout_nb).py_func
@@ -363,6 +374,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory, play_out):
     rview = np.empty(N_VIEW, np.int64)
     trace = np.zeros((0, 3), np.int64)
     rmemory = np.zeros((2, N_MEMORY), np.int64)
+    opp_params = MARJJ_PARAMS.copy()
     totals = np.zeros(_MAX_CANDIDATES, np.float64)
     took = view[V_OPP_TOOK]
     tries = opponent_tries_nb(params[6], view)
@@ -371,6 +383,8 @@ def searched_action_nb(params, view, pile, rules, rng, memory, play_out):
         opp_late_knock = np.int64(0)  # marjj's own rule: gin only after its early turns
         if policy == ROLLOUT_MARJJ_EAGER or (policy == ROLLOUT_MARJJ_MIXED and s % 2 == 1):
             opp_late_knock = eager
+        if policy == ROLLOUT_MARJJ_WINDOWS:
+            opp_params[MARJJ_KNOCK_TURNS] = 1 + s % OPPONENT_WINDOWS
         determinize_nb(view, pile, hidden, rng, base)
         for a in range(n_actions):
             for i in range(N_STATE):
@@ -378,7 +392,7 @@ def searched_action_nb(params, view, pile, rules, rng, memory, play_out):
             if play_nb(work, rules, actions[a], trace) != 0:
                 totals[a] -= 1e9
                 continue
-            play_out_nb(play_out, work, rules, policy, knock_turns, late_knock, opp_late_knock, rview, trace, rng,
+            play_out_nb(play_out, work, rules, policy, knock_turns, late_knock, opp_late_knock, opp_params, rview, trace, rng,
                         rmemory)
             totals[a] += hand_utility_nb(work, rules, game_aware)
     best = 0
@@ -423,7 +437,7 @@ def knock_with_nb(params, view, pile, rules, rng, memory, play_out):
 
 def route(values: dict[str, float]) -> str | None:
     """The module that plays a spec with these parameter values when it is not this one
-    (``strategies.registry.BUILTIN_ROUTES``): rollouts 2-4 play through
+    (``strategies.registry.BUILTIN_ROUTES``): rollouts 2-5 play through
     ``strategies.mc_marjj``, whose decisions search with ``marjj_rollout_nb``; this
     module's decisions search with ``rollout_nb`` (rollouts 0 and 1)."""
     return "strategies.mc_marjj" if values["rollout"] >= ROLLOUT_MARJJ else None

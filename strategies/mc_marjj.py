@@ -1,6 +1,6 @@
-"""``mc`` with rollouts 2-4: its decisions when its rollouts play ``marjj`` for both seats.
+"""``mc`` with rollouts 2-5: its decisions when its rollouts play ``marjj`` for both seats.
 
-Not a strategy of its own: a spec ``mc:rollout=2`` (or 3, 4) plays through these
+Not a strategy of its own: a spec ``mc:rollout=2`` (or 3 to 5) plays through these
 decisions under an engine id of its own (``strategies.mc.route``,
 ``strategies.registry.BUILTIN_ROUTES``), so that ``marjj``'s code in the rollouts, a few
 seconds of compiling, is built only by an engine that plays such a spec.  The search, the

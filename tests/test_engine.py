@@ -415,7 +415,7 @@ def test_mc_rollouts_that_play_marjj_compile_apart(fresh_engine_choice):
     from strategies.registry import REGISTRY, ROUTE_IDS, name_of
 
     route = ROUTE_IDS["strategies.mc_marjj"]
-    for rollout in (2, 3, 4):
+    for rollout in (2, 3, 4, 5):
         spec = parse_strategy(f"mc:rollout={rollout}")
         assert spec.sid == route and spec.label == f"mc:rollout={rollout}" and name_of(spec.sid) == "mc"
     assert {parse_strategy(s).sid for s in ("mc", "mc:rollout=0", "mc:rollout=1")} == {REGISTRY["mc"].sid}

@@ -237,7 +237,7 @@ def test_mc_is_deterministic_for_a_seed_and_plays_legally():
 
 def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
     from simulator.core.state import S_DRAWS, S_KNOCKER
-    from strategies.mc import PLAY_OUT_GREEDY, rollout_nb
+    from strategies.mc import MARJJ_PARAMS, PLAY_OUT_GREEDY, rollout_nb
 
     for seed in range(300):
         h = simulator.Hand("tournament", seed=seed)
@@ -247,7 +247,8 @@ def test_mc_rollout_knocks_after_its_early_turns_only_within_late_knock():
             if state[S_DRAWS] > 3 and 0 < dw <= 6:
                 for late_knock, knocks_now in ((6, True), (dw - 1, False)):
                     s = state.copy()
-                    assert rollout_nb(PLAY_OUT_GREEDY, s, h._rules, 1, 3, late_knock, 0, np.zeros(N_VIEW, np.int64),
+                    assert rollout_nb(PLAY_OUT_GREEDY, s, h._rules, 1, 3, late_knock, 0, MARJJ_PARAMS.copy(),
+                                      np.zeros(N_VIEW, np.int64),
                                       np.zeros((0, 3), np.int64), np.zeros(1, np.uint64),
                                       np.zeros((2, N_MEMORY), np.int64))
                     assert (s[S_KNOCKER] == 0 and s[S_DRAWS] == state[S_DRAWS]) == knocks_now
@@ -262,12 +263,12 @@ def test_mc_marjj_rollout_opponent_knocks_late_only_when_eager():
     knocks whenever it may (``opp_late_knock`` 100, rollout 3); and a seat-0 late knock
     follows ``late_knock`` as in rollout 1."""
     from simulator.core.state import S_DRAWS, S_KNOCKER
-    from strategies.mc import PLAY_OUT_MARJJ, ROLLOUT_MARJJ, marjj_rollout_nb
+    from strategies.mc import MARJJ_PARAMS, PLAY_OUT_MARJJ, ROLLOUT_MARJJ, marjj_rollout_nb
 
     def roll(state, rules, late_knock, opp_late_knock):
         s = state.copy()
         assert marjj_rollout_nb(PLAY_OUT_MARJJ, s, rules, ROLLOUT_MARJJ, 3, late_knock, opp_late_knock,
-                                np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64), np.array([7], np.uint64),
+                                MARJJ_PARAMS.copy(), np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64), np.array([7], np.uint64),
                                 np.zeros((2, N_MEMORY), np.int64))
         return s
 
@@ -292,6 +293,40 @@ def test_mc_marjj_rollout_opponent_knocks_late_only_when_eager():
         if len(found) == 2:
             return
     raise AssertionError(f"late knock decisions with deadwood 1-6 found only for seats {sorted(found)} in 600 deals")
+
+
+def test_mc_marjj_rollout_opponent_knocks_within_the_window_it_is_given():
+    """Rollout 5's opponent is marjj with the knock window of ``opp_params``: on its 4th to
+    6th draw with deadwood 1-10 it knocks with a window of 6 and plays on with v5's window of 3;
+    and rollout 5 cycles the windows 1-6 over the determinizations (a spec with it plays)."""
+    from simulator.core.state import S_DRAWS, S_KNOCKER
+    from strategies.mc import (MARJJ_KNOCK_TURNS, MARJJ_PARAMS, PLAY_OUT_MARJJ, ROLLOUT_MARJJ_WINDOWS,
+                               marjj_rollout_nb)
+
+    def roll(state, rules, window):
+        s = state.copy()
+        opp_params = MARJJ_PARAMS.copy()
+        opp_params[MARJJ_KNOCK_TURNS] = window
+        assert marjj_rollout_nb(PLAY_OUT_MARJJ, s, rules, ROLLOUT_MARJJ_WINDOWS, 3, 0, 0, opp_params,
+                                np.zeros(N_VIEW, np.int64), np.zeros((0, 3), np.int64), np.array([7], np.uint64),
+                                np.zeros((2, N_MEMORY), np.int64))
+        return s
+
+    for seed in range(600):
+        h = simulator.Hand("tournament", seed=seed)
+        while not h.is_over():
+            state = np.array(h.state)
+            dw = int(h.view(1)[V_DEADWOOD]) if h.phase == PHASE_KNOCK and h.current_player == 1 else 0
+            if 3 < state[S_DRAWS + 1] <= 6 and 0 < dw <= 10:
+                for window, knocks_now in ((3, False), (6, True)):
+                    s = roll(state, h._rules, window)
+                    assert (s[S_KNOCKER] == 1 and s[S_DRAWS + 1] == state[S_DRAWS + 1]) == knocks_now
+                games = simulator.simulate_games("mc:rollout=5,samples=6+draw=marjj+discard=marjj", "marjj",
+                                                 "tournament", n_games=2, seed=seed)
+                assert len(games) == 2
+                return
+            h.apply(h.strategy_action("expert"))
+    raise AssertionError("no knock decision of seat 1 on its 4th-6th draw with deadwood 1-10 in 600 deals")
 
 
 def test_knock_threshold_is_knock_at_or_the_limit_in_force():

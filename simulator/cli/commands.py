@@ -521,11 +521,19 @@ def cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_scale(deals, directory=args.scale_dir, keep=args.scale_keep)
         print(json.dumps(result, indent=2)) if args.json else bench.print_scale(result)
         return
+    chosen = [flag for flag, on in (("--variance", args.variance), ("--unbiased", args.unbiased),
+                                    ("--strength", args.strength), ("--rl", args.rl)) if on]
+    if len(chosen) > 1:
+        raise ValueError(f"{' and '.join(chosen)} are separate benchmarks; give one")
+    if args.strength:
+        from ..studies import strength_curve
+
+        rows = strength_curve.curve(quick=args.quick)
+        print(json.dumps(rows, indent=2)) if args.json else strength_curve.print_curve(rows)
+        return
     if args.variance or args.unbiased:
         from ..studies import controls
 
-        if args.variance and args.unbiased:
-            raise ValueError("--variance and --unbiased are two benchmarks; give one")
         table, show = ((controls.variance_table, controls.print_variance) if args.variance
                        else (controls.unbiasedness_table, controls.print_unbiasedness))
         rows = table(quick=args.quick)

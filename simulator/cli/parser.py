@@ -318,6 +318,11 @@ def _info_commands(command) -> None:
                         "10,000,000 deals (200,000 with --quick) estimated plain and with the draws' luck, and the "
                         "luck's mean, which is 0 in expectation (about 15 minutes, 20 s with --quick, on 2 idle "
                         "cores; default: everything else)")
+    p.add_argument("--strength", action="store_true",
+                   help="instead: the robust-player candidates' strength vs compute, each knock searched over 16, "
+                        "64, 256 and 1,024 determinizations, 1,000 mirrored games against each MARJJ-family member, "
+                        "expert and simple on a development seed (about 80 minutes on 2 idle cores; --quick: 4 and "
+                        "16, 40 games, about 1 minute; default: everything else)")
     p.add_argument("--openspiel-game", action="store_true",
                    help="instead: only the OpenSpiel games, steps per CPU-second of python_ginsim (ginsim's rules as an "
                         "OpenSpiel game) beside OpenSpiel's C++ gin_rummy, both played at random (about 6 s; needs "

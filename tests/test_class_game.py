@@ -134,6 +134,13 @@ def test_no_member_beats_the_class_mixture_on_fresh_seeds_by_more_than_epsilon(t
     assert max(result["gains"]) <= 1e-9
     report = (out / "report.md").read_text()
     assert "ε-equilibrium with ε =" in report and "bootstrap distribution of the support" in report
+    # the plain estimate beside, from the same sums: the same matrix within its noise, wider errors
+    plain = result["plain"]
+    upper = [(i, j) for j in range(1, 5) for i in range(j)]
+    assert all(abs(plain["matrix"][i][j] - result["matrix"][i][j]) <= 4 * plain["se"][i][j] for i, j in upper)
+    assert np.median([plain["se"][i][j] / result["se"][i][j] for i, j in upper]) > 1
+    assert sum(plain["mixture"]) == pytest.approx(1) and plain["epsilon"] > 0 and len(plain["fresh"]) == 5
+    assert "## The estimator" in report and "Pairs the control saves" in report
     # the text output names the mixture, ε and the matrix size
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume"]) == 0
     text = capsys.readouterr().out

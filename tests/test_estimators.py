@@ -93,3 +93,6 @@ def test_moments_form_is_the_same_data_regression_estimate():
         slope = np.polyfit(v, x[row], 1)[0]
         assert estimate[row] == pytest.approx(x[row].mean() - slope * v.mean())
         assert se[row] == pytest.approx(np.std(x[row] - slope * v) / np.sqrt(v.size))
+    plain, plain_se = est.plain_from_moments(sums, np.ones(blocks), per)  # the control left out
+    assert plain == pytest.approx(x.mean(axis=1)) and plain_se == pytest.approx(x.std(axis=1) / np.sqrt(v.size))
+    assert (plain_se > se).all()

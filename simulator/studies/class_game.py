@@ -282,26 +282,28 @@ def extend_column(kept: dict[str, np.ndarray] | None, more: dict[str, np.ndarray
 # ----------------------------------------------------------------------------- the matrix, ε and the support
 
 def matrix_from(columns: dict[int, dict[str, np.ndarray]], k: int, per: int,
-                weights: dict[int, np.ndarray] | None = None, replicates: int | None = None) -> np.ndarray:
+                weights: dict[int, np.ndarray] | None = None, replicates: int | None = None,
+                control: bool = True) -> np.ndarray:
     """The antisymmetric payoff matrix from the columns' block sums (column j holds rows
     0 .. j-1): shape (k, k), or (replicates, k, k) with ``weights[j]`` of shape
-    (replicates, blocks) per column."""
+    (replicates, blocks) per column; ``control`` False: the plain means, the self-play left out."""
     shape = (k, k) if replicates is None else (replicates, k, k)
     m = np.zeros(shape)
     for j in range(1, k):
         blocks = columns[j]["v"].shape[0]
         w = np.ones(blocks) if weights is None else weights[j]
-        est, _ = cv_from_moments(columns[j], w, per)
+        est, _ = cv_from_moments(columns[j], w, per, control)
         m[..., :j, j] = est
         m[..., j, :j] = -est
     return m
 
 
-def entry_errors(columns: dict[int, dict[str, np.ndarray]], k: int, per: int) -> np.ndarray:
-    """The standard error of every entry (0 on the diagonal), shape (k, k)."""
+def entry_errors(columns: dict[int, dict[str, np.ndarray]], k: int, per: int, control: bool = True) -> np.ndarray:
+    """The standard error of every entry (0 on the diagonal), shape (k, k); ``control`` False:
+    the plain means'."""
     se = np.zeros((k, k))
     for j in range(1, k):
-        _, s = cv_from_moments(columns[j], np.ones(columns[j]["v"].shape[0]), per)
+        _, s = cv_from_moments(columns[j], np.ones(columns[j]["v"].shape[0]), per, control)
         se[:j, j] = s
         se[j, :j] = s
     return se
@@ -316,6 +318,17 @@ def bootstrap_weights(blocks: int, replicates: int, k: int, seed: int) -> dict[i
             for j in range(1, k)}
 
 
+def epsilon_delta(matrix: np.ndarray, mixture: np.ndarray, replicas: np.ndarray, blocks: int) -> tuple[float, float]:
+    """ε and δ of ``mixture`` on the estimated ``matrix`` from its bootstrap ``replicas``
+    (``certify`` says what they bound)."""
+    c = np.sqrt(blocks / (blocks - 1))
+    gains = matrix @ mixture
+    boot = replicas @ mixture
+    top = np.max(gains[None, :] - c * (boot - gains[None, :]), axis=1)
+    return (float(np.quantile(top, CONFIDENCE)),
+            float(c * np.quantile(np.abs(replicas - matrix[None]).max(axis=(1, 2)), CONFIDENCE)))
+
+
 def certify(matrix: np.ndarray, mixture: np.ndarray, replicas: np.ndarray, blocks: int) -> dict[str, Any]:
     """ε, ``delta`` and the bootstrap distribution of the support, from the estimated
     ``matrix``, its equilibrium ``mixture`` and the bootstrap ``replicas`` (R, k, k) of
@@ -327,12 +340,8 @@ def certify(matrix: np.ndarray, mixture: np.ndarray, replicas: np.ndarray, block
     the mixture.  ``delta`` is that quantile of the largest entry error (times c).  Every replica
     is solved: the share of replicates in which each member is in the support, its mean weight,
     the share in which it has the largest weight, and the supports that come out with their shares."""
-    c = np.sqrt(blocks / (blocks - 1))
+    epsilon, delta = epsilon_delta(matrix, mixture, replicas, blocks)
     gains = matrix @ mixture
-    boot = replicas @ mixture
-    top = np.max(gains[None, :] - c * (boot - gains[None, :]), axis=1)
-    epsilon = float(np.quantile(top, CONFIDENCE))
-    delta = float(c * np.quantile(np.abs(replicas - matrix[None]).max(axis=(1, 2)), CONFIDENCE))
     k = matrix.shape[0]
     weights = np.zeros((len(replicas), k))
     supports: dict[str, int] = {}
@@ -454,6 +463,8 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
         play("fresh", j, [i for i in range(k) if i != j], spec.fresh_pairs, FRESH_BLOCKS)
     fresh = _fresh_values(moments["fresh"], support, mixture, k, spec.fresh_pairs // FRESH_BLOCKS)
     result = _result(spec, state, matrix, entry_errors(moments["matrix"], k, per), mixture, value, cert, fresh)
+    result["plain"] = plain_beside(moments, k, per, spec.fresh_pairs // FRESH_BLOCKS, support, mixture, weights,
+                                   spec.bootstrap, spec.blocks)
     state["result"] = result
     atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
     write_report(spec, result, out)
@@ -461,23 +472,75 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
 
 
 def _fresh_values(columns: dict[int, dict[str, np.ndarray]], support: list[int], mixture: np.ndarray, k: int,
-                  per: int) -> list[dict[str, float]]:
+                  per: int, control: bool = True) -> list[dict[str, float]]:
     """Each member's value against the mixture on the fresh streams of the support's columns:
-    Σ_j x_j (its control-variate estimate against j), with a normal 95% interval (the columns'
-    streams are independent)."""
+    Σ_j x_j (its control-variate estimate against j; ``control`` False: its plain mean), with a
+    normal 95% interval (the columns' streams are independent)."""
     from scipy.stats import norm
 
     value = np.zeros(k)
     var = np.zeros(k)
     for j in support:
         sums = columns[j]
-        est, se = cv_from_moments(sums, np.ones(sums["v"].shape[0]), per)
+        est, se = cv_from_moments(sums, np.ones(sums["v"].shape[0]), per, control)
         rows = [i for i in range(k) if i != j]
         value[rows] += mixture[j] * est
         var[rows] += (mixture[j] * se) ** 2
     z = float(norm.ppf(0.5 + CONFIDENCE / 2))
     sd = np.sqrt(var)
     return [{"value": float(v), "low": float(v - z * s), "high": float(v + z * s)} for v, s in zip(value, sd)]
+
+
+def plain_beside(moments: dict[str, dict[int, dict[str, np.ndarray]]], k: int, per: int, fresh_per: int,
+                 support: list[int], mixture: np.ndarray, weights: dict[int, np.ndarray], replicates: int,
+                 blocks: int) -> dict[str, Any]:
+    """The plain estimates from the same block sums, the self-play control left out: the matrix
+    and its standard errors, the equilibrium solved on it with its ε and δ (the same bootstrap
+    ``weights``), and every member's fresh value against the (controlled) mixture; what
+    ``class_game.json``'s ``result.plain`` holds."""
+    matrix = matrix_from(moments["matrix"], k, per, control=False)
+    mixture_plain, value = symmetric_nash((matrix - matrix.T) / 2)
+    replicas = matrix_from(moments["matrix"], k, per, weights, replicates, control=False)
+    epsilon, delta = epsilon_delta(matrix, mixture_plain, replicas, blocks)
+    return {"matrix": matrix.tolist(), "se": entry_errors(moments["matrix"], k, per, control=False).tolist(),
+            "mixture": mixture_plain.tolist(), "value": float(value), "epsilon": epsilon, "delta": delta,
+            "fresh": _fresh_values(moments["fresh"], support, mixture, k, fresh_per, control=False)}
+
+
+def estimator_lines(result: dict[str, Any]) -> list[str]:
+    """The report's section on its estimator: the self-play control variate against the plain
+    mean of the same pairs, entry by entry (the units each saves) and in what it decides."""
+    plain = result.get("plain")
+    if plain is None:  # a result written before the plain estimate was kept beside
+        return []
+    k = result["size"]
+    upper = [(i, j) for j in range(1, k) for i in range(j)]
+    cv_se = np.array([result["se"][i][j] for i, j in upper])
+    plain_se = np.array([plain["se"][i][j] for i, j in upper])
+    ok = cv_se > 0
+    ratio = (plain_se[ok] / cv_se[ok]) ** 2
+    apart = np.array([abs(result["matrix"][i][j] - plain["matrix"][i][j]) for i, j in upper])[ok] / plain_se[ok]
+    members = result["members"]
+    best = max(range(k), key=lambda i: plain["fresh"][i]["value"])
+    same = sorted(np.flatnonzero(np.array(plain["mixture"]) > SUPPORT_TOL).tolist()) == sorted(
+        np.flatnonzero(np.array(result["mixture"]) > SUPPORT_TOL).tolist())
+    return ["## The estimator", "",
+            "Every entry above is estimated with a control variate (`simulator.analysis.stats.estimators."
+            "cv_from_moments`): the column member's self-play on the same mirrored pairs, whose expectation is 0, "
+            "its coefficient the regression slope on the same pairs. The plain mean of the same pairs is computed "
+            "beside it (`plain_from_moments`; `result.plain` in class_game.json holds its matrix, standard errors, "
+            "equilibrium with its ε and δ, and fresh values).", "",
+            f"- Pairs the control saves for the same interval (plain variance over controlled, per entry): median "
+            f"**{np.median(ratio):,.1f}×**, from {ratio.min():,.1f}× to {ratio.max():,.1f}× over {ratio.size} entries.",
+            f"- The two estimates of an entry differ by at most {apart.max():.2f} plain standard errors (median "
+            f"{np.median(apart):.2f}).",
+            f"- The equilibrium of the plain matrix: {mixture_text({**result, 'mixture': plain['mixture']})} "
+            f"({'the same support' if same else 'a different support'}), ε = {plain['epsilon']:.4f} and "
+            f"δ = {plain['delta']:.4f} by the same bootstrap, against ε = {result['epsilon']:.4f} and "
+            f"δ = {result['delta']:.4f} with the control.",
+            f"- On fresh deals, plain: the member that does best against the mixture is {members[best]['name']}: "
+            f"{plain['fresh'][best]['value']:+.4f} [{plain['fresh'][best]['low']:+.4f}, "
+            f"{plain['fresh'][best]['high']:+.4f}].", ""]
 
 
 def _result(spec: ClassSpec, state: dict[str, Any], matrix: np.ndarray, se: np.ndarray, mixture: np.ndarray,
@@ -559,7 +622,7 @@ def write_report(spec: ClassSpec, result: dict[str, Any], out: Path) -> Path:
     for i in range(k):
         cells = ["0" if i == j else f"{result['matrix'][i][j]:+.3f} ({result['se'][i][j]:.3f})" for j in range(k)]
         lines.append(f"| {members[i]['name']} | " + " | ".join(cells) + " |")
-    lines += ["", "Members:", ""] + [f"- {m['name']}: `{m['policy']}`" for m in members]
+    lines += ["", *estimator_lines(result), "Members:", ""] + [f"- {m['name']}: `{m['policy']}`" for m in members]
     path = out / "report.md"
     atomic_write(path, "\n".join(lines) + "\n")
     return path

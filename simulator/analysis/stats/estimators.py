@@ -21,6 +21,7 @@ what decides how many units an interval of a given width costs.
 * ``cv_from_moments``: the same-data regression estimator from block sums of ``x``, ``c`` and
   their products, for studies that keep only moments and resample blocks (the class game's
   bootstrap); its bias is of order 1/n (units per block times blocks) and vanishes.
+  ``plain_from_moments`` is the plain estimate from the same sums, the control left out.
 
 ``deals_ratio(plain, reduced)`` is how many times fewer units the reduced estimate needs for
 the same interval: the ratio of the variances per unit.
@@ -138,14 +139,16 @@ def deals_ratio(reference: Estimate, reduced: Estimate) -> float:
     return float((reference.sd / reduced.sd) ** 2) if reduced.sd > 0 else float("inf")
 
 
-def cv_from_moments(sums: dict[str, np.ndarray], weights: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray]:
+def cv_from_moments(sums: dict[str, np.ndarray], weights: np.ndarray, per: int,
+                    control: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The same-data control-variate estimates of several rows sharing one control, and their
     standard errors, from block sums: ``sums`` holds per block the control's ``v`` and ``vv``
     (sum of c and of c squared) and per row and block ``x``, ``xx``, ``xv`` (shape (rows,
     blocks)); ``per`` units per block; ``weights`` (shape (..., blocks)) weigh the blocks (all
     ones for the sample itself, a bootstrap replicate's counts otherwise).  The control's
     expectation is 0: each row's estimate is ``mean(x) - beta mean(v)`` with beta the regression
-    slope of x on v in the (re)sample.  Shapes out: (..., rows)."""
+    slope of x on v in the (re)sample (``control`` False: beta 0, the plain mean and its
+    standard error, ``plain_from_moments``).  Shapes out: (..., rows)."""
     w = np.asarray(weights, dtype=float)
     n = w.sum(axis=-1, keepdims=True) * per  # units in the (re)sample
     v = (w @ sums["v"])[..., None] / n
@@ -155,7 +158,13 @@ def cv_from_moments(sums: dict[str, np.ndarray], weights: np.ndarray, per: int) 
     xv = (w @ sums["xv"].T) / n
     var_v = vv - v ** 2
     cov = xv - x * v
-    beta = np.where(var_v > 0, cov / np.where(var_v > 0, var_v, 1.0), 0.0)
+    beta = np.where(var_v > 0, cov / np.where(var_v > 0, var_v, 1.0), 0.0) if control else np.zeros_like(cov)
     estimate = x - beta * v
     var_y = np.maximum(xx - x ** 2 - 2 * beta * cov + beta ** 2 * var_v, 0.0)
     return estimate, np.sqrt(var_y / n)
+
+
+def plain_from_moments(sums: dict[str, np.ndarray], weights: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """The plain estimates (each row's mean of x) and their standard errors from the block sums
+    ``cv_from_moments`` reads, the control left out: the figure beside every controlled one."""
+    return cv_from_moments(sums, weights, per, control=False)

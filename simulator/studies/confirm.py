@@ -477,13 +477,14 @@ def _played(cell: Cell, p: dict[str, Any]) -> tuple[int, str, str]:
     return cell.index, p["mode"], p["estimator"]
 
 
-def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]], mode: str, plain: bool = False):
-    """(estimate, low, high, se, units) of the claim from its cells' statistics (with
+def _estimate(stats_by_cell: dict, p: dict[str, Any], plain: bool = False):
+    """(estimate, low, high, se, units) of a plan entry's claim from its cells' statistics (with
     ``plain``, the plain estimate a reduced claim's statistics hold beside the reduced one)."""
+    claim = p["claim"]
     column, how, _ = METRICS[claim.metric][claim.unit]
     parts = []
-    for cell, flipped in cells:
-        stats = stats_by_cell[(cell.index, mode, claim.estimator or "plain")]  # the key ``_played`` makes
+    for cell, flipped in p["cells"]:
+        stats = stats_by_cell[_played(cell, p)]
         stats = stats["plain"] if plain else stats
         parts.append((*_oriented(stats, column, how, flipped), int(stats["n_units"])))
     return _combined(parts)
@@ -491,7 +492,7 @@ def _estimate(stats_by_cell: dict, claim: Claim, cells: list[tuple[Cell, bool]],
 
 def _plain_entry(stats_by_cell: dict, p: dict[str, Any]) -> dict[str, float | None]:
     """The plain estimate of a reduced claim from the same units (its cells' ``plain``)."""
-    est, low, high, _, _ = _estimate(stats_by_cell, p["claim"], p["cells"], p["mode"], plain=True)
+    est, low, high, _, _ = _estimate(stats_by_cell, p, plain=True)
     return {"estimate": _round(est), "low": _round(low), "high": _round(high)}
 
 
@@ -576,7 +577,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
                 log(f"original: cell {cell.index} ({cell.a} vs {cell.b}, {cell.variant}), {size:,} {p['mode']}"
                     + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
                 originals[key] = play(cell, p, size, derive_seed(exp.seed, cell.index))
-        est, low, high, se, units = _estimate(originals, p["claim"], p["cells"], p["mode"])
+        est, low, high, se, units = _estimate(originals, p)
         sd = se * math.sqrt(units) if math.isfinite(se) else 0.0  # per unit of every cell (the field's mean)
         p.update(se=se, sd=sd, original={"estimate": est, "low": low, "high": high,
                                          "n": sum(int(originals[_played(c, p)][count[p["mode"]]])
@@ -604,8 +605,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
                     + ("" if p["estimator"] == "plain" else f", estimator {p['estimator']}"))
                 confirmations[key] = play(cell, p, sizes[key], derive_seed(seed, cell.index))
     for p in plan:
-        claim, mode = p["claim"], p["mode"]
-        est, low, high, se, units = _estimate(confirmations, claim, p["cells"], mode)
+        est, low, high, se, units = _estimate(confirmations, p)
         p["confirmation"] = {"estimate": est, "low": low, "high": high,
                              "n": sum(sizes[_played(c, p)] for c, _ in p["cells"]), "seed": seed}
         if p["estimator"] != "plain":

@@ -117,7 +117,7 @@ def curve(quick: bool = False, candidates: tuple[str, ...] | None = None, sample
             spec = candidate_spec(name, s)
             versus = {opp: {"share": float(st["win_prob"].iloc[0]), "low": float(st["win_prob_ci_low"].iloc[0]),
                             "high": float(st["win_prob_ci_high"].iloc[0])} for opp, st, _ in mine}
-            low = family_minimum(stats.assign(a=spec), spec, [m for m in members if m in versus])
+            low = family_minimum(stats, spec, [m for m in members if m in versus])
             family = None if low is None else {"share": low.value, "member": low.member, "low": low.low,
                                                "high": low.high, "members": low.measured}
             clears = (family is not None and family["share"] >= BAR_FAMILY

@@ -145,9 +145,26 @@ def test_no_member_beats_the_class_mixture_on_fresh_seeds_by_more_than_epsilon(t
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume"]) == 0
     text = capsys.readouterr().out
     assert "mixture:" in text and "epsilon (95% upper bound" in text and "matrix: 5 x 5" in text
+    assert "estimates: the self-play control variate" in text
     # the resume played nothing: the same deals, the same result
     again = json.loads((out / "class_game.json").read_text())["result"]
     assert again["deals"] == result["deals"] and again["epsilon"] == result["epsilon"]
+    assert run["estimator"] == "control" and run["epsilon"] == result["epsilon"]
+    # --plain gives every figure's plain estimate from the same pairs, and writes nothing new
+    kept = (out / "class_game.json").read_bytes()
+    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume", "--plain", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate(doc, "equilibrium")
+    flat = doc["results"][0]
+    assert flat["estimator"] == "plain" and flat["epsilon"] == plain["epsilon"] and flat["delta"] == plain["delta"]
+    weights = {m["policy"]: m["weight"] for m in flat["mixture"]}
+    assert [weights.get(m["policy"], 0.0) for m in result["members"]] == pytest.approx(plain["mixture"])
+    best = max(plain["fresh"], key=lambda f: f["value"])
+    assert flat["fresh_best"]["value"]["estimate"] == pytest.approx(best["value"])
+    assert flat["support_bootstrap"] == plain["bootstrap"]["supports"][:10]
+    assert (out / "class_game.json").read_bytes() == kept
+    assert main(["equilibrium", str(spec), "--out", str(out), "--quiet", "--resume", "--plain"]) == 0
+    assert "estimates: the plain mean of the same pairs" in capsys.readouterr().out
     # without --resume the directory is refused; with another spec, the resume is refused
     assert main(["equilibrium", str(spec), "--out", str(out), "--quiet"]) == 2
     assert "--resume" in capsys.readouterr().err

@@ -32,6 +32,14 @@ def test_neighbouring_thresholds_need_many_times_fewer_pairs():
     assert abs(m.reduced.value - m.plain.value) < 2 * m.plain.se
 
 
+def test_a_games_self_play_control_is_centred_on_half_the_games():
+    """In whole games a self-play wins half the games in expectation, not none: the control is
+    its share less ½, so the reduced share of games won stays where the plain one is."""
+    m = controls.measure(K11, K12, "classic", "game", 300, 43, control="self")
+    assert abs(m.reduced.value - m.plain.value) < 2 * m.plain.se
+    assert 0.3 < m.reduced.value < 0.7 and m.deals_ratio > 1
+
+
 def test_bad_control_is_refused():
     with pytest.raises(ValueError, match="control must be one of draws, self, self_a, self_b, draws\\+self, "):
         controls.measure(K11, K12, "classic", "hand", 100, 1, control="mirror")

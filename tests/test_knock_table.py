@@ -142,12 +142,57 @@ def test_the_table_study_runs_reports_and_resumes(tmp_path, capsys):
     assert len(result["against_members"]) == 4 and len(result["table"]) == kt.N_CELLS
     report = (tmp_path / "table" / "report.md").read_text()
     assert "a LOWER bound" in report and "heatmap.png" in report
+    # the plain estimate of every fresh figure beside the controlled one, from the same pairs
+    plain = result["plain"]
+    assert len(plain["against_members"]) == len(result["against_members"]) == len(plain["members_against_table"])
+    for controlled, p in [(result["exploitability_lower_bound"], plain["exploitability_lower_bound"]),
+                          (result["against_draw_only_equilibrium"], plain["against_draw_only_equilibrium"]),
+                          *zip(result["against_members"], plain["against_members"]),
+                          *zip(result["members_against_table"], plain["members_against_table"])]:
+        assert abs(controlled["value"] - p["value"]) < 4 * p["se"] and p["se"] > 0
+    assert plain["against_draw_only_equilibrium"]["se"] > result["against_draw_only_equilibrium"]["se"]
+    assert "## The estimator" in report and "pairs the control saves" in report
+    assert run["estimator"] == "control"
     assert (tmp_path / "table" / "heatmap.png").stat().st_size > 10_000
     # a resume plays nothing more
     assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "table"), "--quiet", "--resume"]) == 0
     assert "a LOWER bound" in capsys.readouterr().out
     again = json.loads((tmp_path / "table" / "knock_table.json").read_text())["result"]
     assert again["deals"] == result["deals"] and again["table_spec"] == result["table_spec"]
+    # --plain: the fresh figures' plain estimates, from the same pairs
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "table"), "--quiet", "--resume", "--plain",
+                 "--json"]) == 0
+    flat = json.loads(capsys.readouterr().out)
+    validate(flat, "equilibrium")
+    flat = flat["results"][0]
+    assert flat["estimator"] == "plain"
+    assert flat["against_draw_only_equilibrium"]["estimate"] == pytest.approx(
+        plain["against_draw_only_equilibrium"]["value"])
+    assert flat["exploitability_lower_bound"]["estimate"] == pytest.approx(plain["exploitability_lower_bound"]["value"])
+    assert flat["best_member_against_table"]["value"]["estimate"] == pytest.approx(
+        max(r["value"] for r in plain["members_against_table"]))
+    # a study kept before the plain estimate was: --resume plays its fresh comparisons again on their
+    # streams, checks they give the kept figures, and keeps the plain ones beside
+    path = tmp_path / "table" / "knock_table.json"
+    state = json.loads(path.read_text())
+    for key in ("against_member", "against_table"):
+        for row in state["fresh"][key]:
+            del row["plain"]
+    state["result"]["plain"] = None
+    path.write_text(json.dumps(state))
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "table"), "--quiet", "--resume",
+                 "--plain"]) == 0
+    assert "estimates on fresh deals: the plain mean of the same pairs" in capsys.readouterr().out
+    again = json.loads(path.read_text())["result"]
+    assert again["plain"] == plain and again["against_members"] == result["against_members"]
+    state = json.loads(path.read_text())
+    for key in ("against_member", "against_table"):
+        for row in state["fresh"][key]:
+            del row["plain"]
+    state["fresh"]["against_table"][0]["value"] += 0.001
+    path.write_text(json.dumps(state))
+    assert main(["equilibrium", str(table_spec), "--out", str(tmp_path / "table"), "--quiet", "--resume"]) == 2
+    assert "differ from the kept ones" in capsys.readouterr().err
 
 
 def test_a_table_study_killed_in_fictitious_play_resumes_to_the_same_result(tmp_path, monkeypatch, capsys):

@@ -495,16 +495,38 @@ def plain_beside(moments: dict[str, dict[int, dict[str, np.ndarray]]], k: int, p
                  support: list[int], mixture: np.ndarray, weights: dict[int, np.ndarray], replicates: int,
                  blocks: int) -> dict[str, Any]:
     """The plain estimates from the same block sums, the self-play control left out: the matrix
-    and its standard errors, the equilibrium solved on it with its ε and δ (the same bootstrap
-    ``weights``), and every member's fresh value against the (controlled) mixture; what
+    and its standard errors, the equilibrium solved on it with its ε, δ and the bootstrap
+    distribution of its support (``certify``, the same bootstrap ``weights``), and every
+    member's fresh value against the published (controlled) ``mixture``; what
     ``class_game.json``'s ``result.plain`` holds."""
     matrix = matrix_from(moments["matrix"], k, per, control=False)
     mixture_plain, value = symmetric_nash((matrix - matrix.T) / 2)
     replicas = matrix_from(moments["matrix"], k, per, weights, replicates, control=False)
-    epsilon, delta = epsilon_delta(matrix, mixture_plain, replicas, blocks)
+    cert = certify(matrix, mixture_plain, replicas, blocks)
+    fresh = _fresh_values(moments["fresh"], support, mixture, k, fresh_per, control=False)
+    best = max(range(k), key=lambda i: fresh[i]["value"])
     return {"matrix": matrix.tolist(), "se": entry_errors(moments["matrix"], k, per, control=False).tolist(),
-            "mixture": mixture_plain.tolist(), "value": float(value), "epsilon": epsilon, "delta": delta,
-            "fresh": _fresh_values(moments["fresh"], support, mixture, k, fresh_per, control=False)}
+            "mixture": mixture_plain.tolist(), "value": float(value), "epsilon": cert["epsilon"],
+            "delta": cert["delta"], "bootstrap": cert, "fresh": fresh,
+            "fresh_best": {"member": best, **fresh[best]}}
+
+
+def plain_view(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with every figure ``ginsim equilibrium`` prints and records replaced by its
+    plain estimate from the same pairs (``result.plain``; ``--plain``): the mixture of the plain
+    matrix with its ε, δ and support bootstrap, and the fresh values, against the published
+    mixture, of the plain means.  A result written before the plain estimate was kept is
+    refused with one line."""
+    plain = result.get("plain")
+    if plain is None or "fresh_best" not in plain:
+        raise ClassGameError(f"{result['name']}: its class_game.json keeps no plain estimate beside the controlled "
+                             f"one; ginsim equilibrium SPEC --resume rewrites it from its moments")
+    return {**result, **{key: plain[key] for key in ("matrix", "se", "mixture", "value", "epsilon", "delta",
+                                                     "fresh", "fresh_best")},
+            "bootstrap": plain["bootstrap"], "gains": plain["bootstrap"]["gains"],
+            "epsilon_met": plain["epsilon"] <= result["epsilon_target"],
+            "fresh_within_epsilon": plain["fresh_best"]["value"] <= plain["epsilon"],
+            "fresh_above_epsilon": [i for i, f in enumerate(plain["fresh"]) if f["low"] > plain["epsilon"]]}
 
 
 def estimator_lines(result: dict[str, Any]) -> list[str]:
@@ -662,12 +684,20 @@ def write_sections(path: str | Path, title: str, sections: list[list[str]], erro
 
 # ----------------------------------------------------------------------------- what ginsim equilibrium prints
 
-def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str]:
+#: how ``ginsim equilibrium`` names each estimator of a class game's or knock table's figures
+ESTIMATORS = {"control": "the self-play control variate", "plain": "the plain mean of the same pairs"}
+
+
+def summary_lines(result: dict[str, Any], seconds: float, out: Path, plain: bool = False) -> list[str]:
     """The lines ``ginsim equilibrium`` prints for one class game's ``result`` (played in
-    ``seconds`` into ``out``): the mixture, epsilon and the matrix size."""
-    r, best = result, result["fresh_best"]
+    ``seconds`` into ``out``): the mixture, epsilon and the matrix size; ``plain``: each
+    figure's plain estimate (``plain_view``)."""
+    r = plain_view(result) if plain else result
+    best = r["fresh_best"]
     return [
         f"{r['name']}: equilibrium within {r['class']} under {r['rules_label']}",
+        f"  estimates: {ESTIMATORS['plain' if plain else 'control']}"
+        + (" (against the published mixture on fresh deals)" if plain else " (--plain: the plain mean beside it)"),
         f"  mixture: {mixture_text(r, 3)}",
         f"  epsilon (95% upper bound on any member's gain against the mixture): {r['epsilon']:.4f} points per hand "
         f"(target {r['epsilon_target']:g}: {'met' if r['epsilon_met'] else 'NOT met'}); delta {r['delta']:.4f}",
@@ -678,13 +708,16 @@ def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str
         f"  ({seconds:.1f} s; report: {out / 'report.md'})"]
 
 
-def json_record(result: dict[str, Any], seconds: float, out: Path) -> dict[str, Any]:
-    """One class game's record in ``ginsim equilibrium --json`` (docs/cli.md)."""
+def json_record(result: dict[str, Any], seconds: float, out: Path, plain: bool = False) -> dict[str, Any]:
+    """One class game's record in ``ginsim equilibrium --json`` (docs/cli.md); ``plain``: each
+    figure's plain estimate (``plain_view``)."""
     from ..analysis.summary import estimate
 
-    r, best = result, result["fresh_best"]
+    r = plain_view(result) if plain else result
+    best = r["fresh_best"]
     return {
         "name": r["name"], "out": str(out), "rules": r["rules_label"], "method": "class",
+        "estimator": "plain" if plain else "control",
         "members": [{"name": m["name"], "policy": m["policy"]} for m in r["members"]],
         "mixture": [{"policy": m["policy"], "weight": w} for m, w in zip(r["members"], r["mixture"]) if w > 0],
         "epsilon": r["epsilon"], "delta": r["delta"], "epsilon_target": r["epsilon_target"],

@@ -148,6 +148,11 @@ EQUILIBRIUM = StudyCommand(
         option("--resume", action="store_true",
                help="continue a run in the output directory after an interruption (even kill -9), or "
                     "rewrite a finished one's outputs (default: refuse a directory holding a run)"),
+        option("--plain", action="store_true",
+               help="print (and record in --json) the plain mean of the same pairs for every figure a class game "
+                    "or knock table estimates with its self-play control variate: the plain matrix's equilibrium, "
+                    "epsilon and support, the fresh values; files are unchanged, they hold both (default: the "
+                    "controlled estimates; a double oracle's figures are plain means either way)"),
         _QUIET,
     ),
     specs="spec", plays_many=True, json=True)

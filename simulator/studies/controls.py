@@ -14,8 +14,9 @@ The controls with an exactly known expectation that ginsim can play today:
 * ``self``: **each player's self-play on the same mirrored pairs** (A against A, B against B,
   the same decks and decision streams as A against B); ``self_a`` and ``self_b`` play only one
   of them (the cheaper player's, when one player's decisions cost far more than the other's).
-  Its expectation is 0: in self-play the two seatings of a mirrored pair are exchangeable
-  (docs/rules.md, "Scoring": the game is zero-sum).  Where the two players play alike, most of what decides A against B decides
+  Its expectation is known: in self-play the two seatings of a mirrored pair are exchangeable
+  (docs/rules.md, "Scoring": the game is zero-sum), so A's net points per hand average 0 and
+  A wins half the games (``SELF_PLAY_MEAN``; the control is the self-play's value less it).  Where the two players play alike, most of what decides A against B decides
   the self-plays too and the estimate's variance falls many-fold (neighbouring knock
   thresholds: about 40 times); where they play differently it explains next to nothing, and
   the two extra plays cost twice the CPU of the matchup itself.
@@ -39,6 +40,9 @@ from . import draw_values
 
 #: the self-play controls: name -> whose self-play (A's, B's)
 SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
+#: the expectation of a self-play's value per mirrored pair, by unit: net points per hand to
+#: A, and the share of games A wins
+SELF_PLAY_MEAN = {"hand": 0.0, "game": 0.5}
 #: every control a matchup can be played with
 CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
 
@@ -111,7 +115,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
         controls[name] = luck
     mine = [spec for spec, used in zip((spec_a, spec_b), SELF_PLAY.get(parts[-1], (False, False))) if used]
     controls.update({f"{spec} against itself": pair_values(spec, spec, rules, unit, 2 * len(x), seed)
-                     for spec in dict.fromkeys(mine)})
+                     - SELF_PLAY_MEAN[unit] for spec in dict.fromkeys(mine)})
     return est.with_controls(x, controls), time.process_time() - start
 
 

@@ -55,7 +55,8 @@ from ..core.constants import (
     R_TARGET,
 )
 from ..core.hand_reading import hand_of_nb, knock_limit_nb, score_before_nb, stock_card_nb, stock_place_nb
-from ..core.melds import best_discard_nb, min_deadwood_nb
+from ..core.cards import CARD_VALUE
+from ..core.melds import best_discard_nb, discard_deadwoods_nb, melds_with_card_nb, min_deadwood_nb
 from ..core.scoring import points_to_seat_nb
 from ..engine import loop as builtin_loop
 from ..engine.factory import bound, with_loop
@@ -108,6 +109,15 @@ def luck_kernels(engine: ModuleType) -> ModuleType:
     return with_loop(TEMPLATE, "ginsim_draw_luck", engine)
 
 
+@HOT
+def isolated_deadwood_nb(kept, one_out, card):
+    """The least deadwood after the best discard of a ten-card hand plus ``card``, a card that
+    melds with none of the hand's (``melds_with_card_nb`` false): the hand's own least deadwood
+    ``kept`` (the card discarded), or the card's value on top of ``one_out``, the least deadwood
+    of the hand less its best discard (the card kept).  ``best_discard_nb`` gives the same."""
+    return min(kept, one_out + CARD_VALUE[card])
+
+
 @MERGED
 def draw_luck_nb(state, seat, card, first, values):
     """The luck of ``seat``'s draw of ``card`` from the stock, whose cards before the draw
@@ -119,11 +129,18 @@ def draw_luck_nb(state, seat, card, first, values):
     _, n, _ = stock_place_nb(state)
     left = n - first - 1  # the stock left after the draw, whichever card it was
     limit = knock_limit_nb(state)
+    # a card that melds with no card of the hand is discarded, or kept at its full value in
+    # place of the hand's best discard: its deadwood needs no search (``isolated_deadwood_nb``)
+    kept = min_deadwood_nb(before)
+    one_out, _ = discard_deadwoods_nb(before, before)
     total = 0.0
     drawn_cell = np.int64(-1)
     for k in range(first, n):
         c = stock_card_nb(state, k)
-        _, mine = best_discard_nb(before | (np.int64(1) << c), np.int64(-1))
+        if melds_with_card_nb(before, c):
+            _, mine = best_discard_nb(before | (np.int64(1) << c), np.int64(-1))
+        else:
+            mine = isolated_deadwood_nb(kept, one_out, c)
         cell = cell_nb(mine, opponent, left, limit)
         total += values[cell]
         if c == card:

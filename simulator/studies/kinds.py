@@ -53,7 +53,8 @@ VERBS = ("load", "run", "headline", "summary", "to_json", "report", "reproduce",
 class Played:
     """A spec played by its kind: the loaded ``spec``, the ``result``, the wall-clock
     ``seconds`` it took, the directory ``out`` its outputs are in, the spec's file ``path``
-    (None: a default spec) and the ``files`` it wrote that its lines name."""
+    (None: a default spec), the ``files`` it wrote that its lines name, and whether its lines
+    and record give the ``plain`` estimate of figures the study reduces (``--plain``)."""
 
     kind: Kind
     spec: Any
@@ -62,6 +63,7 @@ class Played:
     out: Path
     path: Path | None = None
     files: tuple[str, ...] = ()
+    plain: bool = False
 
 
 def _log(options: Options) -> Callable[[str], None] | None:
@@ -292,6 +294,9 @@ class _EquilibriumPart(Kind):
 
     #: the study's module in this package
     module_name = ""
+    #: whether its figures are estimated with a control variate, the plain mean kept beside
+    #: (its module's lines and record then take ``plain``, which ``--plain`` sets)
+    reduced = True
 
     def module(self) -> Any:
         import importlib
@@ -299,16 +304,20 @@ class _EquilibriumPart(Kind):
         return importlib.import_module(f"{__package__}.{self.module_name}")
 
     def played(self, spec: Any, options: Options, path: Path | None, start: float, result: Any) -> Played:
-        return Played(self, spec, result, time.perf_counter() - start, self.module().out_dir(spec, options.out), path)
+        return Played(self, spec, result, time.perf_counter() - start, self.module().out_dir(spec, options.out), path,
+                      plain=self.reduced and bool(getattr(options, "plain", False)))
+
+    def _estimator(self, played: Played) -> dict[str, bool]:
+        return {"plain": played.plain} if self.reduced else {}
 
     def headline(self, played: Played) -> str:
         return self.summary(played)[0]
 
     def summary(self, played: Played) -> list[str]:
-        return self.module().summary_lines(played.result, played.seconds, played.out)
+        return self.module().summary_lines(played.result, played.seconds, played.out, **self._estimator(played))
 
     def to_json(self, played: Played) -> dict[str, Any]:
-        return self.module().json_record(played.result, played.seconds, played.out)
+        return self.module().json_record(played.result, played.seconds, played.out, **self._estimator(played))
 
     def write_summary(self, played: list[Played], path: str | Path) -> Path:
         """Class games and knock tables share one file, a section each (class games first)."""
@@ -368,6 +377,7 @@ class Equilibrium(_EquilibriumPart):
     name, label, output = "equilibrium", "an equilibrium spec", "equilibrium.json"
     without_method = "a double oracle"
     module_name = "equilibrium"
+    reduced = False  # its payoffs are plain means already
 
     def load(self, path: Path | None, options: Options) -> Any:
         from .equilibrium import load_equilibrium

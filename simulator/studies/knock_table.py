@@ -348,6 +348,14 @@ def _run_locked(spec: TableSpec, draw_only: dict[str, Any], out: Path, resume: b
         state["cpu_seconds"] += time.process_time() - cpu
         state["deals"] += state["fresh"]["deals"]
         save()
+    elif not _has_plain(state["fresh"]):
+        log(f"{spec.name}: the fresh comparisons, kept without their plain estimate, played again on their streams")
+        again = _fresh(spec, members, kt.spec_of(table), kt.spec_of(best))
+        if _without_plain(again) != state["fresh"]:
+            raise KnockTableError(f"{out / STATE}: the fresh comparisons played again differ from the kept ones; "
+                                  f"this ginsim does not play them as the one that wrote them")
+        state["fresh"] = again
+        save()
     result = _result(spec, state, draw_only, table, best)
     state["result"] = result
     save()
@@ -356,25 +364,42 @@ def _run_locked(spec: TableSpec, draw_only: dict[str, Any], out: Path, resume: b
     return result
 
 
+def _has_plain(fresh: dict[str, Any]) -> bool:
+    """Whether kept fresh comparisons hold the plain estimate beside each controlled one."""
+    return all("plain" in r for r in (*fresh["against_member"], *fresh["against_table"]))
+
+
+def _without_plain(fresh: dict[str, Any]) -> dict[str, Any]:
+    """Fresh comparisons as they were kept before the plain estimate was kept beside."""
+    return {key: [{k: v for k, v in r.items() if k != "plain"} for r in rows] if isinstance(rows, list) else rows
+            for key, rows in fresh.items()}
+
+
 def _fresh(spec: TableSpec, members: list[str], table: str, best: str) -> dict[str, Any]:
     """On fresh streams, with the self-play control variate (``class_game.play_column``):
     the table against each draw-only member (column: the member), each draw-only member and
     the best response against the table (column: the table)."""
-    from ..analysis.stats.estimators import cv_from_moments
+    from ..analysis.stats.estimators import cv_from_moments, plain_from_moments
     from .class_game import play_column, policy_field
 
     policies = [*members, table, best]
     k = len(members)
     field_ = policy_field(f"{spec.name}_fresh", spec.rules, spec.seed, spec.limit, policies, spec.path)
     per = spec.fresh_pairs // FRESH_BLOCKS
+    ones = np.ones(FRESH_BLOCKS)
+
+    def estimates(sums: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+        est, se = cv_from_moments(sums, ones, per)
+        plain, plain_se = plain_from_moments(sums, ones, per)
+        return [{"value": float(e), "se": float(s), "plain": {"value": float(pe), "se": float(ps)}}
+                for e, s, pe, ps in zip(est, se, plain, plain_se)]
+
     rows: dict[str, Any] = {"against_member": [], "against_table": []}
     for j in range(k):
-        sums = play_column(field_, policies, j, [k], spec.fresh_pairs, FRESH_BLOCKS, "fresh")
-        est, se = cv_from_moments(sums, np.ones(FRESH_BLOCKS), per)
-        rows["against_member"].append({"value": float(est[0]), "se": float(se[0])})
-    sums = play_column(field_, policies, k, [*range(k), k + 1], spec.fresh_pairs, FRESH_BLOCKS, "fresh")
-    est, se = cv_from_moments(sums, np.ones(FRESH_BLOCKS), per)
-    rows["against_table"] = [{"value": float(e), "se": float(s)} for e, s in zip(est, se)]
+        rows["against_member"] += estimates(play_column(field_, policies, j, [k], spec.fresh_pairs, FRESH_BLOCKS,
+                                                        "fresh"))
+    rows["against_table"] = estimates(play_column(field_, policies, k, [*range(k), k + 1], spec.fresh_pairs,
+                                                  FRESH_BLOCKS, "fresh"))
     rows["deals"] = 2 * spec.fresh_pairs * (2 * k + k + 2)
     return rows
 
@@ -386,6 +411,22 @@ def _interval(value: float, se: float) -> dict[str, float]:
     return {"value": value, "low": value - z * se, "high": value + z * se, "se": se}
 
 
+def _figures(draw_only: dict[str, Any], mixture: np.ndarray, vs_member: list[dict[str, float]],
+             on_table: list[dict[str, float]], k: int) -> dict[str, Any]:
+    """The study's intervals from one estimate of each fresh comparison (``value``, ``se``):
+    the best response against the table, the table against the draw-only mixture (its members'
+    values weighed by the mixture), the table against each member and each member against it."""
+    members = draw_only["members"]
+    return {"exploitability_lower_bound": _interval(on_table[k]["value"], on_table[k]["se"]),
+            "against_draw_only_equilibrium": _interval(
+                float(sum(w * r["value"] for w, r in zip(mixture, vs_member))),
+                float(np.sqrt(sum((w * r["se"]) ** 2 for w, r in zip(mixture, vs_member))))),
+            "against_members": [{"name": m["name"], **_interval(r["value"], r["se"])}
+                                for m, r in zip(members, vs_member)],
+            "members_against_table": [{"name": m["name"], **_interval(r["value"], r["se"])}
+                                      for m, r in zip(members, on_table[:k])]}
+
+
 def _result(spec: TableSpec, state: dict[str, Any], draw_only: dict[str, Any], table: np.ndarray,
             best: np.ndarray) -> dict[str, Any]:
     """What ``knock_table.json``'s ``result`` holds."""
@@ -394,28 +435,25 @@ def _result(spec: TableSpec, state: dict[str, Any], draw_only: dict[str, Any], t
     fresh = state["fresh"]
     mixture = np.array(draw_only["mixture"])
     vs_member = fresh["against_member"]
-    value = float(sum(w * r["value"] for w, r in zip(mixture, vs_member)))
-    se = float(np.sqrt(sum((w * r["se"]) ** 2 for w, r in zip(mixture, vs_member))))
     on_table = fresh["against_table"]
     k = len(draw_only["members"])
     best_member = max(range(k), key=lambda i: on_table[i]["value"])
+    plain = None
+    if _has_plain(fresh):  # fresh rows kept before the plain estimate was: none (--resume plays them again)
+        plain = _figures(draw_only, mixture, [r["plain"] for r in vs_member], [r["plain"] for r in on_table], k)
     return {
         "name": spec.name, "spec_file": spec.path, "rules": spec.rules, "rules_label": spec.rules_label,
         "seed": spec.seed, "limit": spec.limit, "abstraction": {
             "deadwood_width": kt.deadwood_width(spec.limit), "deadwood_buckets": kt.DEADWOOD_BUCKETS,
             "draw_buckets": [list(b) for b in kt.DRAW_BUCKETS], "signals": kt.SIGNALS, "cells": kt.N_CELLS},
         "table": table.tolist(), "table_spec": kt.spec_of(table), "best_response": kt.spec_of(best),
-        "exploitability_lower_bound": _interval(on_table[k]["value"], on_table[k]["se"]),
-        "against_draw_only_equilibrium": _interval(value, se),
+        **_figures(draw_only, mixture, vs_member, on_table, k),
         "draw_only_mixture": [{"name": m["name"], "policy": m["policy"], "weight": w}
                               for m, w in zip(draw_only["members"], mixture) if w > 1e-6],
         "draw_only_epsilon": draw_only["epsilon"],
-        "against_members": [{"name": m["name"], **_interval(r["value"], r["se"])}
-                            for m, r in zip(draw_only["members"], vs_member)],
-        "members_against_table": [{"name": m["name"], **_interval(r["value"], r["se"])}
-                                  for m, r in zip(draw_only["members"], on_table[:k])],
         "best_member_against_table": {"name": draw_only["members"][best_member]["name"],
                                       **_interval(on_table[best_member]["value"], on_table[best_member]["se"])},
+        "plain": plain,
         "iterations": state["iterations"],
         "exploitability_train": state["iterations"][-1]["exploitability_train"],
         "best_response_search_gain": state["best_response"]["search_gain"],
@@ -475,6 +513,33 @@ def _fmt(r: dict[str, float]) -> str:
     return f"{r['value']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}]"
 
 
+def estimator_lines(result: dict[str, Any]) -> list[str]:
+    """The report's section on its estimator: each fresh figure with the self-play control and
+    plain from the same pairs, and the pairs the control saves."""
+    plain = result.get("plain")
+    if plain is None:  # a result whose fresh rows were kept before the plain estimate was
+        return []
+    rows = [("best response against the table", result["exploitability_lower_bound"],
+             plain["exploitability_lower_bound"]),
+            ("table against the draw-only equilibrium", result["against_draw_only_equilibrium"],
+             plain["against_draw_only_equilibrium"])]
+    rows += [(f"table against {a['name']}", a, p) for a, p in zip(result["against_members"], plain["against_members"])]
+    rows += [(f"{a['name']} against the table", a, p)
+             for a, p in zip(result["members_against_table"], plain["members_against_table"])]
+    saves = [(p["se"] / controlled["se"]) ** 2 if controlled["se"] > 0 else float("inf") for _, controlled, p in rows]
+    lines = ["## The estimator", "",
+             "Every figure on fresh deals is estimated with a control variate (`simulator.analysis.stats.estimators."
+             "cv_from_moments`): the column player's self-play on the same mirrored pairs, whose expectation is 0, "
+             "its coefficient the regression slope on the same pairs. The plain mean of the same pairs is computed "
+             "beside it (`plain_from_moments`; `result.plain` in knock_table.json). The control saves a median of "
+             f"**{np.median(saves):,.1f}×** the pairs for the same interval, from {min(saves):,.1f}× to "
+             f"{max(saves):,.1f}× over the {len(saves)} figures.", "",
+             "| figure | with the control | plain | pairs the control saves |", "|---|---:|---:|---:|"]
+    for (name, controlled, p), saved in zip(rows, saves):
+        lines.append(f"| {name} | {_fmt(controlled)} | {_fmt(p)} | {saved:,.1f}× |")
+    return lines + [""]
+
+
 def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
     """``OUT/report.md``: the abstraction and method, the exploitability's lower bound, what
     state-dependence is worth against the draw-only class, the heat map and the convergence."""
@@ -523,7 +588,7 @@ def write_report(spec: TableSpec, result: dict[str, Any], out: Path) -> Path:
               "| member | table against it | it against the table |", "|---|---:|---:|"]
     for a, b in zip(result["against_members"], result["members_against_table"]):
         lines.append(f"| {a['name']} | {_fmt(a)} | {_fmt(b)} |")
-    lines += ["", "## Convergence", "",
+    lines += ["", *estimator_lines(result), "## Convergence", "",
               "The table after each number of iterations, rounded to sevenths, against the best response found on "
               "the training deals (exact there; single-cell flips from four starts).", "",
               "| iteration | flips of the pure response | best response's gain on the training deals |",
@@ -555,17 +620,34 @@ def table_summary_lines(results: list[dict[str, Any]]) -> list[str]:
 
 # ----------------------------------------------------------------------------- what ginsim equilibrium prints
 
-def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str]:
+def plain_view(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with every fresh figure replaced by its plain estimate from the same pairs
+    (``result.plain``; ``--plain``), the best draw-only member against the table picked among
+    the plain ones.  A result whose fresh rows were kept before the plain estimate was is
+    refused with one line."""
+    plain = result.get("plain")
+    if plain is None:
+        raise KnockTableError(f"{result['name']}: its knock_table.json keeps no plain estimate beside the controlled "
+                              f"one; ginsim equilibrium SPEC --resume plays its fresh comparisons again")
+    best = max(plain["members_against_table"], key=lambda r: r["value"])
+    return {**result, **plain, "best_member_against_table": best}
+
+
+def summary_lines(result: dict[str, Any], seconds: float, out: Path, plain: bool = False) -> list[str]:
     """The lines ``ginsim equilibrium`` prints for one knock table's ``result`` (played in
     ``seconds`` into ``out``): its value against the draw-only equilibrium and its
-    exploitability's lower bound."""
+    exploitability's lower bound; ``plain``: their plain estimates (``plain_view``)."""
     from strategies import display_spec
 
-    r = result
+    from .class_game import ESTIMATORS
+
+    r = plain_view(result) if plain else result
     vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
     return [
         f"{r['name']}: a knock table over deadwood x draws x opponent pickups under {r['rules_label']} "
         f"(fictitious play, {r['iterations'][-1]['iteration']:,} iterations on {r['train_pairs']:,} recorded pairs)",
+        f"  estimates on fresh deals: {ESTIMATORS['plain' if plain else 'control']}"
+        + ("" if plain else " (--plain: the plain mean beside it)"),
         f"  against the draw-only class equilibrium: {vs['value']:+.4f} [{vs['low']:+.4f}, {vs['high']:+.4f}] "
         f"points per hand",
         f"  best draw-only member against it ({best['name']}): {best['value']:+.4f} [{best['low']:+.4f}, "
@@ -577,14 +659,16 @@ def summary_lines(result: dict[str, Any], seconds: float, out: Path) -> list[str
         f"  ({seconds:.1f} s, {r['cpu_seconds']:,.1f} s CPU; report: {out / 'report.md'})"]
 
 
-def json_record(result: dict[str, Any], seconds: float, out: Path) -> dict[str, Any]:
-    """One knock table's record in ``ginsim equilibrium --json`` (docs/cli.md)."""
+def json_record(result: dict[str, Any], seconds: float, out: Path, plain: bool = False) -> dict[str, Any]:
+    """One knock table's record in ``ginsim equilibrium --json`` (docs/cli.md); ``plain``: the
+    fresh figures' plain estimates (``plain_view``)."""
     from ..analysis.summary import estimate
 
-    r = result
+    r = plain_view(result) if plain else result
     vs, ex, best = r["against_draw_only_equilibrium"], r["exploitability_lower_bound"], r["best_member_against_table"]
     return {
         "name": r["name"], "out": str(out), "rules": r["rules_label"], "method": "table",
+        "estimator": "plain" if plain else "control",
         "table": r["table_spec"], "best_response": r["best_response"],
         "against_draw_only_equilibrium": estimate(vs["value"], vs["low"], vs["high"], r["fresh_pairs"], "pair"),
         "exploitability_lower_bound": estimate(ex["value"], ex["low"], ex["high"], r["fresh_pairs"], "pair"),

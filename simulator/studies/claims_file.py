@@ -22,6 +22,7 @@ from typing import Any
 from ..analysis.claims import ASSERTIONS, METRICS
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.experiment import read_toml_file
+from .controls import CONTROLS
 from .ledger import MARGIN_SOURCES
 from .record import claim_region
 
@@ -51,8 +52,8 @@ class Claim:
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
     opponent: str | None = None  # a decision_loss claim: the opponent both players meet
     margin_from: str | None = None  # where the margin came from (recorded at registration, not content)
-    estimator: str | None = None  # "draws": confirmed with the draws' luck as a control (None: plain)
-    tables: list[str] | None = None  # with estimator "draws": the fitted tables it reads, NAME:SHA256
+    estimator: str | None = None  # a control of ``controls.CONTROLS`` it is confirmed with (None, "plain": none)
+    tables: list[str] | None = None  # with the draws' luck in its estimator: the fitted tables it reads, NAME:SHA256
 
 
     def table(self) -> dict[str, Any]:
@@ -97,8 +98,10 @@ def _tables(value: list | None, values: dict[str, Any], fail) -> list | None:
 
 #: a fitted table named in a claim: its name and version, and its full sha256
 TABLE_NAME = re.compile(r"(draw_values|win_values)_[1-9][0-9]*:[0-9a-f]{64}")
-#: the estimators a claim may be confirmed with, and the (metric, unit) pairs the draws' one measures
-ESTIMATORS = ("plain", "draws")
+#: the estimators a claim may be confirmed with: the plain mean, or a control of
+#: ``simulator.studies.controls`` (the draws' luck, a self-play, or both); the (metric, unit)
+#: pairs a control measures, and the kinds of table the draws read for each
+ESTIMATORS = ("plain", *CONTROLS)
 DRAWS_MEASURES = {("net_points", "hand"): ("draw_values",), ("win_share", "game"): ("draw_values", "win_values")}
 
 
@@ -140,11 +143,13 @@ CLAIM_SCHEMA = Schema("claim", (
         text="a non-empty strategy spec", check=lambda value, values, fail: _opponent(value, fail),
         doc="Only with `metric = \"decision_loss\"`.", default_text="none"),
     Key("estimator", "choice", None, "how the study's estimate and the confirmation's are made: `plain` (the mean "
-        "over mirrored pairs) or `draws` (with the draws' luck as a control variate, docs/analysis.md)",
+        "over mirrored pairs), or with control variates on the same pairs (docs/analysis.md): `draws` (the draws' "
+        "luck), `self` (both players' self-play; `self_a`, `self_b`: one player's), or the draws with a self-play "
+        "(`draws+self`, ...)",
         choices=ESTIMATORS, default_text="plain",
-        doc="`draws` measures `net_points` per hand and `win_share` of games, in a mirrored study, and names its "
-            "tables in `tables`."),
-    Key("tables", "list", None, "with `estimator = \"draws\"`: the fitted tables it reads, each `NAME:SHA256` "
+        doc="A control measures `net_points` per hand and `win_share` of games, in a mirrored study; one with the "
+            "draws names its tables in `tables`."),
+    Key("tables", "list", None, "with the draws' luck in `estimator`: the fitted tables it reads, each `NAME:SHA256` "
         "(`draw_values_N`, and `win_values_N` for games)", text="[\"NAME:SHA256\", ...]", check=_tables,
         default_text="none",
         doc="Part of the claim's content, so the ledger registers the tables' digests before a confirmation uses "
@@ -212,21 +217,33 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
                  v["margin_from"], v["estimator"], v["tables"])
 
 
+def reads_draws(estimator: str | None) -> bool:
+    """Whether a claim's estimator counts the draws' luck (and so reads fitted tables)."""
+    return estimator is not None and "draws" in estimator.split("+")
+
+
 def _check_estimator(v: dict[str, Any], fail) -> None:
-    """``estimator = "draws"`` measures what the draws' luck corrects, and names exactly the
-    tables it reads; ``tables`` comes with it only."""
-    if v["estimator"] != "draws":
+    """A control measures what it corrects (net points per hand, or the share of games won);
+    an estimator with the draws' luck names exactly the tables it reads, and ``tables`` comes
+    with it only."""
+    estimator = v["estimator"]
+    if estimator in (None, "plain"):
         if v["tables"] is not None:
-            raise fail("tables", "only a claim with estimator = \"draws\" names tables")
+            raise fail("tables", "only a claim with estimator \"draws\" (or \"draws+...\") names tables")
         return
     kinds = DRAWS_MEASURES.get((v["metric"], v["unit"]))
     if kinds is None:
-        raise fail("estimator", "\"draws\" measures metric = \"net_points\" with unit = \"hand\" and "
+        raise fail("estimator", f"\"{estimator}\" measures metric = \"net_points\" with unit = \"hand\" and "
                                 "metric = \"win_share\" with unit = \"game\" only")
+    if not reads_draws(estimator):
+        if v["tables"] is not None:
+            raise fail("tables", f"estimator = \"{estimator}\" reads no table; only one that counts the draws' "
+                                 "luck names tables")
+        return
     named = sorted(t.split(":")[0].rsplit("_", 1)[0] for t in v["tables"] or ())
     if named != sorted(kinds):
-        raise fail("tables", f"estimator = \"draws\" for {v['metric']} per {v['unit']} reads one table of each of "
-                             f"{', '.join(kinds)}: give them as NAME:SHA256")
+        raise fail("tables", f"estimator = \"{estimator}\" for {v['metric']} per {v['unit']} reads one table of "
+                             f"each of {', '.join(kinds)}: give them as NAME:SHA256")
 
 
 def claims_path(experiment: Path) -> Path:

@@ -62,7 +62,7 @@ from ..infra.inputs import read_json
 from ..run.experiment import Cell, Experiment, load_experiment
 from ..run.rundir import CONFIRM_WRITER, CONFIRMATION_FILES, RunError
 from ..run.seeds import derive_seed, development_seed_error
-from .claims_file import MAX_DEALS, MAX_GAMES, Claim, ClaimError, Claims, load_claims
+from .claims_file import MAX_DEALS, MAX_GAMES, Claim, ClaimError, Claims, load_claims, reads_draws
 from .ledger import LEVEL, Ledger, append, file_problems, ledger_path, load_ledger, now, salt_problem
 from .record import RECORD_FAMILY, power_in, record_size, salt_seen
 
@@ -343,15 +343,15 @@ def check_tables(claim: Claim, where: str) -> dict[str, Any]:
 
 
 def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Claim, tables: dict[str, Any]):
-    """The claim's column of a cell's statistics estimated with the draws' luck as a control,
-    read with the claim's own ``tables`` (``check_tables``;
-    ``simulator.studies.draw_values.draw_luck_pairs``): ``n`` deals or games (mirrored pairs,
-    deals 0 .. n-1 of the engine seed ``seed``, as ``play_cell_stats`` plays them), with the
-    plain estimate of the same units beside it (``plain``)."""
+    """The claim's column of a cell's statistics estimated with its estimator's control
+    variates (``simulator.studies.controls.pairs_with_controls``; the draws read the claim's own
+    ``tables``, ``check_tables``): ``n`` deals or games (mirrored pairs, deals 0 .. n-1 of the
+    engine seed ``seed``, as ``play_cell_stats`` plays them), with the plain estimate of the same
+    units beside it (``plain``)."""
     from ..analysis.stats import estimators
-    from .draw_values import draw_luck_pairs
+    from .controls import pairs_with_controls
 
-    x, luck, name = draw_luck_pairs(cell.a, cell.b, cell.rules, claim.unit, n, seed, tables)
+    x, controls = pairs_with_controls(cell.a, cell.b, cell.rules, claim.unit, n, seed, claim.estimator, tables)
     column = METRICS[claim.metric][claim.unit][0]
     base = _stat_base(column)
 
@@ -359,7 +359,7 @@ def play_reduced_cell_stats(cell: Cell, mode: str, n: int, seed: int, claim: Cla
         return {column: e.value, f"{base}_ci_low": e.low, f"{base}_ci_high": e.high, f"{base}_se": e.se,
                 "n_units": e.units, "n_hands" if mode == "deals" else "n_games": n, "method": e.method}
 
-    return stats(estimators.with_controls(x, {name: luck})) | {"plain": stats(estimators.plain(x))}
+    return stats(estimators.with_controls(x, controls)) | {"plain": stats(estimators.plain(x))}
 
 
 def _stat_base(column: str) -> str:
@@ -528,7 +528,8 @@ def _judge(plan: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
             "power": _round(p["power"]), "z": _round(p["z"]), "p": _round(pc), "p_contradiction": _round(pn),
             "p_holm": _round(float(ac)), "p_contradiction_holm": _round(float(an)), "status": status,
             **({"note": claim.note} if claim.note else {}),
-            **({"estimator": claim.estimator, "tables": claim.tables, "plain": p["plain"]} if claim.estimator else {}),
+            **({"estimator": claim.estimator, "tables": claim.tables, "plain": p["plain"]}
+               if p.get("estimator", "plain") != "plain" else {}),
         })
     return entries
 
@@ -552,16 +553,16 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         mode = "deals" if claim.unit == "hand" else "games"
         if (exp.deals if mode == "deals" else exp.games) is None:
             raise ClaimError(f"{where}: claim {claim.id}: unit: study {exp.name} plays no {mode}")
-        if claim.estimator == "draws":
-            if not exp.mirrored:
-                raise ClaimError(f"{where}: claim {claim.id}: estimator: \"draws\" plays mirrored pairs, and study "
-                                 f"{exp.name} is not mirrored")
-        plan.append({"claim": claim, "mode": mode, "estimator": claim.estimator or "plain",
-                     "tables": check_tables(claim, where) if claim.estimator == "draws" else {},
+        estimator = claim.estimator or "plain"
+        if estimator != "plain" and not exp.mirrored:
+            raise ClaimError(f"{where}: claim {claim.id}: estimator: \"{estimator}\" plays mirrored pairs, and study "
+                             f"{exp.name} is not mirrored")
+        plan.append({"claim": claim, "mode": mode, "estimator": estimator,
+                     "tables": check_tables(claim, where) if reads_draws(estimator) else {},
                      "cells": _find_cells(exp, claim, where)})
 
     def play(cell: Cell, p: dict, n: int, engine_seed: int):
-        if p["estimator"] == "draws":
+        if p["estimator"] != "plain":
             return play_reduced_cell_stats(cell, p["mode"], n, engine_seed, p["claim"], p["tables"])
         return play_cell_stats(cell, p["mode"], n, engine_seed, exp.mirrored, jobs)
 

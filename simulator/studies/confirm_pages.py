@@ -76,10 +76,11 @@ def render_markdown(result: dict[str, Any]) -> str:
     reduced = [e for e in result["claims"] if e.get("estimator")]
     if reduced:
         lines += ["", "## Estimators", "", "Every figure above is the plain mean over mirrored pairs except these "
-                  "claims', whose study and confirmation figures were both estimated with the draws' luck as a control "
-                  "variate (docs/analysis.md), reading the tables their registered content names:", ""]
-        lines += [f"* `{e['id']}`: {e['estimator']}, " + ", ".join(f"`{t.split(':')[0]}` (sha256 {t.split(':')[1][:12]})"
-                                                               for t in e["tables"])
+                  "claims', whose study and confirmation figures were both estimated with control variates on the same "
+                  "pairs (docs/analysis.md): the draws' luck, reading the tables their registered content names, "
+                  "and/or the players' self-play:", ""]
+        lines += [f"* `{e['id']}`: {e['estimator']}"
+                  + "".join(f", `{t.split(':')[0]}` (sha256 {t.split(':')[1][:12]})" for t in e["tables"] or ())
                   + f"; the plain mean of the same units: study {format_estimate(e | e['plain'], 'original')}, "
                     f"confirmation {format_estimate(e | e['plain'], 'confirmation')}" for e in reduced]
     notes = [e for e in result["claims"] if e.get("note")]

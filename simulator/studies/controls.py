@@ -98,8 +98,6 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     len(x) - 1 of ``seed``, ``unit`` "hand" or "game") were played already: plays ``control``
     on the same pairs and returns the estimate and the CPU seconds its play took.  The draws'
     replay of the matchup must give ``x`` again exactly; a difference is refused."""
-    from .decision_values import pair_values
-
     _check_control(control)
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
@@ -113,10 +111,41 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
             raise RuntimeError(f"the draws' replay of {spec_a} vs {spec_b} (seed {seed}) did not give the values "
                                "played; the engine and the draw-luck kernel disagree")
         controls[name] = luck
-    mine = [spec for spec, used in zip((spec_a, spec_b), SELF_PLAY.get(parts[-1], (False, False))) if used]
-    controls.update({f"{spec} against itself": pair_values(spec, spec, rules, unit, 2 * len(x), seed)
-                     - SELF_PLAY_MEAN[unit] for spec in dict.fromkeys(mine)})
+    controls.update(self_play_controls(spec_a, spec_b, rules, unit, 2 * len(x), seed, parts[-1]))
     return est.with_controls(x, controls), time.process_time() - start
+
+
+def self_play_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
+                       which: str) -> dict[str, np.ndarray]:
+    """The self-play controls ``which`` names (``SELF_PLAY``; any other name: none) on deals or
+    games ``0 .. n - 1`` of ``seed``: per mirrored pair, each chosen player's value against
+    itself less its known expectation (``SELF_PLAY_MEAN``), by name."""
+    from .decision_values import pair_values
+
+    mine = [spec for spec, used in zip((spec_a, spec_b), SELF_PLAY.get(which, (False, False))) if used]
+    return {f"{spec} against itself": pair_values(spec, spec, rules, unit, n, seed) - SELF_PLAY_MEAN[unit]
+            for spec in dict.fromkeys(mine)}
+
+
+def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int, control: str,
+                        tables: dict | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
+    against ``spec_b`` with ``control`` (``CONTROLS``) on the same mirrored pairs: A's value per
+    pair and each control's, centred on its known expectation, by name.  With the draws, their
+    kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
+    otherwise the engine does (``decision_values.pair_values``)."""
+    from .decision_values import pair_values
+
+    _check_control(control)
+    parts = control.split("+")
+    controls = {}
+    if "draws" in parts:
+        x, luck, name = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables)
+        controls[name] = luck
+    else:
+        x = pair_values(spec_a, spec_b, rules, unit, n, seed)
+    controls.update(self_play_controls(spec_a, spec_b, rules, unit, n, seed, parts[-1]))
+    return x, controls
 
 
 def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,

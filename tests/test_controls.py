@@ -50,15 +50,32 @@ def test_bad_control_is_refused():
 def test_bench_variance_prints_its_table(monkeypatch, capsys):
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
                         (("equilibrium_class", K11, K12, "classic", "hand", ("self", "draws"), 400, 200),))
+    monkeypatch.setattr(controls, "VARIANCE_SEAT_EDGES", (("variant_balance", "simple", "tournament", 400, 2_000),))
     assert main(["bench", "--variance", "--quick", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["study"], r["pairs"], r["control"]) for r in rows] == [("equilibrium_class", 200, "self"),
-                                                                      ("equilibrium_class", 200, "draws")]
+    assert [(r["study"], r["pairs"], r["control"], r["of"]) for r in rows] == [
+        ("equilibrium_class", 200, "self", "A"), ("equilibrium_class", 200, "draws", "A"),
+        ("variant_balance", 2_000, "draws", "first mover")]
     assert all(r["reduced"]["sd"] < r["plain"]["sd"] for r in rows)
     assert rows[0]["plain"] == rows[1]["plain"]  # one plain play, every control on its pairs
     assert main(["bench", "--variance", "--quick"]) == 0
     out = capsys.readouterr().out
-    assert "equilibrium_class" in out and "fewer pairs" in out
+    assert "equilibrium_class" in out and "fewer pairs" in out and "simple self-play, tournament: first mover" in out
+
+
+def test_the_first_movers_edge_is_what_the_studys_statistics_give():
+    """variant_balance's figure, the non-dealer's net points per hand in a self-play, plain, is
+    what ``hand_stats`` gives for a simulated frame of the same deals (value and interval); the
+    draws' replay gives the same values, and its reduced estimate agrees and is tighter."""
+    import simulator
+    from simulator.analysis.stats import hand_stats
+
+    m = controls.measure_first_mover("simple", "hoyle", 2_000, 47)
+    stats = hand_stats(simulator.simulate("simple", "simple", rules="hoyle", n_deals=4_000, seed=47)).iloc[0]
+    assert m.plain.value == pytest.approx(stats["first_mover_edge"])
+    assert (m.plain.low, m.plain.high) == pytest.approx((stats["first_mover_edge_ci_low"],
+                                                         stats["first_mover_edge_ci_high"]))
+    assert abs(m.reduced.value - m.plain.value) < 2 * m.plain.se and m.reduced.sd < m.plain.sd
 
 
 def test_simulate_control_prints_both_estimates_and_its_json_validates(capsys):

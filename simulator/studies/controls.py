@@ -170,8 +170,8 @@ def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str,
 
 #: the published matchups the variance benchmark measures: (study, A, B, rules, unit, controls,
 #: mirrored pairs in full, in a quick run), each control measured on the same pairs.
-#: variant_balance's figures are seat edges of self-play, not a matchup's value, and are not
-#: among them.
+#: variant_balance's figures are seat edges of self-play, not a matchup's value: they are
+#: ``VARIANCE_SEAT_EDGES``.
 CHALLENGER = ("mc:rollout=4,late_knock=0,skill=5,game_aware=1+first_upcard=marjj+draw=marjj+discard=marjj"
               "+layout=marjj+defence=marjj")
 VARIANCE_MATCHUPS = (
@@ -189,11 +189,50 @@ VARIANCE_MATCHUPS = (
 )
 
 
+#: the published seat edges the benchmark measures: variant_balance's self-play of ``simple``
+#: under three rule sets, the first mover's (the non-dealer's) net points per hand: (study,
+#: player, rules, mirrored pairs in full, in a quick run)
+VARIANCE_SEAT_EDGES = (
+    ("variant_balance", "simple", "tournament", 50_000, 10_000),
+    ("variant_balance", "simple", "oklahoma", 50_000, 10_000),
+    ("variant_balance", "simple", "gin_only", 50_000, 10_000),
+)
+
+
+def measure_first_mover(spec: str, rules, pairs: int, seed: int) -> Measured:
+    """The first mover's (the non-dealer's) net points per hand in ``spec``'s self-play on
+    ``pairs`` mirrored pairs of ``seed``, plain and with its draws' luck as the control (a seat
+    edge has no self-play control: it is a self-play); CPU time counted.  The draws' replay
+    must give the plain play's values exactly; a difference is refused."""
+    from .decision_values import pair_values
+
+    start = time.process_time()
+    x = pair_values(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
+    cpu_matchup = time.process_time() - start
+    start = time.process_time()
+    replay, luck, name = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
+    cpu_controls = time.process_time() - start
+    if not np.array_equal(replay, x):
+        raise RuntimeError(f"the draws' replay of {spec}'s self-play (seed {seed}) did not give the values played; "
+                           "the engine and the draw-luck kernel disagree")
+    return Measured(est.plain(x), est.with_controls(x, {name: luck}), pairs, cpu_matchup, cpu_controls, True)
+
+
+def _row(study: str, a: str, b: str, rules, unit: str, control: str, of: str, m: Measured) -> dict:
+    """One row of the variance benchmark: what was measured (``of``: "A", or "first mover" for a
+    seat edge) and its two estimates, the pairs the reduced one saves and the CPU of each."""
+    return {"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "of": of, "control": control,
+            "pairs": m.pairs, "plain": m.plain.as_dict(), "reduced": m.reduced.as_dict(),
+            "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / m.pairs,
+            "cpu_ms_per_pair_reduced": 1e3 * m.cpu_reduced / m.pairs, "cpu_ratio": m.cpu_ratio}
+
+
 def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
     """``ginsim bench --variance``: each of ``VARIANCE_MATCHUPS`` measured plain and with each
-    of its controls on the same pairs (``measure``): standard deviation per pair, how many
-    times fewer pairs the reduced estimate needs, and CPU per pair of each, its controls'
-    play counted."""
+    of its controls on the same pairs (``measure``), then each seat edge of
+    ``VARIANCE_SEAT_EDGES`` plain and with the draws (``measure_first_mover``): standard
+    deviation per pair, how many times fewer pairs the reduced estimate needs, and CPU per pair
+    of each, its controls' play counted."""
     from .decision_values import pair_values
     from ..run.seeds import derive_seed
 
@@ -206,10 +245,10 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
         cpu_matchup = time.process_time() - start
         for control in controls:
             m = _measured(x, cpu_matchup, a, b, rules, unit, matchup_seed, control)
-            rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "control": control,
-                         "pairs": pairs, "plain": m.plain.as_dict(), "reduced": m.reduced.as_dict(),
-                         "deals_ratio": m.deals_ratio, "cpu_ms_per_pair_plain": 1e3 * m.cpu_matchup / pairs,
-                         "cpu_ms_per_pair_reduced": 1e3 * m.cpu_reduced / pairs, "cpu_ratio": m.cpu_ratio})
+            rows.append(_row(study, a, b, rules, unit, control, "A", m))
+    for study, spec, rules, full, small in VARIANCE_SEAT_EDGES:
+        m = measure_first_mover(spec, rules, small if quick else full, derive_seed(seed, study, spec, rules, "edge"))
+        rows.append(_row(study, spec, spec, rules, "hand", "draws", "first mover", m))
     return rows
 
 
@@ -246,6 +285,8 @@ def _matchup_name(row: dict) -> str:
     from strategies import display_spec
 
     name = f"{display_spec(row['a'])} vs {display_spec(row['b'])}"
+    if row.get("of") == "first mover":
+        name = f"{display_spec(row['a'])} self-play, {row['rules']}: first mover"
     return name if len(name) <= 44 else name[:41] + "..."
 
 

@@ -229,11 +229,15 @@ def load_spec(path: str | Path) -> Spec:
     return parse_spec(read_toml_file(Path(path), "a decision-values spec", DecisionValuesError), str(path))
 
 
-def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: int) -> np.ndarray:
+def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: int,
+                first_mover: bool = False) -> np.ndarray:
     """Per mirrored pair, the mean value to A (net points per hand, or games won) of
-    deals / games ``0 .. n-1`` played by ``spec_a`` against ``spec_b``."""
+    deals / games ``0 .. n-1`` played by ``spec_a`` against ``spec_b``; ``first_mover`` (hands
+    only): to the seat that moves first, the non-dealer, whichever player holds it."""
     from .. import api
 
+    if first_mover and unit != "hand":
+        raise ValueError("the first mover's value is measured per hand only")
     values = np.empty(n, np.float64)
     piece = PIECE[unit]
     for start in range(0, n, piece):
@@ -241,8 +245,8 @@ def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: i
         if unit == "hand":
             rec = api.play_deal_records(spec_a, spec_b, rules, start, count, seed, True)
             api.check_hand_errors(rec, spec_a, spec_b)
-            sign = np.where(rec[:, C.H_WINNER] == rec[:, C.H_A_SEAT], 1.0,
-                            np.where(rec[:, C.H_WINNER] < 0, 0.0, -1.0))
+            to = 1 - rec[:, C.H_DEALER] if first_mover else rec[:, C.H_A_SEAT]
+            sign = np.where(rec[:, C.H_WINNER] == to, 1.0, np.where(rec[:, C.H_WINNER] < 0, 0.0, -1.0))
             values[start:start + count] = sign * rec[:, C.H_POINTS]
         else:
             games, _ = api.play_game_records(spec_a, spec_b, rules, start, count, seed, True)

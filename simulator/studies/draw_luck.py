@@ -194,11 +194,12 @@ def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
 
 @KERNEL
 def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats, nets,
-                                  lucks, draws, cells, trace, work, row, seen):
+                                  lucks, draws, cells, dealers, trace, work, row, seen):
     """Deals ``first_deal + start .. first_deal + stop - 1`` (mirrored, as ``play_deals``)
     played to their end with every stock draw's luck counted (``play_hand_counting_nb``):
     deal i's net points to seat 0 in ``nets[i]``, the sum of its draws' luck to seat 0 in
-    ``lucks[i]``, A's seat in ``a_seats[i]``, its stock draws in ``draws[i]``.  When
+    ``lucks[i]``, A's seat in ``a_seats[i]``, the dealing seat in ``dealers[i]``, its stock
+    draws in ``draws[i]``.  When
     ``cells`` (n × capacity × 2) has columns, each draw's drawer and cell go to
     ``cells[i, :draws[i]]``.  ``draws[i]`` is ``DRAWS_ERROR`` for a deal where a strategy
     erred, ``DRAWS_OVERFLOW`` when its draws did not fit.  ``row`` (``N_HAND_COLS``) and
@@ -206,8 +207,9 @@ def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab,
     zero = np.int64(0)
     recording = cells.shape[1] > 0
     for i in range(start, stop):
-        _, _, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
+        _, dealer, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
         a_seats[i] = a_seat
+        dealers[i] = dealer
         seat_nb(work, a_seat, sids_ab, params_ab)
         at, luck, n_draws = play_hand_counting_nb(work, rules, row, trace, values, cells[i], seen)
         nets[i] = points_to_seat_nb(row[H_WINNER], row[H_POINTS], zero)
@@ -265,7 +267,7 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
 
 def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, values, capacity=0, threads=None):
     """Deals ``first_deal ..`` with their draws' luck (``play_corrected_deals_block_nb``) on
-    ``threads`` threads: ``(a_seats, nets, lucks, draws, cells)``; ``cells`` is
+    ``threads`` threads: ``(a_seats, nets, lucks, draws, cells, dealers)``; ``cells`` is
     (n_deals × ``capacity`` × 2) int16, empty unless a ``capacity`` is given."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
@@ -276,15 +278,16 @@ def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, v
     lucks = np.zeros(n_deals, np.float64)
     draws = np.zeros(n_deals, np.int64)
     cells = np.zeros((n_deals, capacity, 2), np.int16)
+    dealers = np.zeros(n_deals, np.int64)
     threads, n_blocks = call_plan(n_deals, threads)
 
     def block(start, stop):
         play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats,
-                                      nets, lucks, draws, cells, no_trace, new_work(rules, width),
+                                      nets, lucks, draws, cells, dealers, no_trace, new_work(rules, width),
                                       np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64))
 
     run_blocks(block, n_deals, threads, n_blocks, inline=builtin_only(sids_ab))
-    return a_seats, nets, lucks, draws, cells
+    return a_seats, nets, lucks, draws, cells, dealers
 
 
 def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None):

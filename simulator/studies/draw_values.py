@@ -177,7 +177,7 @@ def record_draws(spec_a: str, spec_b: str, rules: str, seed: int, deals: int, va
     _, _, sids, params = strategy_pair(spec_a, spec_b)
     kernels = luck_kernels(engine_module(sids))
     table = np.zeros(N_CELLS) if values is None else values
-    _, nets, _, draws, cells = kernels.play_corrected_deals(np.uint64(seed), 0, deals, resolve_rules(rules).to_array(),
+    _, nets, _, draws, cells, _ = kernels.play_corrected_deals(np.uint64(seed), 0, deals, resolve_rules(rules).to_array(),
                                                             sids, params, table, DRAW_CAPACITY)
     if (draws == DRAWS_ERROR).any():
         raise RuntimeError(f"a strategy erred while the draws of {spec_a} vs {spec_b} were recorded")
@@ -274,17 +274,22 @@ def fit_wins(version: int, games: int, seed: int, folder: Path | None = None, po
 
 
 def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
-                    tables: dict[str, FittedTable] | None = None) -> tuple[np.ndarray, np.ndarray, str]:
+                    tables: dict[str, FittedTable] | None = None,
+                    first_mover: bool = False) -> tuple[np.ndarray, np.ndarray, str]:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
     the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
     this module's ``DEFAULT_VERSION`` of each): per mirrored pair, A's mean value (net points,
     or games won) and the mean luck to A in that unit, and the name and digest of each table
-    used.  A deal or game a strategy erred in is refused with a RuntimeError."""
+    used; ``first_mover`` (hands only): the value and luck of the seat that moves first, the
+    non-dealer, whichever player holds it.  A deal or game a strategy erred in is refused with a
+    RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels
 
+    if first_mover and unit != "hand":
+        raise ValueError("the first mover's value is measured per hand only")
     tables = tables or {}
     table = tables.get("draw_values") or load()
     used = [table]
@@ -300,17 +305,18 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     for start in range(0, n, DRAWS_PIECE):
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
-            a_seats, value, luck, draws, _ = kernels.play_corrected_deals(np.uint64(seed), start, count, vector, sids,
-                                                                          params, table.values)
+            a_seats, value, luck, draws, _, dealers = kernels.play_corrected_deals(np.uint64(seed), start, count,
+                                                                                vector, sids, params, table.values)
             erred = draws == DRAWS_ERROR
+            counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
         else:
             a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
                                                                   table.values, slopes)
-            value, erred = np.where(winners == a_seats, 1.0, 0.0), winners < 0
+            value, erred, counted = np.where(winners == a_seats, 1.0, 0.0), winners < 0, a_seats
         if erred.any():
             raise RuntimeError(f"a strategy erred in {spec_a} vs {spec_b} (seed {seed}); simulate it to see where")
-        to_a = np.where(a_seats == 0, 1.0, -1.0)
-        values[start:start + count] = to_a * value if unit == "hand" else value
-        lucks[start:start + count] = to_a * luck
+        sign = np.where(counted == 0, 1.0, -1.0)  # the kernels count seat 0's points and luck
+        values[start:start + count] = sign * value if unit == "hand" else value
+        lucks[start:start + count] = sign * luck
     names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
     return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"

@@ -39,10 +39,14 @@ def _play(a, b, rules, n, seed, values=None, capacity=0):
                                          ("knock_early", "simple", RESHUFFLE)])
 def test_the_kernel_plays_the_engines_deals(a, b, rules):
     """Stopping before every discard changes nothing: each deal ends as ``play_deals`` ends it."""
-    a_seats, nets, _, draws, _, dealers = _play(a, b, rules, 400, 11)
+    a_seats, nets, _, draws, _, dealers, dealt = _play(a, b, rules, 400, 11)
     records = play_deal_records(a, b, rules, 0, 400, 11, True)
     winner, points = records[:, C.H_WINNER], records[:, C.H_POINTS]
     assert (a_seats == records[:, C.H_A_SEAT]).all() and (dealers == records[:, C.H_DEALER]).all()
+    for deal in range(4):  # each seat's dealt ten cards, by brute force
+        state = simulator.Hand(rules=rules, seed=11, deal=deal, a=a, b=b)._state
+        assert [oracle_min_deadwood([c for c in range(64) if int(state[S_HANDS + s]) >> c & 1]) for s in (0, 1)] \
+            == dealt[deal].tolist()
     assert (nets == np.where(winner == 0, points, np.where(winner < 0, 0, -points))).all()
     assert (draws >= 0).all() and draws.sum() > 0
 
@@ -99,7 +103,7 @@ def test_a_card_that_melds_with_nothing_needs_no_search():
 
 def test_the_luck_is_what_a_plain_python_replay_counts():
     values = draw_values.load().values
-    _, _, lucks, draws, _, _ = _play("simple", "knock_early", "hoyle", 3, 23)
+    _, _, lucks, draws, _, _, _ = _play("simple", "knock_early", "hoyle", 3, 23)
     for deal in range(3):
         assert _python_luck("hoyle", 23, deal, "simple", "knock_early", values) == pytest.approx(lucks[deal], abs=1e-9)
     assert draws.min() > 0
@@ -111,7 +115,7 @@ def test_the_luck_has_expectation_zero_whatever_the_table(a, b, rules):
     of 0 (a wrong stock, drawer or sign would put it tens of errors away)."""
     random_values = np.random.default_rng(5).normal(0.0, 20.0, draw_values.N_CELLS)
     for values in (None, random_values):
-        _, _, lucks, _, _, _ = _play(a, b, rules, 20_000, 29, values)
+        _, _, lucks, _, _, _, _ = _play(a, b, rules, 20_000, 29, values)
         assert abs(lucks.mean()) < 4 * lucks.std() / np.sqrt(len(lucks))
         assert lucks.std() > 1.0
 
@@ -155,11 +159,11 @@ def test_the_slopes_of_the_win_table():
 
 
 def test_recorded_cells_fit_a_table_and_overflow_is_reported():
-    a_seats, nets, _, draws, cells, _ = _play("simple", "gin_hunter", "hoyle", 200, 3,
+    a_seats, nets, _, draws, cells, _, _ = _play("simple", "gin_hunter", "hoyle", 200, 3,
                                              capacity=draw_values.DRAW_CAPACITY)
     used = np.arange(draw_values.DRAW_CAPACITY)[None, :] < draws[:, None]
     assert int(used.sum()) == int(draws.sum()) and (cells[used][:, 1] < draw_values.N_CELLS).all()
-    _, _, _, small, _, _ = _play("simple", "gin_hunter", "hoyle", 200, 3, capacity=2)
+    _, _, _, small, _, _, _ = _play("simple", "gin_hunter", "hoyle", 200, 3, capacity=2)
     assert ((small == DRAWS_OVERFLOW) == (draws > 2)).all()
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from ..analysis.claims import ASSERTIONS, METRICS
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.experiment import read_toml_file
-from .controls import CONTROLS
+from .control_names import CONTROLS
 from .ledger import MARGIN_SOURCES
 from .record import claim_region
 
@@ -98,8 +98,8 @@ def _tables(value: list | None, values: dict[str, Any], fail) -> list | None:
 
 #: a fitted table named in a claim: its name and version, and its full sha256
 TABLE_NAME = re.compile(r"(draw_values|win_values)_[1-9][0-9]*:[0-9a-f]{64}")
-#: the estimators a claim may be confirmed with: the plain mean, or a control of
-#: ``simulator.studies.controls`` (the draws' luck, a self-play, or both); the (metric, unit)
+#: the estimators a claim may be confirmed with: the plain mean, or a control
+#: ``simulator.studies.controls`` plays (the draws' luck, a self-play, or both); the (metric, unit)
 #: pairs a control measures, and the kinds of table the draws read for each
 ESTIMATORS = ("plain", *CONTROLS)
 DRAWS_MEASURES = {("net_points", "hand"): ("draw_values",), ("win_share", "game"): ("draw_values", "win_values")}

@@ -36,15 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.stats import estimators as est
+from ..core import constants as C
 from . import draw_values
+from .control_names import CONTROLS, SELF_PLAY
 
-#: the self-play controls: name -> whose self-play (A's, B's)
-SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
 #: the expectation of a self-play's value per mirrored pair, by unit: net points per hand to
 #: A, and the share of games A wins
 SELF_PLAY_MEAN = {"hand": 0.0, "game": 0.5}
-#: every control a matchup can be played with
-CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
 
 
 @dataclass(frozen=True)
@@ -81,6 +79,36 @@ class Measured:
         return self.deals_ratio * self.cpu_matchup / per_reduced if per_reduced > 0 else float("nan")
 
 
+#: deals or games ``pair_values`` plays per call
+PAIR_PIECE = {"hand": 20_000, "game": 2_000}
+
+
+def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: int,
+                first_mover: bool = False) -> np.ndarray:
+    """Per mirrored pair, the mean value to A (net points per hand, or games won) of
+    deals / games ``0 .. n-1`` played by ``spec_a`` against ``spec_b``; ``first_mover`` (hands
+    only): to the seat that moves first, the non-dealer, whichever player holds it."""
+    from .. import api
+
+    if first_mover and unit != "hand":
+        raise ValueError("the first mover's value is measured per hand only")
+    values = np.empty(n, np.float64)
+    piece = PAIR_PIECE[unit]
+    for start in range(0, n, piece):
+        count = min(piece, n - start)
+        if unit == "hand":
+            rec = api.play_deal_records(spec_a, spec_b, rules, start, count, seed, True)
+            api.check_hand_errors(rec, spec_a, spec_b)
+            to = 1 - rec[:, C.H_DEALER] if first_mover else rec[:, C.H_A_SEAT]
+            sign = np.where(rec[:, C.H_WINNER] == to, 1.0, np.where(rec[:, C.H_WINNER] < 0, 0.0, -1.0))
+            values[start:start + count] = sign * rec[:, C.H_POINTS]
+        else:
+            games, _ = api.play_game_records(spec_a, spec_b, rules, start, count, seed, True)
+            api.check_game_errors(games, spec_a, spec_b)
+            values[start:start + count] = (games[:, C.G_WINNER] == games[:, C.G_A_SEAT]).astype(np.float64)
+    return values.reshape(-1, 2).mean(axis=1)
+
+
 def _check_control(control: str) -> None:
     if control not in CONTROLS:
         raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
@@ -106,7 +134,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     start = time.process_time()
     controls = {}
     if "draws" in parts:
-        replay, luck, name = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
+        replay, luck, name, _ = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
         if not np.array_equal(replay, x):
             raise RuntimeError(f"the draws' replay of {spec_a} vs {spec_b} (seed {seed}) did not give the values "
                                "played; the engine and the draw-luck kernel disagree")
@@ -120,8 +148,6 @@ def self_play_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed:
     """The self-play controls ``which`` names (``SELF_PLAY``; any other name: none) on deals or
     games ``0 .. n - 1`` of ``seed``: per mirrored pair, each chosen player's value against
     itself less its known expectation (``SELF_PLAY_MEAN``), by name."""
-    from .decision_values import pair_values
-
     mine = [spec for spec, used in zip((spec_a, spec_b), SELF_PLAY.get(which, (False, False))) if used]
     return {f"{spec} against itself": pair_values(spec, spec, rules, unit, n, seed) - SELF_PLAY_MEAN[unit]
             for spec in dict.fromkeys(mine)}
@@ -133,14 +159,12 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     against ``spec_b`` with ``control`` (``CONTROLS``) on the same mirrored pairs: A's value per
     pair and each control's, centred on its known expectation, by name.  With the draws, their
     kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
-    otherwise the engine does (``decision_values.pair_values``)."""
-    from .decision_values import pair_values
-
+    otherwise the engine does (``pair_values``)."""
     _check_control(control)
     parts = control.split("+")
     controls = {}
     if "draws" in parts:
-        x, luck, name = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables)
+        x, luck, name, _ = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables)
         controls[name] = luck
     else:
         x = pair_values(spec_a, spec_b, rules, unit, n, seed)
@@ -152,8 +176,6 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
             control: str = "self") -> Measured:
     """``spec_a`` against ``spec_b`` on ``pairs`` mirrored pairs of deals (``unit`` "hand") or
     games ("game") of ``seed``, estimated plain and with ``control``; CPU time counted."""
-    from .decision_values import pair_values
-
     _check_control(control)  # before the matchup is played
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
@@ -201,21 +223,39 @@ VARIANCE_SEAT_EDGES = (
 
 def measure_first_mover(spec: str, rules, pairs: int, seed: int) -> Measured:
     """The first mover's (the non-dealer's) net points per hand in ``spec``'s self-play on
-    ``pairs`` mirrored pairs of ``seed``, plain and with its draws' luck as the control (a seat
-    edge has no self-play control: it is a self-play); CPU time counted.  The draws' replay
-    must give the plain play's values exactly; a difference is refused."""
-    from .decision_values import pair_values
-
+    ``pairs`` mirrored pairs of ``seed``, plain and with its draws' luck and the deal's luck as
+    controls (``deal_controls``; a seat edge has no self-play control: it is a self-play); CPU
+    time counted.  The draws' replay must give the plain play's values exactly; a difference is
+    refused."""
     start = time.process_time()
     x = pair_values(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
     cpu_matchup = time.process_time() - start
     start = time.process_time()
-    replay, luck, name = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
+    replay, luck, name, dealt = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * pairs, seed,
+                                                            first_mover=True)
     cpu_controls = time.process_time() - start
     if not np.array_equal(replay, x):
         raise RuntimeError(f"the draws' replay of {spec}'s self-play (seed {seed}) did not give the values played; "
                            "the engine and the draw-luck kernel disagree")
-    return Measured(est.plain(x), est.with_controls(x, {name: luck}), pairs, cpu_matchup, cpu_controls, True)
+    reduced = est.with_controls(x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])})
+    return Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
+
+
+#: the edges of the bands of a dealt hand's least deadwood the deal's luck is counted in
+#: (50 and more is the band left out: the bands' controls would otherwise sum to 0); chosen on
+#: a pilot, development seed 1,300,901, 20,000 deals of ``simple``'s self-play
+DEAL_BANDS = (0, 5, 10, 15, 20, 25, 30, 35, 40, 50)
+
+
+def deal_controls(first: np.ndarray, dealer: np.ndarray) -> dict[str, np.ndarray]:
+    """The deal's luck for a seat edge (AIVAT's correction at the deal): per band of
+    ``DEAL_BANDS``, whether the first mover's dealt deadwood ``first`` is in it less whether the
+    dealer's ``dealer`` is.  Each has expectation exactly 0, since the two hands are dealt alike
+    (exchangeable); their coefficients are the estimator's, cross-fitted, so any weighting of
+    the bands stays unbiased."""
+    edges = DEAL_BANDS
+    return {f"deal: deadwood {lo}-{hi - 1}": ((first >= lo) & (first < hi)).astype(float)
+            - ((dealer >= lo) & (dealer < hi)).astype(float) for lo, hi in zip(edges[:-1], edges[1:])}
 
 
 def _row(study: str, a: str, b: str, rules, unit: str, control: str, of: str, m: Measured) -> dict:
@@ -230,10 +270,9 @@ def _row(study: str, a: str, b: str, rules, unit: str, control: str, of: str, m:
 def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
     """``ginsim bench --variance``: each of ``VARIANCE_MATCHUPS`` measured plain and with each
     of its controls on the same pairs (``measure``), then each seat edge of
-    ``VARIANCE_SEAT_EDGES`` plain and with the draws (``measure_first_mover``): standard
+    ``VARIANCE_SEAT_EDGES`` plain and with the draws and the deal (``measure_first_mover``): standard
     deviation per pair, how many times fewer pairs the reduced estimate needs, and CPU per pair
     of each, its controls' play counted."""
-    from .decision_values import pair_values
     from ..run.seeds import derive_seed
 
     rows = []
@@ -248,7 +287,7 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
             rows.append(_row(study, a, b, rules, unit, control, "A", m))
     for study, spec, rules, full, small in VARIANCE_SEAT_EDGES:
         m = measure_first_mover(spec, rules, small if quick else full, derive_seed(seed, study, spec, rules, "edge"))
-        rows.append(_row(study, spec, spec, rules, "hand", "draws", "first mover", m))
+        rows.append(_row(study, spec, spec, rules, "hand", "draws+deal", "first mover", m))
     return rows
 
 
@@ -269,8 +308,8 @@ def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
         if unit != "hand" or CHALLENGER in (a, b):
             continue
         start = time.process_time()
-        x, luck, name = draw_values.draw_luck_pairs(a, b, rules, unit, deals,
-                                                    derive_seed(seed, "unbiased", study, a, b, rules))
+        x, luck, name, _ = draw_values.draw_luck_pairs(a, b, rules, unit, deals,
+                                                       derive_seed(seed, "unbiased", study, a, b, rules))
         plain, reduced, mean_luck = est.plain(x), est.with_controls(x, {name: luck}), est.plain(luck)
         rows.append({"study": study, "a": a, "b": b, "rules": rules, "deals": deals, "plain": plain.as_dict(),
                      "reduced": reduced.as_dict(), "luck": mean_luck.as_dict(),

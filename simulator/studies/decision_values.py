@@ -55,16 +55,14 @@ import strategies
 from strategies.hybrid import DECISION_PHASES
 
 from ..analysis.stats.estimators import plain
-from ..core import constants as C
 from ..core.decisions import decision as named_decision
 from ..infra.inputs import outside_work, read_json
 from ..core.rules import resolve_rules
 from ..run.rundir import code_fingerprint
 from ..run.config import REQUIRED, Key, Schema, is_int, seed_key
 from ..run.seeds import derive_seed, development_seed_error
+from .controls import pair_values
 
-#: deals / games played per call (bounded memory; results do not depend on it)
-PIECE = {"hand": 20_000, "game": 2_000}
 UNITS = ("hand", "game")
 
 
@@ -227,32 +225,6 @@ def load_spec(path: str | Path) -> Spec:
     from ..run.experiment import read_toml_file
 
     return parse_spec(read_toml_file(Path(path), "a decision-values spec", DecisionValuesError), str(path))
-
-
-def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: int,
-                first_mover: bool = False) -> np.ndarray:
-    """Per mirrored pair, the mean value to A (net points per hand, or games won) of
-    deals / games ``0 .. n-1`` played by ``spec_a`` against ``spec_b``; ``first_mover`` (hands
-    only): to the seat that moves first, the non-dealer, whichever player holds it."""
-    from .. import api
-
-    if first_mover and unit != "hand":
-        raise ValueError("the first mover's value is measured per hand only")
-    values = np.empty(n, np.float64)
-    piece = PIECE[unit]
-    for start in range(0, n, piece):
-        count = min(piece, n - start)
-        if unit == "hand":
-            rec = api.play_deal_records(spec_a, spec_b, rules, start, count, seed, True)
-            api.check_hand_errors(rec, spec_a, spec_b)
-            to = 1 - rec[:, C.H_DEALER] if first_mover else rec[:, C.H_A_SEAT]
-            sign = np.where(rec[:, C.H_WINNER] == to, 1.0, np.where(rec[:, C.H_WINNER] < 0, 0.0, -1.0))
-            values[start:start + count] = sign * rec[:, C.H_POINTS]
-        else:
-            games, _ = api.play_game_records(spec_a, spec_b, rules, start, count, seed, True)
-            api.check_game_errors(games, spec_a, spec_b)
-            values[start:start + count] = (games[:, C.G_WINNER] == games[:, C.G_A_SEAT]).astype(np.float64)
-    return values.reshape(-1, 2).mean(axis=1)
 
 
 def interval(diff: np.ndarray) -> dict[str, float]:

@@ -194,22 +194,26 @@ def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
 
 @KERNEL
 def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats, nets,
-                                  lucks, draws, cells, dealers, trace, work, row, seen):
+                                  lucks, draws, cells, dealers, dealt, trace, work, row, seen):
     """Deals ``first_deal + start .. first_deal + stop - 1`` (mirrored, as ``play_deals``)
     played to their end with every stock draw's luck counted (``play_hand_counting_nb``):
     deal i's net points to seat 0 in ``nets[i]``, the sum of its draws' luck to seat 0 in
-    ``lucks[i]``, A's seat in ``a_seats[i]``, the dealing seat in ``dealers[i]``, its stock
-    draws in ``draws[i]``.  When
+    ``lucks[i]``, A's seat in ``a_seats[i]``, the dealing seat in ``dealers[i]``, each seat's
+    least deadwood of the ten cards dealt to it in ``dealt[i]``, its stock draws in
+    ``draws[i]``.  When
     ``cells`` (n × capacity × 2) has columns, each draw's drawer and cell go to
     ``cells[i, :draws[i]]``.  ``draws[i]`` is ``DRAWS_ERROR`` for a deal where a strategy
     erred, ``DRAWS_OVERFLOW`` when its draws did not fit.  ``row`` (``N_HAND_COLS``) and
     ``seen`` (2) are the block's scratch."""
     zero = np.int64(0)
     recording = cells.shape[1] > 0
+    state = state_of(work)
     for i in range(start, stop):
         _, dealer, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
         a_seats[i] = a_seat
         dealers[i] = dealer
+        dealt[i, 0] = min_deadwood_nb(hand_of_nb(state, zero))
+        dealt[i, 1] = min_deadwood_nb(hand_of_nb(state, np.int64(1)))
         seat_nb(work, a_seat, sids_ab, params_ab)
         at, luck, n_draws = play_hand_counting_nb(work, rules, row, trace, values, cells[i], seen)
         nets[i] = points_to_seat_nb(row[H_WINNER], row[H_POINTS], zero)
@@ -267,8 +271,9 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
 
 def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, values, capacity=0, threads=None):
     """Deals ``first_deal ..`` with their draws' luck (``play_corrected_deals_block_nb``) on
-    ``threads`` threads: ``(a_seats, nets, lucks, draws, cells, dealers)``; ``cells`` is
-    (n_deals × ``capacity`` × 2) int16, empty unless a ``capacity`` is given."""
+    ``threads`` threads: ``(a_seats, nets, lucks, draws, cells, dealers, dealt)``; ``cells`` is
+    (n_deals × ``capacity`` × 2) int16, empty unless a ``capacity`` is given; ``dealt`` is
+    (n_deals × 2)."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
     width = params_ab.shape[1]
@@ -279,15 +284,16 @@ def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, v
     draws = np.zeros(n_deals, np.int64)
     cells = np.zeros((n_deals, capacity, 2), np.int16)
     dealers = np.zeros(n_deals, np.int64)
+    dealt = np.zeros((n_deals, 2), np.int64)
     threads, n_blocks = call_plan(n_deals, threads)
 
     def block(start, stop):
         play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats,
-                                      nets, lucks, draws, cells, dealers, no_trace, new_work(rules, width),
+                                      nets, lucks, draws, cells, dealers, dealt, no_trace, new_work(rules, width),
                                       np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64))
 
     run_blocks(block, n_deals, threads, n_blocks, inline=builtin_only(sids_ab))
-    return a_seats, nets, lucks, draws, cells, dealers
+    return a_seats, nets, lucks, draws, cells, dealers, dealt
 
 
 def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None):

@@ -30,6 +30,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -177,8 +178,9 @@ def record_draws(spec_a: str, spec_b: str, rules: str, seed: int, deals: int, va
     _, _, sids, params = strategy_pair(spec_a, spec_b)
     kernels = luck_kernels(engine_module(sids))
     table = np.zeros(N_CELLS) if values is None else values
-    _, nets, _, draws, cells, _ = kernels.play_corrected_deals(np.uint64(seed), 0, deals, resolve_rules(rules).to_array(),
-                                                            sids, params, table, DRAW_CAPACITY)
+    _, nets, _, draws, cells, _, _ = kernels.play_corrected_deals(np.uint64(seed), 0, deals,
+                                                                  resolve_rules(rules).to_array(), sids, params, table,
+                                                                  DRAW_CAPACITY)
     if (draws == DRAWS_ERROR).any():
         raise RuntimeError(f"a strategy erred while the draws of {spec_a} vs {spec_b} were recorded")
     if (draws == DRAWS_OVERFLOW).any():
@@ -273,17 +275,28 @@ def fit_wins(version: int, games: int, seed: int, folder: Path | None = None, po
     return load_wins(version, folder)
 
 
+class LuckPairs(NamedTuple):
+    """``draw_luck_pairs``' answer, per mirrored pair: the ``values`` counted, their draws'
+    ``luck``, the ``name`` of that control (the tables and their digests), and for the first
+    mover's values the least deadwood ``dealt`` to the first mover and to the dealer (pairs × 2;
+    None otherwise)."""
+
+    values: np.ndarray
+    luck: np.ndarray
+    name: str
+    dealt: np.ndarray | None = None
+
+
 def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
-                    tables: dict[str, FittedTable] | None = None,
-                    first_mover: bool = False) -> tuple[np.ndarray, np.ndarray, str]:
+                    tables: dict[str, FittedTable] | None = None, first_mover: bool = False) -> LuckPairs:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
     the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
     this module's ``DEFAULT_VERSION`` of each): per mirrored pair, A's mean value (net points,
     or games won) and the mean luck to A in that unit, and the name and digest of each table
-    used; ``first_mover`` (hands only): the value and luck of the seat that moves first, the
-    non-dealer, whichever player holds it.  A deal or game a strategy erred in is refused with a
-    RuntimeError."""
+    used (``LuckPairs``); ``first_mover`` (hands only): the value and luck of the seat that moves
+    first, the non-dealer, whichever player holds it, and the deadwood dealt to each side.  A
+    deal or game a strategy erred in is refused with a RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels
@@ -301,14 +314,16 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     _, _, sids, params = strategy_pair(spec_a, spec_b)
     kernels = luck_kernels(engine_module(sids))
     vector = resolved.to_array()
-    values, lucks = np.empty(n), np.empty(n)
+    values, lucks, dealt = np.empty(n), np.empty(n), np.empty((n, 2))
     for start in range(0, n, DRAWS_PIECE):
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
-            a_seats, value, luck, draws, _, dealers = kernels.play_corrected_deals(np.uint64(seed), start, count,
-                                                                                vector, sids, params, table.values)
+            a_seats, value, luck, draws, _, dealers, deadwood = kernels.play_corrected_deals(
+                np.uint64(seed), start, count, vector, sids, params, table.values)
             erred = draws == DRAWS_ERROR
             counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
+            rows = np.arange(count)
+            dealt[start:start + count] = np.column_stack([deadwood[rows, 1 - dealers], deadwood[rows, dealers]])
         else:
             a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
                                                                   table.values, slopes)
@@ -319,4 +334,5 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         values[start:start + count] = sign * value if unit == "hand" else value
         lucks[start:start + count] = sign * luck
     names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
-    return values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})"
+    return LuckPairs(values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})",
+                     dealt.reshape(-1, 2, 2).mean(axis=1) if first_mover else None)

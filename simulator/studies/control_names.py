@@ -1,0 +1,16 @@
+"""The names of the control variates ginsim can play beside a matchup.
+
+``simulator.studies.controls`` plays them and ``simulator.studies.claims_file`` lets a claim
+name one as its estimator; both read the names here, so the vocabulary is written once and
+neither module imports the other.
+
+* ``draws``: the luck of the matchup's own stock draws (AIVAT's chance correction);
+* ``self``: each player's self-play on the same mirrored pairs; ``self_a`` and ``self_b`` only
+  A's or only B's;
+* ``draws+self`` and so on: the draws' luck with a self-play.
+"""
+
+#: the self-play controls: name -> whose self-play (A's, B's)
+SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
+#: every control a matchup can be played with
+CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))

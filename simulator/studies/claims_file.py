@@ -52,7 +52,7 @@ class Claim:
     tuning: str | None = None  # a tuning study's claim: the spec's file name without .toml
     opponent: str | None = None  # a decision_loss claim: the opponent both players meet
     margin_from: str | None = None  # where the margin came from (recorded at registration, not content)
-    estimator: str | None = None  # a control of ``controls.CONTROLS`` it is confirmed with (None, "plain": none)
+    estimator: str | None = None  # a control of ``control_names.CONTROLS`` it is confirmed with (None, "plain": none)
     tables: list[str] | None = None  # with the draws' luck in its estimator: the fitted tables it reads, NAME:SHA256
 
 

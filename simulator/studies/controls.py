@@ -16,14 +16,23 @@ The controls with an exactly known expectation that ginsim can play today:
   of them (the cheaper player's, when one player's decisions cost far more than the other's).
   Its expectation is known: in self-play the two seatings of a mirrored pair are exchangeable
   (docs/rules.md, "Scoring": the game is zero-sum), so A's net points per hand average 0 and
-  A wins half the games (``SELF_PLAY_MEAN``; the control is the self-play's value less it).  Where the two players play alike, most of what decides A against B decides
-  the self-plays too and the estimate's variance falls many-fold (neighbouring knock
-  thresholds: about 40 times); where they play differently it explains next to nothing, and
-  the two extra plays cost twice the CPU of the matchup itself.
+  A wins half the games (``SELF_PLAY_MEAN``; the control is the self-play's value less it).
+  Where the two players play alike, most of what decides A against B decides the self-plays
+  too and the estimate's variance falls many-fold (neighbouring knock thresholds: about 40
+  times); where they play differently it explains next to nothing, and the two extra plays
+  cost twice the CPU of the matchup itself;
+* for a **seat edge** (the first mover's net points per hand in a self-play,
+  ``measure_first_mover``), the draws' luck counted for the first mover and **the deal's
+  luck** (``deal_controls``: per band of dealt deadwood, the first mover's hand in it less the
+  dealer's; 0 in expectation because the two hands are dealt alike).  In a mirrored matchup
+  the deal's luck cancels: each player holds each dealt hand once.
 
 A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
 ``draws+self_b``); the coefficients are cross-fitted together
-(``simulator.analysis.stats.estimators.with_controls``).
+(``simulator.analysis.stats.estimators.with_controls``).  The names are
+``simulator.studies.control_names``'; ``pairs_with_controls`` plays any of them, and ``ginsim
+simulate --control``, ``ginsim confirm`` (a claim's ``estimator``) and the benchmarks call it
+or its parts.
 
 The plain estimate is computed beside the reduced one from the same pairs, always.
 """

@@ -73,11 +73,11 @@ above = 0.0
 """
 
 
-def tiny_study(folder: Path, claims: str) -> Path:
-    """The tiny study and its claims under ``folder/experiments``, the claims registered
-    (run from ``folder``)."""
+def tiny_study(folder: Path, claims: str, experiment: str = EXPERIMENT) -> Path:
+    """The tiny study (``experiment``: its file, named "tiny") and its claims under
+    ``folder/experiments``, the claims registered (run from ``folder``)."""
     (folder / "experiments").mkdir()
-    (folder / "experiments" / "tiny.toml").write_text(EXPERIMENT)
+    (folder / "experiments" / "tiny.toml").write_text(experiment)
     (folder / "experiments" / "tiny.claims.toml").write_text(claims)
     assert main(["claims", "register", "tiny"]) == 0
     return folder

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from simulator.cli import main
+from test_confirm import tiny_study
 
 K11 = "knock_policy:turn_a=11,late=0,turn_b=2"
 K12 = "knock_policy:turn_a=12,late=0,turn_b=2"
@@ -41,11 +42,7 @@ CLAIMS = ("max_deals = 400_000\nmax_games = 400\n"
 def study(tmp_path, monkeypatch):
     """The study of k=12 against k=11 and its claims, registered (run from ``tmp_path``)."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "experiments").mkdir()
-    (tmp_path / "experiments" / "tiny.toml").write_text(EXPERIMENT)
-    (tmp_path / "experiments" / "tiny.claims.toml").write_text(CLAIMS)
-    assert main(["claims", "register", "tiny"]) == 0
-    return tmp_path
+    return tiny_study(tmp_path, CLAIMS, EXPERIMENT)
 
 
 def test_self_play_confirms_a_close_claim_on_many_times_fewer_pairs(study, capsys):

@@ -464,7 +464,7 @@ def _run_locked(spec: ClassSpec, out: Path, resume: bool, log) -> dict[str, Any]
     fresh = _fresh_values(moments["fresh"], support, mixture, k, spec.fresh_pairs // FRESH_BLOCKS)
     result = _result(spec, state, matrix, entry_errors(moments["matrix"], k, per), mixture, value, cert, fresh)
     result["plain"] = plain_beside(moments, k, per, spec.fresh_pairs // FRESH_BLOCKS, support, mixture, weights,
-                                   spec.bootstrap, spec.blocks)
+                                   spec.bootstrap, spec.blocks, spec.epsilon_target)
     state["result"] = result
     atomic_write(out / STATE, json.dumps(state, indent=1) + "\n")
     write_report(spec, result, out)
@@ -493,40 +493,31 @@ def _fresh_values(columns: dict[int, dict[str, np.ndarray]], support: list[int],
 
 def plain_beside(moments: dict[str, dict[int, dict[str, np.ndarray]]], k: int, per: int, fresh_per: int,
                  support: list[int], mixture: np.ndarray, weights: dict[int, np.ndarray], replicates: int,
-                 blocks: int) -> dict[str, Any]:
-    """The plain estimates from the same block sums, the self-play control left out: the matrix
-    and its standard errors, the equilibrium solved on it with its ε, δ and the bootstrap
-    distribution of its support (``certify``, the same bootstrap ``weights``), and every
-    member's fresh value against the published (controlled) ``mixture``; what
-    ``class_game.json``'s ``result.plain`` holds."""
+                 blocks: int, target: float) -> dict[str, Any]:
+    """The plain estimates from the same block sums, the self-play control left out
+    (``estimated``): the matrix and its standard errors, the equilibrium solved on it with its
+    ε, δ and the bootstrap distribution of its support (``certify``, the same bootstrap
+    ``weights``), and every member's fresh value against the published (controlled)
+    ``mixture``; what ``class_game.json``'s ``result.plain`` holds."""
     matrix = matrix_from(moments["matrix"], k, per, control=False)
     mixture_plain, value = symmetric_nash((matrix - matrix.T) / 2)
     replicas = matrix_from(moments["matrix"], k, per, weights, replicates, control=False)
-    cert = certify(matrix, mixture_plain, replicas, blocks)
-    fresh = _fresh_values(moments["fresh"], support, mixture, k, fresh_per, control=False)
-    best = max(range(k), key=lambda i: fresh[i]["value"])
-    return {"matrix": matrix.tolist(), "se": entry_errors(moments["matrix"], k, per, control=False).tolist(),
-            "mixture": mixture_plain.tolist(), "value": float(value), "epsilon": cert["epsilon"],
-            "delta": cert["delta"], "bootstrap": cert, "fresh": fresh,
-            "fresh_best": {"member": best, **fresh[best]}}
+    return estimated(matrix, entry_errors(moments["matrix"], k, per, control=False), mixture_plain, value,
+                     certify(matrix, mixture_plain, replicas, blocks),
+                     _fresh_values(moments["fresh"], support, mixture, k, fresh_per, control=False), target)
 
 
 def plain_view(result: dict[str, Any]) -> dict[str, Any]:
     """``result`` with every figure ``ginsim equilibrium`` prints and records replaced by its
     plain estimate from the same pairs (``result.plain``; ``--plain``): the mixture of the plain
     matrix with its ε, δ and support bootstrap, and the fresh values, against the published
-    mixture, of the plain means.  A result written before the plain estimate was kept is
+    mixture, of the plain means.  A result written before the plain estimate was kept whole is
     refused with one line."""
     plain = result.get("plain")
-    if plain is None or "fresh_best" not in plain:
+    if plain is None or "epsilon_met" not in plain:  # "epsilon_met": written whole, by ``estimated``
         raise ClassGameError(f"{result['name']}: its class_game.json keeps no plain estimate beside the controlled "
                              f"one; ginsim equilibrium SPEC --resume rewrites it from its moments")
-    return {**result, **{key: plain[key] for key in ("matrix", "se", "mixture", "value", "epsilon", "delta",
-                                                     "fresh", "fresh_best")},
-            "bootstrap": plain["bootstrap"], "gains": plain["bootstrap"]["gains"],
-            "epsilon_met": plain["epsilon"] <= result["epsilon_target"],
-            "fresh_within_epsilon": plain["fresh_best"]["value"] <= plain["epsilon"],
-            "fresh_above_epsilon": [i for i, f in enumerate(plain["fresh"]) if f["low"] > plain["epsilon"]]}
+    return {**result, **plain}
 
 
 def estimator_lines(result: dict[str, Any]) -> list[str]:
@@ -543,7 +534,7 @@ def estimator_lines(result: dict[str, Any]) -> list[str]:
     ratio = (plain_se[ok] / cv_se[ok]) ** 2
     apart = np.array([abs(result["matrix"][i][j] - plain["matrix"][i][j]) for i, j in upper])[ok] / plain_se[ok]
     members = result["members"]
-    best = max(range(k), key=lambda i: plain["fresh"][i]["value"])
+    best = plain["fresh_best"]["member"]
     same = sorted(np.flatnonzero(np.array(plain["mixture"]) > SUPPORT_TOL).tolist()) == sorted(
         np.flatnonzero(np.array(result["mixture"]) > SUPPORT_TOL).tolist())
     return ["## The estimator", "",
@@ -574,20 +565,29 @@ def _result(spec: ClassSpec, state: dict[str, Any], matrix: np.ndarray, se: np.n
     rules = resolve_rules({"preset": spec.rules} if isinstance(spec.rules, str) else dict(spec.rules))
     k = len(spec.members)
     members = [{"name": n, "policy": s, "description": describe_policy(s, rules)} for n, s in spec.members]
-    beaten = max(range(k), key=lambda i: fresh[i]["value"])
     return {
         "name": spec.name, "spec_file": spec.path, "rules": spec.rules, "rules_label": spec.rules_label,
         "seed": spec.seed, "class": f"the draw-threshold class of {k} knock_policy members (knock at deadwood "
         f"<= {spec.limit} through draw k, then gin only; k in {list(spec.draws)}, gin only and as soon as legal)",
-        "members": members, "mixture": mixture.tolist(), "value": float(value),
-        "matrix": matrix.tolist(), "se": se.tolist(), "size": k, "pairs": spec.pairs, "blocks": spec.blocks,
-        "epsilon": cert["epsilon"], "delta": cert["delta"], "epsilon_target": spec.epsilon_target,
-        "epsilon_met": cert["epsilon"] <= spec.epsilon_target, "gains": cert["gains"], "bootstrap": cert,
-        "fresh": fresh, "fresh_pairs": spec.fresh_pairs, "fresh_best": {"member": beaten, **fresh[beaten]},
-        "fresh_within_epsilon": fresh[beaten]["value"] <= cert["epsilon"],
-        "fresh_above_epsilon": [i for i in range(k) if fresh[i]["low"] > cert["epsilon"]],
+        "members": members, "size": k, "pairs": spec.pairs, "blocks": spec.blocks,
+        "epsilon_target": spec.epsilon_target, "fresh_pairs": spec.fresh_pairs,
+        **estimated(matrix, se, mixture, value, cert, fresh, spec.epsilon_target),
         "deals": int(state["deals"]), "cpu_seconds": float(state["cpu_seconds"]),
     }
+
+
+def estimated(matrix: np.ndarray, se: np.ndarray, mixture: np.ndarray, value: float, cert: dict[str, Any],
+              fresh: list[dict[str, float]], target: float) -> dict[str, Any]:
+    """The figures of one estimate of the class game (with the control, or plain): the matrix
+    and its errors, the equilibrium and its value, its certificate (``certify``) against the ε
+    ``target``, and the fresh check: every member's value against the mixture, the best of
+    them, whether it stays within ε and which members' intervals lie above it."""
+    best = max(range(len(fresh)), key=lambda i: fresh[i]["value"])
+    return {"mixture": mixture.tolist(), "value": float(value), "matrix": matrix.tolist(), "se": se.tolist(),
+            "epsilon": cert["epsilon"], "delta": cert["delta"], "epsilon_met": cert["epsilon"] <= target,
+            "gains": cert["gains"], "bootstrap": cert, "fresh": fresh, "fresh_best": {"member": best, **fresh[best]},
+            "fresh_within_epsilon": fresh[best]["value"] <= cert["epsilon"],
+            "fresh_above_epsilon": [i for i, f in enumerate(fresh) if f["low"] > cert["epsilon"]]}
 
 
 # ----------------------------------------------------------------------------- reports

@@ -139,17 +139,16 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
-    parts = control.split("+")
     start = time.process_time()
-    controls = {}
-    if "draws" in parts:
-        replay, luck, name, _ = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, 2 * len(x), seed)
-        if not np.array_equal(replay, x):
-            raise RuntimeError(f"the draws' replay of {spec_a} vs {spec_b} (seed {seed}) did not give the values "
-                               "played; the engine and the draw-luck kernel disagree")
-        controls[name] = luck
-    controls.update(self_play_controls(spec_a, spec_b, rules, unit, 2 * len(x), seed, parts[-1]))
+    _, controls = pairs_with_controls(spec_a, spec_b, rules, unit, 2 * len(x), seed, control, played=x)
     return est.with_controls(x, controls), time.process_time() - start
+
+
+def _same_replay(replay: np.ndarray, played: np.ndarray | None, what: str, seed: int) -> None:
+    """Refuse a draws' replay whose values differ from those ``played`` (None: nothing to check)."""
+    if played is not None and not np.array_equal(replay, played):
+        raise RuntimeError(f"the draws' replay of {what} (seed {seed}) did not give the values played; the engine "
+                           "and the draw-luck kernel disagree")
 
 
 def self_play_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
@@ -163,20 +162,23 @@ def self_play_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed:
 
 
 def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int, control: str,
-                        tables: dict | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                        tables: dict | None = None,
+                        played: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with ``control`` (``CONTROLS``) on the same mirrored pairs: A's value per
     pair and each control's, centred on its known expectation, by name.  With the draws, their
     kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
-    otherwise the engine does (``pair_values``)."""
+    otherwise the engine does (``pair_values``), unless its values were ``played`` already,
+    which the draws' replay must then give again exactly (a difference is refused)."""
     _check_control(control)
     parts = control.split("+")
     controls = {}
     if "draws" in parts:
         x, luck, name, _ = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables)
+        _same_replay(x, played, f"{spec_a} vs {spec_b}", seed)
         controls[name] = luck
     else:
-        x = pair_values(spec_a, spec_b, rules, unit, n, seed)
+        x = pair_values(spec_a, spec_b, rules, unit, n, seed) if played is None else played
     controls.update(self_play_controls(spec_a, spec_b, rules, unit, n, seed, parts[-1]))
     return x, controls
 
@@ -243,9 +245,7 @@ def measure_first_mover(spec: str, rules, pairs: int, seed: int) -> Measured:
     replay, luck, name, dealt = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * pairs, seed,
                                                             first_mover=True)
     cpu_controls = time.process_time() - start
-    if not np.array_equal(replay, x):
-        raise RuntimeError(f"the draws' replay of {spec}'s self-play (seed {seed}) did not give the values played; "
-                           "the engine and the draw-luck kernel disagree")
+    _same_replay(replay, x, f"{spec}'s self-play", seed)
     reduced = est.with_controls(x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])})
     return Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
 
@@ -262,9 +262,8 @@ def deal_controls(first: np.ndarray, dealer: np.ndarray) -> dict[str, np.ndarray
     dealer's ``dealer`` is.  Each has expectation exactly 0, since the two hands are dealt alike
     (exchangeable); their coefficients are the estimator's, cross-fitted, so any weighting of
     the bands stays unbiased."""
-    edges = DEAL_BANDS
     return {f"deal: deadwood {lo}-{hi - 1}": ((first >= lo) & (first < hi)).astype(float)
-            - ((dealer >= lo) & (dealer < hi)).astype(float) for lo, hi in zip(edges[:-1], edges[1:])}
+            - ((dealer >= lo) & (dealer < hi)).astype(float) for lo, hi in zip(DEAL_BANDS[:-1], DEAL_BANDS[1:])}
 
 
 def _row(study: str, a: str, b: str, rules, unit: str, control: str, of: str, m: Measured) -> dict:

@@ -314,7 +314,8 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     _, _, sids, params = strategy_pair(spec_a, spec_b)
     kernels = luck_kernels(engine_module(sids))
     vector = resolved.to_array()
-    values, lucks, dealt = np.empty(n), np.empty(n), np.empty((n, 2))
+    values, lucks = np.empty(n), np.empty(n)
+    dealt = np.empty((n, 2)) if first_mover else None
     for start in range(0, n, DRAWS_PIECE):
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
@@ -322,8 +323,9 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
                 np.uint64(seed), start, count, vector, sids, params, table.values)
             erred = draws == DRAWS_ERROR
             counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
-            rows = np.arange(count)
-            dealt[start:start + count] = np.column_stack([deadwood[rows, 1 - dealers], deadwood[rows, dealers]])
+            if first_mover:
+                rows = np.arange(count)
+                dealt[start:start + count] = np.column_stack([deadwood[rows, counted], deadwood[rows, dealers]])
         else:
             a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
                                                                   table.values, slopes)
@@ -335,4 +337,4 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         lucks[start:start + count] = sign * luck
     names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
     return LuckPairs(values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})",
-                     dealt.reshape(-1, 2, 2).mean(axis=1) if first_mover else None)
+                     None if dealt is None else dealt.reshape(-1, 2, 2).mean(axis=1))

@@ -415,8 +415,10 @@ def _figures(draw_only: dict[str, Any], mixture: np.ndarray, vs_member: list[dic
              on_table: list[dict[str, float]], k: int) -> dict[str, Any]:
     """The study's intervals from one estimate of each fresh comparison (``value``, ``se``):
     the best response against the table, the table against the draw-only mixture (its members'
-    values weighed by the mixture), the table against each member and each member against it."""
+    values weighed by the mixture), the table against each member, each member against it and
+    the best of those."""
     members = draw_only["members"]
+    best = max(range(k), key=lambda i: on_table[i]["value"])
     return {"exploitability_lower_bound": _interval(on_table[k]["value"], on_table[k]["se"]),
             "against_draw_only_equilibrium": _interval(
                 float(sum(w * r["value"] for w, r in zip(mixture, vs_member))),
@@ -424,7 +426,9 @@ def _figures(draw_only: dict[str, Any], mixture: np.ndarray, vs_member: list[dic
             "against_members": [{"name": m["name"], **_interval(r["value"], r["se"])}
                                 for m, r in zip(members, vs_member)],
             "members_against_table": [{"name": m["name"], **_interval(r["value"], r["se"])}
-                                      for m, r in zip(members, on_table[:k])]}
+                                      for m, r in zip(members, on_table[:k])],
+            "best_member_against_table": {"name": members[best]["name"],
+                                          **_interval(on_table[best]["value"], on_table[best]["se"])}}
 
 
 def _result(spec: TableSpec, state: dict[str, Any], draw_only: dict[str, Any], table: np.ndarray,
@@ -437,7 +441,6 @@ def _result(spec: TableSpec, state: dict[str, Any], draw_only: dict[str, Any], t
     vs_member = fresh["against_member"]
     on_table = fresh["against_table"]
     k = len(draw_only["members"])
-    best_member = max(range(k), key=lambda i: on_table[i]["value"])
     plain = None
     if _has_plain(fresh):  # fresh rows kept before the plain estimate was: none (--resume plays them again)
         plain = _figures(draw_only, mixture, [r["plain"] for r in vs_member], [r["plain"] for r in on_table], k)
@@ -451,8 +454,6 @@ def _result(spec: TableSpec, state: dict[str, Any], draw_only: dict[str, Any], t
         "draw_only_mixture": [{"name": m["name"], "policy": m["policy"], "weight": w}
                               for m, w in zip(draw_only["members"], mixture) if w > 1e-6],
         "draw_only_epsilon": draw_only["epsilon"],
-        "best_member_against_table": {"name": draw_only["members"][best_member]["name"],
-                                      **_interval(on_table[best_member]["value"], on_table[best_member]["se"])},
         "plain": plain,
         "iterations": state["iterations"],
         "exploitability_train": state["iterations"][-1]["exploitability_train"],
@@ -622,15 +623,13 @@ def table_summary_lines(results: list[dict[str, Any]]) -> list[str]:
 
 def plain_view(result: dict[str, Any]) -> dict[str, Any]:
     """``result`` with every fresh figure replaced by its plain estimate from the same pairs
-    (``result.plain``; ``--plain``), the best draw-only member against the table picked among
-    the plain ones.  A result whose fresh rows were kept before the plain estimate was is
-    refused with one line."""
+    (``result.plain``, made by ``_figures`` as the controlled ones are; ``--plain``).  A result
+    without them whole is refused with one line."""
     plain = result.get("plain")
-    if plain is None:
+    if plain is None or "best_member_against_table" not in plain:
         raise KnockTableError(f"{result['name']}: its knock_table.json keeps no plain estimate beside the controlled "
                               f"one; ginsim equilibrium SPEC --resume plays its fresh comparisons again")
-    best = max(plain["members_against_table"], key=lambda r: r["value"])
-    return {**result, **plain, "best_member_against_table": best}
+    return {**result, **plain}
 
 
 def summary_lines(result: dict[str, Any], seconds: float, out: Path, plain: bool = False) -> list[str]:

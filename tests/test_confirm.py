@@ -29,7 +29,6 @@ from simulator.run.rundir import RunError, seal
 from simulator.run.runner import run_experiment
 from simulator.studies import claims_file
 from simulator.studies import confirm as C
-from simulator.studies import ledger as L
 from simulator.run.seeds import DEVELOPMENT_SEEDS, derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent

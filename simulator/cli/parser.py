@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..studies.control_names import CONTROLS
 from . import commands
 
 
@@ -53,8 +54,7 @@ def _play_commands(command) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
-    p.add_argument("--control", choices=["draws", "self", "self_a", "self_b", "draws+self", "draws+self_a",
-                                         "draws+self_b"],
+    p.add_argument("--control", choices=list(CONTROLS),
                    help="also estimate with control variates, each worth 0 in expectation: draws, the luck of the "
                         "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
@@ -231,6 +231,12 @@ def _read_commands(command) -> None:
     _complete(p.add_argument("run_dir", help="a complete run directory written by 'ginsim run', "
                                              "e.g. results/quickstart"), "directory")
     p.add_argument("--out", help="directory for the report (default: the run directory)")
+    p.add_argument("--control", choices=list(CONTROLS),
+                   help="also estimate every cell of two different strategies with control variates, played on the "
+                        "run's own mirrored pairs: draws, the luck of the stock draws; self, each player's self-play "
+                        "on the same deals (self_a, self_b: one player's); draws+self ... both. Adds the section "
+                        "'Estimates with control variates' and controlled.csv, the plain estimate beside each "
+                        "(default: none; every figure is the plain mean of mirrored pairs)")
     _multiplicity_option(p)
     p.add_argument("--trust-plugins", action="store_true", help=TRUST_HELP + " to say how they defend after a knock "
                    "(default: plug-ins are not run and their defence is reported as unknown)")

@@ -56,6 +56,11 @@ class Claim:
     tables: list[str] | None = None  # with the draws' luck in its estimator: the fitted tables it reads, NAME:SHA256
 
 
+    @property
+    def estimator_used(self) -> str:
+        """The estimator it is confirmed with: ``"plain"`` or a control (``estimator_name``)."""
+        return estimator_name(self.estimator)
+
     def table(self) -> dict[str, Any]:
         """The claim as its claims-file table, without its ``note`` (what the ledger registers)."""
         table = {"id": self.id, "statement": self.statement, "metric": self.metric, "unit": self.unit, "a": self.a,
@@ -217,6 +222,11 @@ def _parse_claim(c: dict[str, Any], fail) -> Claim:
                  v["margin_from"], v["estimator"], v["tables"])
 
 
+def estimator_name(estimator: str | None) -> str:
+    """A claim's ``estimator`` key as the estimator it names: none given is the plain mean."""
+    return estimator or "plain"
+
+
 def reads_draws(estimator: str | None) -> bool:
     """Whether a claim's estimator counts the draws' luck (and so reads fitted tables)."""
     return estimator is not None and "draws" in estimator.split("+")
@@ -226,8 +236,8 @@ def _check_estimator(v: dict[str, Any], fail) -> None:
     """A control measures what it corrects (net points per hand, or the share of games won);
     an estimator with the draws' luck names exactly the tables it reads, and ``tables`` comes
     with it only."""
-    estimator = v["estimator"]
-    if estimator in (None, "plain"):
+    estimator = estimator_name(v["estimator"])
+    if estimator == "plain":
         if v["tables"] is not None:
             raise fail("tables", "only a claim with estimator \"draws\" (or \"draws+...\") names tables")
         return

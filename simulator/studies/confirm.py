@@ -553,7 +553,7 @@ def confirm_study(experiment: str | Path, protocol: Protocol, max_deals: int | N
         mode = "deals" if claim.unit == "hand" else "games"
         if (exp.deals if mode == "deals" else exp.games) is None:
             raise ClaimError(f"{where}: claim {claim.id}: unit: study {exp.name} plays no {mode}")
-        estimator = claim.estimator or "plain"
+        estimator = claim.estimator_used
         if estimator != "plain" and not exp.mirrored:
             raise ClaimError(f"{where}: claim {claim.id}: estimator: \"{estimator}\" plays mirrored pairs, and study "
                              f"{exp.name} is not mirrored")

@@ -118,7 +118,8 @@ def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: i
     return values.reshape(-1, 2).mean(axis=1)
 
 
-def _check_control(control: str) -> None:
+def check_control(control: str) -> None:
+    """Refuse, in one line naming the allowed values, a control ``CONTROLS`` does not name."""
     if control not in CONTROLS:
         raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
 
@@ -135,7 +136,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     len(x) - 1 of ``seed``, ``unit`` "hand" or "game") were played already: plays ``control``
     on the same pairs and returns the estimate and the CPU seconds its play took.  The draws'
     replay of the matchup must give ``x`` again exactly; a difference is refused."""
-    _check_control(control)
+    check_control(control)
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
@@ -170,7 +171,7 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
     otherwise the engine does (``pair_values``), unless its values were ``played`` already,
     which the draws' replay must then give again exactly (a difference is refused)."""
-    _check_control(control)
+    check_control(control)
     parts = control.split("+")
     controls = {}
     if "draws" in parts:
@@ -187,7 +188,7 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
             control: str = "self") -> Measured:
     """``spec_a`` against ``spec_b`` on ``pairs`` mirrored pairs of deals (``unit`` "hand") or
     games ("game") of ``seed``, estimated plain and with ``control``; CPU time counted."""
-    _check_control(control)  # before the matchup is played
+    check_control(control)  # before the matchup is played
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
     return _measured(x, time.process_time() - start, spec_a, spec_b, rules, unit, seed, control)

@@ -487,8 +487,15 @@ class Experiment(Kind):
         from ..analysis.report import write_report
 
         out = Path(options.out or folder)
+        control = getattr(options, "control", None)
+        controlled = None
+        if control is not None:
+            from .run_controls import run_estimates
+
+            controlled = run_estimates(folder, control, options.trust_plugins)
         paths = write_report(folder, options.out, multiplicity=options.multiplicity,
-                             trust_plugins=options.trust_plugins, claims=reports.study_of(out) is None)
+                             trust_plugins=options.trust_plugins, claims=reports.study_of(out) is None,
+                             controlled=controlled)
         reports.refresh_folder(out)
         return paths
 

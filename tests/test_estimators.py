@@ -96,3 +96,14 @@ def test_moments_form_is_the_same_data_regression_estimate():
     plain, plain_se = est.plain_from_moments(sums, np.ones(blocks), per)  # the control left out
     assert plain == pytest.approx(x.mean(axis=1)) and plain_se == pytest.approx(x.std(axis=1) / np.sqrt(v.size))
     assert (plain_se > se).all()
+
+
+def test_pairs_saved_when_a_side_has_no_spread():
+    """Units all alike (a player that never wins a game) need one unit either way; a reduced
+    estimate with no spread left needs one unit against the plain one's many."""
+    flat, spread = est.plain(np.zeros(20)), est.plain(np.arange(20.0))
+    assert est.deals_ratio(flat, flat) == 1.0
+    assert est.deals_ratio(spread, flat) == float("inf")
+    assert est.deals_ratio(spread, spread) == 1.0
+    rounding = est.plain(np.arange(20.0) * 1e-14)  # what is left of an exact cancellation
+    assert est.deals_ratio(spread, rounding) == float("inf")

@@ -363,7 +363,8 @@ def _controlled_section(doc: Document, controlled: pd.DataFrame) -> None:
         "with controls": [_estimate_text(r, "reduced") for _, r in rows.iterrows()],
         "sd per pair, plain": [f"{v:.3g}" for v in rows["plain_sd"]],
         "with controls, sd": [f"{v:.3g}" for v in rows["reduced_sd"]],
-        "pairs needed": [f"{v:.2f}× fewer" for v in rows["pairs_ratio"]],
+        "pairs needed": [f"{v:.2f}× fewer" if math.isfinite(v) else "one (no spread left)"
+                         for v in rows["pairs_ratio"]],
         "CPU (s)": [f"{v:.1f}" for v in rows["control_cpu_s"]],
     }), "Estimates with control variates")
 

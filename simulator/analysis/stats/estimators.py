@@ -39,6 +39,8 @@ from .intervals import t_interval
 LEVEL = 0.95
 #: blocks the units are split into for the cross-fitted coefficients
 FOLDS = 10
+#: a reduced spread per unit below this share of the plain one is none (``deals_ratio``)
+EXACT = 1e-9
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,13 @@ def with_controls(x, controls, means=None, folds: int = FOLDS, level: float = LE
 
 def deals_ratio(reference: Estimate, reduced: Estimate) -> float:
     """How many times fewer units ``reduced`` needs than ``reference`` for an interval of the
-    same width: the ratio of their variances per unit."""
-    return float((reference.sd / reduced.sd) ** 2) if reduced.sd > 0 else float("inf")
+    same width: the ratio of their variances per unit.  Infinite when only the reduced one has
+    no spread (a spread below ``EXACT`` of the reference's is float rounding of an exact
+    cancellation, as when a control is the matchup itself under another name); 1 when neither
+    has any, as when one player never wins a game."""
+    if reduced.sd > EXACT * reference.sd:
+        return float((reference.sd / reduced.sd) ** 2)
+    return float("inf") if reference.sd > 0 else 1.0
 
 
 def cv_from_moments(sums: dict[str, np.ndarray], weights: np.ndarray, per: int,

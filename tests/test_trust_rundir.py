@@ -370,3 +370,13 @@ def test_scheduler_without_the_dask_backend_is_refused(tmp_path, capsys):
     error_line(capsys, ["run", write(tmp_path, TINY), "--out", tmp_path / "r", "--scheduler", "tcp://h:8786"],
                "--scheduler", "--backend dask")
     assert not (tmp_path / "r").exists()
+
+
+def test_report_control_plays_a_runs_plugins_only_when_trusted(plugin_run, tmp_path, capsys):
+    """``ginsim report --control`` plays the run's strategies again, so a plug-in's code runs
+    only with ``--trust-plugins``; refused, it writes nothing."""
+    out = tmp_path / "report"
+    error_line(capsys, ["report", plugin_run, "--out", out, "--control", "self"], "plug-in code", "--trust-plugins")
+    assert not out.exists()
+    assert main(["report", str(plugin_run), "--out", str(out), "--control", "self", "--trust-plugins"]) == 0
+    assert "## Estimates with control variates" in (out / "report.md").read_text()

@@ -118,3 +118,17 @@ def test_simulate_control_needs_mirrored_pairs(capsys):
     assert main(["simulate", K11, K12, "--deals", "100", "--no-mirror", "--control", "self"]) == 2
     err = capsys.readouterr().err
     assert "leave out --no-mirror" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_variance_table_names_the_median_of_each_matchups_best_control(capsys):
+    def row(a, control, ratio):
+        return {"study": "s", "a": a, "b": "simple", "rules": "hoyle", "unit": "hand", "of": "A", "control": control,
+                "pairs": 1000, "plain": {"sd": 2.0}, "reduced": {"sd": 2.0 / ratio ** 0.5}, "deals_ratio": ratio,
+                "cpu_ms_per_pair_plain": 0.01, "cpu_ms_per_pair_reduced": 0.02, "cpu_ratio": ratio / 2}
+
+    rows = [row("x", "self", 1.0), row("x", "draws", 1.5), row("y", "self", 5.0), row("y", "draws", 1.2),
+            row("z", "draws", 2.0)]
+    assert sorted(controls.best_controls(rows).values()) == [1.5, 2.0, 5.0]
+    controls.print_variance(rows)
+    assert "the best control of each of the 3 matchups and seat edges: a median of 2.00x fewer pairs (1.50x to " \
+           "5.00x)" in capsys.readouterr().out

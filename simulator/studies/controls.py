@@ -362,5 +362,19 @@ def print_variance(rows: list[dict]) -> None:
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<12} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
               f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
+    best = best_controls(rows)
+    print(f"the best control of each of the {len(best)} matchups and seat edges: a median of "
+          f"{float(np.median(list(best.values()))):.2f}x fewer pairs ({min(best.values()):.2f}x to "
+          f"{max(best.values()):.2f}x)")
     print("fewer pairs: (sd plain / sd reduced)^2, pairs needed for the same interval; less CPU: the same, per "
           "CPU-second, the controls' play counted (below 1: the reduced estimate costs more per interval)")
+
+
+def best_controls(rows: list[dict]) -> dict[tuple, float]:
+    """Per matchup or seat edge of the variance table (its study, players, rules, unit and what
+    is measured), the most pairs any of its controls saves (``deals_ratio``)."""
+    best: dict[tuple, float] = {}
+    for r in rows:
+        key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"])
+        best[key] = max(best.get(key, 0.0), r["deals_ratio"])
+    return best

@@ -63,15 +63,23 @@ def deal_traces(run_dir: str | Path, cell: int, deals, trust_plugins: bool = Fal
     for deal in deals:
         if not 0 <= deal < exp["deals"]:
             raise ValueError(f"--deal{'s' if len(deals) > 1 else ''} must be from 0 to {exp['deals'] - 1}, got {deal}")
+    c = cells[cell]
+    ready_to_play_again(run_dir, manifest, [c], trust_plugins, "a replay would not reproduce its rows")
+    return _checked_traces(run_dir, manifest, verification.good["deals"], c, deals, trace_deal)
+
+
+def ready_to_play_again(run_dir: Path, manifest: dict, cells: list[dict], trust_plugins: bool, why: str) -> None:
+    """Before any of a run's ``cells`` (manifest entries) is played again: refuse, in one line
+    ending with ``why``, a run this code did not play (its code fingerprint, plug-ins included),
+    and register the plug-ins those cells play, only when trusted (``load_plugins``)."""
+    exp = manifest["experiment"]
     here = code_fingerprint(exp.get("plugins", {}))
     if here != manifest["code_fingerprint"]:
         raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
-                       f"ginsim or a plug-in changed), so a replay would not reproduce its rows")
-    c = cells[cell]
-    plays = {str(c[side]).split(":", 1)[0].strip() for side in ("a", "b")}
-    if plays & set(exp.get("plugins") or {}):  # the cell plays plug-in code
+                       f"ginsim or a plug-in changed), so {why}")
+    plays = {str(c[side]).split(":", 1)[0].strip() for c in cells for side in ("a", "b")}
+    if plays & set(exp.get("plugins") or {}):  # the cells play plug-in code
         load_plugins(run_dir, manifest, trust_plugins)
-    return _checked_traces(run_dir, manifest, verification.good["deals"], c, deals, trace_deal)
 
 
 def _checked_traces(run_dir: Path, manifest: dict, good: list[Path], c: dict, deals: list[int], trace_deal):

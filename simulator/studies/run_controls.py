@@ -25,10 +25,11 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.stats import estimators as est
-from ..run.rundir import Plan, RunError, code_fingerprint, load_plugins, read_chunk_table, readable_run, run_path
+from ..run.replay import ready_to_play_again
+from ..run.rundir import Plan, RunError, read_chunk_table, readable_run, run_path
 from . import controls
 
-#: per mode of a run, the unit its controls measure and the column each row's value comes from
+#: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
 
 
@@ -77,17 +78,11 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
     experiment = manifest["experiment"]
     if not experiment.get("mirrored", True):
         raise ValueError(f"--control plays its controls on mirrored pairs, and {run_dir} is not mirrored")
-    here = code_fingerprint(experiment.get("plugins", {}))
-    if here != manifest["code_fingerprint"]:
-        raise RunError(f"{run_dir} was played by other code (fingerprint {manifest['code_fingerprint']}, now {here}: "
-                       f"ginsim or a plug-in changed), so its deals would not be played again as they were")
     cells = [c for c in manifest["cells"] if c["a"] != c["b"]]
     if not cells:
         raise ValueError(f"--control: {run_dir} has no cell in which two different strategies meet (a self-play "
                          f"cell's value to A is 0 by construction)")
-    plugins = set(experiment.get("plugins") or {})
-    if any({str(c[side]).split(":", 1)[0].strip() for side in ("a", "b")} & plugins for c in cells):
-        load_plugins(run_dir, manifest, trust_plugins)
+    ready_to_play_again(run_dir, manifest, cells, trust_plugins, "its deals would not be played again as they were")
     modes = [m for m in UNITS if experiment.get(m)]
     rows = []
     with tqdm(total=len(cells) * len(modes), disable=bar_disabled(progress), unit="cell",

@@ -100,3 +100,48 @@ def test_a_run_of_self_play_only_is_refused(tmp_path, capsys):
     assert main(["report", str(run), "--control", "draws"]) == 2
     assert "no cell in which two different strategies meet" in capsys.readouterr().err
 
+
+
+def test_an_interrupted_report_resumes_with_the_cells_it_finished(run, tmp_path, monkeypatch):
+    """Each cell's row is kept (sealed) as it is done; a second call plays only the rest and gives
+    the rows an uninterrupted call gives; the report, once written, removes the kept rows."""
+    from simulator.studies import run_controls
+
+    whole = run_estimates(run, "self", progress=False)
+    played, reduce = [], controls.reduce_pairs
+
+    def stop_after_two(x, a, b, rules, unit, seed, control):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append((a, unit))
+        return reduce(x, a, b, rules, unit, seed, control)
+
+    out = tmp_path / "report"
+    monkeypatch.setattr(controls, "reduce_pairs", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        run_estimates(run, "self", progress=False, keep_in=out)
+    assert (out / run_controls.CHECKPOINT).is_file()
+    played.clear()
+    monkeypatch.setattr(controls, "reduce_pairs", lambda *args: played.append(args[1]) or reduce(*args))
+    resumed = run_estimates(run, "self", progress=False, keep_in=out)
+    assert played == ["gin_hunter", "gin_hunter"]  # cell 0's hands and games were kept
+    pd.testing.assert_frame_equal(resumed.drop(columns="control_cpu_s"), whole.drop(columns="control_cpu_s"))
+    # another control's rows are not taken: every cell is played again
+    played.clear()
+    run_estimates(run, "self_a", progress=False, keep_in=out)
+    assert len(played) == 4
+    monkeypatch.setattr(controls, "reduce_pairs", reduce)
+    assert main(["report", str(run), "--out", str(out), "--control", "self"]) == 0
+    assert not (out / run_controls.CHECKPOINT).exists()
+
+
+def test_edited_kept_rows_are_refused(run, tmp_path, capsys):
+    from simulator.studies import run_controls
+
+    out = tmp_path / "report"
+    run_estimates(run, "self", progress=False, keep_in=out)
+    path = out / run_controls.CHECKPOINT
+    path.write_text(path.read_text().replace('"pairs": 120', '"pairs": 121', 1))
+    assert main(["report", str(run), "--out", str(out), "--control", "self"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and "delete" in err[0]

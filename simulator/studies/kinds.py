@@ -492,10 +492,14 @@ class Experiment(Kind):
         if control is not None:
             from .run_controls import run_estimates
 
-            controlled = run_estimates(folder, control, options.trust_plugins)
+            controlled = run_estimates(folder, control, options.trust_plugins, keep_in=out)
         paths = write_report(folder, options.out, multiplicity=options.multiplicity,
                              trust_plugins=options.trust_plugins, claims=reports.study_of(out) is None,
                              controlled=controlled)
+        if control is not None:
+            from .run_controls import discard_checkpoint
+
+            discard_checkpoint(out)
         reports.refresh_folder(out)
         return paths
 

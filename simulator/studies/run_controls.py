@@ -18,15 +18,18 @@ construction), and, with the draws' luck, a replay whose values differ from the 
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..analysis.rendering import atomic_write
 from ..analysis.stats import estimators as est
 from ..run.replay import ready_to_play_again
-from ..run.rundir import Plan, RunError, read_chunk_table, readable_run, run_path
+from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
@@ -62,12 +65,17 @@ def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode:
     return values.reshape(-1, 2).mean(axis=1)
 
 
-def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False,
-                  progress: bool = True) -> pd.DataFrame:
+def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False, progress: bool = True,
+                  keep_in: Path | None = None) -> pd.DataFrame:
     """Every cell of two different strategies in a complete run, estimated plain and with
     ``control`` (``control_names.CONTROLS``) played on the run's own mirrored pairs: one row
     per cell and unit (hand, game) with both estimates, how many times fewer pairs the reduced
-    one needs (``estimators.deals_ratio``) and the CPU seconds the controls took."""
+    one needs (``estimators.deals_ratio``) and the CPU seconds the controls took.
+
+    With ``keep_in`` (the report's folder, made when the first cell is done) each cell's row is
+    kept as it is done (``CHECKPOINT``), so that an interrupted call resumes where it stopped:
+    rows kept for this run, this code and this control are taken as they are, any other kept
+    rows are played again (``discard_checkpoint`` removes the file once the report is out)."""
     from tqdm.auto import tqdm
 
     from ..run.runner.play import bar_disabled
@@ -83,22 +91,80 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
         raise ValueError(f"--control: {run_dir} has no cell in which two different strategies meet (a self-play "
                          f"cell's value to A is 0 by construction)")
     ready_to_play_again(run_dir, manifest, cells, trust_plugins, "its deals would not be played again as they were")
+    checkpoint = None if keep_in is None else Path(keep_in) / CHECKPOINT
+    whose = {"run_id": manifest["run_id"], "code_fingerprint": manifest["code_fingerprint"], "control": control}
+    done = _kept_rows(checkpoint, whose)
     modes = [m for m in UNITS if experiment.get(m)]
-    rows = []
-    with tqdm(total=len(cells) * len(modes), disable=bar_disabled(progress), unit="cell",
+    with tqdm(total=len(cells) * len(modes), initial=len(done), disable=bar_disabled(progress), unit="cell",
               desc=f"controls ({control})", leave=False) as bar:
         for c in cells:
             for mode in modes:
-                unit, what = UNITS[mode]
-                x = cell_units(run_dir, manifest, verification.good[mode], c["cell"], mode)
-                start = time.process_time()
-                reduced, _ = controls.reduce_pairs(x, c["a"], c["b"], c["rules"], unit, c["seed"], control)
-                cpu = time.process_time() - start
-                plain = est.plain(x)
-                rows.append({"cell": c["cell"], "a": c["a"], "b": c["b"], "variant": c["variant"], "unit": unit,
-                             "measure": what, "control": control, "pairs": len(x),
-                             **{f"plain_{k}": v for k, v in plain.as_dict().items() if k != "units"},
-                             **{f"reduced_{k}": v for k, v in reduced.as_dict().items() if k != "units"},
-                             "pairs_ratio": est.deals_ratio(plain, reduced), "control_cpu_s": cpu})
+                key = f"{c['cell']}:{mode}"
+                if key in done:
+                    continue
+                done[key] = _cell_row(run_dir, manifest, verification.good[mode], c, mode, control)
+                if checkpoint is not None:
+                    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+                    rows = {k: {name: _plain_json(v) for name, v in row.items()} for k, row in done.items()}
+                    atomic_write(checkpoint, json.dumps(seal({"generator": GENERATOR, **whose, "rows": rows})))
                 bar.update(1)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([done[f"{c['cell']}:{mode}"] for c in cells for mode in modes])
+
+
+def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode: str, control: str) -> dict:
+    """One cell's unit (``mode``) estimated plain and with ``control``: ``run_estimates``' row."""
+    unit, what = UNITS[mode]
+    x = cell_units(run_dir, manifest, good, cell["cell"], mode)
+    start = time.process_time()
+    reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
+    cpu = time.process_time() - start
+    plain = est.plain(x)
+    return {"cell": cell["cell"], "a": cell["a"], "b": cell["b"], "variant": cell["variant"], "unit": unit,
+            "measure": what, "control": control, "pairs": len(x),
+            **{f"plain_{k}": v for k, v in plain.as_dict().items() if k != "units"},
+            **{f"reduced_{k}": v for k, v in reduced.as_dict().items() if k != "units"},
+            "pairs_ratio": est.deals_ratio(plain, reduced), "control_cpu_s": cpu}
+
+
+#: the file, in the report's folder, that keeps each cell's row while ``run_estimates`` plays
+#: (sealed; removed once the report is written)
+CHECKPOINT = ".ginsim-controls.json"
+#: who writes it
+GENERATOR = "ginsim report --control"
+
+
+def _kept_rows(checkpoint: Path | None, whose: dict) -> dict[str, dict]:
+    """The rows an interrupted call kept for this run, code and control, by "cell:mode"; none
+    when there is no file or it is another run's, code's or control's.  An edited file (its
+    seal broken) is refused in one line."""
+    if checkpoint is None or not checkpoint.is_file():
+        return {}
+    kept = read_sealed(checkpoint, "the rows an earlier ginsim report --control kept",
+                       f"delete {checkpoint} to play every cell again")
+    if kept.get("generator") != GENERATOR or any(kept.get(k) != v for k, v in whose.items()):
+        return {}
+    return {k: {name: _from_json(v) for name, v in row.items()} for k, row in kept["rows"].items()}
+
+
+def _plain_json(value):
+    """A row's value as strict JSON holds it: an infinite or undefined number tagged as text."""
+    return {"nonfinite": repr(value)} if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _from_json(value):
+    """``_plain_json`` undone."""
+    return float(value["nonfinite"]) if isinstance(value, dict) and set(value) == {"nonfinite"} else value
+
+
+def discard_checkpoint(keep_in: Path) -> None:
+    """Remove the rows ``run_estimates`` kept in ``keep_in``, once the report that shows them is
+    written: only a sealed file of ``GENERATOR``'s (anything else there is left alone)."""
+    checkpoint = Path(keep_in) / CHECKPOINT
+    if not checkpoint.is_file():
+        return
+    try:
+        kept = read_sealed(checkpoint, "the rows ginsim report --control kept", "")
+    except RunError:
+        return
+    if kept.get("generator") == GENERATOR:
+        checkpoint.unlink()

@@ -10,10 +10,14 @@ deals and games: the manifest records each cell's seed, and deal ``d`` of a cell
 of that seed (``simulator.run.runner.rows``).  The plain estimate of the same units stays
 beside each reduced one.
 
+Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
+interrupted report resumes with the cells it finished; the report removes it once written.
+
 What is refused, in one line: a run that is not mirrored (the controls are defined on mirrored
 pairs), a run played by other code than this ginsim's (its deals would not be played again as
 they were), a run with no cell of two different strategies (a self-play cell's value is 0 by
-construction), and, with the draws' luck, a replay whose values differ from the run's rows.
+construction), a run's plug-ins unless trusted (``replay.ready_to_play_again``), kept rows that
+were edited, and, with the draws' luck, a replay whose values differ from the run's rows.
 """
 
 from __future__ import annotations

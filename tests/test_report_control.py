@@ -46,7 +46,7 @@ def test_a_cells_units_are_the_deals_its_seed_plays(run):
 
 
 def test_each_cell_of_two_strategies_gets_both_estimates(run):
-    rows = run_estimates(run, "self", progress=False)
+    rows = run_estimates(run, "self", progress=False)  # cell 2, a self-play, takes no self-play control
     assert sorted(zip(rows["cell"], rows["unit"])) == [(0, "game"), (0, "hand"), (1, "game"), (1, "hand")]
     manifest, verification = readable_run(run)
     for _, row in rows.iterrows():
@@ -69,6 +69,7 @@ def test_the_draws_replay_the_runs_own_deals(run):
     """With the draws' luck the matchup is played again in the draws' kernel, which must give the
     run's values exactly (else refused); the estimate is unbiased, so it stays near the plain."""
     rows = run_estimates(run, "draws+self", progress=False)
+    rows = rows[rows["cell"] != 2]  # the self-play's seat edge: its own test
     assert len(rows) == 4 and (rows["reduced_sd"] <= rows["plain_sd"] * 1.05).all()
     assert (abs(rows["reduced_value"] - rows["plain_value"]) < 3 * rows["plain_se"]).all()
 
@@ -94,12 +95,27 @@ def test_a_run_that_is_not_mirrored_is_refused_before_anything_is_written(tmp_pa
     assert sorted(p.name for p in run.iterdir()) == before
 
 
-def test_a_run_of_self_play_only_is_refused(tmp_path, capsys):
-    run = _run(tmp_path, "selfplay", RUN.replace(
+def test_a_self_play_cells_seat_edge_takes_the_draws_and_the_deals_luck(run, tmp_path, capsys):
+    """With the draws' luck a self-play cell's first-mover edge is estimated too (the draws' and
+    the deal's luck counted for the first mover), from the run's own pairs; a control without the
+    draws has nothing to estimate in a run of self-play only, and says so."""
+    rows = run_estimates(run, "draws", progress=False)
+    edge = rows[rows["cell"] == 2]
+    assert edge["unit"].tolist() == ["hand"] and edge["control"].tolist() == ["draws+deal"]
+    manifest, verification = readable_run(run)
+    cell = manifest["cells"][2]
+    x = cell_units(run, manifest, verification.good["deals"], 2, "deals", first_mover=True)
+    assert np.array_equal(x, controls.pair_values(cell["a"], cell["a"], cell["rules"], "hand", 240, cell["seed"],
+                                                  first_mover=True))
+    reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"])
+    assert (edge["plain_value"].iloc[0], edge["reduced_value"].iloc[0]) == (est.plain(x).value, reduced.value)
+    assert 2 not in set(run_estimates(run, "self", progress=False)["cell"])  # no seat edge without the draws
+    selfplay = _run(tmp_path, "selfplay", RUN.replace(
         '[["simple:knock_at=8", "simple"], ["gin_hunter", "knock_early"], ["simple", "simple"]]', '[["simple", "simple"]]'))
-    assert main(["report", str(run), "--control", "draws"]) == 2
-    assert "no cell in which two different strategies meet" in capsys.readouterr().err
-
+    assert main(["report", str(selfplay), "--control", "self"]) == 2
+    assert "a self-play cell's seat edge takes the draws' luck (--control draws)" in capsys.readouterr().err
+    assert main(["report", str(selfplay), "--out", str(tmp_path / "edge"), "--control", "draws"]) == 0
+    assert "the first mover's net points per hand" in (tmp_path / "edge" / "report.md").read_text()
 
 
 def test_an_interrupted_report_resumes_with_the_cells_it_finished(run, tmp_path, monkeypatch):

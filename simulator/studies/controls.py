@@ -242,13 +242,23 @@ def measure_first_mover(spec: str, rules, pairs: int, seed: int) -> Measured:
     start = time.process_time()
     x = pair_values(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
     cpu_matchup = time.process_time() - start
+    reduced, cpu_controls = reduce_first_mover(x, spec, rules, seed)
+    return Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
+
+
+def reduce_first_mover(x, spec: str, rules, seed: int) -> tuple[est.Estimate, float]:
+    """The control-variate estimate of a seat edge whose per-pair values ``x`` were played
+    already (the first mover's net points per hand in ``spec``'s self-play, pairs 0 .. len(x) -
+    1 of ``seed``): its draws' luck counted for the first mover and the deal's luck
+    (``deal_controls``) as controls, and the CPU seconds their play took.  The draws' replay
+    must give ``x`` again exactly; a difference is refused."""
+    x = np.asarray(x, dtype=np.float64)
     start = time.process_time()
-    replay, luck, name, dealt = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * pairs, seed,
+    replay, luck, name, dealt = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * len(x), seed,
                                                             first_mover=True)
-    cpu_controls = time.process_time() - start
     _same_replay(replay, x, f"{spec}'s self-play", seed)
     reduced = est.with_controls(x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])})
-    return Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
+    return reduced, time.process_time() - start
 
 
 #: the edges of the bands of a dealt hand's least deadwood the deal's luck is counted in

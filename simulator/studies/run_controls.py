@@ -8,16 +8,20 @@ luck, the players' self-play on the same deals, or both), each quantity being ex
 expectation, so the reduced estimate is unbiased.  The controls are played on the run's own
 deals and games: the manifest records each cell's seed, and deal ``d`` of a cell is deal ``d``
 of that seed (``simulator.run.runner.rows``).  The plain estimate of the same units stays
-beside each reduced one.
+beside each reduced one.  When the control counts the draws' luck, each self-play cell's seat
+edge, the first mover's net points per hand, is estimated too, with the draws' luck and the deal's
+luck counted for the first mover (``controls.reduce_first_mover``; a self-play control has
+nothing to add to a self-play).
 
 Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
 interrupted report resumes with the cells it finished; the report removes it once written.
 
 What is refused, in one line: a run that is not mirrored (the controls are defined on mirrored
-pairs), a run played by other code than this ginsim's (its deals would not be played again as
-they were), a run with no cell of two different strategies (a self-play cell's value is 0 by
-construction), a run's plug-ins unless trusted (``replay.ready_to_play_again``), kept rows that
-were edited, and, with the draws' luck, a replay whose values differ from the run's rows.
+pairs); a run played by other code than this ginsim's (its deals would not be played again as
+they were); a run with nothing the control estimates (self-play cells only, whose value to A is
+0 by construction, with a control without the draws' luck or a run without hands); a run's
+plug-ins unless trusted (``replay.ready_to_play_again``); kept rows that were edited; and, with
+the draws' luck, a replay whose values differ from the run's rows.
 """
 
 from __future__ import annotations
@@ -38,12 +42,18 @@ from . import controls
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
+#: a self-play cell's seat edge: what is measured and the controls it takes (its draws' luck and
+#: the deal's luck, counted for the first mover: ``controls.reduce_first_mover``)
+SEAT_EDGE = ("the first mover's net points per hand", "draws+deal")
 
 
-def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode: str) -> np.ndarray:
+def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode: str,
+               first_mover: bool = False) -> np.ndarray:
     """A cell's value per mirrored pair, in pair order, from its verified chunk files: A's net
     points per hand (mode "deals") or A's share of the pair's games won (mode "games": a game
-    won counts 1, lost 0, without a winner ½, as ``game_stats`` counts it)."""
+    won counts 1, lost 0, without a winner ½, as ``game_stats`` counts it); ``first_mover``
+    (deals only): the net points per hand of the seat that moves first, the non-dealer, as
+    ``hand_stats``' first-mover edge counts them."""
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     good = set(good)
     index = "deal" if mode == "deals" else "game"
@@ -52,13 +62,15 @@ def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode:
         path = run_dir / plan.chunk(mode, cell, i).path
         if path not in good:
             raise RunError(f"{run_dir}: {plan.chunk(mode, cell, i).path} is not written yet; finish the run first")
-        columns = [index, "net_a"] if mode == "deals" else [index, "winner"]
+        columns = [index, "net_a", "a_dealt"] if mode == "deals" else [index, "winner"]
         table = read_chunk_table(run_dir, path, manifest, columns).to_pandas()
         order = table[index].to_numpy()
         if not bool((np.diff(order) == 1).all()) or (parts and order[0] != parts[-1][0][-1] + 1):
             raise RunError(f"{path}: its rows are not the cell's {index}s in order")
         if mode == "deals":
             values = table["net_a"].to_numpy(dtype=np.float64)
+            if first_mover:
+                values = np.where(table["a_dealt"].to_numpy(dtype=bool), -values, values)
         else:
             winner = table["winner"]
             values = np.where(winner == "a", 1.0, np.where(winner.isna(), 0.5, 0.0))
@@ -90,37 +102,54 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
     experiment = manifest["experiment"]
     if not experiment.get("mirrored", True):
         raise ValueError(f"--control plays its controls on mirrored pairs, and {run_dir} is not mirrored")
-    cells = [c for c in manifest["cells"] if c["a"] != c["b"]]
-    if not cells:
-        raise ValueError(f"--control: {run_dir} has no cell in which two different strategies meet (a self-play "
-                         f"cell's value to A is 0 by construction)")
-    ready_to_play_again(run_dir, manifest, cells, trust_plugins, "its deals would not be played again as they were")
+    work = _work(manifest, control)
+    if not work:
+        raise ValueError(f"--control: {run_dir} has no cell in which two different strategies meet, and a self-play "
+                         f"cell's seat edge takes the draws' luck (--control draws)" if experiment.get("deals") else
+                         f"--control: {run_dir} has no cell in which two different strategies meet (a self-play "
+                         f"cell's value to A is 0 by construction, and its games' seat edge takes no control)")
+    ready_to_play_again(run_dir, manifest, [c for c, _ in work], trust_plugins,
+                        "its deals would not be played again as they were")
     checkpoint = None if keep_in is None else Path(keep_in) / CHECKPOINT
     whose = {"run_id": manifest["run_id"], "code_fingerprint": manifest["code_fingerprint"], "control": control}
     done = _kept_rows(checkpoint, whose)
-    modes = [m for m in UNITS if experiment.get(m)]
-    with tqdm(total=len(cells) * len(modes), initial=len(done), disable=bar_disabled(progress), unit="cell",
+    with tqdm(total=len(work), initial=len(done), disable=bar_disabled(progress), unit="cell",
               desc=f"controls ({control})", leave=False) as bar:
-        for c in cells:
-            for mode in modes:
-                key = f"{c['cell']}:{mode}"
-                if key in done:
-                    continue
-                done[key] = _cell_row(run_dir, manifest, verification.good[mode], c, mode, control)
-                if checkpoint is not None:
-                    checkpoint.parent.mkdir(parents=True, exist_ok=True)
-                    rows = {k: {name: _plain_json(v) for name, v in row.items()} for k, row in done.items()}
-                    atomic_write(checkpoint, json.dumps(seal({"generator": GENERATOR, **whose, "rows": rows})))
-                bar.update(1)
-    return pd.DataFrame([done[f"{c['cell']}:{mode}"] for c in cells for mode in modes])
+        for c, mode in work:
+            key = f"{c['cell']}:{mode}"
+            if key in done:
+                continue
+            done[key] = _cell_row(run_dir, manifest, verification.good[mode], c, mode, control)
+            if checkpoint is not None:
+                checkpoint.parent.mkdir(parents=True, exist_ok=True)
+                rows = {k: {name: _plain_json(v) for name, v in row.items()} for k, row in done.items()}
+                atomic_write(checkpoint, json.dumps(seal({"generator": GENERATOR, **whose, "rows": rows})))
+            bar.update(1)
+    return pd.DataFrame([done[f"{c['cell']}:{mode}"] for c, mode in work])
+
+
+def _work(manifest: dict, control: str) -> list[tuple[dict, str]]:
+    """What ``control`` estimates in a run, in cell order: (cell, mode) for both modes of each
+    cell of two different strategies and, when the control counts the draws' luck, the hands of
+    each self-play cell (its seat edge, with the draws' and the deal's luck: ``SEAT_EDGE``)."""
+    modes = [m for m in UNITS if manifest["experiment"].get(m)]
+    draws = "draws" in control.split("+")
+    return [(c, m) for c in manifest["cells"] for m in modes
+            if c["a"] != c["b"] or (draws and m == "deals")]
 
 
 def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode: str, control: str) -> dict:
-    """One cell's unit (``mode``) estimated plain and with ``control``: ``run_estimates``' row."""
+    """One cell's unit (``mode``) estimated plain and with ``control``, or a self-play cell's
+    seat edge with ``SEAT_EDGE``: ``run_estimates``' row."""
     unit, what = UNITS[mode]
-    x = cell_units(run_dir, manifest, good, cell["cell"], mode)
+    edge = cell["a"] == cell["b"]
+    x = cell_units(run_dir, manifest, good, cell["cell"], mode, first_mover=edge)
     start = time.process_time()
-    reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
+    if edge:
+        what, control = SEAT_EDGE
+        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"])
+    else:
+        reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
     cpu = time.process_time() - start
     plain = est.plain(x)
     return {"cell": cell["cell"], "a": cell["a"], "b": cell["b"], "variant": cell["variant"], "unit": unit,

@@ -7,10 +7,14 @@ neither module imports the other.
 * ``draws``: the luck of the matchup's own stock draws (AIVAT's chance correction);
 * ``self``: each player's self-play on the same mirrored pairs; ``self_a`` and ``self_b`` only
   A's or only B's;
-* ``draws+self`` and so on: the draws' luck with a self-play.
+* ``draws+self`` and so on: the draws' luck with a self-play;
+* ``draws+deal``: a seat edge's, the draws' and the deal's luck counted for the first mover.
 """
 
 #: the self-play controls: name -> whose self-play (A's, B's)
 SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
 #: every control a matchup can be played with
 CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
+#: the controls of a seat edge (the first mover's net points per hand): its draws' luck and the
+#: deal's luck, both counted for the first mover (a self-play control has nothing to add there)
+SEAT_EDGE_CONTROL = "draws+deal"

@@ -47,7 +47,7 @@ import numpy as np
 from ..analysis.stats import estimators as est
 from ..core import constants as C
 from . import draw_values
-from .control_names import CONTROLS, SELF_PLAY
+from .control_names import CONTROLS, SEAT_EDGE_CONTROL, SELF_PLAY
 
 #: the expectation of a self-play's value per mirrored pair, by unit: net points per hand to
 #: A, and the share of games A wins
@@ -170,7 +170,16 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     pair and each control's, centred on its known expectation, by name.  With the draws, their
     kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
     otherwise the engine does (``pair_values``), unless its values were ``played`` already,
-    which the draws' replay must then give again exactly (a difference is refused)."""
+    which the draws' replay must then give again exactly (a difference is refused).  With
+    ``SEAT_EDGE_CONTROL`` (hands only) the value is the first mover's, not A's, and the controls
+    are its draws' luck and the deal's luck (``deal_controls``)."""
+    if control == SEAT_EDGE_CONTROL:
+        if unit != "hand":
+            raise ValueError(f"control {SEAT_EDGE_CONTROL} measures the first mover's points per hand, not per {unit}")
+        x, luck, name, dealt = draw_values.draw_luck_pairs(spec_a, spec_b, rules, "hand", n, seed, tables,
+                                                           first_mover=True)
+        _same_replay(x, played, f"{spec_a} vs {spec_b} (the first mover's)", seed)
+        return x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])}
     check_control(control)
     parts = control.split("+")
     controls = {}
@@ -254,11 +263,8 @@ def reduce_first_mover(x, spec: str, rules, seed: int) -> tuple[est.Estimate, fl
     must give ``x`` again exactly; a difference is refused."""
     x = np.asarray(x, dtype=np.float64)
     start = time.process_time()
-    replay, luck, name, dealt = draw_values.draw_luck_pairs(spec, spec, rules, "hand", 2 * len(x), seed,
-                                                            first_mover=True)
-    _same_replay(replay, x, f"{spec}'s self-play", seed)
-    reduced = est.with_controls(x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])})
-    return reduced, time.process_time() - start
+    _, controls = pairs_with_controls(spec, spec, rules, "hand", 2 * len(x), seed, SEAT_EDGE_CONTROL, played=x)
+    return est.with_controls(x, controls), time.process_time() - start
 
 
 #: the edges of the bands of a dealt hand's least deadwood the deal's luck is counted in
@@ -306,7 +312,7 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
             rows.append(_row(study, a, b, rules, unit, control, "A", m))
     for study, spec, rules, full, small in VARIANCE_SEAT_EDGES:
         m = measure_first_mover(spec, rules, small if quick else full, derive_seed(seed, study, spec, rules, "edge"))
-        rows.append(_row(study, spec, spec, rules, "hand", "draws+deal", "first mover", m))
+        rows.append(_row(study, spec, spec, rules, "hand", SEAT_EDGE_CONTROL, "first mover", m))
     return rows
 
 

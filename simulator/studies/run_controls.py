@@ -39,12 +39,13 @@ from ..analysis.stats import estimators as est
 from ..run.replay import ready_to_play_again
 from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
+from .control_names import SEAT_EDGE_CONTROL
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
 #: a self-play cell's seat edge: what is measured and the controls it takes (its draws' luck and
 #: the deal's luck, counted for the first mover: ``controls.reduce_first_mover``)
-SEAT_EDGE = ("the first mover's net points per hand", "draws+deal")
+SEAT_EDGE = ("the first mover's net points per hand", SEAT_EDGE_CONTROL)
 
 
 def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode: str,

@@ -1,0 +1,74 @@
+"""``ginsim confirm`` of a seat edge with its draws' and deal's luck (``estimator = "draws+deal"``
+in a claim on ``first_mover_edge`` per hand): the same power on fewer pairs than the plain mean's,
+the study's estimate agreeing with the plain mean of the same units, and the estimator refused,
+in one line, for anything but a first-mover edge per hand (and any other for one)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simulator.cli import main
+from simulator.studies import draw_values
+from test_confirm import tiny_study
+
+TABLE = f"draw_values_1:{draw_values.load().digest}"
+EXPERIMENT = """
+name = "tiny"
+seed = 626262
+deals = 20_000
+mirrored = true
+matchups = [["simple", "simple"]]
+
+[variants.classic]
+preset = "classic"
+"""
+
+
+def _claim(claim_id: str, extra: str, metric: str = "first_mover_edge") -> str:
+    return (f'\n[[claims]]\nid = "{claim_id}"\nmargin_from = "prior"\nstatement = "the first mover\'s edge, {claim_id}"\n'
+            f'metric = "{metric}"\nunit = "hand"\na = "simple"\nb = "simple"\nrules = "classic"\nsign = "positive"\n'
+            f'effect = 0.2\n{extra}')
+
+
+CLAIMS = ("max_deals = 400_000\n" + _claim("plain_edge", "")
+          + _claim("reduced_edge", f'estimator = "draws+deal"\ntables = ["{TABLE}"]\n'))
+
+
+@pytest.fixture
+def study(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tiny_study(tmp_path, CLAIMS, EXPERIMENT)
+
+
+def test_a_seat_edge_is_confirmed_on_fewer_pairs_with_its_draws_and_deal(study, capsys):
+    assert main(["confirm", "tiny", "--quiet"]) in (0, 1)
+    result = json.loads((study / "results" / "tiny" / "confirm.json").read_text())
+    by_id = {e["id"]: e for e in result["claims"]}
+    plain, reduced = by_id["plain_edge"], by_id["reduced_edge"]
+    assert "estimator" not in plain and reduced["estimator"] == "draws+deal" and reduced["tables"] == [TABLE]
+    # both powered for the same effect, each from its own spread: the reduced one on fewer pairs
+    assert reduced["confirmation"]["n"] * 1.3 < plain["confirmation"]["n"]
+    # the study's estimate from the same deals, two ways: they agree, the reduced one narrower
+    width = reduced["plain"]["original"]["high"] - reduced["plain"]["original"]["low"]
+    assert abs(reduced["original"]["estimate"] - reduced["plain"]["original"]["estimate"]) < width / 2
+    assert reduced["original"]["high"] - reduced["original"]["low"] < width
+    assert reduced["plain"]["original"]["estimate"] == pytest.approx(plain["original"]["estimate"], abs=1e-6)
+    md = (study / "results" / "tiny" / "confirm.md").read_text()
+    assert "`reduced_edge`: draws+deal, `draw_values_1`" in md
+
+
+@pytest.mark.parametrize("claim, words", [
+    (_claim("edge_with_self", 'estimator = "self"\n'), 'a first-mover edge per hand takes estimator = "draws+deal"'),
+    (_claim("points_with_deal", f'estimator = "draws+deal"\ntables = ["{TABLE}"]\n', metric="net_points"),
+     '"draws+deal" measures only that'),
+])
+def test_the_seat_edge_estimator_fits_only_a_seat_edge(tmp_path, monkeypatch, capsys, claim, words):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tiny.toml").write_text(EXPERIMENT)
+    (tmp_path / "experiments" / "tiny.claims.toml").write_text("max_deals = 400_000\n" + claim)
+    assert main(["claims", "register", "tiny"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "claims[0].estimator" in err and words in err, err

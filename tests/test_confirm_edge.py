@@ -1,5 +1,6 @@
 """``ginsim confirm`` of a seat edge with its draws' and deal's luck (``estimator = "draws+deal"``
-in a claim on ``first_mover_edge`` per hand): the same power on fewer pairs than the plain mean's,
+in a claim on ``first_mover_edge`` per hand; ``draws+deal+swap`` with the same deals' hands
+exchanged too): the same power on fewer pairs than the plain mean's,
 the study's estimate agreeing with the plain mean of the same units, and the estimator refused,
 in one line, for anything but a first-mover edge per hand (and any other for one)."""
 
@@ -33,7 +34,8 @@ def _claim(claim_id: str, extra: str, metric: str = "first_mover_edge") -> str:
 
 
 CLAIMS = ("max_deals = 400_000\n" + _claim("plain_edge", "")
-          + _claim("reduced_edge", f'estimator = "draws+deal"\ntables = ["{TABLE}"]\n'))
+          + _claim("reduced_edge", f'estimator = "draws+deal"\ntables = ["{TABLE}"]\n')
+          + _claim("swapped_edge", f'estimator = "draws+deal+swap"\ntables = ["{TABLE}"]\n'))
 
 
 @pytest.fixture
@@ -46,9 +48,11 @@ def test_a_seat_edge_is_confirmed_on_fewer_pairs_with_its_draws_and_deal(study, 
     assert main(["confirm", "tiny", "--quiet"]) in (0, 1)
     result = json.loads((study / "results" / "tiny" / "confirm.json").read_text())
     by_id = {e["id"]: e for e in result["claims"]}
-    plain, reduced = by_id["plain_edge"], by_id["reduced_edge"]
+    plain, reduced, swapped = by_id["plain_edge"], by_id["reduced_edge"], by_id["swapped_edge"]
     assert "estimator" not in plain and reduced["estimator"] == "draws+deal" and reduced["tables"] == [TABLE]
-    # both powered for the same effect, each from its own spread: the reduced one on fewer pairs
+    # all powered for the same effect, each from its own spread: the reduced ones on fewer pairs, the
+    # exchanged hands' on fewer still
+    assert swapped["confirmation"]["n"] * 1.5 < reduced["confirmation"]["n"]
     assert reduced["confirmation"]["n"] * 1.3 < plain["confirmation"]["n"]
     # the study's estimate from the same deals, two ways: they agree, the reduced one narrower
     width = reduced["plain"]["original"]["high"] - reduced["plain"]["original"]["low"]
@@ -60,9 +64,10 @@ def test_a_seat_edge_is_confirmed_on_fewer_pairs_with_its_draws_and_deal(study, 
 
 
 @pytest.mark.parametrize("claim, words", [
-    (_claim("edge_with_self", 'estimator = "self"\n'), 'a first-mover edge per hand takes estimator = "draws+deal"'),
-    (_claim("points_with_deal", f'estimator = "draws+deal"\ntables = ["{TABLE}"]\n', metric="net_points"),
-     '"draws+deal" measures only that'),
+    (_claim("edge_with_self", 'estimator = "self"\n'),
+     'a first-mover edge per hand takes estimator = "draws+deal" or "draws+deal+swap"'),
+    (_claim("points_with_deal", f'estimator = "draws+deal+swap"\ntables = ["{TABLE}"]\n', metric="net_points"),
+     "and they measure only that"),
 ])
 def test_the_seat_edge_estimator_fits_only_a_seat_edge(tmp_path, monkeypatch, capsys, claim, words):
     monkeypatch.chdir(tmp_path)

@@ -101,13 +101,13 @@ def test_a_self_play_cells_seat_edge_takes_the_draws_and_the_deals_luck(run, tmp
     draws has nothing to estimate in a run of self-play only, and says so."""
     rows = run_estimates(run, "draws", progress=False)
     edge = rows[rows["cell"] == 2]
-    assert edge["unit"].tolist() == ["hand"] and edge["control"].tolist() == ["draws+deal"]
+    assert edge["unit"].tolist() == ["hand"] and edge["control"].tolist() == ["draws+deal+swap"]
     manifest, verification = readable_run(run)
     cell = manifest["cells"][2]
     x = cell_units(run, manifest, verification.good["deals"], 2, "deals", first_mover=True)
     assert np.array_equal(x, controls.pair_values(cell["a"], cell["a"], cell["rules"], "hand", 240, cell["seed"],
                                                   first_mover=True))
-    reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"])
+    reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], "draws+deal+swap")
     assert (edge["plain_value"].iloc[0], edge["reduced_value"].iloc[0]) == (est.plain(x).value, reduced.value)
     assert 2 not in set(run_estimates(run, "self", progress=False)["cell"])  # no seat edge without the draws
     selfplay = _run(tmp_path, "selfplay", RUN.replace(

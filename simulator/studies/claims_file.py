@@ -22,7 +22,7 @@ from typing import Any
 from ..analysis.claims import ASSERTIONS, METRICS
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.experiment import read_toml_file
-from .control_names import CONTROLS, SEAT_EDGE_CONTROL
+from .control_names import CONTROLS, SEAT_EDGE_CONTROLS
 from .ledger import MARGIN_SOURCES
 from .record import claim_region
 
@@ -107,7 +107,7 @@ TABLE_NAME = re.compile(r"(draw_values|win_values)_[1-9][0-9]*:[0-9a-f]{64}")
 #: ``simulator.studies.controls`` plays (the draws' luck, a self-play, or both; for a seat edge,
 #: the draws' and the deal's luck); the (metric, unit) pairs a control measures, and the kinds of
 #: table the draws read for each
-ESTIMATORS = ("plain", *CONTROLS, SEAT_EDGE_CONTROL)
+ESTIMATORS = ("plain", *CONTROLS, *SEAT_EDGE_CONTROLS)
 DRAWS_MEASURES = {("net_points", "hand"): ("draw_values",), ("win_share", "game"): ("draw_values", "win_values"),
                   ("first_mover_edge", "hand"): ("draw_values",)}
 
@@ -153,10 +153,11 @@ CLAIM_SCHEMA = Schema("claim", (
         "over mirrored pairs), or with control variates on the same pairs (docs/analysis.md): `draws` (the draws' "
         "luck), `self` (both players' self-play; `self_a`, `self_b`: one player's), or the draws with a self-play "
         "(`draws+self`, ...); a first-mover edge per hand: `draws+deal` (the draws' and the deal's luck, counted "
-        "for the first mover)",
+        "for the first mover) or `draws+deal+swap` (and the same deals with their two hands exchanged)",
         choices=ESTIMATORS, default_text="plain",
-        doc="A control measures `net_points` per hand and `win_share` of games, and `draws+deal` the "
-            "`first_mover_edge` per hand, in a mirrored study; one with the draws names its tables in `tables`."),
+        doc="A control measures `net_points` per hand and `win_share` of games, and `draws+deal` and "
+            "`draws+deal+swap` the `first_mover_edge` per hand, in a mirrored study; one with the draws names its "
+            "tables in `tables`."),
     Key("tables", "list", None, "with the draws' luck in `estimator`: the fitted tables it reads, each `NAME:SHA256` "
         "(`draw_values_N`, and `win_values_N` for games)", text="[\"NAME:SHA256\", ...]", check=_tables,
         default_text="none",
@@ -237,7 +238,7 @@ def reads_draws(estimator: str | None) -> bool:
 
 def _check_estimator(v: dict[str, Any], fail) -> None:
     """A control measures what it corrects (net points per hand or the share of games won; a
-    first-mover edge per hand takes ``SEAT_EDGE_CONTROL`` and nothing else does); an estimator
+    first-mover edge per hand takes one of ``SEAT_EDGE_CONTROLS`` and nothing else does); an estimator
     with the draws' luck names exactly the tables it reads, and ``tables`` comes with it only."""
     estimator = estimator_name(v["estimator"])
     if estimator == "plain":
@@ -245,9 +246,10 @@ def _check_estimator(v: dict[str, Any], fail) -> None:
             raise fail("tables", "only a claim with estimator \"draws\" (or \"draws+...\") names tables")
         return
     edge = (v["metric"], v["unit"]) == ("first_mover_edge", "hand")
-    if edge != (estimator == SEAT_EDGE_CONTROL):
-        raise fail("estimator", f"a first-mover edge per hand takes estimator = \"{SEAT_EDGE_CONTROL}\" (or none), "
-                                f"and \"{SEAT_EDGE_CONTROL}\" measures only that")
+    if edge != (estimator in SEAT_EDGE_CONTROLS):
+        names = " or ".join(f"\"{name}\"" for name in SEAT_EDGE_CONTROLS)
+        raise fail("estimator", f"a first-mover edge per hand takes estimator = {names} (or none), and they "
+                                "measure only that")
     kinds = DRAWS_MEASURES.get((v["metric"], v["unit"]))
     if kinds is None:
         raise fail("estimator", f"\"{estimator}\" measures metric = \"net_points\" with unit = \"hand\" and "

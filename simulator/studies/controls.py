@@ -24,8 +24,12 @@ The controls with an exactly known expectation that ginsim can play today:
 * for a **seat edge** (the first mover's net points per hand in a self-play,
   ``measure_first_mover``), the draws' luck counted for the first mover and **the deal's
   luck** (``deal_controls``: per band of dealt deadwood, the first mover's hand in it less the
-  dealer's; 0 in expectation because the two hands are dealt alike).  In a mirrored matchup
-  the deal's luck cancels: each player holds each dealt hand once.
+  dealer's; 0 in expectation because the two hands are dealt alike) and, with ``+swap``, the
+  same deals played again with their two hands exchanged (the first mover's value there less
+  the value played: 0 in expectation, since exchanging the hands maps the shuffled decks one to
+  one).  In a mirrored matchup the deal's luck cancels: each player holds each dealt hand once;
+  a self-play's mirrored deals are near repeats of each other, and the exchanged hands are what
+  sets its deal's luck against itself.
 
 A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
 ``draws+self_b``); the coefficients are cross-fitted together
@@ -47,7 +51,7 @@ import numpy as np
 from ..analysis.stats import estimators as est
 from ..core import constants as C
 from . import draw_values
-from .control_names import CONTROLS, SEAT_EDGE_CONTROL, SELF_PLAY
+from .control_names import CONTROLS, SEAT_EDGE_CONTROLS, SEAT_EDGE_SWAP, SELF_PLAY
 
 #: the expectation of a self-play's value per mirrored pair, by unit: net points per hand to
 #: A, and the share of games A wins
@@ -170,16 +174,25 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     pair and each control's, centred on its known expectation, by name.  With the draws, their
     kernel plays the matchup itself (reading ``tables``, ``draw_values.draw_luck_pairs``);
     otherwise the engine does (``pair_values``), unless its values were ``played`` already,
-    which the draws' replay must then give again exactly (a difference is refused).  With
-    ``SEAT_EDGE_CONTROL`` (hands only) the value is the first mover's, not A's, and the controls
-    are its draws' luck and the deal's luck (``deal_controls``)."""
-    if control == SEAT_EDGE_CONTROL:
+    which the draws' replay must then give again exactly (a difference is refused).  With a
+    seat edge's control (``SEAT_EDGE_CONTROLS``, hands only) the value is the first mover's, not
+    A's, and the controls are its draws' luck and the deal's luck (``deal_controls``) and, with
+    ``SEAT_EDGE_SWAP``, the same deals' first-mover value with their hands exchanged less the
+    value played (0 in expectation: exchanging the hands maps the shuffled decks one to one, so
+    the exchanged deals are dealt as the played ones are) and their draws' luck."""
+    if control in SEAT_EDGE_CONTROLS:
         if unit != "hand":
-            raise ValueError(f"control {SEAT_EDGE_CONTROL} measures the first mover's points per hand, not per {unit}")
+            raise ValueError(f"control {control} measures the first mover's points per hand, not per {unit}")
         x, luck, name, dealt = draw_values.draw_luck_pairs(spec_a, spec_b, rules, "hand", n, seed, tables,
                                                            first_mover=True)
         _same_replay(x, played, f"{spec_a} vs {spec_b} (the first mover's)", seed)
-        return x, {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])}
+        controls = {name: luck, **deal_controls(dealt[:, 0], dealt[:, 1])}
+        if control == SEAT_EDGE_SWAP:
+            swapped, swapped_luck, _, _ = draw_values.draw_luck_pairs(spec_a, spec_b, rules, "hand", n, seed, tables,
+                                                                      first_mover=True, swap=True)
+            controls |= {"the same deals with the hands exchanged": swapped - x,
+                         f"their {name}": swapped_luck}
+        return x, controls
     check_control(control)
     parts = control.split("+")
     controls = {}
@@ -242,34 +255,40 @@ VARIANCE_SEAT_EDGES = (
 )
 
 
-def measure_first_mover(spec: str, rules, pairs: int, seed: int) -> Measured:
+def measure_first_mover(spec: str, rules, pairs: int, seed: int,
+                        controls: tuple[str, ...] = SEAT_EDGE_CONTROLS) -> dict[str, Measured]:
     """The first mover's (the non-dealer's) net points per hand in ``spec``'s self-play on
-    ``pairs`` mirrored pairs of ``seed``, plain and with its draws' luck and the deal's luck as
-    controls (``deal_controls``; a seat edge has no self-play control: it is a self-play); CPU
-    time counted.  The draws' replay must give the plain play's values exactly; a difference is
-    refused."""
+    ``pairs`` mirrored pairs of ``seed``, played once, estimated plain and with each of a seat
+    edge's ``controls`` (``reduce_first_mover``; a seat edge has no self-play control: it is a
+    self-play), by control; CPU time counted.  The draws' replay must give the plain play's
+    values exactly; a difference is refused."""
     start = time.process_time()
     x = pair_values(spec, spec, rules, "hand", 2 * pairs, seed, first_mover=True)
     cpu_matchup = time.process_time() - start
-    reduced, cpu_controls = reduce_first_mover(x, spec, rules, seed)
-    return Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
+    measured = {}
+    for control in controls:
+        reduced, cpu_controls = reduce_first_mover(x, spec, rules, seed, control)
+        measured[control] = Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
+    return measured
 
 
-def reduce_first_mover(x, spec: str, rules, seed: int) -> tuple[est.Estimate, float]:
+def reduce_first_mover(x, spec: str, rules, seed: int, control: str = SEAT_EDGE_SWAP) -> tuple[est.Estimate, float]:
     """The control-variate estimate of a seat edge whose per-pair values ``x`` were played
     already (the first mover's net points per hand in ``spec``'s self-play, pairs 0 .. len(x) -
-    1 of ``seed``): its draws' luck counted for the first mover and the deal's luck
-    (``deal_controls``) as controls, and the CPU seconds their play took.  The draws' replay
-    must give ``x`` again exactly; a difference is refused."""
+    1 of ``seed``) with a seat edge's ``control`` (``SEAT_EDGE_CONTROLS``: the draws' and the
+    deal's luck counted for the first mover, and with ``SEAT_EDGE_SWAP`` the same deals with
+    their hands exchanged), and the CPU seconds their play took.  The draws' replay must give
+    ``x`` again exactly; a difference is refused."""
     x = np.asarray(x, dtype=np.float64)
     start = time.process_time()
-    _, controls = pairs_with_controls(spec, spec, rules, "hand", 2 * len(x), seed, SEAT_EDGE_CONTROL, played=x)
+    _, controls = pairs_with_controls(spec, spec, rules, "hand", 2 * len(x), seed, control, played=x)
     return est.with_controls(x, controls), time.process_time() - start
 
 
 #: the edges of the bands of a dealt hand's least deadwood the deal's luck is counted in
 #: (50 and more is the band left out: the bands' controls would otherwise sum to 0); chosen on
-#: a pilot, development seed 1,300,901, 20,000 deals of ``simple``'s self-play
+#: a pilot, development seed 1,300,901, 20,000 deals of ``simple``'s self-play.  Claims confirmed
+#: with ``SEAT_EDGE_CONTROLS`` read them, so other bands would be another estimator, under a new name
 DEAL_BANDS = (0, 5, 10, 15, 20, 25, 30, 35, 40, 50)
 
 
@@ -295,7 +314,7 @@ def _row(study: str, a: str, b: str, rules, unit: str, control: str, of: str, m:
 def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
     """``ginsim bench --variance``: each of ``VARIANCE_MATCHUPS`` measured plain and with each
     of its controls on the same pairs (``measure``), then each seat edge of
-    ``VARIANCE_SEAT_EDGES`` plain and with the draws and the deal (``measure_first_mover``): standard
+    ``VARIANCE_SEAT_EDGES`` plain and with each seat edge's control (``measure_first_mover``): standard
     deviation per pair, how many times fewer pairs the reduced estimate needs, and CPU per pair
     of each, its controls' play counted."""
     from ..run.seeds import derive_seed
@@ -311,8 +330,9 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
             m = _measured(x, cpu_matchup, a, b, rules, unit, matchup_seed, control)
             rows.append(_row(study, a, b, rules, unit, control, "A", m))
     for study, spec, rules, full, small in VARIANCE_SEAT_EDGES:
-        m = measure_first_mover(spec, rules, small if quick else full, derive_seed(seed, study, spec, rules, "edge"))
-        rows.append(_row(study, spec, spec, rules, "hand", SEAT_EDGE_CONTROL, "first mover", m))
+        edge_seed = derive_seed(seed, study, spec, rules, "edge")
+        for control, m in measure_first_mover(spec, rules, small if quick else full, edge_seed).items():
+            rows.append(_row(study, spec, spec, rules, "hand", control, "first mover", m))
     return rows
 
 

@@ -53,6 +53,9 @@ from ..core.constants import (
     PHASE_DISCARD,
     PHASE_OVER,
     R_TARGET,
+    S_HANDS,
+    S_PILE_MASK,
+    S_SEEN,
 )
 from ..core.hand_reading import hand_of_nb, knock_limit_nb, score_before_nb, stock_card_nb, stock_place_nb
 from ..core.cards import CARD_VALUE
@@ -192,9 +195,22 @@ def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
     return at, luck, n_draws
 
 
+@MERGED
+def swap_dealt_hands_nb(state):
+    """The deal just dealt into ``state`` with its two hands exchanged, the upcard and the stock
+    as they were: the deal of the deck whose cards 0..19 went to the other seats
+    (docs/rules.md#the-deal; what each seat has seen is its new hand and the upcard).  Its
+    chance is the deal's own, since exchanging the hands maps the shuffled decks one to one."""
+    hand0 = state[S_HANDS]
+    state[S_HANDS] = state[S_HANDS + 1]
+    state[S_HANDS + 1] = hand0
+    state[S_SEEN] = state[S_HANDS] | state[S_PILE_MASK]
+    state[S_SEEN + 1] = state[S_HANDS + 1] | state[S_PILE_MASK]
+
+
 @KERNEL
 def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats, nets,
-                                  lucks, draws, cells, dealers, dealt, trace, work, row, seen):
+                                  lucks, draws, cells, dealers, dealt, trace, work, row, seen, swap):
     """Deals ``first_deal + start .. first_deal + stop - 1`` (mirrored, as ``play_deals``)
     played to their end with every stock draw's luck counted (``play_hand_counting_nb``):
     deal i's net points to seat 0 in ``nets[i]``, the sum of its draws' luck to seat 0 in
@@ -204,12 +220,15 @@ def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab,
     ``cells`` (n × capacity × 2) has columns, each draw's drawer and cell go to
     ``cells[i, :draws[i]]``.  ``draws[i]`` is ``DRAWS_ERROR`` for a deal where a strategy
     erred, ``DRAWS_OVERFLOW`` when its draws did not fit.  ``row`` (``N_HAND_COLS``) and
-    ``seen`` (2) are the block's scratch."""
+    ``seen`` (2) are the block's scratch.  With ``swap`` every deal is played with its two
+    hands exchanged (``swap_dealt_hands_nb``; ``trace`` must then record nothing)."""
     zero = np.int64(0)
     recording = cells.shape[1] > 0
     state = state_of(work)
     for i in range(start, stop):
         _, dealer, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
+        if swap:
+            swap_dealt_hands_nb(state)
         a_seats[i] = a_seat
         dealers[i] = dealer
         dealt[i, 0] = min_deadwood_nb(hand_of_nb(state, zero))
@@ -269,11 +288,12 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
         lucks[i] = total
 
 
-def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, values, capacity=0, threads=None):
+def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, values, capacity=0, threads=None,
+                         swap=False):
     """Deals ``first_deal ..`` with their draws' luck (``play_corrected_deals_block_nb``) on
     ``threads`` threads: ``(a_seats, nets, lucks, draws, cells, dealers, dealt)``; ``cells`` is
     (n_deals × ``capacity`` × 2) int16, empty unless a ``capacity`` is given; ``dealt`` is
-    (n_deals × 2)."""
+    (n_deals × 2).  ``swap``: each deal played with its two hands exchanged."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
     width = params_ab.shape[1]
@@ -290,7 +310,7 @@ def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, v
     def block(start, stop):
         play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats,
                                       nets, lucks, draws, cells, dealers, dealt, no_trace, new_work(rules, width),
-                                      np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64))
+                                      np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64), bool(swap))
 
     run_blocks(block, n_deals, threads, n_blocks, inline=builtin_only(sids_ab))
     return a_seats, nets, lucks, draws, cells, dealers, dealt

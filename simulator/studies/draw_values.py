@@ -288,21 +288,24 @@ class LuckPairs(NamedTuple):
 
 
 def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
-                    tables: dict[str, FittedTable] | None = None, first_mover: bool = False) -> LuckPairs:
+                    tables: dict[str, FittedTable] | None = None, first_mover: bool = False,
+                    swap: bool = False) -> LuckPairs:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
     the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
     this module's ``DEFAULT_VERSION`` of each): per mirrored pair, A's mean value (net points,
     or games won) and the mean luck to A in that unit, and the name and digest of each table
     used (``LuckPairs``); ``first_mover`` (hands only): the value and luck of the seat that moves
-    first, the non-dealer, whichever player holds it, and the deadwood dealt to each side.  A
-    deal or game a strategy erred in is refused with a RuntimeError."""
+    first, the non-dealer, whichever player holds it, and the deadwood dealt to each side;
+    ``swap`` (hands only): every deal played with its two hands exchanged
+    (``draw_luck.swap_dealt_hands_nb``).  A deal or game a strategy erred in is refused with a
+    RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels
 
-    if first_mover and unit != "hand":
-        raise ValueError("the first mover's value is measured per hand only")
+    if (first_mover or swap) and unit != "hand":
+        raise ValueError("the first mover's value, and a deal with its hands exchanged, are measured per hand only")
     tables = tables or {}
     table = tables.get("draw_values") or load()
     used = [table]
@@ -320,7 +323,7 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
             a_seats, value, luck, draws, _, dealers, deadwood = kernels.play_corrected_deals(
-                np.uint64(seed), start, count, vector, sids, params, table.values)
+                np.uint64(seed), start, count, vector, sids, params, table.values, swap=swap)
             erred = draws == DRAWS_ERROR
             counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
             if first_mover:

@@ -10,8 +10,8 @@ deals and games: the manifest records each cell's seed, and deal ``d`` of a cell
 of that seed (``simulator.run.runner.rows``).  The plain estimate of the same units stays
 beside each reduced one.  When the control counts the draws' luck, each self-play cell's seat
 edge, the first mover's net points per hand, is estimated too, with the draws' luck and the deal's
-luck counted for the first mover (``controls.reduce_first_mover``; a self-play control has
-nothing to add to a self-play).
+luck counted for the first mover and the same deals played again with their two hands exchanged
+(``controls.reduce_first_mover``; a self-play control has nothing to add to a self-play).
 
 Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
 interrupted report resumes with the cells it finished; the report removes it once written.
@@ -39,13 +39,14 @@ from ..analysis.stats import estimators as est
 from ..run.replay import ready_to_play_again
 from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
-from .control_names import SEAT_EDGE_CONTROL
+from .control_names import SEAT_EDGE_SWAP
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
 #: a self-play cell's seat edge: what is measured and the controls it takes (its draws' luck and
-#: the deal's luck, counted for the first mover: ``controls.reduce_first_mover``)
-SEAT_EDGE = ("the first mover's net points per hand", SEAT_EDGE_CONTROL)
+#: the deal's luck, counted for the first mover, and the same deals with their hands exchanged:
+#: ``controls.reduce_first_mover``)
+SEAT_EDGE = ("the first mover's net points per hand", SEAT_EDGE_SWAP)
 
 
 def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode: str,
@@ -132,7 +133,7 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
 def _work(manifest: dict, control: str) -> list[tuple[dict, str]]:
     """What ``control`` estimates in a run, in cell order: (cell, mode) for both modes of each
     cell of two different strategies and, when the control counts the draws' luck, the hands of
-    each self-play cell (its seat edge, with the draws' and the deal's luck: ``SEAT_EDGE``)."""
+    each self-play cell (its seat edge, with ``SEAT_EDGE``'s controls)."""
     modes = [m for m in UNITS if manifest["experiment"].get(m)]
     draws = "draws" in control.split("+")
     return [(c, m) for c in manifest["cells"] for m in modes
@@ -148,7 +149,7 @@ def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode:
     start = time.process_time()
     if edge:
         what, control = SEAT_EDGE
-        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"])
+        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], control)
     else:
         reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
     cpu = time.process_time() - start

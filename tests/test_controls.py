@@ -57,9 +57,10 @@ def test_bench_variance_prints_its_table(monkeypatch, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [(r["study"], r["pairs"], r["control"], r["of"]) for r in rows] == [
         ("equilibrium_class", 200, "self", "A"), ("equilibrium_class", 200, "draws", "A"),
-        ("variant_balance", 2_000, "draws+deal", "first mover")]
+        ("variant_balance", 2_000, "draws+deal", "first mover"),
+        ("variant_balance", 2_000, "draws+deal+swap", "first mover")]
     assert all(r["reduced"]["sd"] < r["plain"]["sd"] for r in rows)
-    assert rows[0]["plain"] == rows[1]["plain"]  # one plain play, every control on its pairs
+    assert rows[0]["plain"] == rows[1]["plain"] and rows[2]["plain"] == rows[3]["plain"]  # one play, every control
     assert main(["bench", "--variance", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "equilibrium_class" in out and "fewer pairs" in out and "simple self-play, tournament: first mover" in out

@@ -234,8 +234,9 @@ def _read_commands(command) -> None:
     p.add_argument("--control", choices=list(CONTROLS),
                    help="also estimate every cell of two different strategies with control variates, played on the "
                         "run's own mirrored pairs: draws, the luck of the stock draws (with it, each self-play cell's "
-                        "first-mover edge too, with the deal's luck); self, each player's self-play on the same deals "
-                        "(self_a, self_b: one player's); draws+self ... both. Adds the section "
+                        "first-mover edge too, with the deal's luck and the same deals with the hands exchanged); "
+                        "self, each player's self-play on the same deals (self_a, self_b: one player's); "
+                        "draws+self ... both. Adds the section "
                         "'Estimates with control variates' and controlled.csv, the plain estimate beside each "
                         "(default: none; every figure is the plain mean of mirrored pairs)")
     _multiplicity_option(p)

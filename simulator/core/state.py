@@ -278,6 +278,20 @@ def deal_nb(state, deck, dealer, score0, score1, rules, deck_rng, trace):
     state[S_CURRENT] = non_dealer
 
 
+@CORE
+def exchange_dealt_hands_nb(state):
+    """The hand just dealt (``deal_nb``) with its two hands exchanged, the upcard and the stock as
+    they were: the deal of the deck whose cards 0..19 went to the other seats
+    (docs/rules.md#the-deal); what each seat has seen is its new hand and the upcard.  Its chance
+    is the deal's own, since exchanging the hands maps the shuffled decks one to one: a seat
+    edge's draws' luck sets a deal against itself with it (``simulator.studies.draw_luck``)."""
+    hand0 = state[S_HANDS]
+    state[S_HANDS] = state[S_HANDS + 1]
+    state[S_HANDS + 1] = hand0
+    state[S_SEEN] = state[S_HANDS] | state[S_PILE_MASK]
+    state[S_SEEN + 1] = state[S_HANDS + 1] | state[S_PILE_MASK]
+
+
 @HOT
 def dead_nb(state, trace):
     """The hand ends without a score (end of the stock, a pass on the last discard, the

@@ -53,14 +53,12 @@ from ..core.constants import (
     PHASE_DISCARD,
     PHASE_OVER,
     R_TARGET,
-    S_HANDS,
-    S_PILE_MASK,
-    S_SEEN,
 )
 from ..core.hand_reading import hand_of_nb, knock_limit_nb, score_before_nb, stock_card_nb, stock_place_nb
 from ..core.cards import CARD_VALUE
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, melds_with_card_nb, min_deadwood_nb
 from ..core.scoring import points_to_seat_nb
+from ..core.state import exchange_dealt_hands_nb
 from ..engine import loop as builtin_loop
 from ..engine.factory import bound, with_loop
 from ..core.rules import MAX_HANDS_PER_GAME
@@ -195,19 +193,6 @@ def play_hand_counting_nb(work, rules, row, trace, values, cells, seen):
     return at, luck, n_draws
 
 
-@MERGED
-def swap_dealt_hands_nb(state):
-    """The deal just dealt into ``state`` with its two hands exchanged, the upcard and the stock
-    as they were: the deal of the deck whose cards 0..19 went to the other seats
-    (docs/rules.md#the-deal; what each seat has seen is its new hand and the upcard).  Its
-    chance is the deal's own, since exchanging the hands maps the shuffled decks one to one."""
-    hand0 = state[S_HANDS]
-    state[S_HANDS] = state[S_HANDS + 1]
-    state[S_HANDS + 1] = hand0
-    state[S_SEEN] = state[S_HANDS] | state[S_PILE_MASK]
-    state[S_SEEN + 1] = state[S_HANDS + 1] | state[S_PILE_MASK]
-
-
 @KERNEL
 def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab, params_ab, values, a_seats, nets,
                                   lucks, draws, cells, dealers, dealt, trace, work, row, seen, swap):
@@ -221,14 +206,15 @@ def play_corrected_deals_block_nb(seed, first_deal, start, stop, rules, sids_ab,
     ``cells[i, :draws[i]]``.  ``draws[i]`` is ``DRAWS_ERROR`` for a deal where a strategy
     erred, ``DRAWS_OVERFLOW`` when its draws did not fit.  ``row`` (``N_HAND_COLS``) and
     ``seen`` (2) are the block's scratch.  With ``swap`` every deal is played with its two
-    hands exchanged (``swap_dealt_hands_nb``; ``trace`` must then record nothing)."""
+    hands exchanged (``simulator.core.state.exchange_dealt_hands_nb``; ``trace`` must then record
+    nothing)."""
     zero = np.int64(0)
     recording = cells.shape[1] > 0
     state = state_of(work)
     for i in range(start, stop):
         _, dealer, a_seat = start_deal_nb(work, seed, first_deal + i, True, zero, zero, rules, row, trace)
         if swap:
-            swap_dealt_hands_nb(state)
+            exchange_dealt_hands_nb(state)
         a_seats[i] = a_seat
         dealers[i] = dealer
         dealt[i, 0] = min_deadwood_nb(hand_of_nb(state, zero))

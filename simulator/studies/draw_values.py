@@ -298,8 +298,8 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     used (``LuckPairs``); ``first_mover`` (hands only): the value and luck of the seat that moves
     first, the non-dealer, whichever player holds it, and the deadwood dealt to each side;
     ``swap`` (hands only): every deal played with its two hands exchanged
-    (``draw_luck.swap_dealt_hands_nb``).  A deal or game a strategy erred in is refused with a
-    RuntimeError."""
+    (``simulator.core.state.exchange_dealt_hands_nb``).  A deal or game a strategy erred in is
+    refused with a RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels

@@ -391,11 +391,11 @@ def print_unbiasedness(rows: list[dict]) -> None:
 def print_variance(rows: list[dict]) -> None:
     """The variance benchmark's table."""
     print("Variance per mirrored pair, plain and with control variates, on the same pairs (this machine's CPU):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<12} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<15} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
           f"{'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
     for r in rows:
         name = _matchup_name(r)
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<12} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<15} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
               f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
     best = best_controls(rows)

@@ -490,16 +490,14 @@ class Experiment(Kind):
         control = getattr(options, "control", None)
         controlled = None
         if control is not None:
-            from .run_controls import run_estimates
+            from . import run_controls
 
-            controlled = run_estimates(folder, control, options.trust_plugins, keep_in=out)
+            controlled = run_controls.run_estimates(folder, control, options.trust_plugins, keep_in=out)
         paths = write_report(folder, options.out, multiplicity=options.multiplicity,
                              trust_plugins=options.trust_plugins, claims=reports.study_of(out) is None,
                              controlled=controlled)
         if control is not None:
-            from .run_controls import discard_checkpoint
-
-            discard_checkpoint(out)
+            run_controls.discard_checkpoint(out)
         reports.refresh_folder(out)
         return paths
 

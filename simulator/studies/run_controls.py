@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..analysis.rendering import atomic_write
 from ..analysis.stats import estimators as est
+from ..analysis.stats.frames import first_mover_net, win_value
 from ..run.replay import ready_to_play_again
 from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
@@ -72,10 +73,9 @@ def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode:
         if mode == "deals":
             values = table["net_a"].to_numpy(dtype=np.float64)
             if first_mover:
-                values = np.where(table["a_dealt"].to_numpy(dtype=bool), -values, values)
+                values = first_mover_net(values, table["a_dealt"].to_numpy(dtype=bool))
         else:
-            winner = table["winner"]
-            values = np.where(winner == "a", 1.0, np.where(winner.isna(), 0.5, 0.0))
+            values = win_value(table["winner"], "a")
         parts.append((order, values))
     values = np.concatenate([v for _, v in parts])
     if len(values) % 2:

@@ -34,11 +34,18 @@ def _in(labels: pd.Series, wanted: Sequence[str]) -> np.ndarray:
     return labels.isin(list(wanted)).to_numpy(dtype=bool)
 
 
-def _win_value(winner: pd.Series, side: str) -> np.ndarray:
-    """1 when ``side`` won, 0 when the other side won, ½ without a winner."""
+def win_value(winner: pd.Series, side: str) -> np.ndarray:
+    """1 when ``side`` won, 0 when the other side won, ½ without a winner (what a hand or game
+    counts for in every share of wins; ``simulator.studies.run_controls`` counts a run's games so)."""
     missing = winner.isna().to_numpy()
     won = _in(winner, [side]) & ~missing
     return np.where(missing, 0.5, won.astype(float))
+
+
+def first_mover_net(net_a: np.ndarray, a_dealt: np.ndarray) -> np.ndarray:
+    """The first mover's (the non-dealer's) net points per hand from A's (``net_a``): A's when B
+    dealt, B's when A dealt (``a_dealt``)."""
+    return np.where(a_dealt, -net_a, net_a)
 
 
 def _deadwood(column: pd.Series, played: np.ndarray) -> np.ndarray:
@@ -58,8 +65,8 @@ def _hand_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
     played = ~_in(outcome, ["dead"])
     return {
         "net": net,
-        "win": _win_value(df["winner"], "a"),
-        "edge": np.where(a_dealt, -net, net),
+        "win": win_value(df["winner"], "a"),
+        "edge": first_mover_net(net, a_dealt),
         "draws": df["draws"].to_numpy(dtype=float),
         **{f"share_{o}": _in(outcome, [o]).astype(float) for o in OUTCOMES},
         **({f"share_{o}_{side}": (_in(outcome, [o]) & _in(df["knocker"], [side])).astype(float)
@@ -75,7 +82,7 @@ def _hand_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
 def _game_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
     """The per-game quantities behind ``game_stats`` (one float array per quantity);
     ``nd`` is the non-dealer's (first mover's) game-win value, ``edge`` + ½."""
-    win_a = _win_value(df["winner"], "a")
+    win_a = win_value(df["winner"], "a")
     a_first = df["a_dealt_first"].to_numpy(dtype=bool)
     edge = np.where(a_first, 1.0 - win_a, win_a) - 0.5
     return {

@@ -142,10 +142,11 @@ def test_games_weigh_each_hands_luck_by_the_score_and_stay_unbiased():
     rules = resolve_rules("hoyle")
     slopes = draw_values.win_slopes(draw_values.load_wins(), rules.target_score)
     kernels = luck_kernels(engine_module(sids))
-    a_seats, winners, lucks = kernels.play_corrected_games(np.uint64(9), 0, 6_000, rules.to_array(), sids, params,
-                                                           draw_values.load().values, slopes)
+    a_seats, winners, lucks, first_dealers, _, _ = kernels.play_corrected_games(
+        np.uint64(9), 0, 6_000, rules.to_array(), sids, params, draw_values.load().values, slopes)
     games, _ = play_game_records("simple", "gin_hunter", "hoyle", 0, 6_000, 9, True)
     assert (winners == games[:, C.G_WINNER]).all() and (a_seats == games[:, C.G_A_SEAT]).all()
+    assert (first_dealers == games[:, C.G_FIRST_DEALER]).all()
     assert abs(lucks.mean()) < 4 * lucks.std() / np.sqrt(len(lucks)) and lucks.std() > 0.05
     m = controls.measure("simple", "gin_hunter", "hoyle", "game", 1_500, 9, "draws")
     assert m.deals_ratio > 1.1 and "win_values_1, sha256 " in m.reduced.method

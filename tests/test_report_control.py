@@ -96,26 +96,37 @@ def test_a_run_that_is_not_mirrored_is_refused_before_anything_is_written(tmp_pa
 
 
 def test_a_self_play_cells_seat_edge_takes_the_draws_and_the_deals_luck(run, tmp_path, capsys):
-    """With the draws' luck a self-play cell's first-mover edge is estimated too (the draws' and
-    the deal's luck counted for the first mover), from the run's own pairs; a control without the
-    draws has nothing to estimate in a run of self-play only, and says so."""
+    """With the draws' luck a self-play cell's first-mover edges, per hand and per game, are
+    estimated too (the draws' and the deal's luck counted for the first mover, and the same deals
+    or games with their hands exchanged), from the run's own pairs; a control without the draws
+    has nothing to estimate in a run of self-play only, and says so."""
     rows = run_estimates(run, "draws", progress=False)
     edge = rows[rows["cell"] == 2]
-    assert edge["unit"].tolist() == ["hand"] and edge["control"].tolist() == ["draws+deal+swap"]
+    assert edge["unit"].tolist() == ["hand", "game"] and set(edge["control"]) == {"draws+deal+swap"}
     manifest, verification = readable_run(run)
     cell = manifest["cells"][2]
-    x = cell_units(run, manifest, verification.good["deals"], 2, "deals", first_mover=True)
-    assert np.array_equal(x, controls.pair_values(cell["a"], cell["a"], cell["rules"], "hand", 240, cell["seed"],
-                                                  first_mover=True))
-    reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], "draws+deal+swap")
-    assert (edge["plain_value"].iloc[0], edge["reduced_value"].iloc[0]) == (est.plain(x).value, reduced.value)
+    for mode, unit, n in (("deals", "hand", 240), ("games", "game", 40)):
+        x = cell_units(run, manifest, verification.good[mode], 2, mode, first_mover=True)
+        replay = controls.pair_values(cell["a"], cell["a"], cell["rules"], unit, n, cell["seed"], first_mover=True)
+        assert np.array_equal(x, controls.first_mover_edge(replay, unit))
+        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], "draws+deal+swap", unit)
+        row = edge[edge["unit"] == unit].iloc[0]
+        assert (row["plain_value"], row["reduced_value"]) == (est.plain(x).value, reduced.value)
+    # the game edge is the report's own: the first mover's share of games won less one half
+    from simulator.analysis.stats import game_stats
+    from simulator.run.rundir import read_rows
+
+    games = read_rows(run, "games")
+    stats = game_stats(games[games["cell"] == 2], mirrored=True).iloc[0]
+    assert edge[edge["unit"] == "game"]["plain_value"].iloc[0] == pytest.approx(stats["first_mover_edge"])
     assert 2 not in set(run_estimates(run, "self", progress=False)["cell"])  # no seat edge without the draws
     selfplay = _run(tmp_path, "selfplay", RUN.replace(
         '[["simple:knock_at=8", "simple"], ["gin_hunter", "knock_early"], ["simple", "simple"]]', '[["simple", "simple"]]'))
     assert main(["report", str(selfplay), "--control", "self"]) == 2
     assert "a self-play cell's seat edge takes the draws' luck (--control draws)" in capsys.readouterr().err
     assert main(["report", str(selfplay), "--out", str(tmp_path / "edge"), "--control", "draws"]) == 0
-    assert "the first mover's net points per hand" in (tmp_path / "edge" / "report.md").read_text()
+    md = (tmp_path / "edge" / "report.md").read_text()
+    assert "the first mover's net points per hand" in md and "the first mover's share of games won - 1/2" in md
 
 
 def test_an_interrupted_report_resumes_with_the_cells_it_finished(run, tmp_path, monkeypatch):

@@ -331,8 +331,11 @@ CONTROLLED_CSV = "controlled.csv"
 
 def _estimate_text(row: pd.Series, which: str) -> str:
     """One estimate of a ``controlled`` row (``which``: "plain" or "reduced") with its interval:
-    net points per hand signed, a share of games won in percent."""
-    scale, fmt, unit = (100.0, ".1f", "%") if row["unit"] == "game" else (1.0, "+.3f", "")
+    net points per hand signed, a share of games won in percent, a seat edge of games (a share
+    less ½) in signed percentage points."""
+    edge = str(row["measure"]).startswith("the first mover")
+    scale, fmt, unit = ((100.0, "+.1f", " pp") if edge else (100.0, ".1f", "%")) if row["unit"] == "game" else \
+        (1.0, "+.3f", "")
     v, lo, hi = (scale * float(row[f"{which}_{k}"]) for k in ("value", "low", "high"))
     return f"{v:{fmt}}{unit} [{lo:{fmt}}, {hi:{fmt}}]"
 
@@ -347,7 +350,8 @@ def _controlled_section(doc: Document, controlled: pd.DataFrame) -> None:
           f"Student t interval. Here each cell in which two different strategies meet is estimated again with "
           f"control variates ({', '.join(dict.fromkeys(controlled['control']))}: the luck of the stock draws, "
           f"AIVAT's chance correction, and/or each player's self-play on the same deals; a self-play cell's "
-          f"first-mover edge with the luck of its draws and of its deal, counted for the first mover), played "
+          f"first-mover edges, per hand and per game, with the luck of its draws and of its deal, counted for the "
+          f"first mover, and the same deals or games played again with their two hands exchanged), played "
           f"on the run's own mirrored pairs from the seeds its manifest records. Each control is exactly 0 in expectation, so "
           f"both estimates are unbiased and differ by chance alone; the coefficients are cross-fitted "
           f"(docs/analysis.md, \"Estimators\"). 'Pairs needed' is how many times fewer mirrored pairs the "

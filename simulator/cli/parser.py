@@ -58,7 +58,8 @@ def _play_commands(command) -> None:
                    help="also estimate with control variates, each worth 0 in expectation: draws, the luck of the "
                         "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
-                        "which pays off when A and B play alike; draws+self etc. both. Prints both estimates and the "
+                        "which pays off when A and B play alike; draws+self etc. both; draws+swap, the draws and the "
+                        "same deals played again with their hands exchanged. Prints both estimates and the "
                         "pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
@@ -234,9 +235,10 @@ def _read_commands(command) -> None:
     p.add_argument("--control", choices=list(CONTROLS),
                    help="also estimate every cell of two different strategies with control variates, played on the "
                         "run's own mirrored pairs: draws, the luck of the stock draws (with it, each self-play cell's "
-                        "first-mover edge too, with the deal's luck and the same deals with the hands exchanged); "
-                        "self, each player's self-play on the same deals (self_a, self_b: one player's); "
-                        "draws+self ... both. Adds the section "
+                        "first-mover edges too, per hand and per game, with the deal's luck and the hands "
+                        "exchanged); self, each player's self-play on the same deals (self_a, self_b: one player's); "
+                        "draws+self ... both; draws+swap, the draws and the hands exchanged (a game's, each hand "
+                        "played again from the same scores). Adds the section "
                         "'Estimates with control variates' and controlled.csv, the plain estimate beside each "
                         "(default: none; every figure is the plain mean of mirrored pairs)")
     _multiplicity_option(p)

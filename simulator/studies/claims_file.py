@@ -109,7 +109,8 @@ TABLE_NAME = re.compile(r"(draw_values|win_values)_[1-9][0-9]*:[0-9a-f]{64}")
 #: table the draws read for each
 ESTIMATORS = ("plain", *CONTROLS, *SEAT_EDGE_CONTROLS)
 DRAWS_MEASURES = {("net_points", "hand"): ("draw_values",), ("win_share", "game"): ("draw_values", "win_values"),
-                  ("first_mover_edge", "hand"): ("draw_values",)}
+                  ("first_mover_edge", "hand"): ("draw_values",),
+                  ("first_mover_edge", "game"): ("draw_values", "win_values")}
 
 
 def _opponent(value: str | None, fail) -> str | None:
@@ -152,12 +153,12 @@ CLAIM_SCHEMA = Schema("claim", (
     Key("estimator", "choice", None, "how the study's estimate and the confirmation's are made: `plain` (the mean "
         "over mirrored pairs), or with control variates on the same pairs (docs/analysis.md): `draws` (the draws' "
         "luck), `self` (both players' self-play; `self_a`, `self_b`: one player's), or the draws with a self-play "
-        "(`draws+self`, ...); a first-mover edge per hand: `draws+deal` (the draws' and the deal's luck, counted "
-        "for the first mover) or `draws+deal+swap` (and the same deals with their two hands exchanged)",
+        "(`draws+self`, ...) or with the hands exchanged (`draws+swap`); a first-mover edge: `draws+deal` (the "
+        "draws' and the deal's luck, counted for the first mover) or `draws+deal+swap` (and the hands exchanged)",
         choices=ESTIMATORS, default_text="plain",
         doc="A control measures `net_points` per hand and `win_share` of games, and `draws+deal` and "
-            "`draws+deal+swap` the `first_mover_edge` per hand, in a mirrored study; one with the draws names its "
-            "tables in `tables`."),
+            "`draws+deal+swap` the `first_mover_edge` per hand or per game, in a mirrored study; one with the draws "
+            "names its tables in `tables`."),
     Key("tables", "list", None, "with the draws' luck in `estimator`: the fitted tables it reads, each `NAME:SHA256` "
         "(`draw_values_N`, and `win_values_N` for games)", text="[\"NAME:SHA256\", ...]", check=_tables,
         default_text="none",
@@ -238,17 +239,17 @@ def reads_draws(estimator: str | None) -> bool:
 
 def _check_estimator(v: dict[str, Any], fail) -> None:
     """A control measures what it corrects (net points per hand or the share of games won; a
-    first-mover edge per hand takes one of ``SEAT_EDGE_CONTROLS`` and nothing else does); an estimator
+    first-mover edge takes one of ``SEAT_EDGE_CONTROLS`` and nothing else does); an estimator
     with the draws' luck names exactly the tables it reads, and ``tables`` comes with it only."""
     estimator = estimator_name(v["estimator"])
     if estimator == "plain":
         if v["tables"] is not None:
             raise fail("tables", "only a claim with estimator \"draws\" (or \"draws+...\") names tables")
         return
-    edge = (v["metric"], v["unit"]) == ("first_mover_edge", "hand")
+    edge = v["metric"] == "first_mover_edge"
     if edge != (estimator in SEAT_EDGE_CONTROLS):
         names = " or ".join(f"\"{name}\"" for name in SEAT_EDGE_CONTROLS)
-        raise fail("estimator", f"a first-mover edge per hand takes estimator = {names} (or none), and they "
+        raise fail("estimator", f"a first-mover edge takes estimator = {names} (or none), and they "
                                 "measure only that")
     kinds = DRAWS_MEASURES.get((v["metric"], v["unit"]))
     if kinds is None:

@@ -8,17 +8,23 @@ neither module imports the other.
 * ``self``: each player's self-play on the same mirrored pairs; ``self_a`` and ``self_b`` only
   A's or only B's;
 * ``draws+self`` and so on: the draws' luck with a self-play;
-* ``draws+deal``: a seat edge's, the draws' and the deal's luck counted for the first mover;
-  ``draws+deal+swap`` adds the same deals with their two hands exchanged.
+* ``draws+swap``: the draws' luck with the same deals played again with their two hands
+  exchanged; in a game, each hand played again so from the same scores;
+* ``draws+deal``: a seat edge's (per hand or per game), the draws' and the deal's luck counted
+  for the first mover; ``draws+deal+swap`` adds the same deals (games) with their two hands
+  exchanged.
 """
 
 #: the self-play controls: name -> whose self-play (A's, B's)
 SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, True)}
 #: every control a matchup can be played with
-CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY))
-#: the controls of a seat edge (the first mover's net points per hand): its draws' luck and the
-#: deal's luck, both counted for the first mover (a self-play control has nothing to add there);
-#: with ``+swap``, also the same deals played again with their two hands exchanged
+#: the hands of a deal, or of each hand of a game, exchanged and played again
+SWAP = "swap"
+CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY), f"draws+{SWAP}")
+#: the controls of a seat edge (the first mover's net points per hand, or share of games won):
+#: its draws' luck and the deal's luck, both counted for the first mover (a self-play control has
+#: nothing to add there); with ``+swap``, also the same deals (every hand of the same games) played
+#: again with their two hands exchanged
 SEAT_EDGE_CONTROL = "draws+deal"
 SEAT_EDGE_SWAP = "draws+deal+swap"
 SEAT_EDGE_CONTROLS = (SEAT_EDGE_CONTROL, SEAT_EDGE_SWAP)

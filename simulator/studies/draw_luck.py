@@ -30,6 +30,16 @@ opponent's deadwood, the stock left and the deal's knock limit) is the one funct
 fitting reads too: the kernel records each draw's cell when asked, and ``draw_values.fit``
 averages the hands' outcomes over them.
 
+**The hands exchanged.**  ``exchange_dealt_hands_nb`` gives a hand just dealt with its two hands
+exchanged, the upcard and the stock as they were: the deal of the deck whose dealt cards went to
+the other seats, exactly as likely as the deal played.  With ``swap`` the deals' kernel plays
+every deal so.  With a game-win table the games' kernel plays each hand of a game twice, first
+exchanged and then as dealt, from the same scores (``play_exchanged_hand_nb`` puts the work row
+back exactly), and adds up the chance of winning the game after the exchanged hand less after
+the hand played: given the game so far, 0 in expectation.  ``simulator.studies.controls`` sets
+both against the values played.  The games' kernel also records each game's first dealer and
+the deadwoods dealt in its first hand, for the first mover's edge.
+
 It plays with the engine's loop (``loop``), a binding point of
 ``simulator.engine.factory``: ``luck_kernels`` gives this module itself for the engine
 routing every strategy, and this module rendered with the loop of a lighter engine otherwise.
@@ -44,6 +54,7 @@ import numpy as np
 from ..core.constants import (
     ERR_NONE,
     G_ERROR,
+    G_FIRST_DEALER,
     G_WINNER,
     H_ERROR,
     H_POINTS,
@@ -243,32 +254,99 @@ def win_slope_nb(state, rules, slopes):
     return slopes[b0, b1]
 
 
+@MERGED
+def win_after_nb(state, rules, wins, net0):
+    """Seat 0's chance of winning the game once the hand being played, of net points ``net0`` to
+    seat 0, is added to the scores before it (``wins``: the game-win table by bands of both
+    scores, ``draw_values.load_wins``; reaching the target wins)."""
+    bands = wins.shape[0]
+    target = max(rules[R_TARGET], np.int64(1))
+    s0 = score_before_nb(state, 0) + max(net0, 0)
+    s1 = score_before_nb(state, 1) + max(-net0, 0)
+    if s0 >= target:
+        return 1.0
+    if s1 >= target:
+        return 0.0
+    return wins[min(s0 * bands // target, bands - 1), min(s1 * bands // target, bands - 1)]
+
+
+@HOT
+def copy_nb(target, source):
+    """``target[:] = source`` (the kernels run without numba's runtime, which a slice copy needs)."""
+    for k in range(source.shape[0]):
+        target[k] = source[k]
+
+
+@MERGED
+def play_exchanged_hand_nb(work, rules, row, trace, values, no_cells, seen, wins, spare_work, spare_row):
+    """Play the hand just dealt into the work row with its two hands exchanged
+    (``exchange_dealt_hands_nb``), then put the work row back as it was dealt, so the hand
+    itself is played next from exactly where it stood.  Returns whether a strategy erred, seat
+    0's chance of winning the game after the exchanged hand (``win_after_nb``) and the luck to
+    seat 0 of its draws, in points."""
+    copy_nb(spare_work, work)
+    copy_nb(spare_row, row)
+    state = state_of(work)
+    exchange_dealt_hands_nb(state)
+    at, luck, _ = play_hand_counting_nb(work, rules, row, trace, values, no_cells, seen)
+    erred = at < 0 or row[H_ERROR] != ERR_NONE
+    chance = win_after_nb(state, rules, wins, points_to_seat_nb(row[H_WINNER], row[H_POINTS], np.int64(0)))
+    copy_nb(work, spare_work)
+    copy_nb(row, spare_row)
+    return erred, chance, luck
+
+
 @KERNEL
-def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, a_seats,
-                                  winners, lucks, no_cells, trace, work, row, seen, game_row):
+def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, wins,
+                                  a_seats, winners, lucks, first_dealers, dealt, exchanges, no_cells, trace, work, row,
+                                  seen, game_row, spare_work, spare_row):
     """Games ``first_game + start .. first_game + stop - 1`` (mirrored, as ``play_games``)
     played to their end with every stock draw's luck counted, each hand's in points
     (``play_hand_counting_nb``) times the chance of winning the game a point is worth at the
     hand's scores (``win_slope_nb``): game i's winning seat in ``winners[i]`` (-1 when a
     strategy erred), the sum of its draws' luck in seat 0's chance of winning the game in
-    ``lucks[i]``, A's seat in ``a_seats[i]``.  ``no_cells`` (capacity × 2, no rows),
-    ``row``, ``seen`` (2) and ``game_row`` (``N_GAME_COLS``) are the block's scratch."""
+    ``lucks[i]``, A's seat in ``a_seats[i]``, the seat that dealt its first hand in
+    ``first_dealers[i]`` and each seat's least deadwood of the ten cards dealt to it in that
+    hand in ``dealt[i]``.
+
+    When ``exchanges`` (n × 2) has columns, each hand is first played from the same scores with
+    its two hands exchanged (``play_exchanged_hand_nb``), as likely as the hand dealt: game i's
+    sum over its hands of seat 0's chance of winning the game after the exchanged hand less
+    after the hand played (``win_after_nb``, ``wins``) goes to ``exchanges[i, 0]``, the
+    exchanged hands' draws' luck, weighed as the game's, to ``exchanges[i, 1]``.  Given the
+    game so far each term is 0 in expectation.  ``no_cells`` (capacity × 2, no rows), ``row``,
+    ``seen`` (2), ``game_row`` (``N_GAME_COLS``), ``spare_work`` (a work row) and ``spare_row``
+    (``N_HAND_COLS``) are the block's scratch."""
     max_hands = np.int64(MAX_HANDS_PER_GAME)
+    exchanging = exchanges.shape[1] > 0
     state = state_of(work)
     for i in range(start, stop):
         a_seat = start_game_nb(work, seed, first_game + i, True, rules, game_row, row, trace)
         a_seats[i] = a_seat
+        first_dealers[i] = game_row[G_FIRST_DEALER]
+        dealt[i, 0] = min_deadwood_nb(hand_of_nb(state, np.int64(0)))
+        dealt[i, 1] = min_deadwood_nb(hand_of_nb(state, np.int64(1)))
         seat_nb(work, a_seat, sids_ab, params_ab)
         total = 0.0
         dealer = np.int64(0)
         erred = False
         while dealer >= 0:
             slope = win_slope_nb(state, rules, slopes)
+            if exchanging:
+                erred, chance, luck = play_exchanged_hand_nb(work, rules, row, trace[:0], values, no_cells, seen,
+                                                             wins, spare_work, spare_row)
+                exchanges[i, 0] += chance
+                exchanges[i, 1] += slope * luck
+                if erred:
+                    break
             at, luck, _ = play_hand_counting_nb(work, rules, row, trace[:0], values, no_cells, seen)
             total += slope * luck
             if at < 0 or row[H_ERROR] != ERR_NONE:
                 erred = True
                 break
+            if exchanging:
+                exchanges[i, 0] -= win_after_nb(state, rules, wins, points_to_seat_nb(row[H_WINNER], row[H_POINTS],
+                                                                                      np.int64(0)))
             dealer = next_hand_nb(work, game_row, max_hands, rules, row, trace[:0])
         winners[i] = -1 if erred or game_row[G_ERROR] != ERR_NONE else game_row[G_WINNER]
         lucks[i] = total
@@ -302,10 +380,14 @@ def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, v
     return a_seats, nets, lucks, draws, cells, dealers, dealt
 
 
-def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None):
+def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None,
+                         wins=None):
     """Games ``first_game ..`` with their draws' luck in chances of winning the game
-    (``play_corrected_games_block_nb``) on ``threads`` threads: ``(a_seats, winners,
-    lucks)``; a game a strategy erred in has winner -1."""
+    (``play_corrected_games_block_nb``) on ``threads`` threads: ``(a_seats, winners, lucks,
+    first_dealers, dealt, exchanges)``; a game a strategy erred in has winner -1; ``dealt`` is
+    (n_games × 2), each seat's least deadwood dealt in the first hand.  With a game-win table
+    ``wins``, each hand is also played with its two hands exchanged and ``exchanges`` (n_games ×
+    2) holds what that changes (``play_corrected_games_block_nb``); else it has no columns."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
     width = params_ab.shape[1]
@@ -314,13 +396,19 @@ def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, v
     a_seats = np.zeros(n_games, np.int64)
     winners = np.zeros(n_games, np.int64)
     lucks = np.zeros(n_games, np.float64)
+    first_dealers = np.zeros(n_games, np.int64)
+    dealt = np.zeros((n_games, 2), np.int64)
+    exchanges = np.zeros((n_games, 0 if wins is None else 2), np.float64)
+    wins = np.zeros((1, 1)) if wins is None else np.ascontiguousarray(wins, dtype=np.float64)
     threads, n_blocks = call_plan(n_games * GAME_ITEMS, threads, MIN_BLOCK_ITEMS * GAME_ITEMS)
 
     def block(start, stop):
-        play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, a_seats,
-                                      winners, lucks, np.zeros((0, 2), np.int16), no_trace, new_work(rules, width),
+        play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, wins,
+                                      a_seats, winners, lucks, first_dealers, dealt, exchanges,
+                                      np.zeros((0, 2), np.int16), no_trace, new_work(rules, width),
                                       np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64),
-                                      np.zeros(N_GAME_COLS, np.int64))
+                                      np.zeros(N_GAME_COLS, np.int64), new_work(rules, width),
+                                      np.zeros(N_HAND_COLS, np.int64))
 
     run_blocks(block, n_games, threads, min(n_blocks, n_games), inline=builtin_only(sids_ab))
-    return a_seats, winners, lucks
+    return a_seats, winners, lucks, first_dealers, dealt, exchanges

@@ -279,33 +279,39 @@ class LuckPairs(NamedTuple):
     """``draw_luck_pairs``' answer, per mirrored pair: the ``values`` counted, their draws'
     ``luck``, the ``name`` of that control (the tables and their digests), and for the first
     mover's values the least deadwood ``dealt`` to the first mover and to the dealer (pairs × 2;
-    None otherwise)."""
+    None otherwise), and for games whose hands were also played exchanged, what that changed to
+    the side counted (``exchanges``, pairs × 2: the chance of winning the game after each
+    exchanged hand less after the hand played, summed over the game's hands, and the exchanged
+    hands' draws' luck; None otherwise)."""
 
     values: np.ndarray
     luck: np.ndarray
     name: str
     dealt: np.ndarray | None = None
+    exchanges: np.ndarray | None = None
 
 
 def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
                     tables: dict[str, FittedTable] | None = None, first_mover: bool = False,
-                    swap: bool = False) -> LuckPairs:
+                    swap: bool = False, exchange_hands: bool = False) -> LuckPairs:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
     the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
     this module's ``DEFAULT_VERSION`` of each): per mirrored pair, A's mean value (net points,
     or games won) and the mean luck to A in that unit, and the name and digest of each table
-    used (``LuckPairs``); ``first_mover`` (hands only): the value and luck of the seat that moves
-    first, the non-dealer, whichever player holds it, and the deadwood dealt to each side;
-    ``swap`` (hands only): every deal played with its two hands exchanged
-    (``simulator.core.state.exchange_dealt_hands_nb``).  A deal or game a strategy erred in is
+    used (``LuckPairs``); ``first_mover``: the value and luck of the seat that moves first (in a
+    game, the non-dealer of its first hand), whichever player holds it, and the deadwood dealt to
+    each side (in a game, in its first hand); ``swap`` (hands only): every deal played with its
+    two hands exchanged (``simulator.core.state.exchange_dealt_hands_nb``); ``exchange_hands``
+    (games only): every hand of every game also played from the same scores with its two hands
+    exchanged, before the hand itself (``exchanges``).  A deal or game a strategy erred in is
     refused with a RuntimeError."""
     from ..core.rules import resolve_rules
     from ..engine.select import engine_module, strategy_pair
     from .draw_luck import DRAWS_ERROR, luck_kernels
 
-    if (first_mover or swap) and unit != "hand":
-        raise ValueError("the first mover's value, and a deal with its hands exchanged, are measured per hand only")
+    if swap and unit != "hand" or exchange_hands and unit != "game":
+        raise ValueError("swap plays deals with their hands exchanged, exchange_hands the hands of games")
     tables = tables or {}
     table = tables.get("draw_values") or load()
     used = [table]
@@ -319,25 +325,32 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     vector = resolved.to_array()
     values, lucks = np.empty(n), np.empty(n)
     dealt = np.empty((n, 2)) if first_mover else None
+    exchanges = np.empty((n, 2)) if exchange_hands else None
     for start in range(0, n, DRAWS_PIECE):
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
             a_seats, value, luck, draws, _, dealers, deadwood = kernels.play_corrected_deals(
                 np.uint64(seed), start, count, vector, sids, params, table.values, swap=swap)
             erred = draws == DRAWS_ERROR
-            counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
-            if first_mover:
-                rows = np.arange(count)
-                dealt[start:start + count] = np.column_stack([deadwood[rows, counted], deadwood[rows, dealers]])
         else:
-            a_seats, winners, luck = kernels.play_corrected_games(np.uint64(seed), start, count, vector, sids, params,
-                                                                  table.values, slopes)
-            value, erred, counted = np.where(winners == a_seats, 1.0, 0.0), winners < 0, a_seats
+            a_seats, winners, luck, dealers, deadwood, exchanged = kernels.play_corrected_games(
+                np.uint64(seed), start, count, vector, sids, params, table.values, slopes,
+                wins=wins.values if exchange_hands else None)
+            erred = winners < 0
+        counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
+        if first_mover:
+            rows = np.arange(count)
+            dealt[start:start + count] = np.column_stack([deadwood[rows, counted], deadwood[rows, dealers]])
+        if unit == "game":
+            value = np.where(winners == counted, 1.0, 0.0)
         if erred.any():
             raise RuntimeError(f"a strategy erred in {spec_a} vs {spec_b} (seed {seed}); simulate it to see where")
         sign = np.where(counted == 0, 1.0, -1.0)  # the kernels count seat 0's points and luck
         values[start:start + count] = sign * value if unit == "hand" else value
         lucks[start:start + count] = sign * luck
+        if exchange_hands:
+            exchanges[start:start + count] = sign[:, None] * exchanged
     names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
     return LuckPairs(values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})",
-                     None if dealt is None else dealt.reshape(-1, 2, 2).mean(axis=1))
+                     None if dealt is None else dealt.reshape(-1, 2, 2).mean(axis=1),
+                     None if exchanges is None else exchanges.reshape(-1, 2, 2).mean(axis=1))

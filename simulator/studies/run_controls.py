@@ -9,9 +9,10 @@ expectation, so the reduced estimate is unbiased.  The controls are played on th
 deals and games: the manifest records each cell's seed, and deal ``d`` of a cell is deal ``d``
 of that seed (``simulator.run.runner.rows``).  The plain estimate of the same units stays
 beside each reduced one.  When the control counts the draws' luck, each self-play cell's seat
-edge, the first mover's net points per hand, is estimated too, with the draws' luck and the deal's
-luck counted for the first mover and the same deals played again with their two hands exchanged
-(``controls.reduce_first_mover``; a self-play control has nothing to add to a self-play).
+edge is estimated too, the first mover's net points per hand and its share of games won less ½,
+with the draws' luck and the deal's luck counted for the first mover and the same deals (games)
+played again with their two hands exchanged (``controls.reduce_first_mover``; a self-play control
+has nothing to add to a self-play).
 
 Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
 interrupted report resumes with the cells it finished; the report removes it once written.
@@ -36,7 +37,7 @@ import pandas as pd
 
 from ..analysis.rendering import atomic_write
 from ..analysis.stats import estimators as est
-from ..analysis.stats.frames import first_mover_net, win_value
+from ..analysis.stats.frames import first_mover_net, first_mover_win, win_value
 from ..run.replay import ready_to_play_again
 from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
@@ -44,19 +45,21 @@ from .control_names import SEAT_EDGE_SWAP
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
-#: a self-play cell's seat edge: what is measured and the controls it takes (its draws' luck and
-#: the deal's luck, counted for the first mover, and the same deals with their hands exchanged:
-#: ``controls.reduce_first_mover``)
-SEAT_EDGE = ("the first mover's net points per hand", SEAT_EDGE_SWAP)
+#: a self-play cell's seat edge: per mode of a run, what is measured, and the controls it takes
+#: (its draws' luck and the deal's luck, counted for the first mover, and the same deals or games
+#: with their hands exchanged: ``controls.reduce_first_mover``)
+SEAT_EDGE = {"deals": "the first mover's net points per hand", "games": "the first mover's share of games won - 1/2"}
+SEAT_EDGE_CONTROL = SEAT_EDGE_SWAP
 
 
 def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode: str,
                first_mover: bool = False) -> np.ndarray:
     """A cell's value per mirrored pair, in pair order, from its verified chunk files: A's net
     points per hand (mode "deals") or A's share of the pair's games won (mode "games": a game
-    won counts 1, lost 0, without a winner ½, as ``game_stats`` counts it); ``first_mover``
-    (deals only): the net points per hand of the seat that moves first, the non-dealer, as
-    ``hand_stats``' first-mover edge counts them."""
+    won counts 1, lost 0, without a winner ½, as ``game_stats`` counts it); ``first_mover``: the
+    seat edge, the net points per hand of the seat that moves first (the non-dealer), or its share
+    of games won less ½ (the non-dealer of a game's first hand), as the reports' first-mover edge
+    counts them."""
     plan = Plan.from_experiment(manifest["experiment"], len(manifest["cells"]))
     good = set(good)
     index = "deal" if mode == "deals" else "game"
@@ -65,7 +68,7 @@ def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode:
         path = run_dir / plan.chunk(mode, cell, i).path
         if path not in good:
             raise RunError(f"{run_dir}: {plan.chunk(mode, cell, i).path} is not written yet; finish the run first")
-        columns = [index, "net_a", "a_dealt"] if mode == "deals" else [index, "winner"]
+        columns = [index, "net_a", "a_dealt"] if mode == "deals" else [index, "winner", "a_dealt_first"]
         table = read_chunk_table(run_dir, path, manifest, columns).to_pandas()
         order = table[index].to_numpy()
         if not bool((np.diff(order) == 1).all()) or (parts and order[0] != parts[-1][0][-1] + 1):
@@ -76,6 +79,9 @@ def cell_units(run_dir: Path, manifest: dict, good: list[Path], cell: int, mode:
                 values = first_mover_net(values, table["a_dealt"].to_numpy(dtype=bool))
         else:
             values = win_value(table["winner"], "a")
+            if first_mover:
+                values = controls.first_mover_edge(first_mover_win(values, table["a_dealt_first"].to_numpy(dtype=bool)),
+                                                   "game")
         parts.append((order, values))
     values = np.concatenate([v for _, v in parts])
     if len(values) % 2:
@@ -107,9 +113,7 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
     work = _work(manifest, control)
     if not work:
         raise ValueError(f"--control: {run_dir} has no cell in which two different strategies meet, and a self-play "
-                         f"cell's seat edge takes the draws' luck (--control draws)" if experiment.get("deals") else
-                         f"--control: {run_dir} has no cell in which two different strategies meet (a self-play "
-                         f"cell's value to A is 0 by construction, and its games' seat edge takes no control)")
+                         f"cell's seat edge takes the draws' luck (--control draws)")
     ready_to_play_again(run_dir, manifest, [c for c, _ in work], trust_plugins,
                         "its deals would not be played again as they were")
     checkpoint = None if keep_in is None else Path(keep_in) / CHECKPOINT
@@ -132,12 +136,11 @@ def run_estimates(run_dir: str | Path, control: str, trust_plugins: bool = False
 
 def _work(manifest: dict, control: str) -> list[tuple[dict, str]]:
     """What ``control`` estimates in a run, in cell order: (cell, mode) for both modes of each
-    cell of two different strategies and, when the control counts the draws' luck, the hands of
-    each self-play cell (its seat edge, with ``SEAT_EDGE``'s controls)."""
+    cell of two different strategies and, when the control counts the draws' luck, of each
+    self-play cell (its seat edges, with ``SEAT_EDGE_CONTROL``)."""
     modes = [m for m in UNITS if manifest["experiment"].get(m)]
     draws = "draws" in control.split("+")
-    return [(c, m) for c in manifest["cells"] for m in modes
-            if c["a"] != c["b"] or (draws and m == "deals")]
+    return [(c, m) for c in manifest["cells"] for m in modes if c["a"] != c["b"] or draws]
 
 
 def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode: str, control: str) -> dict:
@@ -148,8 +151,8 @@ def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode:
     x = cell_units(run_dir, manifest, good, cell["cell"], mode, first_mover=edge)
     start = time.process_time()
     if edge:
-        what, control = SEAT_EDGE
-        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], control)
+        what, control = SEAT_EDGE[mode], SEAT_EDGE_CONTROL
+        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], control, unit)
     else:
         reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
     cpu = time.process_time() - start

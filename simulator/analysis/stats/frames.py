@@ -48,6 +48,12 @@ def first_mover_net(net_a: np.ndarray, a_dealt: np.ndarray) -> np.ndarray:
     return np.where(a_dealt, -net_a, net_a)
 
 
+def first_mover_win(win_a: np.ndarray, a_dealt_first: np.ndarray) -> np.ndarray:
+    """The first mover's (the non-dealer of the first hand's) game-win value from A's
+    (``win_a``): A's when B dealt first, B's when A did (``a_dealt_first``)."""
+    return np.where(a_dealt_first, 1.0 - win_a, win_a)
+
+
 def _deadwood(column: pd.Series, played: np.ndarray) -> np.ndarray:
     values = column.array
     if isinstance(values, pd.arrays.IntegerArray):  # the frames' nullable Int16: no object round trip
@@ -83,8 +89,7 @@ def _game_value_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
     """The per-game quantities behind ``game_stats`` (one float array per quantity);
     ``nd`` is the non-dealer's (first mover's) game-win value, ``edge`` + ½."""
     win_a = win_value(df["winner"], "a")
-    a_first = df["a_dealt_first"].to_numpy(dtype=bool)
-    edge = np.where(a_first, 1.0 - win_a, win_a) - 0.5
+    edge = first_mover_win(win_a, df["a_dealt_first"].to_numpy(dtype=bool)) - 0.5
     return {
         "win": win_a,
         "margin": df["margin_a"].to_numpy(dtype=float),

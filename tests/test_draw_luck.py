@@ -220,13 +220,24 @@ def test_bench_unbiased_prints_plain_reduced_and_the_mean_luck(monkeypatch, caps
 
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
                         (("knock_vs_gin", "simple", "knock_early", "hoyle", "hand", ("draws",), 100, 100),
-                         ("knock_vs_gin", controls.CHALLENGER, "marjj", "tournament", "hand", ("draws",), 100, 100)))
+                         ("knock_vs_gin", controls.CHALLENGER, "marjj", "tournament", "hand", ("draws",), 100, 100),
+                         ("knock_vs_gin", "simple", "knock_early", "hoyle", "game", ("draws",), 100, 100)))
+    monkeypatch.setattr(controls, "VARIANCE_SEAT_EDGES", (("variant_balance", "simple", "hoyle", "hand", 100, 100),
+                                                          ("variant_balance", "simple", "hoyle", "game", 100, 100)))
     monkeypatch.setattr(controls, "UNBIASED_DEALS", (4_000, 2_000))
+    monkeypatch.setattr(controls, "UNBIASED_GAMES", (800, 400))
     assert main(["bench", "--unbiased", "--quick", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
-    assert row["deals"] == 2_000 and row["plain"]["units"] == 1_000 and row["intervals_overlap"]
-    assert row["reduced"]["sd"] < row["plain"]["sd"] and row["luck"]["low"] < row["luck"]["high"]
+    hands, games, edge = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
+    assert (hands["unit"], hands["control"], hands["deals"], hands["plain"]["units"]) == ("hand", "draws", 2_000, 1_000)
+    assert (games["unit"], games["control"], games["deals"]) == ("game", "draws+swap", 400)
+    assert (edge["of"], edge["control"], edge["deals"]) == ("first mover", "draws+deal+swap", 400)
+    for row in (hands, games, edge):
+        assert row["intervals_overlap"] and row["reduced"]["sd"] < row["plain"]["sd"]
+        assert row["luck"] == next(iter(row["controls"].values())) and row["luck"]["low"] < row["luck"]["high"]
+        assert 0 <= row["controls_covering_0"] <= len(row["controls"])
+    assert len(games["controls"]) == 3 and len(edge["controls"]) == 3 + len(controls.DEAL_BANDS) - 1
     assert main(["bench", "--unbiased", "--quick"]) == 0
-    assert "mean luck" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mean luck" in out and "mean of: each hand played again with its hands exchanged" in out
     assert main(["bench", "--unbiased", "--variance"]) == 2
     assert "give one" in capsys.readouterr().err

@@ -372,28 +372,38 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
 
 #: deals per matchup of the unbiasedness check, in full and in a quick run
 UNBIASED_DEALS = (10_000_000, 200_000)
+#: games per matchup or seat edge of the unbiasedness check, in full and in a quick run
+UNBIASED_GAMES = (400_000, 20_000)
 
 
 def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
-    """``ginsim bench --unbiased``: each published hand matchup of ``VARIANCE_MATCHUPS`` whose
-    players are light (the challenger's 3 ms a hand would take days) on ``UNBIASED_DEALS``
-    deals, estimated plain and with the draws' luck from the same deals, with the luck's own
-    mean (exactly 0 in expectation) and interval."""
+    """``ginsim bench --unbiased``: each published matchup of ``VARIANCE_MATCHUPS`` whose players
+    are light (the challenger's 3 ms a hand would take days), its hands on ``UNBIASED_DEALS``
+    deals with the draws' luck and its games on ``UNBIASED_GAMES`` games with the draws' luck and
+    each hand exchanged (``draws+swap``), then each seat edge of whole games of
+    ``VARIANCE_SEAT_EDGES`` with ``draws+deal+swap``: estimated plain and reduced from the same
+    units, with each control's own mean (each exactly 0 in expectation) and interval."""
     from ..run.seeds import derive_seed
 
-    deals = UNBIASED_DEALS[1 if quick else 0]
+    deals, games = UNBIASED_DEALS[1 if quick else 0], UNBIASED_GAMES[1 if quick else 0]
+    plan = [(study, a, b, rules, unit, "draws" if unit == "hand" else "draws+swap", "A")
+            for study, a, b, rules, unit, *_ in VARIANCE_MATCHUPS if CHALLENGER not in (a, b)]
+    plan += [(study, spec, spec, rules, unit, SEAT_EDGE_SWAP, "first mover")
+             for study, spec, rules, unit, *_ in VARIANCE_SEAT_EDGES if unit == "game"]
     rows = []
-    for study, a, b, rules, unit, _, _, _ in VARIANCE_MATCHUPS:
-        if unit != "hand" or CHALLENGER in (a, b):
-            continue
+    for study, a, b, rules, unit, control, of in plan:
+        n = deals if unit == "hand" else games
         start = time.process_time()
-        x, luck, name, *_ = draw_values.draw_luck_pairs(a, b, rules, unit, deals,
-                                                        derive_seed(seed, "unbiased", study, a, b, rules))
-        plain, reduced, mean_luck = est.plain(x), est.with_controls(x, {name: luck}), est.plain(luck)
-        rows.append({"study": study, "a": a, "b": b, "rules": rules, "deals": deals, "plain": plain.as_dict(),
-                     "reduced": reduced.as_dict(), "luck": mean_luck.as_dict(),
+        # a hand matchup keeps the seed its rows were first published with
+        path = (study, a, b, rules) if (unit, of) == ("hand", "A") else (study, a, b, rules, unit, of)
+        x, made = pairs_with_controls(a, b, rules, unit, n, derive_seed(seed, "unbiased", *path), control)
+        plain, reduced = est.plain(x), est.with_controls(x, made)
+        means = {name: est.plain(c).as_dict() for name, c in made.items()}
+        rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "of": of, "control": control,
+                     "deals": n, "plain": plain.as_dict(), "reduced": reduced.as_dict(), "controls": means,
+                     "luck": next(iter(means.values())),
                      "intervals_overlap": bool(plain.low <= reduced.high and reduced.low <= plain.high),
-                     "luck_covers_0": bool(mean_luck.low <= 0.0 <= mean_luck.high),
+                     "controls_covering_0": sum(m["low"] <= 0.0 <= m["high"] for m in means.values()),
                      "cpu_s": time.process_time() - start})
     return rows
 
@@ -409,17 +419,23 @@ def _matchup_name(row: dict) -> str:
 
 
 def print_unbiasedness(rows: list[dict]) -> None:
-    """The unbiasedness check's table."""
-    print("Plain and draws-reduced estimates of A's net points per hand on the same deals, and the draws' mean luck "
-          "(expectation exactly 0):")
-    print(f"{'study':<20} {'matchup':<44} {'deals':>11} {'plain [95%]':>26} {'reduced [95%]':>26} "
-          f"{'mean luck [95%]':>26}")
+    """The unbiasedness check's table: per matchup, the plain and the reduced estimate from the
+    same units and the draws' mean luck, then every other control's mean."""
+    print("Plain and reduced estimates on the same units (A's net points per hand, A's share of games won, or the "
+          "first mover's edge), and the controls' means (each exactly 0 in expectation):")
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<15} {'deals':>11} {'plain [95%]':>26} "
+          f"{'reduced [95%]':>26} {'mean luck [95%]':>26}")
     for r in rows:
         name = _matchup_name(r)
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
-        print(f"{r['study']:<20} {name:<44} {r['deals']:>11,} {cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<15} {r['deals']:>11,} {cells[0]:>26} "
+              f"{cells[1]:>26} {cells[2]:>26}")
+        for control, m in list(r["controls"].items())[1:]:
+            print(f"{'':<20} {'mean of: ' + control[:60]:<114} {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
+    covering = sum(r["controls_covering_0"] for r in rows)
     print("the plain and reduced intervals overlap in " + f"{sum(r['intervals_overlap'] for r in rows)} of {len(rows)}; "
-          f"the luck's interval covers 0 in {sum(r['luck_covers_0'] for r in rows)} of {len(rows)}")
+          f"the controls' intervals cover 0 in {covering} of {sum(len(r['controls']) for r in rows)} (at 95%, about "
+          f"one in twenty misses by chance)")
 
 
 def print_variance(rows: list[dict]) -> None:

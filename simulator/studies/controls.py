@@ -21,19 +21,26 @@ The controls with an exactly known expectation that ginsim can play today:
   too and the estimate's variance falls many-fold (neighbouring knock thresholds: about 40
   times); where they play differently it explains next to nothing, and the two extra plays
   cost twice the CPU of the matchup itself;
+* ``swap`` (with the draws: ``draws+swap``): **the hands exchanged** (``exchanged_controls``).
+  For single hands, the same deals played again with their two hands exchanged, the value there
+  less the value played.  For games, each hand played again from the same scores with its two
+  hands exchanged, before the hand itself, and the chance of winning the game after it less
+  after the hand played, summed over the game.  Either way the exchanged deal is dealt exactly
+  as the deal played (exchanging the hands maps the shuffled decks one to one), so the control
+  is 0 in expectation; its own draws' luck is a control too.  It needs no two players who play
+  alike: on the published matchups' games it doubles what the draws save, for one more play of
+  every hand;
 * for a **seat edge** (the first mover's net points per hand, or its share of games won less
   ½, in a self-play: ``first_mover_edge``, ``measure_first_mover``), the draws' luck counted
   for the first mover and **the deal's luck** (``deal_controls``: per band of dealt deadwood,
   the first mover's hand in it less the dealer's, in a game its first hand's; 0 in expectation
-  because the two hands are dealt alike) and, with ``+swap``, the same deals played again with
-  their two hands exchanged (in a game, every hand of it: the first mover's value there less
-  the value played, 0 in expectation, since exchanging the hands maps the shuffled decks one to
-  one).  In a mirrored matchup the deal's luck cancels: each player holds each dealt hand once;
+  because the two hands are dealt alike) and, with ``+swap``, the hands exchanged, as above,
+  counted for the first mover.  In a mirrored matchup the deal's luck cancels: each player holds each dealt hand once;
   a self-play's mirrored deals are near repeats of each other, and the exchanged hands are what
   sets its deal's luck against itself.
 
 A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
-``draws+self_b``); the coefficients are cross-fitted together
+``draws+self_b``) or with the hands exchanged; the coefficients are cross-fitted together
 (``simulator.analysis.stats.estimators.with_controls``).  The names are
 ``simulator.studies.control_names``'; ``pairs_with_controls`` plays any of them, and ``ginsim
 simulate --control``, ``ginsim confirm`` (a claim's ``estimator``) and the benchmarks call it

@@ -4,15 +4,15 @@ A run's report gives every figure as the plain estimate: the mean of its indepen
 mirrored pair of deals or of games) with a Student t interval.  With ``--control`` the report
 also estimates, for every cell in which two different strategies meet, A's net points per hand
 and A's share of games won with control variates (``simulator.studies.controls``: the draws'
-luck, the players' self-play on the same deals, or both), each quantity being exactly 0 in
-expectation, so the reduced estimate is unbiased.  The controls are played on the run's own
+luck, with the players' self-play on the same deals or with the hands exchanged), each quantity
+being exactly 0 in expectation, so the reduced estimate is unbiased.  The controls are played on the run's own
 deals and games: the manifest records each cell's seed, and deal ``d`` of a cell is deal ``d``
 of that seed (``simulator.run.runner.rows``).  The plain estimate of the same units stays
 beside each reduced one.  When the control counts the draws' luck, each self-play cell's seat
 edge is estimated too, the first mover's net points per hand and its share of games won less ½,
-with the draws' luck and the deal's luck counted for the first mover and the same deals (games)
-played again with their two hands exchanged (``controls.reduce_first_mover``; a self-play control
-has nothing to add to a self-play).
+with the draws' luck and the deal's luck counted for the first mover and the hands exchanged (the
+same deals, or each hand of the same games, played again with their two hands exchanged:
+``controls.reduce_first_mover``; a self-play control has nothing to add to a self-play).
 
 Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
 interrupted report resumes with the cells it finished; the report removes it once written.

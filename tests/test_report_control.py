@@ -109,7 +109,7 @@ def test_a_self_play_cells_seat_edge_takes_the_draws_and_the_deals_luck(run, tmp
         x = cell_units(run, manifest, verification.good[mode], 2, mode, first_mover=True)
         replay = controls.pair_values(cell["a"], cell["a"], cell["rules"], unit, n, cell["seed"], first_mover=True)
         assert np.array_equal(x, controls.first_mover_edge(replay, unit))
-        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], "draws+deal+swap", unit)
+        reduced, _ = controls.reduce_pairs(x, cell["a"], cell["a"], cell["rules"], unit, cell["seed"], "draws+deal+swap")
         row = edge[edge["unit"] == unit].iloc[0]
         assert (row["plain_value"], row["reduced_value"]) == (est.plain(x).value, reduced.value)
     # the game edge is the report's own: the first mover's share of games won less one half

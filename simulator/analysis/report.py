@@ -332,8 +332,8 @@ CONTROLLED_CSV = "controlled.csv"
 def _estimate_text(row: pd.Series, which: str) -> str:
     """One estimate of a ``controlled`` row (``which``: "plain" or "reduced") with its interval:
     net points per hand signed, a share of games won in percent, a seat edge of games (a share
-    less ½) in signed percentage points."""
-    edge = str(row["measure"]).startswith("the first mover")
+    less ½, a self-play cell's) in signed percentage points."""
+    edge = row["a"] == row["b"]
     scale, fmt, unit = ((100.0, "+.1f", " pp") if edge else (100.0, ".1f", "%")) if row["unit"] == "game" else \
         (1.0, "+.3f", "")
     v, lo, hi = (scale * float(row[f"{which}_{k}"]) for k in ("value", "low", "high"))

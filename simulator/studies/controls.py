@@ -154,14 +154,23 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     """The control-variate estimate of a matchup whose per-pair values ``x`` (pairs 0 ..
     len(x) - 1 of ``seed``, ``unit`` "hand" or "game") were played already: plays ``control``
     on the same pairs and returns the estimate and the CPU seconds its play took.  The draws'
-    replay of the matchup must give ``x`` again exactly; a difference is refused."""
-    check_control(control)
+    replay of the matchup must give ``x`` again exactly; a difference is refused.  A seat edge's
+    ``control`` (``SEAT_EDGE_CONTROLS``) estimates the first mover's edge of ``spec_a``'s
+    self-play (``first_mover_edge``), which ``x`` then holds."""
+    _check_playable(control)
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
     start = time.process_time()
     _, controls = pairs_with_controls(spec_a, spec_b, rules, unit, 2 * len(x), seed, control, played=x)
     return est.with_controls(x, controls), time.process_time() - start
+
+
+def _check_playable(control: str) -> None:
+    """Refuse, in one line, a control ``pairs_with_controls`` cannot play: a matchup's
+    (``check_control``) or a seat edge's (``SEAT_EDGE_CONTROLS``)."""
+    if control not in SEAT_EDGE_CONTROLS:
+        check_control(control)
 
 
 def _same_replay(replay: np.ndarray, played: np.ndarray | None, what: str, seed: int) -> None:
@@ -194,9 +203,8 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     control (``SEAT_EDGE_CONTROLS``) the value is the first mover's edge (``first_mover_edge``),
     not A's value, and the controls are its draws' luck and the deal's luck (``deal_controls``;
     in a game, of its first hand) and, with ``SEAT_EDGE_SWAP``, the hands exchanged."""
+    _check_playable(control)
     edge = control in SEAT_EDGE_CONTROLS
-    if not edge:
-        check_control(control)
     parts = control.split("+")
     swap = SWAP in parts
     controls = {}
@@ -297,32 +305,13 @@ def measure_first_mover(spec: str, rules, pairs: int, seed: int,
     """The first mover's edge (the non-dealer's net points per hand, or its share of games won
     less ½, ``first_mover_edge``) in ``spec``'s self-play on ``pairs`` mirrored pairs of deals or
     games (``unit``) of ``seed``, played once, estimated plain and with each of a seat edge's
-    ``controls`` (``reduce_first_mover``; a seat edge has no self-play control: it is a
-    self-play), by control; CPU time counted.  The draws' replay must give the plain play's
-    values exactly; a difference is refused."""
+    ``controls`` (``reduce_pairs``; a seat edge has no self-play control: it is a self-play), by
+    control; CPU time counted.  The draws' replay must give the plain play's values exactly; a
+    difference is refused."""
     start = time.process_time()
     x = first_mover_edge(pair_values(spec, spec, rules, unit, 2 * pairs, seed, first_mover=True), unit)
     cpu_matchup = time.process_time() - start
-    measured = {}
-    for control in controls:
-        reduced, cpu_controls = reduce_first_mover(x, spec, rules, seed, control, unit)
-        measured[control] = Measured(est.plain(x), reduced, pairs, cpu_matchup, cpu_controls, True)
-    return measured
-
-
-def reduce_first_mover(x, spec: str, rules, seed: int, control: str = SEAT_EDGE_SWAP,
-                       unit: str = "hand") -> tuple[est.Estimate, float]:
-    """The control-variate estimate of a seat edge whose per-pair values ``x`` were played
-    already (the first mover's edge, ``first_mover_edge``, per hand or per game ``unit`` in
-    ``spec``'s self-play, pairs 0 .. len(x) - 1 of ``seed``) with a seat edge's ``control``
-    (``SEAT_EDGE_CONTROLS``: the draws' and the deal's luck counted for the first mover, and
-    with ``SEAT_EDGE_SWAP`` the same deals or games with their hands exchanged), and the CPU
-    seconds their play took.  The draws' replay must give ``x`` again exactly; a difference is
-    refused."""
-    x = np.asarray(x, dtype=np.float64)
-    start = time.process_time()
-    _, controls = pairs_with_controls(spec, spec, rules, unit, 2 * len(x), seed, control, played=x)
-    return est.with_controls(x, controls), time.process_time() - start
+    return {control: _measured(x, cpu_matchup, spec, spec, rules, unit, seed, control) for control in controls}
 
 
 #: the edges of the bands of a dealt hand's least deadwood the deal's luck is counted in

@@ -65,7 +65,14 @@ from ..core.constants import (
     PHASE_OVER,
     R_TARGET,
 )
-from ..core.hand_reading import hand_of_nb, knock_limit_nb, score_before_nb, stock_card_nb, stock_place_nb
+from ..core.hand_reading import (
+    hand_of_nb,
+    hand_points_to_seat_nb,
+    knock_limit_nb,
+    score_before_nb,
+    stock_card_nb,
+    stock_place_nb,
+)
 from ..core.cards import CARD_VALUE
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, melds_with_card_nb, min_deadwood_nb
 from ..core.scoring import points_to_seat_nb
@@ -249,25 +256,31 @@ def win_slope_nb(state, rules, slopes):
     ``simulator.studies.draw_values.win_slopes``)."""
     bands = slopes.shape[0]
     target = max(rules[R_TARGET], np.int64(1))
-    b0 = min(score_before_nb(state, 0) * bands // target, bands - 1)
-    b1 = min(score_before_nb(state, 1) * bands // target, bands - 1)
-    return slopes[b0, b1]
+    return slopes[score_band_nb(score_before_nb(state, 0), bands, target),
+                  score_band_nb(score_before_nb(state, 1), bands, target)]
+
+
+@HOT
+def score_band_nb(score, bands, target):
+    """The band of a game score below ``target`` in a table of ``bands`` equal bands of it."""
+    return min(score * bands // target, bands - 1)
 
 
 @MERGED
-def win_after_nb(state, rules, wins, net0):
-    """Seat 0's chance of winning the game once the hand being played, of net points ``net0`` to
-    seat 0, is added to the scores before it (``wins``: the game-win table by bands of both
-    scores, ``draw_values.load_wins``; reaching the target wins)."""
-    bands = wins.shape[0]
+def win_after_nb(state, rules, wins):
+    """Seat 0's chance of winning the game once the finished hand's points
+    (``hand_points_to_seat_nb``) are added to the scores before it (``wins``: the game-win table
+    by bands of both scores, ``draw_values.load_wins``; reaching the target wins)."""
     target = max(rules[R_TARGET], np.int64(1))
+    net0 = hand_points_to_seat_nb(state, np.int64(0))
     s0 = score_before_nb(state, 0) + max(net0, 0)
     s1 = score_before_nb(state, 1) + max(-net0, 0)
     if s0 >= target:
         return 1.0
     if s1 >= target:
         return 0.0
-    return wins[min(s0 * bands // target, bands - 1), min(s1 * bands // target, bands - 1)]
+    bands = wins.shape[0]
+    return wins[score_band_nb(s0, bands, target), score_band_nb(s1, bands, target)]
 
 
 @HOT
@@ -290,7 +303,7 @@ def play_exchanged_hand_nb(work, rules, row, trace, values, no_cells, seen, wins
     exchange_dealt_hands_nb(state)
     at, luck, _ = play_hand_counting_nb(work, rules, row, trace, values, no_cells, seen)
     erred = at < 0 or row[H_ERROR] != ERR_NONE
-    chance = win_after_nb(state, rules, wins, points_to_seat_nb(row[H_WINNER], row[H_POINTS], np.int64(0)))
+    chance = win_after_nb(state, rules, wins)
     copy_nb(work, spare_work)
     copy_nb(row, spare_row)
     return erred, chance, luck
@@ -345,8 +358,7 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
                 erred = True
                 break
             if exchanging:
-                exchanges[i, 0] -= win_after_nb(state, rules, wins, points_to_seat_nb(row[H_WINNER], row[H_POINTS],
-                                                                                      np.int64(0)))
+                exchanges[i, 0] -= win_after_nb(state, rules, wins)
             dealer = next_hand_nb(work, game_row, max_hands, rules, row, trace[:0])
         winners[i] = -1 if erred or game_row[G_ERROR] != ERR_NONE else game_row[G_WINNER]
         lucks[i] = total

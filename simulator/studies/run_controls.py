@@ -12,7 +12,7 @@ beside each reduced one.  When the control counts the draws' luck, each self-pla
 edge is estimated too, the first mover's net points per hand and its share of games won less ½,
 with the draws' luck and the deal's luck counted for the first mover and the hands exchanged (the
 same deals, or each hand of the same games, played again with their two hands exchanged:
-``controls.reduce_first_mover``; a self-play control has nothing to add to a self-play).
+``controls.reduce_pairs``; a self-play control has nothing to add to a self-play).
 
 Each cell's row is kept, sealed, as it is done (``CHECKPOINT``, in the report's folder), so an
 interrupted report resumes with the cells it finished; the report removes it once written.
@@ -47,7 +47,7 @@ from .control_names import SEAT_EDGE_SWAP
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
 #: a self-play cell's seat edge: per mode of a run, what is measured, and the controls it takes
 #: (its draws' luck and the deal's luck, counted for the first mover, and the same deals or games
-#: with their hands exchanged: ``controls.reduce_first_mover``)
+#: with their hands exchanged: ``controls.reduce_pairs``)
 SEAT_EDGE = {"deals": "the first mover's net points per hand", "games": "the first mover's share of games won - 1/2"}
 SEAT_EDGE_CONTROL = SEAT_EDGE_SWAP
 
@@ -152,9 +152,7 @@ def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode:
     start = time.process_time()
     if edge:
         what, control = SEAT_EDGE[mode], SEAT_EDGE_CONTROL
-        reduced, _ = controls.reduce_first_mover(x, cell["a"], cell["rules"], cell["seed"], control, unit)
-    else:
-        reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
+    reduced, _ = controls.reduce_pairs(x, cell["a"], cell["b"], cell["rules"], unit, cell["seed"], control)
     cpu = time.process_time() - start
     plain = est.plain(x)
     return {"cell": cell["cell"], "a": cell["a"], "b": cell["b"], "variant": cell["variant"], "unit": unit,

@@ -142,7 +142,7 @@ def test_games_weigh_each_hands_luck_by_the_score_and_stay_unbiased():
     rules = resolve_rules("hoyle")
     slopes = draw_values.win_slopes(draw_values.load_wins(), rules.target_score)
     kernels = luck_kernels(engine_module(sids))
-    a_seats, winners, lucks, first_dealers, _, _ = kernels.play_corrected_games(
+    a_seats, winners, lucks, first_dealers, _, _, _ = kernels.play_corrected_games(
         np.uint64(9), 0, 6_000, rules.to_array(), sids, params, draw_values.load().values, slopes)
     games, _ = play_game_records("simple", "gin_hunter", "hoyle", 0, 6_000, 9, True)
     assert (winners == games[:, C.G_WINNER]).all() and (a_seats == games[:, C.G_A_SEAT]).all()
@@ -227,17 +227,20 @@ def test_bench_unbiased_prints_plain_reduced_and_the_mean_luck(monkeypatch, caps
     monkeypatch.setattr(controls, "UNBIASED_DEALS", (4_000, 2_000))
     monkeypatch.setattr(controls, "UNBIASED_GAMES", (800, 400))
     assert main(["bench", "--unbiased", "--quick", "--json"]) == 0
-    hands, games, edge = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
+    hands, games, replayed, edge = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
     assert (hands["unit"], hands["control"], hands["deals"], hands["plain"]["units"]) == ("hand", "draws", 2_000, 1_000)
     assert (games["unit"], games["control"], games["deals"]) == ("game", "draws+swap", 400)
+    assert (replayed["control"], replayed["plain"]) == ("draws+replay_b", games["plain"])  # the same games
+    assert len(replayed["controls"]) == 3
     assert (edge["of"], edge["control"], edge["deals"]) == ("first mover", "draws+deal+swap", 400)
-    for row in (hands, games, edge):
+    for row in (hands, games, replayed, edge):
         assert row["intervals_overlap"] and row["reduced"]["sd"] < row["plain"]["sd"]
         assert row["luck"] == next(iter(row["controls"].values())) and row["luck"]["low"] < row["luck"]["high"]
         assert 0 <= row["controls_covering_0"] <= len(row["controls"])
     assert len(games["controls"]) == 3 and len(edge["controls"]) == 3 + len(controls.DEAL_BANDS) - 1
     assert main(["bench", "--unbiased", "--quick"]) == 0
     out = capsys.readouterr().out
-    assert "mean luck" in out and "mean of: each hand played again with its hands exchanged" in out
+    assert "mean luck" in out and "mean of each hand played again with its hands exchanged: the chance" in out
+    assert "mean of each hand replayed by knock_early in both seats, from 4 other decks: the chance" in out
     assert main(["bench", "--unbiased", "--variance"]) == 2
     assert "give one" in capsys.readouterr().err

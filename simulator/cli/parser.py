@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..studies.control_names import CONTROLS
+from ..studies.control_names import CONTROLS, GAMES_ONLY
 from . import commands
 
 
@@ -54,7 +54,7 @@ def _play_commands(command) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same deals")
     p.add_argument("--no-mirror", action="store_true",
                    help="independent deals instead of mirrored pairs (default: mirrored pairs)")
-    p.add_argument("--control", choices=list(CONTROLS),
+    p.add_argument("--control", choices=[c for c in CONTROLS if c not in GAMES_ONLY],
                    help="also estimate with control variates, each worth 0 in expectation: draws, the luck of the "
                         "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
@@ -238,7 +238,9 @@ def _read_commands(command) -> None:
                         "first-mover edges too, per hand and per game, with the deal's luck and the hands "
                         "exchanged); self, each player's self-play on the same deals (self_a, self_b: one player's); "
                         "draws+self ... both; draws+swap, the draws and the hands exchanged (a game's, each hand "
-                        "played again from the same scores). Adds the section "
+                        "played again from the same scores); draws+replay_b, games only: the draws and each hand "
+                        "replayed by B in both seats, as dealt, exchanged and from other decks, which pays off "
+                        "when A's decisions cost far more than B's and resemble them. Adds the section "
                         "'Estimates with control variates' and controlled.csv, the plain estimate beside each "
                         "(default: none; every figure is the plain mean of mirrored pairs)")
     _multiplicity_option(p)

@@ -292,6 +292,19 @@ def exchange_dealt_hands_nb(state):
     state[S_SEEN + 1] = state[S_HANDS + 1] | state[S_PILE_MASK]
 
 
+@CORE
+def deal_permuted_nb(state, deck, perm, permuted, rules, trace):
+    """Deal the hand just dealt (``deal_nb``) again from its deck with the cards moved by
+    ``perm`` (``permuted[j] = deck[perm[j]]``, ``permuted`` the scratch deck): the same dealer,
+    game scores and reshuffle stream.  A fixed permutation maps the shuffled decks one to one,
+    so the deck dealt is exactly as likely as the deck played (docs/rules.md#the-deal): a
+    stand-in's replays set a hand against the hands it might have been
+    (``simulator.studies.draw_luck``)."""
+    for j in range(deck.shape[0]):
+        permuted[j] = deck[perm[j]]
+    deal_nb(state, permuted, state[S_DEALER], state[S_SCORES], state[S_SCORES + 1], rules, state[S_DECK_RNG], trace)
+
+
 @HOT
 def dead_nb(state, trace):
     """The hand ends without a score (end of the stock, a pass on the last discard, the

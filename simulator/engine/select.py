@@ -33,12 +33,19 @@ from .factory import render
 
 def strategy_pair(strategy_a, strategy_b) -> tuple[Strategy, Strategy, np.ndarray, np.ndarray]:
     """Two specs resolved: the strategies, their ids (int64[2]) and parameter rows (2 × N_PARAMS)."""
-    a, b = parse_strategy(strategy_a), parse_strategy(strategy_b)
-    sids = np.array([a.sid, b.sid], dtype=np.int64)
-    rows = [a.row, b.row]
-    width = max(len(r) for r in rows)  # a hybrid's row is longer (strategies.hybrid); the other is padded with 0
-    params = np.vstack([np.pad(r, (0, width - len(r))) for r in rows])
+    (a, b), sids, params = strategy_rows(strategy_a, strategy_b)
     return a, b, sids, params
+
+
+def strategy_rows(*specs) -> tuple[list[Strategy], np.ndarray, np.ndarray]:
+    """Specs resolved: the strategies, their ids (int64) and their parameter rows, one row each,
+    all as wide as the widest (a hybrid's row is longer, ``strategies.hybrid``; the others are
+    padded with 0), so that any of them can be seated in one work row."""
+    resolved = [parse_strategy(spec) for spec in specs]
+    sids = np.array([s.sid for s in resolved], dtype=np.int64)
+    width = max(len(s.row) for s in resolved)
+    params = np.vstack([np.pad(s.row, (0, width - len(s.row))) for s in resolved])
+    return resolved, sids, params
 
 
 #: the environment variable that chooses which strategies an engine routes, and its values:

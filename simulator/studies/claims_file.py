@@ -22,7 +22,7 @@ from typing import Any
 from ..analysis.claims import ASSERTIONS, METRICS
 from ..run.config import REQUIRED, Key, Schema, is_number
 from ..run.experiment import read_toml_file
-from .control_names import CONTROLS, SEAT_EDGE_CONTROLS
+from .control_names import CONTROLS, GAMES_ONLY, SEAT_EDGE_CONTROLS
 from .ledger import MARGIN_SOURCES
 from .record import claim_region
 
@@ -153,10 +153,12 @@ CLAIM_SCHEMA = Schema("claim", (
     Key("estimator", "choice", None, "how the study's estimate and the confirmation's are made: `plain` (the mean "
         "over mirrored pairs), or with control variates on the same pairs (docs/analysis.md): `draws` (the draws' "
         "luck), `self` (both players' self-play; `self_a`, `self_b`: one player's), or the draws with a self-play "
-        "(`draws+self`, ...) or with the hands exchanged (`draws+swap`); a first-mover edge: `draws+deal` (the "
+        "(`draws+self`, ...), with the hands exchanged (`draws+swap`) or, for games, with each hand replayed by B in "
+        "both seats (`draws+replay_b`); a first-mover edge: `draws+deal` (the "
         "draws' and the deal's luck, counted for the first mover) or `draws+deal+swap` (and the hands exchanged)",
         choices=ESTIMATORS, default_text="plain",
-        doc="A control measures `net_points` per hand and `win_share` of games, and `draws+deal` and "
+        doc="A control measures `net_points` per hand and `win_share` of games (`draws+replay_b` games only), and "
+            "`draws+deal` and "
             "`draws+deal+swap` the `first_mover_edge` per hand or per game, in a mirrored study; one with the draws "
             "names its tables in `tables`."),
     Key("tables", "list", None, "with the draws' luck in `estimator`: the fitted tables it reads, each `NAME:SHA256` "
@@ -255,6 +257,9 @@ def _check_estimator(v: dict[str, Any], fail) -> None:
     if kinds is None:
         raise fail("estimator", f"\"{estimator}\" measures metric = \"net_points\" with unit = \"hand\" and "
                                 "metric = \"win_share\" with unit = \"game\" only")
+    if estimator in GAMES_ONLY and v["unit"] != "game":
+        raise fail("estimator", f"\"{estimator}\" measures whole games only: metric = \"win_share\" with "
+                                "unit = \"game\"")
     if not reads_draws(estimator):
         if v["tables"] is not None:
             raise fail("tables", f"estimator = \"{estimator}\" reads no table; only one that counts the draws' "

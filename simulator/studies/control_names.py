@@ -10,6 +10,9 @@ neither module imports the other.
 * ``draws+self`` and so on: the draws' luck with a self-play;
 * ``draws+swap``: the draws' luck with the same deals played again with their two hands
   exchanged; in a game, each hand played again so from the same scores;
+* ``draws+replay_b`` (whole games only): the draws' luck with each hand of the game replayed
+  from the same scores by B's player in both seats, as dealt, with its hands exchanged and from
+  other decks: for a player whose decisions cost far more than B's and play much like B's;
 * ``draws+deal``: a seat edge's (per hand or per game), the draws' and the deal's luck counted
   for the first mover; ``draws+deal+swap`` adds the same deals (games) with their two hands
   exchanged.
@@ -20,7 +23,12 @@ SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, Tr
 #: every control a matchup can be played with
 #: the hands of a deal, or of each hand of a game, exchanged and played again
 SWAP = "swap"
-CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY), f"draws+{SWAP}")
+#: each hand of a game replayed by B's player in both seats
+REPLAY_B = "replay_b"
+CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY), f"draws+{SWAP}", f"draws+{REPLAY_B}")
+#: the controls defined for whole games only (a mirrored pair of deals replayed by one player in
+#: both seats sets each replay against itself)
+GAMES_ONLY = (f"draws+{REPLAY_B}",)
 #: the controls of a seat edge (the first mover's net points per hand, or share of games won):
 #: its draws' luck and the deal's luck, both counted for the first mover (a self-play control has
 #: nothing to add there); with ``+swap``, also the same deals (every hand of the same games) played

@@ -30,6 +30,17 @@ The controls with an exactly known expectation that ginsim can play today:
   is 0 in expectation; its own draws' luck is a control too.  It needs no two players who play
   alike: on the published matchups' games it doubles what the draws save, for one more play of
   every hand;
+* ``replay_b`` (with the draws: ``draws+replay_b``; whole games only): **each hand replayed by
+  B's player in both seats** (``replayed_controls``): from the same scores and with the same
+  random numbers, as dealt, with its two hands exchanged and from ``draw_values.REPLAY_DECKS``
+  other decks (fixed permutations of the hand's deck); the chance of winning the game after the
+  exchanged replay, and the mean after the other decks', each less after the replay as dealt,
+  summed over the game.  Each is 0 in expectation whoever replays, since each deck replayed is
+  as likely as the deck dealt.  It is meant for a player whose decisions cost far more than
+  B's and mostly agree with them (the challenger, ``marjj``'s play but for its searched knock):
+  B's replays cost little beside the player's own hands.  (In a mirrored pair of single deals
+  one player replaying both seats sets each replay against itself, so hands have no such
+  control);
 * for a **seat edge** (the first mover's net points per hand, or its share of games won less
   ½, in a self-play: ``first_mover_edge``, ``measure_first_mover``), the draws' luck counted
   for the first mover and **the deal's luck** (``deal_controls``: per band of dealt deadwood,
@@ -40,7 +51,7 @@ The controls with an exactly known expectation that ginsim can play today:
   sets its deal's luck against itself.
 
 A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
-``draws+self_b``) or with the hands exchanged; the coefficients are cross-fitted together
+``draws+self_b``), with the hands exchanged or with B's replays; the coefficients are cross-fitted together
 (``simulator.analysis.stats.estimators.with_controls``).  The names are
 ``simulator.studies.control_names``'; ``pairs_with_controls`` plays any of them, and ``ginsim
 simulate --control``, ``ginsim confirm`` (a claim's ``estimator``) and the benchmarks call it
@@ -59,7 +70,7 @@ import numpy as np
 from ..analysis.stats import estimators as est
 from ..core import constants as C
 from . import draw_values
-from .control_names import CONTROLS, SEAT_EDGE_CONTROLS, SEAT_EDGE_SWAP, SELF_PLAY, SWAP
+from .control_names import CONTROLS, GAMES_ONLY, REPLAY_B, SEAT_EDGE_CONTROLS, SEAT_EDGE_SWAP, SELF_PLAY, SWAP
 
 #: the expectation of a self-play's value per mirrored pair, by unit: net points per hand to
 #: A, and the share of games A wins
@@ -137,10 +148,14 @@ def pair_values(spec_a: str, spec_b: str, rules: str, unit: str, n: int, seed: i
     return values.reshape(-1, 2).mean(axis=1)
 
 
-def check_control(control: str) -> None:
-    """Refuse, in one line naming the allowed values, a control ``CONTROLS`` does not name."""
+def check_control(control: str, unit: str | None = None) -> None:
+    """Refuse, in one line naming the allowed values, a control ``CONTROLS`` does not name, or
+    one defined for whole games only (``GAMES_ONLY``) given single hands (``unit`` "hand")."""
     if control not in CONTROLS:
         raise ValueError(f"control must be one of {', '.join(CONTROLS)}, got {control!r}")
+    if unit == "hand" and control in GAMES_ONLY:
+        raise ValueError(f"control {control} estimates whole games only; for single hands use one of "
+                         f"{', '.join(c for c in CONTROLS if c not in GAMES_ONLY)}")
 
 
 def pair_means(hands):
@@ -157,7 +172,7 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     replay of the matchup must give ``x`` again exactly; a difference is refused.  A seat edge's
     ``control`` (``SEAT_EDGE_CONTROLS``) estimates the first mover's edge of ``spec_a``'s
     self-play (``first_mover_edge``), which ``x`` then holds."""
-    _check_playable(control)
+    _check_playable(control, unit)
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 2 * est.FOLDS:
         raise ValueError(f"control variates need at least {2 * est.FOLDS} mirrored pairs, got {len(x)}")
@@ -166,11 +181,11 @@ def reduce_pairs(x, spec_a: str, spec_b: str, rules, unit: str, seed: int, contr
     return est.with_controls(x, controls), time.process_time() - start
 
 
-def _check_playable(control: str) -> None:
-    """Refuse, in one line, a control ``pairs_with_controls`` cannot play: a matchup's
-    (``check_control``) or a seat edge's (``SEAT_EDGE_CONTROLS``)."""
+def _check_playable(control: str, unit: str) -> None:
+    """Refuse, in one line, a control ``pairs_with_controls`` cannot play in ``unit``: a
+    matchup's (``check_control``) or a seat edge's (``SEAT_EDGE_CONTROLS``)."""
     if control not in SEAT_EDGE_CONTROLS:
-        check_control(control)
+        check_control(control, unit)
 
 
 def _same_replay(replay: np.ndarray, played: np.ndarray | None, what: str, seed: int) -> None:
@@ -203,14 +218,14 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     control (``SEAT_EDGE_CONTROLS``) the value is the first mover's edge (``first_mover_edge``),
     not A's value, and the controls are its draws' luck and the deal's luck (``deal_controls``;
     in a game, of its first hand) and, with ``SEAT_EDGE_SWAP``, the hands exchanged."""
-    _check_playable(control)
+    _check_playable(control, unit)
     edge = control in SEAT_EDGE_CONTROLS
     parts = control.split("+")
     swap = SWAP in parts
     controls = {}
     if "draws" in parts:
         pairs = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables, first_mover=edge,
-                                            exchange_hands=swap and unit == "game")
+                                            exchange_hands=swap and unit == "game", replay_b=REPLAY_B in parts)
         x = first_mover_edge(pairs.values, unit) if edge else pairs.values
         _same_replay(x, played, f"{spec_a} vs {spec_b}" + (" (the first mover's)" if edge else ""), seed)
         controls[pairs.name] = pairs.luck
@@ -218,6 +233,8 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
             controls |= deal_controls(pairs.dealt[:, 0], pairs.dealt[:, 1])
         if swap:
             controls |= exchanged_controls(pairs, spec_a, spec_b, rules, unit, n, seed, tables, edge)
+        if REPLAY_B in parts:
+            controls |= replayed_controls(pairs, spec_b)
     else:
         x = pair_values(spec_a, spec_b, rules, unit, n, seed) if played is None else played
     controls.update(self_play_controls(spec_a, spec_b, rules, unit, n, seed, parts[-1]))
@@ -242,11 +259,25 @@ def exchanged_controls(pairs, spec_a: str, spec_b: str, rules, unit: str, n: int
             f"their {pairs.name}": swapped.luck}
 
 
+def replayed_controls(pairs, spec_b: str) -> dict[str, np.ndarray]:
+    """The controls of each hand of a game replayed by B's player in both seats (``REPLAY_B``),
+    per mirrored pair, for the games whose draws' replay gave ``pairs`` (played with
+    ``replay_b``): the chance of winning the game after the replay with the hands exchanged, and
+    the mean chance after the replays from other decks, each less the chance after the replay as
+    dealt, summed over the game.  Each is 0 in expectation: the decks replayed are as likely as
+    the deck dealt, and B plays each with the same random numbers."""
+    from strategies import display_spec
+
+    who = f"each hand replayed by {display_spec(spec_b)} in both seats"
+    return {f"{who}, its hands exchanged: the chance of winning after it": pairs.replays[:, 0],
+            f"{who}, from {draw_values.REPLAY_DECKS} other decks: the chance of winning after them": pairs.replays[:, 1]}
+
+
 def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
             control: str = "self") -> Measured:
     """``spec_a`` against ``spec_b`` on ``pairs`` mirrored pairs of deals (``unit`` "hand") or
     games ("game") of ``seed``, estimated plain and with ``control``; CPU time counted."""
-    check_control(control)  # before the matchup is played
+    check_control(control, unit)  # before the matchup is played
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
     return _measured(x, time.process_time() - start, spec_a, spec_b, rules, unit, seed, control)
@@ -262,8 +293,10 @@ def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str,
 
 #: the controls of a light matchup's row (the challenger's hands skip the hands exchanged: for a
 #: matchup's single hands they saved no more, on development seeds, than doubling the pairs
-#: does, and two more plays of the challenger's pairs would cost many minutes)
+#: does, and two more plays of the challenger's pairs would cost many minutes); its games also
+#: take B's replays
 LIGHT = ("self", "draws", "draws+self", "draws+swap")
+LIGHT_GAMES = (*LIGHT, f"draws+{REPLAY_B}")
 CHALLENGER = ("mc:rollout=4,late_knock=0,skill=5,game_aware=1+first_upcard=marjj+draw=marjj+discard=marjj"
               "+layout=marjj+defence=marjj")
 #: the published matchups the variance benchmark measures: (study, A, B, rules, unit, controls,
@@ -277,13 +310,13 @@ VARIANCE_MATCHUPS = (
     ("strategy_tournament", "defensive", "undercut_aware", "hoyle", "hand", LIGHT, 50_000, 10_000),
     ("equilibrium_class", "knock_policy:early=10,turn_a=11,late=0,turn_b=2",
      "knock_policy:early=10,turn_a=12,late=0,turn_b=2", "classic", "hand", LIGHT, 50_000, 10_000),
-    ("challenger", CHALLENGER, "marjj", "tournament", "game", ("self_b", "draws", "draws+self_b", "draws+swap"), 1_000,
-     200),
+    ("challenger", CHALLENGER, "marjj", "tournament", "game",
+     ("self_b", "draws", "draws+self_b", "draws+swap", f"draws+{REPLAY_B}"), 1_000, 200),
     ("challenger", CHALLENGER, "marjj", "tournament", "hand", ("self_b", "draws", "draws+self_b"), 10_000, 1_000),
-    ("knock_vs_gin", "gin_hunter", "knock_early", "hoyle", "game", LIGHT, 10_000, 2_000),
-    ("knock_vs_gin", "simple:knock_at=8", "simple", "classic", "game", LIGHT, 10_000, 2_000),
-    ("strategy_tournament", "simple", "gin_hunter", "hoyle", "game", LIGHT, 10_000, 2_000),
-    ("strategy_tournament", "defensive", "undercut_aware", "hoyle", "game", LIGHT, 10_000, 2_000),
+    ("knock_vs_gin", "gin_hunter", "knock_early", "hoyle", "game", LIGHT_GAMES, 10_000, 2_000),
+    ("knock_vs_gin", "simple:knock_at=8", "simple", "classic", "game", LIGHT_GAMES, 10_000, 2_000),
+    ("strategy_tournament", "simple", "gin_hunter", "hoyle", "game", LIGHT_GAMES, 10_000, 2_000),
+    ("strategy_tournament", "defensive", "undercut_aware", "hoyle", "game", LIGHT_GAMES, 10_000, 2_000),
 )
 
 
@@ -376,14 +409,16 @@ def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
     """``ginsim bench --unbiased``: each published matchup of ``VARIANCE_MATCHUPS`` whose players
     are light (the challenger's 3 ms a hand would take days), its hands on ``UNBIASED_DEALS``
     deals with the draws' luck and its games on ``UNBIASED_GAMES`` games with the draws' luck and
-    each hand exchanged (``draws+swap``), then each seat edge of whole games of
+    each hand exchanged (``draws+swap``), and the same games with B's replays (``draws+replay_b``),
+    then each seat edge of whole games of
     ``VARIANCE_SEAT_EDGES`` with ``draws+deal+swap``: estimated plain and reduced from the same
     units, with each control's own mean (each exactly 0 in expectation) and interval."""
     from ..run.seeds import derive_seed
 
     deals, games = UNBIASED_DEALS[1 if quick else 0], UNBIASED_GAMES[1 if quick else 0]
-    plan = [(study, a, b, rules, unit, "draws" if unit == "hand" else "draws+swap", "A")
-            for study, a, b, rules, unit, *_ in VARIANCE_MATCHUPS if CHALLENGER not in (a, b)]
+    plan = [(study, a, b, rules, unit, control, "A")
+            for study, a, b, rules, unit, *_ in VARIANCE_MATCHUPS if CHALLENGER not in (a, b)
+            for control in (("draws",) if unit == "hand" else ("draws+swap", f"draws+{REPLAY_B}"))]
     plan += [(study, spec, spec, rules, unit, SEAT_EDGE_SWAP, "first mover")
              for study, spec, rules, unit, *_ in VARIANCE_SEAT_EDGES if unit == "game"]
     rows = []
@@ -427,7 +462,7 @@ def print_unbiasedness(rows: list[dict]) -> None:
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<15} {r['deals']:>11,} {cells[0]:>26} "
               f"{cells[1]:>26} {cells[2]:>26}")
         for control, m in list(r["controls"].items())[1:]:
-            print(f"{'':<20} {'mean of: ' + control[:60]:<114} {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
+            print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
     covering = sum(r["controls_covering_0"] for r in rows)
     print("the plain and reduced intervals overlap in " + f"{sum(r['intervals_overlap'] for r in rows)} of {len(rows)}; "
           f"the controls' intervals cover 0 in {covering} of {sum(len(r['controls']) for r in rows)} (at 95%, about "

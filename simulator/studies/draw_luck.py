@@ -40,6 +40,15 @@ the hand played: given the game so far, 0 in expectation.  ``simulator.studies.c
 both against the values played.  The games' kernel also records each game's first dealer and
 the deadwoods dealt in its first hand, for the first mover's edge.
 
+**The stand-ins' replays.**  Given stand-ins (other players seated in the players' places), the
+games' kernel replays each hand of a game from the same scores and with the same random numbers
+(``play_stand_in_hands_nb``): as dealt, with its two hands exchanged, and from a few other decks,
+each a fixed permutation of the hand's deck (``simulator.core.state.deal_permuted_nb``, which
+maps the shuffled decks one to one).  The chance of winning the game after each replay less after
+the replay as dealt is 0 in expectation given the game so far, whoever the stand-ins are; when
+they play much as the players do and cost far less, the replays explain much of a game's outcome
+for little CPU.
+
 It plays with the engine's loop (``loop``), a binding point of
 ``simulator.engine.factory``: ``luck_kernels`` gives this module itself for the engine
 routing every strategy, and this module rendered with the loop of a lighter engine otherwise.
@@ -76,12 +85,12 @@ from ..core.hand_reading import (
 from ..core.cards import CARD_VALUE
 from ..core.melds import best_discard_nb, discard_deadwoods_nb, melds_with_card_nb, min_deadwood_nb
 from ..core.scoring import points_to_seat_nb
-from ..core.state import exchange_dealt_hands_nb
+from ..core.state import deal_permuted_nb, exchange_dealt_hands_nb
 from ..engine import loop as builtin_loop
 from ..engine.factory import bound, with_loop
 from ..core.rules import MAX_HANDS_PER_GAME
 from ..engine.kernels import GAME_ITEMS, builtin_only
-from ..engine.work import new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb, state_of
+from ..engine.work import deck_of, new_work, next_hand_nb, seat_nb, start_deal_nb, start_game_nb, state_of
 from ..infra.blocks import MIN_BLOCK_ITEMS, call_plan, run_blocks
 from ..infra.jit import HOT, KERNEL, MERGED
 
@@ -309,10 +318,39 @@ def play_exchanged_hand_nb(work, rules, row, trace, values, no_cells, seen, wins
     return erred, chance, luck
 
 
+@MERGED
+def play_stand_in_hands_nb(work, rules, row, trace, values, no_cells, seen, wins, spare_work, spare_row, a_seat,
+                           stand_in_sids, stand_in_params, perms, alt_deck, chances):
+    """Play the hand just dealt into the work row again and again with stand-ins seated in place
+    of the players (``stand_in_sids``, ``stand_in_params``: A's stand-in first), from the same
+    scores and the same random numbers, putting the work row back as it was dealt after each:
+    as dealt, with its two hands exchanged, and dealt from each deck ``perms`` makes of the
+    hand's (``perms[k]``: the positions of the deck the k-th deck takes its cards from).  Seat
+    0's chance of winning the game after each (``win_after_nb``) goes to ``chances`` (dealt,
+    exchanged, then one per permutation).  Returns whether a strategy erred."""
+    state = state_of(work)
+    copy_nb(spare_work, work)
+    copy_nb(spare_row, row)
+    erred = False
+    for v in range(2 + perms.shape[0]):
+        if v >= 2:
+            deal_permuted_nb(state, deck_of(work), perms[v - 2], alt_deck, rules, trace)
+        seat_nb(work, a_seat, stand_in_sids, stand_in_params)
+        if v == 1:
+            exchange_dealt_hands_nb(state)
+        at, _, _ = play_hand_counting_nb(work, rules, row, trace, values, no_cells, seen)
+        erred = erred or at < 0 or row[H_ERROR] != ERR_NONE
+        chances[v] = win_after_nb(state, rules, wins)
+        copy_nb(work, spare_work)
+        copy_nb(row, spare_row)
+    return erred
+
+
 @KERNEL
 def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab, params_ab, values, slopes, wins,
                                   a_seats, winners, lucks, first_dealers, dealt, exchanges, no_cells, trace, work, row,
-                                  seen, game_row, spare_work, spare_row):
+                                  seen, game_row, spare_work, spare_row, stand_in_sids, stand_in_params, perms,
+                                  replays, alt_deck, chances):
     """Games ``first_game + start .. first_game + stop - 1`` (mirrored, as ``play_games``)
     played to their end with every stock draw's luck counted, each hand's in points
     (``play_hand_counting_nb``) times the chance of winning the game a point is worth at the
@@ -327,11 +365,25 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
     sum over its hands of seat 0's chance of winning the game after the exchanged hand less
     after the hand played (``win_after_nb``, ``wins``) goes to ``exchanges[i, 0]``, the
     exchanged hands' draws' luck, weighed as the game's, to ``exchanges[i, 1]``.  Given the
-    game so far each term is 0 in expectation.  ``no_cells`` (capacity × 2, no rows), ``row``,
-    ``seen`` (2), ``game_row`` (``N_GAME_COLS``), ``spare_work`` (a work row) and ``spare_row``
-    (``N_HAND_COLS``) are the block's scratch."""
+    game so far each term is 0 in expectation.
+
+    When ``replays`` (n × 2) has columns, each hand is also replayed from the same scores by the
+    stand-ins ``stand_in_sids`` (parameter rows ``stand_in_params``, A's stand-in in A's seat),
+    as dealt, with its two hands exchanged and from each deck ``perms`` makes of the hand's
+    (``play_stand_in_hands_nb``): game i's sum over its hands of seat 0's chance of winning the
+    game after the exchanged replay less after the dealt one goes to ``replays[i, 0]``, and of
+    the mean chance after the permuted decks' replays less after the dealt one to
+    ``replays[i, 1]``.  Given the game so far each deck replayed is exactly as likely as the deck
+    dealt, and the stand-ins play each with the same random numbers, so each term is 0 in
+    expectation whoever the stand-ins are; the closer they play to the players, the more of the
+    game's outcome the replays explain.
+
+    ``no_cells`` (capacity × 2, no rows), ``row``, ``seen`` (2), ``game_row`` (``N_GAME_COLS``),
+    ``spare_work`` (a work row), ``spare_row`` (``N_HAND_COLS``), ``alt_deck`` (52) and
+    ``chances`` (2 + k) are the block's scratch."""
     max_hands = np.int64(MAX_HANDS_PER_GAME)
     exchanging = exchanges.shape[1] > 0
+    replaying = replays.shape[1] > 0
     state = state_of(work)
     for i in range(start, stop):
         a_seat = start_game_nb(work, seed, first_game + i, True, rules, game_row, row, trace)
@@ -350,6 +402,17 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
                                                              wins, spare_work, spare_row)
                 exchanges[i, 0] += chance
                 exchanges[i, 1] += slope * luck
+                if erred:
+                    break
+            if replaying:
+                erred = play_stand_in_hands_nb(work, rules, row, trace[:0], values, no_cells, seen, wins,
+                                               spare_work, spare_row, a_seat, stand_in_sids, stand_in_params, perms,
+                                               alt_deck, chances)
+                replays[i, 0] += chances[1] - chances[0]
+                permuted = 0.0
+                for k in range(perms.shape[0]):
+                    permuted += chances[2 + k]
+                replays[i, 1] += permuted / perms.shape[0] - chances[0]
                 if erred:
                     break
             at, luck, _ = play_hand_counting_nb(work, rules, row, trace[:0], values, no_cells, seen)
@@ -393,24 +456,38 @@ def play_corrected_deals(seed, first_deal, n_deals, rules, sids_ab, params_ab, v
 
 
 def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, values, slopes, threads=None,
-                         wins=None):
+                         wins=None, exchange=False, stand_ins=None):
     """Games ``first_game ..`` with their draws' luck in chances of winning the game
     (``play_corrected_games_block_nb``) on ``threads`` threads: ``(a_seats, winners, lucks,
-    first_dealers, dealt, exchanges)``; a game a strategy erred in has winner -1; ``dealt`` is
-    (n_games × 2), each seat's least deadwood dealt in the first hand.  With a game-win table
-    ``wins``, each hand is also played with its two hands exchanged and ``exchanges`` (n_games ×
-    2) holds what that changes (``play_corrected_games_block_nb``); else it has no columns."""
+    first_dealers, dealt, exchanges, replays)``; a game a strategy erred in has winner -1;
+    ``dealt`` is (n_games × 2), each seat's least deadwood dealt in the first hand.  The game-win
+    table ``wins`` is read by what follows.  With ``exchange`` each hand is also played with its
+    two hands exchanged and ``exchanges`` (n_games × 2) holds what that changes; with
+    ``stand_ins`` (their ids, parameter rows as wide as ``params_ab``, A's stand-in first, and the
+    permutations of the deck, k × 52) each hand is also replayed by the stand-ins and
+    ``replays`` (n_games × 2) holds what that changes (``play_corrected_games_block_nb``); else
+    each has no columns."""
     no_trace = np.zeros((0, 3), np.int64)
     seed = np.uint64(seed)
     width = params_ab.shape[1]
     values = np.ascontiguousarray(values, dtype=np.float64)
     slopes = np.ascontiguousarray(slopes, dtype=np.float64)
+    if (exchange or stand_ins is not None) and wins is None:
+        raise ValueError("the hands exchanged and the stand-ins' replays read a game-win table: give wins")
     a_seats = np.zeros(n_games, np.int64)
     winners = np.zeros(n_games, np.int64)
     lucks = np.zeros(n_games, np.float64)
     first_dealers = np.zeros(n_games, np.int64)
     dealt = np.zeros((n_games, 2), np.int64)
-    exchanges = np.zeros((n_games, 0 if wins is None else 2), np.float64)
+    exchanges = np.zeros((n_games, 2 if exchange else 0), np.float64)
+    replays = np.zeros((n_games, 0 if stand_ins is None else 2), np.float64)
+    if stand_ins is None:
+        stand_in_sids, stand_in_params, perms = sids_ab, params_ab, np.zeros((0, 52), np.int64)
+    else:
+        stand_in_sids, stand_in_params, perms = stand_ins
+        perms = np.ascontiguousarray(perms, dtype=np.int64)
+        if stand_in_params.shape[1] != width or perms.ndim != 2 or perms.shape[0] < 1 or perms.shape[1] != 52:
+            raise ValueError("the stand-ins' parameter rows must be as wide as the players', their decks k × 52, k ≥ 1")
     wins = np.zeros((1, 1)) if wins is None else np.ascontiguousarray(wins, dtype=np.float64)
     threads, n_blocks = call_plan(n_games * GAME_ITEMS, threads, MIN_BLOCK_ITEMS * GAME_ITEMS)
 
@@ -420,7 +497,9 @@ def play_corrected_games(seed, first_game, n_games, rules, sids_ab, params_ab, v
                                       np.zeros((0, 2), np.int16), no_trace, new_work(rules, width),
                                       np.zeros(N_HAND_COLS, np.int64), np.zeros(2, np.int64),
                                       np.zeros(N_GAME_COLS, np.int64), new_work(rules, width),
-                                      np.zeros(N_HAND_COLS, np.int64))
+                                      np.zeros(N_HAND_COLS, np.int64), stand_in_sids, stand_in_params, perms,
+                                      replays, np.zeros(52, np.int64), np.zeros(2 + perms.shape[0]))
 
-    run_blocks(block, n_games, threads, min(n_blocks, n_games), inline=builtin_only(sids_ab))
-    return a_seats, winners, lucks, first_dealers, dealt, exchanges
+    inline = builtin_only(sids_ab) and builtin_only(stand_in_sids)
+    run_blocks(block, n_games, threads, min(n_blocks, n_games), inline=inline)
+    return a_seats, winners, lucks, first_dealers, dealt, exchanges, replays

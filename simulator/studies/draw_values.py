@@ -58,6 +58,22 @@ FIT_POOL = (
 DRAWS_PIECE = 200_000
 #: the most stock draws a hand's recording holds (31 stock cards; a reshuffle starts a new stock)
 DRAW_CAPACITY = 160
+#: how many other decks each hand of a game is replayed from by stand-ins (``replay_decks``),
+#: chosen on development seeds 1,300,963-1,300,965 (the challenger's games against ``marjj``,
+#: ``marjj`` standing in: 4 decks saved the most per CPU-second of 4, 8 and 16)
+REPLAY_DECKS = 4
+#: the seed of the permutations that make those decks (fixed: other decks are another estimator)
+REPLAY_DECK_SEED = 20261206
+
+
+def replay_decks(k: int = REPLAY_DECKS) -> np.ndarray:
+    """The ``k`` fixed permutations of the 52 positions of a deck (k × 52: the deck replayed
+    takes its j-th card from position ``perm[j]`` of the deck dealt) from which stand-ins replay
+    each hand of a game (``simulator.studies.draw_luck.play_stand_in_hands_nb``).  A fixed
+    permutation maps the shuffled decks one to one, so each deck replayed is as likely as the
+    deck dealt."""
+    rng = np.random.default_rng(REPLAY_DECK_SEED)
+    return np.array([rng.permutation(52) for _ in range(k)], dtype=np.int64).reshape(k, 52)
 
 
 @dataclass(frozen=True)
@@ -282,18 +298,23 @@ class LuckPairs(NamedTuple):
     None otherwise), and for games whose hands were also played exchanged, what that changed to
     the side counted (``exchanges``, pairs × 2: the chance of winning the game after each
     exchanged hand less after the hand played, summed over the game's hands, and the exchanged
-    hands' draws' luck; None otherwise)."""
+    hands' draws' luck; None otherwise), and for games whose hands were replayed by B in both
+    seats, what that changed (``replays``, pairs × 2: the chance of winning the game after each
+    replay with the hands exchanged, and the mean chance after the replays from other decks
+    (``replay_decks``), each less the chance after the replay as dealt, summed over the game's
+    hands, to the side counted; None otherwise)."""
 
     values: np.ndarray
     luck: np.ndarray
     name: str
     dealt: np.ndarray | None = None
     exchanges: np.ndarray | None = None
+    replays: np.ndarray | None = None
 
 
 def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
                     tables: dict[str, FittedTable] | None = None, first_mover: bool = False,
-                    swap: bool = False, exchange_hands: bool = False) -> LuckPairs:
+                    swap: bool = False, exchange_hands: bool = False, replay_b: bool = False) -> LuckPairs:
     """Deals (``unit`` "hand") or games ("game") ``0 .. n - 1`` of ``seed`` played by ``spec_a``
     against ``spec_b`` with their draws' luck counted (``simulator.studies.draw_luck``, with
     the tables ``tables`` gives by kind, "draw_values" and for games "win_values"; by default
@@ -304,14 +325,17 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
     each side (in a game, in its first hand); ``swap`` (hands only): every deal played with its
     two hands exchanged (``simulator.core.state.exchange_dealt_hands_nb``); ``exchange_hands``
     (games only): every hand of every game also played from the same scores with its two hands
-    exchanged, before the hand itself (``exchanges``).  A deal or game a strategy erred in is
-    refused with a RuntimeError."""
+    exchanged, before the hand itself (``exchanges``); ``replay_b`` (games only): every hand of
+    every game also replayed from the same scores by B's player in both seats, as dealt, with its
+    hands exchanged and from each deck of ``replay_decks`` (``replays``).  A deal or game a
+    strategy erred in is refused with a RuntimeError."""
     from ..core.rules import resolve_rules
-    from ..engine.select import engine_module, strategy_pair
+    from ..engine.select import engine_module, strategy_rows
     from .draw_luck import DRAWS_ERROR, luck_kernels
 
-    if swap and unit != "hand" or exchange_hands and unit != "game":
-        raise ValueError("swap plays deals with their hands exchanged, exchange_hands the hands of games")
+    if swap and unit != "hand" or (exchange_hands or replay_b) and unit != "game":
+        raise ValueError("swap is for single deals (unit hand); exchange_hands and replay_b are for the hands of "
+                         "games (unit game)")
     tables = tables or {}
     table = tables.get("draw_values") or load()
     used = [table]
@@ -320,12 +344,15 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         wins = tables.get("win_values") or load_wins()
         slopes = win_slopes(wins, resolved.target_score)
         used.append(wins)
-    _, _, sids, params = strategy_pair(spec_a, spec_b)
-    kernels = luck_kernels(engine_module(sids))
+    _, all_sids, all_params = strategy_rows(spec_a, spec_b, spec_b, spec_b)  # the players, then B standing in
+    sids, params = all_sids[:2], all_params[:2]
+    stand_ins = (all_sids[2:], all_params[2:], replay_decks()) if replay_b else None
+    kernels = luck_kernels(engine_module(all_sids))
     vector = resolved.to_array()
     values, lucks = np.empty(n), np.empty(n)
     dealt = np.empty((n, 2)) if first_mover else None
     exchanges = np.empty((n, 2)) if exchange_hands else None
+    replays = np.empty((n, 2)) if replay_b else None
     for start in range(0, n, DRAWS_PIECE):
         count = min(DRAWS_PIECE, n - start)
         if unit == "hand":
@@ -333,9 +360,9 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
                 np.uint64(seed), start, count, vector, sids, params, table.values, swap=swap)
             erred = draws == DRAWS_ERROR
         else:
-            a_seats, winners, luck, dealers, deadwood, exchanged = kernels.play_corrected_games(
-                np.uint64(seed), start, count, vector, sids, params, table.values, slopes,
-                wins=wins.values if exchange_hands else None)
+            a_seats, winners, luck, dealers, deadwood, exchanged, replayed = kernels.play_corrected_games(
+                np.uint64(seed), start, count, vector, sids, params, table.values, slopes, wins=wins.values,
+                exchange=exchange_hands, stand_ins=stand_ins)
             erred = winners < 0
         counted = 1 - dealers if first_mover else a_seats  # the seat whose value is counted
         if first_mover:
@@ -350,7 +377,10 @@ def draw_luck_pairs(spec_a: str, spec_b: str, rules, unit: str, n: int, seed: in
         lucks[start:start + count] = sign * luck
         if exchange_hands:
             exchanges[start:start + count] = sign[:, None] * exchanged
+        if replay_b:
+            replays[start:start + count] = sign[:, None] * replayed
     names = ", ".join(f"{t.name}, sha256 {t.digest[:12]}" for t in used)
     return LuckPairs(values.reshape(-1, 2).mean(axis=1), lucks.reshape(-1, 2).mean(axis=1), f"draw luck ({names})",
                      None if dealt is None else dealt.reshape(-1, 2, 2).mean(axis=1),
-                     None if exchanges is None else exchanges.reshape(-1, 2, 2).mean(axis=1))
+                     None if exchanges is None else exchanges.reshape(-1, 2, 2).mean(axis=1),
+                     None if replays is None else replays.reshape(-1, 2, 2).mean(axis=1))

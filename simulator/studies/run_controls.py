@@ -41,7 +41,7 @@ from ..analysis.stats.frames import first_mover_net, first_mover_win, win_value
 from ..run.replay import ready_to_play_again
 from ..run.rundir import Plan, RunError, read_chunk_table, read_sealed, readable_run, run_path, seal
 from . import controls
-from .control_names import SEAT_EDGE_SWAP
+from .control_names import GAMES_ONLY, SEAT_EDGE_SWAP
 
 #: per mode of a run, the unit its controls measure and what that unit's value is, in words
 UNITS = {"deals": ("hand", "net points per hand to A"), "games": ("game", "A's share of games won")}
@@ -140,7 +140,9 @@ def _work(manifest: dict, control: str) -> list[tuple[dict, str]]:
     self-play cell (its seat edges, with ``SEAT_EDGE_CONTROL``)."""
     modes = [m for m in UNITS if manifest["experiment"].get(m)]
     draws = "draws" in control.split("+")
-    return [(c, m) for c in manifest["cells"] for m in modes if c["a"] != c["b"] or draws]
+    games_only = control in GAMES_ONLY  # the run's hands are left to another control
+    return [(c, m) for c in manifest["cells"] for m in modes
+            if c["a"] == c["b"] and draws or c["a"] != c["b"] and not (games_only and m == "deals")]
 
 
 def _cell_row(run_dir: Path, manifest: dict, good: list[Path], cell: dict, mode: str, control: str) -> dict:

@@ -323,14 +323,15 @@ def _info_commands(command) -> None:
     p.add_argument("--variance", action="store_true",
                    help="instead: the variance benchmark, each published matchup's and seat edge's standard deviation "
                         "per mirrored pair plain and with each control (the draws' luck, the players' self-play on the "
-                        "same pairs, the hands exchanged), the pairs and the CPU the reduced estimate saves for the same "
-                        "interval (about 2 minutes with --quick, 6 without, on 2 idle cores; default: everything else)")
+                        "same pairs, the hands exchanged, B's replays of each hand of a game), the pairs and the CPU the "
+                        "reduced estimate saves for the same interval (about 2 minutes with --quick, 7 without, on 2 "
+                        "idle cores; default: everything else)")
     p.add_argument("--unbiased", action="store_true",
                    help="instead: the controls' unbiasedness check, each published matchup of light players on "
                         "10,000,000 deals (200,000 with --quick) with the draws' luck and 400,000 games (20,000) with "
-                        "the hands exchanged too, and the seat edges of games, estimated plain and reduced, and each "
-                        "control's mean, which is 0 in expectation (about 25 minutes, 1 with --quick, on 2 idle "
-                        "cores; default: everything else)")
+                        "the hands exchanged too and with B's replays, and the seat edges of games, estimated plain and "
+                        "reduced, and each control's mean, which is 0 in expectation (about 35 minutes, 1 with --quick, "
+                        "on 2 idle cores; default: everything else)")
     p.add_argument("--strength", action="store_true",
                    help="instead: the robust-player candidates' strength vs compute, each knock searched over 16, "
                         "64, 256 and 1,024 determinizations, 1,000 mirrored games against each MARJJ-family member, "

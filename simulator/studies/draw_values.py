@@ -60,7 +60,8 @@ DRAWS_PIECE = 200_000
 DRAW_CAPACITY = 160
 #: how many other decks each hand of a game is replayed from by stand-ins (``replay_decks``),
 #: chosen on development seeds 1,300,963-1,300,965 (the challenger's games against ``marjj``,
-#: ``marjj`` standing in: 4 decks saved the most per CPU-second of 4, 8 and 16)
+#: ``marjj`` standing in): 2, 4 and 8 decks saved as much per CPU-second as the CPU's noise can
+#: tell, 16 less; 4 is the middle
 REPLAY_DECKS = 4
 #: the seed of the permutations that make those decks (fixed: other decks are another estimator)
 REPLAY_DECK_SEED = 20261206

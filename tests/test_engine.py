@@ -396,11 +396,21 @@ def test_which_engine_a_call_gets(monkeypatch, fresh_engine_choice):
     grown = select.engine_module([sid["knock_early"]])  # everything played so far, and the new one
     assert not {sid["simple"], sid["gin_hunter"], sid["knock_early"]} & set(grown.loop.dispatch.LEFT_OUT)
     assert select.engine_module([parse_strategy("mc+knock=simple").sid]) is full
+    assert select.routes_every_strategy(full) and not select.routes_every_strategy(first)
     fresh_engine_choice("all")
     assert select.engine_module([sid["simple"]]) is full
     monkeypatch.setenv(select.ENGINE_ENV, "light")
     with pytest.raises(ValueError, match=r"^GINSIM_ENGINE: must be one of call, all, got 'light'$"):
         select.engine_module([sid["simple"]])
+
+
+def test_the_engine_benchmark_names_the_engine_it_timed():
+    """Each engine row says which engine played it: the session routes every strategy."""
+    from simulator.tools.bench import bench_engine
+
+    rows = bench_engine(n_deals=2_000, repeats=1, matchups=[("simple", "simple")], rulesets=["hoyle"])
+    assert rows[0]["benchmark"].startswith("engine first call") and len(rows) >= 2
+    assert all(r["engine"] == "all" and r["deals_per_s"] > 0 for r in rows[1:])
 
 
 def test_mc_rollouts_that_play_marjj_compile_apart(fresh_engine_choice):

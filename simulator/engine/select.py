@@ -118,6 +118,14 @@ def engine_module(sids=None) -> ModuleType:
     return module
 
 
+def routes_every_strategy(module: ModuleType) -> bool:
+    """Whether engine ``module`` (``engine_module``'s answer) is the one routing every registered
+    strategy, rather than one generated for the strategies this process plays: the benchmarks
+    say which they timed, since the dispatch over every strategy costs the same matchup a few
+    percent more."""
+    return module is _engine_routing(None)
+
+
 #: engines built in this process, by their entries (``engine_with``)
 _ENGINES: dict[tuple, ModuleType] = {}
 

@@ -293,8 +293,8 @@ def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str,
 
 #: the controls of a light matchup's row (the challenger's hands skip the hands exchanged: for a
 #: matchup's single hands they saved no more, on development seeds, than doubling the pairs
-#: does, and two more plays of the challenger's pairs would cost many minutes); its games also
-#: take B's replays
+#: does, and two more plays of the challenger's pairs would cost many minutes); a light matchup's
+#: games also take B's replays
 LIGHT = ("self", "draws", "draws+self", "draws+swap")
 LIGHT_GAMES = (*LIGHT, f"draws+{REPLAY_B}")
 CHALLENGER = ("mc:rollout=4,late_knock=0,skill=5,game_aware=1+first_upcard=marjj+draw=marjj+discard=marjj"

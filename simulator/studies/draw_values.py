@@ -58,23 +58,33 @@ FIT_POOL = (
 DRAWS_PIECE = 200_000
 #: the most stock draws a hand's recording holds (31 stock cards; a reshuffle starts a new stock)
 DRAW_CAPACITY = 160
-#: how many other decks each hand of a game is replayed from by stand-ins (``replay_decks``),
-#: chosen on development seeds 1,300,963-1,300,965 (the challenger's games against ``marjj``,
-#: ``marjj`` standing in): 2, 4 and 8 decks saved as much per CPU-second as the CPU's noise can
-#: tell, 16 less; 4 is the middle
-REPLAY_DECKS = 4
-#: the seed of the permutations that make those decks (fixed: other decks are another estimator)
-REPLAY_DECK_SEED = 20261206
+#: the decks stand-ins replay each hand of a game from (``replay_decks``): fixed permutations of a
+#: deck's 52 positions, written out so that no library's random stream can move them (drawn once,
+#: with numpy's ``default_rng(20261206)``); other decks would be another estimator, under a new
+#: name.  How many: chosen on development seeds 1,300,963-1,300,965 (the challenger's games
+#: against ``marjj``, ``marjj`` replaying): 2, 4 and 8 decks saved as much per CPU-second as the
+#: CPU's noise can tell, 16 less; 4 is the middle
+REPLAY_PERMUTATIONS = (
+    (21, 0, 25, 9, 26, 50, 13, 32, 43, 7, 20, 12, 27, 15, 38, 34, 24, 44, 40, 29, 1, 10, 8, 31, 49, 48, 33, 46,
+     6, 3, 23, 36, 28, 41, 45, 51, 5, 18, 37, 16, 4, 42, 22, 14, 19, 30, 39, 17, 11, 35, 2, 47),
+    (31, 41, 22, 37, 19, 0, 23, 45, 51, 9, 7, 35, 15, 29, 2, 13, 33, 27, 28, 6, 11, 26, 42, 30, 5, 34, 21, 39,
+     10, 24, 25, 17, 8, 48, 36, 14, 46, 49, 50, 3, 20, 47, 12, 4, 44, 18, 16, 38, 40, 43, 32, 1),
+    (47, 24, 37, 41, 29, 45, 18, 36, 25, 26, 30, 21, 14, 9, 16, 3, 23, 51, 22, 50, 34, 15, 4, 2, 1, 17, 19, 38,
+     20, 7, 0, 48, 43, 10, 35, 27, 44, 40, 5, 42, 31, 32, 11, 49, 13, 33, 46, 8, 39, 28, 6, 12),
+    (23, 8, 16, 29, 33, 28, 7, 40, 12, 21, 0, 46, 37, 20, 18, 34, 26, 15, 6, 31, 44, 1, 19, 48, 9, 13, 4, 49, 51,
+     43, 27, 11, 30, 32, 38, 10, 41, 45, 3, 24, 50, 47, 14, 2, 5, 17, 35, 39, 36, 42, 22, 25),
+)
+#: how many other decks each hand is replayed from
+REPLAY_DECKS = len(REPLAY_PERMUTATIONS)
 
 
-def replay_decks(k: int = REPLAY_DECKS) -> np.ndarray:
-    """The ``k`` fixed permutations of the 52 positions of a deck (k × 52: the deck replayed
-    takes its j-th card from position ``perm[j]`` of the deck dealt) from which stand-ins replay
-    each hand of a game (``simulator.studies.draw_luck.play_stand_in_hands_nb``).  A fixed
-    permutation maps the shuffled decks one to one, so each deck replayed is as likely as the
-    deck dealt."""
-    rng = np.random.default_rng(REPLAY_DECK_SEED)
-    return np.array([rng.permutation(52) for _ in range(k)], dtype=np.int64).reshape(k, 52)
+def replay_decks() -> np.ndarray:
+    """The fixed permutations of the 52 positions of a deck (``REPLAY_DECKS`` × 52: the deck
+    replayed takes its j-th card from position ``perm[j]`` of the deck dealt) from which
+    stand-ins replay each hand of a game (``simulator.studies.draw_luck.play_stand_in_hands_nb``).
+    A fixed permutation maps the shuffled decks one to one, so each deck replayed is as likely
+    as the deck dealt."""
+    return np.array(REPLAY_PERMUTATIONS, dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,12 @@ RULESETS = ["tournament", "hoyle", "gin_only"]
 
 
 def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, rulesets=RULESETS) -> list[dict]:
+    """Deals per second of each matchup under each rule set on one thread and on all, best of
+    ``repeats``, with the engine the call played (``engine``: "all" when it was the engine
+    routing every strategy, which ``engine_module`` takes when its kernels are in the cache,
+    "own" when it was one generated for the strategies played)."""
     from ..api import play_deal_records
+    from ..engine.select import engine_module, routes_every_strategy, strategy_pair
 
     rows = []
     threads_all = numba.config.NUMBA_NUM_THREADS
@@ -126,8 +131,9 @@ def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, ru
                 for threads in sorted({1, threads_all}):
                     numba.set_num_threads(threads)
                     seconds = _best_time(lambda: play_deal_records(a, b, rules, 0, n_deals, seed=1), repeats)
+                    routing = "all" if routes_every_strategy(engine_module(strategy_pair(a, b)[2])) else "own"
                     rows.append({"benchmark": f"{a} vs {b}", "rules": rules, "threads": threads,
-                                 "deals_per_s": n_deals / seconds, "deals": n_deals})
+                                 "deals_per_s": n_deals / seconds, "deals": n_deals, "engine": routing})
     finally:
         numba.set_num_threads(before)
     rows.insert(0, {"benchmark": "engine first call (compile or cache load)", "seconds": first})
@@ -732,14 +738,17 @@ def print_tables(result: dict) -> None:
         print(f"{r['benchmark']:<28}{r['ns_per_call']:>10.1f}{r['first_call_s']:>14.2f}")
     engine = result["engine"]
     print(f"\nengine first call (compile or cache load): {engine[0]['seconds']:.2f} s")
-    print(f"{'matchup':<28}{'rules':<12}{'threads':>8}{'deals/s':>14}{'efficiency':>12}")
+    print(f"{'matchup':<28}{'rules':<12}{'threads':>8}{'deals/s':>14}{'efficiency':>12}  engine")
     single = {}
     for r in engine[1:]:
         key = (r["benchmark"], r["rules"])
         if r["threads"] == 1:
             single[key] = r["deals_per_s"]
         eff = r["deals_per_s"] / (r["threads"] * single[key]) if key in single else float("nan")
-        print(f"{r['benchmark']:<28}{r['rules']:<12}{r['threads']:>8}{r['deals_per_s']:>14,.0f}{eff:>12.0%}")
+        print(f"{r['benchmark']:<28}{r['rules']:<12}{r['threads']:>8}{r['deals_per_s']:>14,.0f}{eff:>12.0%}  "
+              f"{r['engine']}")
+    print("engine: all, the engine routing every strategy (taken when its kernels are in the cache); own, one "
+          "generated for the strategies played")
     print(f"\n{'knock limit':<14}{'deals/s':>12}{'draws/hand':>12}   (simple vs simple, all cores)")
     for r in result["knock_limits"]:
         print(f"{r['knock_limit']:<14}{r['deals_per_s']:>12,.0f}{r['draws_per_hand']:>12.1f}")

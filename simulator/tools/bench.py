@@ -112,10 +112,7 @@ RULESETS = ["tournament", "hoyle", "gin_only"]
 
 
 def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, rulesets=RULESETS) -> list[dict]:
-    """Deals per second of each matchup under each rule set on one thread and on all, best of
-    ``repeats``, with the engine the call played (``engine``: "all" when it was the engine
-    routing every strategy, which ``engine_module`` takes when its kernels are in the cache,
-    "own" when it was one generated for the strategies played)."""
+    """Deals/s per matchup, rules and threads; the engine that played: "all" (routes every one) or "own"."""
     from ..api import play_deal_records
     from ..engine.select import engine_module, routes_every_strategy, strategy_pair
 
@@ -747,8 +744,6 @@ def print_tables(result: dict) -> None:
         eff = r["deals_per_s"] / (r["threads"] * single[key]) if key in single else float("nan")
         print(f"{r['benchmark']:<28}{r['rules']:<12}{r['threads']:>8}{r['deals_per_s']:>14,.0f}{eff:>12.0%}  "
               f"{r['engine']}")
-    print("engine: all, the engine routing every strategy (taken when its kernels are in the cache); own, one "
-          "generated for the strategies played")
     print(f"\n{'knock limit':<14}{'deals/s':>12}{'draws/hand':>12}   (simple vs simple, all cores)")
     for r in result["knock_limits"]:
         print(f"{r['knock_limit']:<14}{r['deals_per_s']:>12,.0f}{r['draws_per_hand']:>12.1f}")

@@ -319,15 +319,16 @@ def play_exchanged_hand_nb(work, rules, row, trace, values, no_cells, seen, wins
 
 
 @MERGED
-def play_stand_in_hands_nb(work, rules, row, trace, values, no_cells, seen, wins, spare_work, spare_row, a_seat,
-                           stand_in_sids, stand_in_params, perms, alt_deck, chances):
+def play_stand_in_hands_nb(work, rules, row, trace, wins, spare_work, spare_row, a_seat, stand_in_sids,
+                           stand_in_params, perms, alt_deck, chances):
     """Play the hand just dealt into the work row again and again with stand-ins seated in place
     of the players (``stand_in_sids``, ``stand_in_params``: A's stand-in first), from the same
     scores and the same random numbers, putting the work row back as it was dealt after each:
     as dealt, with its two hands exchanged, and dealt from each deck ``perms`` makes of the
     hand's (``perms[k]``: the positions of the deck the k-th deck takes its cards from).  Seat
     0's chance of winning the game after each (``win_after_nb``) goes to ``chances`` (dealt,
-    exchanged, then one per permutation).  Returns whether a strategy erred."""
+    exchanged, then one per permutation).  A replay's draws are not counted: only its end is read.
+    Returns whether a strategy erred."""
     state = state_of(work)
     copy_nb(spare_work, work)
     copy_nb(spare_row, row)
@@ -338,7 +339,7 @@ def play_stand_in_hands_nb(work, rules, row, trace, values, no_cells, seen, wins
         seat_nb(work, a_seat, stand_in_sids, stand_in_params)
         if v == 1:
             exchange_dealt_hands_nb(state)
-        at, _, _ = play_hand_counting_nb(work, rules, row, trace, values, no_cells, seen)
+        at = loop.run_until_nb(work, rules, np.int64(loop.STOP_AT_END), row, trace)
         erred = erred or at < 0 or row[H_ERROR] != ERR_NONE
         chances[v] = win_after_nb(state, rules, wins)
         copy_nb(work, spare_work)
@@ -405,9 +406,8 @@ def play_corrected_games_block_nb(seed, first_game, start, stop, rules, sids_ab,
                 if erred:
                     break
             if replaying:
-                erred = play_stand_in_hands_nb(work, rules, row, trace[:0], values, no_cells, seen, wins,
-                                               spare_work, spare_row, a_seat, stand_in_sids, stand_in_params, perms,
-                                               alt_deck, chances)
+                erred = play_stand_in_hands_nb(work, rules, row, trace[:0], wins, spare_work, spare_row, a_seat,
+                                               stand_in_sids, stand_in_params, perms, alt_deck, chances)
                 replays[i, 0] += chances[1] - chances[0]
                 permuted = 0.0
                 for k in range(perms.shape[0]):

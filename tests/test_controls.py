@@ -178,6 +178,38 @@ def test_a_matchups_games_gain_from_bs_replays_and_hands_are_refused():
         controls.measure(K11, K12, "classic", "hand", 100, 73, "draws+replay_b")
 
 
+
+def test_the_hands_exchanged_and_bs_replays_in_one_pass_are_each_what_they_are_alone():
+    """A game's hands exchanged and B's replays of them played in one pass of the draws' kernel
+    (``draws+swap+replay_b``): the games, their draws' luck, the exchanges and the replays are
+    exactly what each pass gives alone (each puts the work row back before the hand is played)."""
+    from simulator.studies import draw_values
+
+    a, b = "simple:knock_at=8", "simple"
+    both = draw_values.draw_luck_pairs(a, b, "classic", "game", 1_200, 79, exchange_hands=True, replay_b=True)
+    exchanged = draw_values.draw_luck_pairs(a, b, "classic", "game", 1_200, 79, exchange_hands=True)
+    replayed = draw_values.draw_luck_pairs(a, b, "classic", "game", 1_200, 79, replay_b=True)
+    assert np.array_equal(both.values, exchanged.values) and np.array_equal(both.values, replayed.values)
+    assert np.array_equal(both.luck, exchanged.luck) and np.array_equal(both.exchanges, exchanged.exchanges)
+    assert np.array_equal(both.replays, replayed.replays)
+
+
+def test_the_hands_exchanged_combine_with_a_self_play_or_bs_replays():
+    """``draws+swap+self`` and ``draws+swap+replay_b`` fit every part's controls together: the
+    same plain estimate, a reduced one near it that saves at least what the hands exchanged alone
+    save, and a method naming each part; B's replays stay refused for single hands."""
+    swap = controls.measure(K11, K12, "classic", "game", 800, 73, "draws+swap")
+    both = controls.measure(K11, K12, "classic", "game", 800, 73, "draws+swap+replay_b")
+    assert both.plain == swap.plain and abs(both.reduced.value - both.plain.value) < 2 * both.plain.se
+    assert both.deals_ratio > swap.deals_ratio
+    assert "its hands exchanged" in both.reduced.method and f"replayed by {K12}" in both.reduced.method
+    hands = controls.measure(K11, K12, "classic", "hand", 2_000, 73, "draws+swap+self")
+    assert "the same deals with the hands exchanged" in hands.reduced.method
+    assert f"{K11} against itself" in hands.reduced.method and f"{K12} against itself" in hands.reduced.method
+    assert hands.deals_ratio > controls.measure(K11, K12, "classic", "hand", 2_000, 73, "draws+swap").deals_ratio
+    with pytest.raises(ValueError, match="control draws\\+swap\\+replay_b estimates whole games only"):
+        controls.check_control("draws+swap+replay_b", "hand")
+
 def test_the_replayed_decks_are_fixed_permutations_dealt_as_the_rules_deal():
     """The decks B replays from are fixed (the estimator's definition) and each is a
     permutation; a hand dealt again from its deck through the identity is the hand dealt, and

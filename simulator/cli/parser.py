@@ -59,7 +59,7 @@ def _play_commands(command) -> None:
                         "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
                         "which pays off when A and B play alike; draws+self etc. both; draws+swap, the draws and the "
-                        "same deals played again with their hands exchanged. Prints both estimates and the "
+                        "same deals played again with their hands exchanged; draws+swap+self etc. all three. Prints both estimates and the "
                         "pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
@@ -240,7 +240,8 @@ def _read_commands(command) -> None:
                         "draws+self ... both; draws+swap, the draws and the hands exchanged (a game's, each hand "
                         "played again from the same scores); draws+replay_b, games only: the draws and each hand "
                         "replayed by B in both seats, as dealt, exchanged and from other decks, which pays off "
-                        "when A's decisions cost far more than B's and resemble them. Adds the section "
+                        "when A's decisions cost far more than B's and resemble them; draws+swap+self ... and "
+                        "draws+swap+replay_b, the hands exchanged with either. Adds the section "
                         "'Estimates with control variates' and controlled.csv, the plain estimate beside each "
                         "(default: none; every figure is the plain mean of mirrored pairs)")
     _multiplicity_option(p)

@@ -154,11 +154,12 @@ CLAIM_SCHEMA = Schema("claim", (
         "over mirrored pairs), or with control variates on the same pairs (docs/analysis.md): `draws` (the draws' "
         "luck), `self` (both players' self-play; `self_a`, `self_b`: one player's), or the draws with a self-play "
         "(`draws+self`, ...), with the hands exchanged (`draws+swap`) or, for games, with each hand replayed by B in "
-        "both seats (`draws+replay_b`); a first-mover edge: `draws+deal` (the "
+        "both seats (`draws+replay_b`), or the hands exchanged with either (`draws+swap+self`, ..., "
+        "`draws+swap+replay_b`); a first-mover edge: `draws+deal` (the "
         "draws' and the deal's luck, counted for the first mover) or `draws+deal+swap` (and the hands exchanged)",
         choices=ESTIMATORS, default_text="plain",
-        doc="A control measures `net_points` per hand and `win_share` of games (`draws+replay_b` games only), and "
-            "`draws+deal` and "
+        doc="A control measures `net_points` per hand and `win_share` of games (`draws+replay_b` and "
+            "`draws+swap+replay_b` games only), and `draws+deal` and "
             "`draws+deal+swap` the `first_mover_edge` per hand or per game, in a mirrored study; one with the draws "
             "names its tables in `tables`."),
     Key("tables", "list", None, "with the draws' luck in `estimator`: the fitted tables it reads, each `NAME:SHA256` "

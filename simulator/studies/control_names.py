@@ -13,6 +13,8 @@ neither module imports the other.
 * ``draws+replay_b`` (whole games only): the draws' luck with each hand of the game replayed
   from the same scores by B's player in both seats, as dealt, with its hands exchanged and from
   other decks: for a player whose decisions cost far more than B's and play much like B's;
+* ``draws+swap+self`` (``+self_a``, ``+self_b``) and ``draws+swap+replay_b`` (whole games only):
+  the hands exchanged with a self-play or with B's replays, all fitted together;
 * ``draws+deal``: a seat edge's (per hand or per game), the draws' and the deal's luck counted
   for the first mover; ``draws+deal+swap`` adds the same deals (games) with their two hands
   exchanged.
@@ -25,10 +27,11 @@ SELF_PLAY = {"self": (True, True), "self_a": (True, False), "self_b": (False, Tr
 SWAP = "swap"
 #: each hand of a game replayed by B's player in both seats
 REPLAY_B = "replay_b"
-CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY), f"draws+{SWAP}", f"draws+{REPLAY_B}")
+CONTROLS = ("draws", *SELF_PLAY, *(f"draws+{name}" for name in SELF_PLAY), f"draws+{SWAP}", f"draws+{REPLAY_B}",
+            *(f"draws+{SWAP}+{name}" for name in (*SELF_PLAY, REPLAY_B)))
 #: the controls defined for whole games only (a mirrored pair of deals replayed by one player in
 #: both seats sets each replay against itself)
-GAMES_ONLY = (f"draws+{REPLAY_B}",)
+GAMES_ONLY = tuple(name for name in CONTROLS if REPLAY_B in name.split("+"))
 #: the controls of a seat edge (the first mover's net points per hand, or share of games won):
 #: its draws' luck and the deal's luck, both counted for the first mover (a self-play control has
 #: nothing to add there); with ``+swap``, also the same deals (every hand of the same games) played

@@ -51,7 +51,10 @@ The controls with an exactly known expectation that ginsim can play today:
   sets its deal's luck against itself.
 
 A control may combine the draws with a self-play (``draws+self``, ``draws+self_a``,
-``draws+self_b``), with the hands exchanged or with B's replays; the coefficients are cross-fitted together
+``draws+self_b``), with the hands exchanged or with B's replays, and the hands exchanged with a
+self-play or B's replays (``draws+swap+self``, ..., ``draws+swap+replay_b``: the draws' kernel
+plays the exchanged hands and B's replays of a game in one pass, each as it would alone); the
+coefficients are cross-fitted together
 (``simulator.analysis.stats.estimators.with_controls``).  The names are
 ``simulator.studies.control_names``'; ``pairs_with_controls`` plays any of them, and ``ginsim
 simulate --control``, ``ginsim confirm`` (a claim's ``estimator``) and the benchmarks call it
@@ -294,9 +297,9 @@ def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str,
 #: the controls of a light matchup's row (the challenger's hands skip the hands exchanged: for a
 #: matchup's single hands they saved no more, on development seeds, than doubling the pairs
 #: does, and two more plays of the challenger's pairs would cost many minutes); a light matchup's
-#: games also take B's replays
-LIGHT = ("self", "draws", "draws+self", "draws+swap")
-LIGHT_GAMES = (*LIGHT, f"draws+{REPLAY_B}")
+#: games also take B's replays, alone and with the hands exchanged
+LIGHT = ("self", "draws", "draws+self", f"draws+{SWAP}", f"draws+{SWAP}+self")
+LIGHT_GAMES = (*LIGHT, f"draws+{REPLAY_B}", f"draws+{SWAP}+{REPLAY_B}")
 CHALLENGER = ("mc:rollout=4,late_knock=0,skill=5,game_aware=1+first_upcard=marjj+draw=marjj+discard=marjj"
               "+layout=marjj+defence=marjj")
 #: the published matchups the variance benchmark measures: (study, A, B, rules, unit, controls,
@@ -311,7 +314,8 @@ VARIANCE_MATCHUPS = (
     ("equilibrium_class", "knock_policy:early=10,turn_a=11,late=0,turn_b=2",
      "knock_policy:early=10,turn_a=12,late=0,turn_b=2", "classic", "hand", LIGHT, 50_000, 10_000),
     ("challenger", CHALLENGER, "marjj", "tournament", "game",
-     ("self_b", "draws", "draws+self_b", "draws+swap", f"draws+{REPLAY_B}"), 1_000, 200),
+     ("self_b", "draws", "draws+self_b", f"draws+{SWAP}", f"draws+{REPLAY_B}", f"draws+{SWAP}+{REPLAY_B}"), 1_000,
+     200),
     ("challenger", CHALLENGER, "marjj", "tournament", "hand", ("self_b", "draws", "draws+self_b"), 10_000, 1_000),
     ("knock_vs_gin", "gin_hunter", "knock_early", "hoyle", "game", LIGHT_GAMES, 10_000, 2_000),
     ("knock_vs_gin", "simple:knock_at=8", "simple", "classic", "game", LIGHT_GAMES, 10_000, 2_000),

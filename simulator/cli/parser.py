@@ -325,7 +325,7 @@ def _info_commands(command) -> None:
                    help="instead: the variance benchmark, each published matchup's and seat edge's standard deviation "
                         "per mirrored pair plain and with each control (the draws' luck, the players' self-play on the "
                         "same pairs, the hands exchanged, B's replays of each hand of a game), the pairs and the CPU the "
-                        "reduced estimate saves for the same interval (about 2 minutes with --quick, 7 without, on 2 "
+                        "reduced estimate saves for the same interval (about 2 minutes with --quick, 8 without, on 2 "
                         "idle cores; default: everything else)")
     p.add_argument("--unbiased", action="store_true",
                    help="instead: the controls' unbiasedness check, each published matchup of light players on "

@@ -453,17 +453,21 @@ def _matchup_name(row: dict) -> str:
     return name if len(name) <= 44 else name[:41] + "..."
 
 
+#: the width of the benchmarks' control column: the longest control's name
+CONTROL_WIDTH = max(map(len, (*CONTROLS, *SEAT_EDGE_CONTROLS)))
+
+
 def print_unbiasedness(rows: list[dict]) -> None:
     """The unbiasedness check's table: per matchup, the plain and the reduced estimate from the
     same units and the draws' mean luck, then every other control's mean."""
     print("Plain and reduced estimates on the same units (A's net points per hand, A's share of games won, or the "
           "first mover's edge), and the controls' means (each exactly 0 in expectation):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<15} {'deals':>11} {'plain [95%]':>26} "
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'deals':>11} {'plain [95%]':>26} "
           f"{'reduced [95%]':>26} {'mean luck [95%]':>26}")
     for r in rows:
         name = _matchup_name(r)
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<15} {r['deals']:>11,} {cells[0]:>26} "
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['deals']:>11,} {cells[0]:>26} "
               f"{cells[1]:>26} {cells[2]:>26}")
         for control, m in list(r["controls"].items())[1:]:
             print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
@@ -476,11 +480,11 @@ def print_unbiasedness(rows: list[dict]) -> None:
 def print_variance(rows: list[dict]) -> None:
     """The variance benchmark's table."""
     print("Variance per mirrored pair, plain and with control variates, on the same pairs (this machine's CPU):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<15} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
           f"{'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
     for r in rows:
         name = _matchup_name(r)
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<15} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
               f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
     best, cheapest = best_controls(rows), best_controls(rows, "cpu_ratio")

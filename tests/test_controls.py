@@ -209,6 +209,9 @@ def test_the_hands_exchanged_combine_with_a_self_play_or_bs_replays():
     assert hands.deals_ratio > controls.measure(K11, K12, "classic", "hand", 2_000, 73, "draws+swap").deals_ratio
     with pytest.raises(ValueError, match="control draws\\+swap\\+replay_b estimates whole games only"):
         controls.check_control("draws+swap+replay_b", "hand")
+    with pytest.raises(ValueError, match="control must be one of draws\\+swap, draws\\+replay_b, "
+                                         "draws\\+swap\\+replay_b for games played in one pass, got 'draws\\+self'"):
+        controls.games_with_controls(K11, K12, "classic", 100, 73, ("draws+swap", "draws+self"))
 
 def test_the_replayed_decks_are_fixed_permutations_dealt_as_the_rules_deal():
     """The decks B replays from are fixed (the estimator's definition) and each is a

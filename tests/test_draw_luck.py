@@ -217,6 +217,7 @@ def test_simulate_control_draws_prints_both_estimates_and_its_json_validates(cap
 
 def test_bench_unbiased_prints_plain_reduced_and_the_mean_luck(monkeypatch, capsys):
     from simulator.cli import main
+    from simulator.run.seeds import derive_seed
 
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
                         (("knock_vs_gin", "simple", "knock_early", "hoyle", "hand", ("draws",), 100, 100),
@@ -227,13 +228,17 @@ def test_bench_unbiased_prints_plain_reduced_and_the_mean_luck(monkeypatch, caps
     monkeypatch.setattr(controls, "UNBIASED_DEALS", (4_000, 2_000))
     monkeypatch.setattr(controls, "UNBIASED_GAMES", (800, 400))
     assert main(["bench", "--unbiased", "--quick", "--json"]) == 0
-    hands, games, replayed, edge = json.loads(capsys.readouterr().out)  # the challenger is too heavy for the check
+    hands, games, replayed, both, edge = json.loads(capsys.readouterr().out)  # the challenger is too heavy for it
     assert (hands["unit"], hands["control"], hands["deals"], hands["plain"]["units"]) == ("hand", "draws", 2_000, 1_000)
     assert (games["unit"], games["control"], games["deals"]) == ("game", "draws+swap", 400)
     assert (replayed["control"], replayed["plain"]) == ("draws+replay_b", games["plain"])  # the same games
-    assert len(replayed["controls"]) == 3
+    assert (both["control"], both["plain"], both["cpu_s"]) == ("draws+swap+replay_b", games["plain"], games["cpu_s"])
+    assert len(replayed["controls"]) == 3 and both["controls"] == games["controls"] | replayed["controls"]
+    seed = derive_seed(20261206, "unbiased", "knock_vs_gin", "simple", "knock_early", "hoyle", "game", "A")
+    alone = controls.pairs_with_controls("simple", "knock_early", "hoyle", "game", 400, seed, "draws+replay_b")
+    assert controls.est.with_controls(*alone).as_dict() == replayed["reduced"]  # one pass, as each alone
     assert (edge["of"], edge["control"], edge["deals"]) == ("first mover", "draws+deal+swap", 400)
-    for row in (hands, games, replayed, edge):
+    for row in (hands, games, replayed, both, edge):
         assert row["intervals_overlap"] and row["reduced"]["sd"] < row["plain"]["sd"]
         assert row["luck"] == next(iter(row["controls"].values())) and row["luck"]["low"] < row["luck"]["high"]
         assert 0 <= row["controls_covering_0"] <= len(row["controls"])

@@ -244,6 +244,32 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     return x, controls
 
 
+
+def games_with_controls(spec_a: str, spec_b: str, rules, n: int, seed: int, names: tuple[str, ...],
+                        tables: dict | None = None) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]]]:
+    """Games ``0 .. n - 1`` of ``seed`` played once by the draws' kernel, with each hand exchanged
+    and B's replays of it when ``names`` need them, and each of ``names`` (controls of the draws
+    with the hands exchanged, B's replays or both: no self-play) estimated from that one pass:
+    A's share of games won per mirrored pair and, by name, each control's controls as
+    ``pairs_with_controls`` gives them (the kernel plays the exchanged hands and the replays
+    each exactly as it would alone).  A name outside that set is refused in one line."""
+    allowed = (f"draws+{SWAP}", f"draws+{REPLAY_B}", f"draws+{SWAP}+{REPLAY_B}")
+    for name in names:
+        if name not in allowed:
+            raise ValueError(f"control must be one of {', '.join(allowed)} for games played in one pass, got {name!r}")
+    wanted = {part for name in names for part in name.split("+")}
+    pairs = draw_values.draw_luck_pairs(spec_a, spec_b, rules, "game", n, seed, tables,
+                                        exchange_hands=SWAP in wanted, replay_b=REPLAY_B in wanted)
+    by_part = {SWAP: exchanged_controls(pairs, spec_a, spec_b, rules, "game", n, seed, tables, False)
+               if SWAP in wanted else {},
+               REPLAY_B: replayed_controls(pairs, spec_b) if REPLAY_B in wanted else {}}
+    made = {}
+    for name in names:
+        made[name] = {pairs.name: pairs.luck}
+        for part in name.split("+")[1:]:
+            made[name] |= by_part[part]
+    return pairs.values, made
+
 def exchanged_controls(pairs, spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
                        tables: dict | None, first_mover: bool) -> dict[str, np.ndarray]:
     """The controls of the hands exchanged (``SWAP``), per mirrored pair, for the matchup whose
@@ -407,39 +433,49 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
 UNBIASED_DEALS = (10_000_000, 200_000)
 #: games per matchup or seat edge of the unbiasedness check, in full and in a quick run
 UNBIASED_GAMES = (400_000, 20_000)
+#: the controls the unbiasedness check estimates a light matchup's games with, all from one pass
+#: of the draws' kernel (``games_with_controls``)
+UNBIASED_GAME_CONTROLS = (f"draws+{SWAP}", f"draws+{REPLAY_B}", f"draws+{SWAP}+{REPLAY_B}")
 
 
 def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
     """``ginsim bench --unbiased``: each published matchup of ``VARIANCE_MATCHUPS`` whose players
     are light (the challenger's 3 ms a hand would take days), its hands on ``UNBIASED_DEALS``
-    deals with the draws' luck and its games on ``UNBIASED_GAMES`` games with the draws' luck and
-    each hand exchanged (``draws+swap``), and the same games with B's replays (``draws+replay_b``),
-    then each seat edge of whole games of
-    ``VARIANCE_SEAT_EDGES`` with ``draws+deal+swap``: estimated plain and reduced from the same
-    units, with each control's own mean (each exactly 0 in expectation) and interval."""
+    deals with the draws' luck and its games on ``UNBIASED_GAMES`` games, played once, with each of
+    ``UNBIASED_GAME_CONTROLS`` (the hands exchanged, B's replays, both: ``games_with_controls``),
+    then each seat edge of whole games of ``VARIANCE_SEAT_EDGES`` with ``draws+deal+swap``:
+    estimated plain and reduced from the same units, with each control's own mean (each exactly 0
+    in expectation) and interval, and the CPU seconds of the play the row was estimated from (a
+    matchup's game rows share one)."""
     from ..run.seeds import derive_seed
 
     deals, games = UNBIASED_DEALS[1 if quick else 0], UNBIASED_GAMES[1 if quick else 0]
-    plan = [(study, a, b, rules, unit, control, "A")
-            for study, a, b, rules, unit, *_ in VARIANCE_MATCHUPS if CHALLENGER not in (a, b)
-            for control in (("draws",) if unit == "hand" else ("draws+swap", f"draws+{REPLAY_B}"))]
-    plan += [(study, spec, spec, rules, unit, SEAT_EDGE_SWAP, "first mover")
+    plan = [(study, a, b, rules, unit, ("draws",) if unit == "hand" else UNBIASED_GAME_CONTROLS, "A")
+            for study, a, b, rules, unit, *_ in VARIANCE_MATCHUPS if CHALLENGER not in (a, b)]
+    plan += [(study, spec, spec, rules, unit, (SEAT_EDGE_SWAP,), "first mover")
              for study, spec, rules, unit, *_ in VARIANCE_SEAT_EDGES if unit == "game"]
     rows = []
-    for study, a, b, rules, unit, control, of in plan:
+    for study, a, b, rules, unit, names, of in plan:
         n = deals if unit == "hand" else games
         start = time.process_time()
         # a hand matchup keeps the seed its rows were first published with
         path = (study, a, b, rules) if (unit, of) == ("hand", "A") else (study, a, b, rules, unit, of)
-        x, made = pairs_with_controls(a, b, rules, unit, n, derive_seed(seed, "unbiased", *path), control)
-        plain, reduced = est.plain(x), est.with_controls(x, made)
-        means = {name: est.plain(c).as_dict() for name, c in made.items()}
-        rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "of": of, "control": control,
-                     "deals": n, "plain": plain.as_dict(), "reduced": reduced.as_dict(), "controls": means,
-                     "luck": next(iter(means.values())),
-                     "intervals_overlap": bool(plain.low <= reduced.high and reduced.low <= plain.high),
-                     "controls_covering_0": sum(m["low"] <= 0.0 <= m["high"] for m in means.values()),
-                     "cpu_s": time.process_time() - start})
+        matchup_seed = derive_seed(seed, "unbiased", *path)
+        if names == UNBIASED_GAME_CONTROLS:
+            x, made_by = games_with_controls(a, b, rules, n, matchup_seed, names)
+        else:
+            x, made = pairs_with_controls(a, b, rules, unit, n, matchup_seed, names[0])
+            made_by = {names[0]: made}
+        cpu = time.process_time() - start
+        for control, made in made_by.items():
+            plain, reduced = est.plain(x), est.with_controls(x, made)
+            means = {name: est.plain(c).as_dict() for name, c in made.items()}
+            rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "of": of, "control": control,
+                         "deals": n, "plain": plain.as_dict(), "reduced": reduced.as_dict(), "controls": means,
+                         "luck": next(iter(means.values())),
+                         "intervals_overlap": bool(plain.low <= reduced.high and reduced.low <= plain.high),
+                         "controls_covering_0": sum(m["low"] <= 0.0 <= m["high"] for m in means.values()),
+                         "cpu_s": cpu})
     return rows
 
 
@@ -464,17 +500,21 @@ def print_unbiasedness(rows: list[dict]) -> None:
           "first mover's edge), and the controls' means (each exactly 0 in expectation):")
     print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'deals':>11} {'plain [95%]':>26} "
           f"{'reduced [95%]':>26} {'mean luck [95%]':>26}")
+    means = {}  # each control of each matchup once: a matchup's game rows share their games
     for r in rows:
         name = _matchup_name(r)
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['deals']:>11,} {cells[0]:>26} "
               f"{cells[1]:>26} {cells[2]:>26}")
-        for control, m in list(r["controls"].items())[1:]:
-            print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
-    covering = sum(r["controls_covering_0"] for r in rows)
+        for control, m in list(r["controls"].items()):
+            key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"], control)
+            if key not in means and control != next(iter(r["controls"])):
+                print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
+            means[key] = m
+    covering = sum(m["low"] <= 0.0 <= m["high"] for m in means.values())
     print("the plain and reduced intervals overlap in " + f"{sum(r['intervals_overlap'] for r in rows)} of {len(rows)}; "
-          f"the controls' intervals cover 0 in {covering} of {sum(len(r['controls']) for r in rows)} (at 95%, about "
-          f"one in twenty misses by chance)")
+          f"the controls' intervals cover 0 in {covering} of {len(means)} (at 95%, about one in twenty misses by "
+          f"chance)")
 
 
 def print_variance(rows: list[dict]) -> None:

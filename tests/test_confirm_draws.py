@@ -70,15 +70,17 @@ def test_a_table_that_differs_from_the_registered_one_is_refused(study, capsys, 
     assert not (study / "results").exists()
 
 
-def test_a_games_claim_is_confirmed_with_bs_replays(tmp_path, monkeypatch, capsys):
-    """``estimator = "draws+replay_b"`` on a claim of games: confirmed, the estimator named."""
+@pytest.mark.parametrize("estimator", ["draws+replay_b", "draws+swap+replay_b"])
+def test_a_games_claim_is_confirmed_with_bs_replays(estimator, tmp_path, monkeypatch, capsys):
+    """``estimator = "draws+replay_b"`` (alone or with the hands exchanged) on a claim of games:
+    confirmed, the estimator named."""
     monkeypatch.chdir(tmp_path)
     study = tiny_study(tmp_path, "max_deals = 2_000\nmax_games = 400\n" + _claim(
         "replayed_games", "knock_early wins more than half its games against random, with random's replays",
-        "win_share", "game", f'estimator = "draws+replay_b"\ntables = ["{TABLE}", "{WINS}"]\n'))
+        "win_share", "game", f'estimator = "{estimator}"\ntables = ["{TABLE}", "{WINS}"]\n'))
     assert main(["confirm", "tiny", "--quiet"]) == 0
     (claim,) = json.loads((study / "results" / "tiny" / "confirm.json").read_text())["claims"]
-    assert claim["status"] == "replicated" and claim["estimator"] == "draws+replay_b"
+    assert claim["status"] == "replicated" and claim["estimator"] == estimator
 
 
 @pytest.mark.parametrize("edit, words", [

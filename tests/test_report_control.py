@@ -74,13 +74,15 @@ def test_the_draws_replay_the_runs_own_deals(run):
     assert (abs(rows["reduced_value"] - rows["plain_value"]) < 3 * rows["plain_se"]).all()
 
 
-def test_bs_replays_estimate_the_runs_games_and_leave_its_hands(run):
-    """``draws+replay_b`` is a control of whole games: the cells of two strategies get their
-    games estimated with it and no hand row; the self-play cell keeps its seat edges of both."""
-    rows = run_estimates(run, "draws+replay_b", progress=False)
+@pytest.mark.parametrize("control", ["draws+replay_b", "draws+swap+replay_b"])
+def test_bs_replays_estimate_the_runs_games_and_leave_its_hands(run, control):
+    """``draws+replay_b`` (alone or with the hands exchanged) is a control of whole games: the
+    cells of two strategies get their games estimated with it and no hand row; the self-play
+    cell keeps its seat edges of both."""
+    rows = run_estimates(run, control, progress=False)
     assert sorted(zip(rows["cell"], rows["unit"])) == [(0, "game"), (1, "game"), (2, "game"), (2, "hand")]
     games = rows[rows["cell"] != 2]
-    assert (games["control"] == "draws+replay_b").all()
+    assert (games["control"] == control).all()
     assert (abs(games["reduced_value"] - games["plain_value"]) < 3 * games["plain_se"]).all()
 
 

@@ -59,8 +59,8 @@ def _play_commands(command) -> None:
                         "matchup's own stock draws (AIVAT's correction, with the draw-value table fitted on development "
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
                         "which pays off when A and B play alike; draws+self etc. both; draws+swap, the draws and the "
-                        "same deals played again with their hands exchanged; draws+swap+self etc. all three. Prints both estimates and the "
-                        "pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
+                        "same deals played again with their hands exchanged; draws+swap+self etc. all three. "
+                        "Prints both estimates and the pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
 
@@ -331,9 +331,8 @@ def _info_commands(command) -> None:
                    help="instead: the controls' unbiasedness check, each published matchup of light players on "
                         "10,000,000 deals (200,000 with --quick) with the draws' luck and 400,000 games (20,000) with "
                         "the hands exchanged too, with B's replays and with both, and the seat edges of games, "
-                        "estimated plain and "
-                        "reduced, and each control's mean, which is 0 in expectation (about 12 minutes, 1 with --quick, "
-                        "on 2 idle cores; default: everything else)")
+                        "estimated plain and reduced, and each control's mean, which is 0 in expectation (about 12 "
+                        "minutes, 1 with --quick, on 2 idle cores; default: everything else)")
     p.add_argument("--strength", action="store_true",
                    help="instead: the robust-player candidates' strength vs compute, each knock searched over 16, "
                         "64, 256 and 1,024 determinizations, 1,000 mirrored games against each MARJJ-family member, "

@@ -244,7 +244,6 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     return x, controls
 
 
-
 def games_with_controls(spec_a: str, spec_b: str, rules, n: int, seed: int, names: tuple[str, ...],
                         tables: dict | None = None) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]]]:
     """Games ``0 .. n - 1`` of ``seed`` played once by the draws' kernel, with each hand exchanged
@@ -269,6 +268,7 @@ def games_with_controls(spec_a: str, spec_b: str, rules, n: int, seed: int, name
         for part in name.split("+")[1:]:
             made[name] |= by_part[part]
     return pairs.values, made
+
 
 def exchanged_controls(pairs, spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
                        tables: dict | None, first_mover: bool) -> dict[str, np.ndarray]:
@@ -498,14 +498,14 @@ def print_unbiasedness(rows: list[dict]) -> None:
     same units and the draws' mean luck, then every other control's mean."""
     print("Plain and reduced estimates on the same units (A's net points per hand, A's share of games won, or the "
           "first mover's edge), and the controls' means (each exactly 0 in expectation):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'deals':>11} {'plain [95%]':>26} "
-          f"{'reduced [95%]':>26} {'mean luck [95%]':>26}")
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'deals':>11} "
+          f"{'plain [95%]':>26} {'reduced [95%]':>26} {'mean luck [95%]':>26}")
     means = {}  # each control of each matchup once: a matchup's game rows share their games
     for r in rows:
         name = _matchup_name(r)
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['deals']:>11,} {cells[0]:>26} "
-              f"{cells[1]:>26} {cells[2]:>26}")
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['deals']:>11,} "
+              f"{cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
         for control, m in list(r["controls"].items()):
             key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"], control)
             if key not in means and control != next(iter(r["controls"])):
@@ -520,12 +520,12 @@ def print_unbiasedness(rows: list[dict]) -> None:
 def print_variance(rows: list[dict]) -> None:
     """The variance benchmark's table."""
     print("Variance per mirrored pair, plain and with control variates, on the same pairs (this machine's CPU):")
-    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'pairs':>7} {'sd plain':>9} {'sd reduced':>10} "
-          f"{'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
+    print(f"{'study':<20} {'matchup':<44} {'unit':<5} {'control':<{CONTROL_WIDTH}} {'pairs':>7} {'sd plain':>9} "
+          f"{'sd reduced':>10} {'fewer pairs':>11} {'ms/pair plain':>13} {'ms/pair reduced':>15} {'less CPU':>8}")
     for r in rows:
         name = _matchup_name(r)
-        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['pairs']:>7,} {r['plain']['sd']:>9.3f} "
-              f"{r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
+        print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['pairs']:>7,} "
+              f"{r['plain']['sd']:>9.3f} {r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
               f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
     best, cheapest = best_controls(rows), best_controls(rows, "cpu_ratio")
     print(f"the best control of each of the {len(best)} matchups and seat edges: a median of "

@@ -238,6 +238,30 @@ def test_the_replayed_decks_are_fixed_permutations_dealt_as_the_rules_deal():
     assert np.array_equal(again, direct) and not np.array_equal(again, dealt)
 
 
+
+def test_a_deal_with_its_hands_exchanged_is_the_deal_of_a_deck_with_its_hands_positions_exchanged():
+    """The exchange the hands-exchanged controls rest on is a one-to-one map of the shuffled
+    decks: for every dealer, the dealt state with its hands exchanged is, slot for slot, the state
+    dealt from the deck whose cards 0..19 trade places two by two (the non-dealer's and the
+    dealer's), with the same scores and reshuffle stream."""
+    from simulator.core.constants import N_STATE
+    from simulator.core.rules import resolve_rules
+    from simulator.core.state import deal_nb, exchange_dealt_hands_nb
+
+    rules = resolve_rules("hoyle").to_array()
+    trace = np.zeros((0, 3), np.int64)
+    swap_positions = np.arange(52)
+    swap_positions[0:20:2], swap_positions[1:20:2] = np.arange(1, 20, 2), np.arange(0, 20, 2)
+    rng = np.random.default_rng(11)
+    for dealer in (0, 1):
+        for _ in range(50):
+            deck = rng.permutation([s * 16 + r for s in range(4) for r in range(13)]).astype(np.int64)
+            exchanged, direct = np.zeros(N_STATE, np.int64), np.zeros(N_STATE, np.int64)
+            deal_nb(exchanged, deck, dealer, 12, 40, rules, 9, trace)
+            exchange_dealt_hands_nb(exchanged)
+            deal_nb(direct, deck[swap_positions], dealer, 12, 40, rules, 9, trace)
+            assert np.array_equal(exchanged, direct)
+
 def test_the_deals_luck_has_expectation_zero():
     """The first mover's and the dealer's hands are dealt alike: every band's control averages
     0 within 4 standard errors over 20,000 deals, while the first mover's edge itself does not

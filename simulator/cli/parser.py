@@ -329,9 +329,9 @@ def _info_commands(command) -> None:
                         "idle cores; default: everything else)")
     p.add_argument("--unbiased", action="store_true",
                    help="instead: the controls' unbiasedness check, each published matchup of light players on "
-                        "10,000,000 deals (200,000 with --quick) with the draws' luck and 400,000 games (20,000) with "
+                        "10,000,000 deals (200,000 with --quick) with the draws' luck and 1,800,000 games (20,000) with "
                         "the hands exchanged too, with B's replays and with both, and the seat edges of games, "
-                        "estimated plain and reduced, and each control's mean, which is 0 in expectation (about 12 "
+                        "estimated plain and reduced, and each control's mean, which is 0 in expectation (about 36 "
                         "minutes, 1 with --quick, on 2 idle cores; default: everything else)")
     p.add_argument("--strength", action="store_true",
                    help="instead: the robust-player candidates' strength vs compute, each knock searched over 16, "

@@ -431,8 +431,9 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
 
 #: deals per matchup of the unbiasedness check, in full and in a quick run
 UNBIASED_DEALS = (10_000_000, 200_000)
-#: games per matchup or seat edge of the unbiasedness check, in full and in a quick run
-UNBIASED_GAMES = (400_000, 20_000)
+#: games per matchup or seat edge of the unbiasedness check, in full and in a quick run: in full, at
+#: least the hand rows' ten million deals (the published games last 5.7 to 15.2 hands)
+UNBIASED_GAMES = (1_800_000, 20_000)
 #: the controls the unbiasedness check estimates a light matchup's games with, all from one pass
 #: of the draws' kernel (``games_with_controls``)
 UNBIASED_GAME_CONTROLS = (f"draws+{SWAP}", f"draws+{REPLAY_B}", f"draws+{SWAP}+{REPLAY_B}")

@@ -178,7 +178,6 @@ def test_a_matchups_games_gain_from_bs_replays_and_hands_are_refused():
         controls.measure(K11, K12, "classic", "hand", 100, 73, "draws+replay_b")
 
 
-
 def test_the_hands_exchanged_and_bs_replays_in_one_pass_are_each_what_they_are_alone():
     """A game's hands exchanged and B's replays of them played in one pass of the draws' kernel
     (``draws+swap+replay_b``): the games, their draws' luck, the exchanges and the replays are
@@ -213,6 +212,7 @@ def test_the_hands_exchanged_combine_with_a_self_play_or_bs_replays():
                                          "draws\\+swap\\+replay_b for games played in one pass, got 'draws\\+self'"):
         controls.games_with_controls(K11, K12, "classic", 100, 73, ("draws+swap", "draws+self"))
 
+
 def test_the_replayed_decks_are_fixed_permutations_dealt_as_the_rules_deal():
     """The decks B replays from are fixed (the estimator's definition) and each is a
     permutation; a hand dealt again from its deck through the identity is the hand dealt, and
@@ -238,7 +238,6 @@ def test_the_replayed_decks_are_fixed_permutations_dealt_as_the_rules_deal():
     assert np.array_equal(again, direct) and not np.array_equal(again, dealt)
 
 
-
 def test_a_deal_with_its_hands_exchanged_is_the_deal_of_a_deck_with_its_hands_positions_exchanged():
     """The exchange the hands-exchanged controls rest on is a one-to-one map of the shuffled
     decks: for every dealer, the dealt state with its hands exchanged is, slot for slot, the state
@@ -261,6 +260,7 @@ def test_a_deal_with_its_hands_exchanged_is_the_deal_of_a_deck_with_its_hands_po
             exchange_dealt_hands_nb(exchanged)
             deal_nb(direct, deck[swap_positions], dealer, 12, 40, rules, 9, trace)
             assert np.array_equal(exchanged, direct)
+
 
 def test_the_deals_luck_has_expectation_zero():
     """The first mover's and the dealer's hands are dealt alike: every band's control averages

@@ -60,7 +60,8 @@ def _play_commands(command) -> None:
                         "seeds); self, each player's self-play on the same pairs (self_a, self_b: only A's or B's), "
                         "which pays off when A and B play alike; draws+self etc. both; draws+swap, the draws and the "
                         "same deals played again with their hands exchanged; draws+swap+self etc. all three. "
-                        "Prints both estimates and the pairs the reduced one saves (docs/analysis.md; default: the plain estimate only)")
+                        "Prints both estimates and the pairs the reduced one saves (docs/analysis.md; default: the "
+                        "plain estimate only)")
     _plugin_and_json_options(p)
     p.set_defaults(func=commands.cmd_simulate)
 

@@ -507,9 +507,10 @@ def print_unbiasedness(rows: list[dict]) -> None:
         cells = [f"{e['value']:+.4f} [{e['low']:+.4f}, {e['high']:+.4f}]" for e in (r["plain"], r["reduced"], r["luck"])]
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['deals']:>11,} "
               f"{cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
-        for control, m in list(r["controls"].items()):
+        luck = next(iter(r["controls"]))  # printed in the row itself
+        for control, m in r["controls"].items():
             key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"], control)
-            if key not in means and control != next(iter(r["controls"])):
+            if key not in means and control != luck:
                 print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
             means[key] = m
     covering = sum(m["low"] <= 0.0 <= m["high"] for m in means.values())
@@ -526,8 +527,8 @@ def print_variance(rows: list[dict]) -> None:
     for r in rows:
         name = _matchup_name(r)
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['pairs']:>7,} "
-              f"{r['plain']['sd']:>9.3f} {r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x {r['cpu_ms_per_pair_plain']:>13.3f} "
-              f"{r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
+              f"{r['plain']['sd']:>9.3f} {r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x "
+              f"{r['cpu_ms_per_pair_plain']:>13.3f} {r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
     best, cheapest = best_controls(rows), best_controls(rows, "cpu_ratio")
     print(f"the best control of each of the {len(best)} matchups and seat edges: a median of "
           f"{float(np.median(list(best.values()))):.2f}x fewer pairs ({min(best.values()):.2f}x to "

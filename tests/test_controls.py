@@ -312,6 +312,14 @@ def test_the_variance_table_names_the_median_of_each_matchups_best_control(capsy
     assert sorted(controls.best_controls(rows).values()) == [1.5, 2.0, 5.0]
     assert sorted(controls.best_controls(rows, "cpu_ratio").values()) == [0.75, 1.0, 2.5]
     controls.print_variance(rows)
+    out = capsys.readouterr().out
     assert "the best control of each of the 3 matchups and seat edges: a median of 2.00x fewer pairs (1.50x to " \
-           "5.00x); per CPU-second, the best of each: a median of 1.00x less CPU (0.75x to 2.50x)" \
-           in capsys.readouterr().out
+           "5.00x); per CPU-second, the best of each: a median of 1.00x less CPU (0.75x to 2.50x)" in out
+    # which control to use: y's self saves CPU; x's and z's best controls do not, so the plain estimate does
+    choices = out.split("Which control to use")[1].splitlines()[1:]
+    assert len(choices) == 3
+    assert choices[0].endswith("fewest pairs: draws (1.50x); least CPU: the plain estimate (the best control, draws, "
+                               "0.75x)")
+    assert choices[1].endswith("fewest pairs: self (5.00x); least CPU: self (2.50x)")
+    assert choices[2].endswith("fewest pairs: draws (2.00x); least CPU: the plain estimate (the best control, draws, "
+                               "1.00x)")

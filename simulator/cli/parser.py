@@ -326,8 +326,9 @@ def _info_commands(command) -> None:
                    help="instead: the variance benchmark, each published matchup's and seat edge's standard deviation "
                         "per mirrored pair plain and with each control (the draws' luck, the players' self-play on the "
                         "same pairs, the hands exchanged, B's replays of each hand of a game), the pairs and the CPU the "
-                        "reduced estimate saves for the same interval (about 2 minutes with --quick, 8 without, on 2 "
-                        "idle cores; default: everything else)")
+                        "reduced estimate saves for the same interval, and per matchup the control needing the fewest "
+                        "pairs and the one needing the least CPU (about 2 minutes with --quick, 8 without, on 2 idle "
+                        "cores; default: everything else)")
     p.add_argument("--unbiased", action="store_true",
                    help="instead: the controls' unbiasedness check, each published matchup of light players on "
                         "10,000,000 deals (200,000 with --quick) with the draws' luck and 1,800,000 games (20,000) with "

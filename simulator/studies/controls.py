@@ -307,9 +307,26 @@ def measure(spec_a: str, spec_b: str, rules, unit: str, pairs: int, seed: int,
     """``spec_a`` against ``spec_b`` on ``pairs`` mirrored pairs of deals (``unit`` "hand") or
     games ("game") of ``seed``, estimated plain and with ``control``; CPU time counted."""
     check_control(control, unit)  # before the matchup is played
+    warm_up(spec_a, spec_b, rules, unit, seed, (control,))
     start = time.process_time()
     x = pair_values(spec_a, spec_b, rules, unit, 2 * pairs, seed)
     return _measured(x, time.process_time() - start, spec_a, spec_b, rules, unit, seed, control)
+
+
+#: mirrored pairs ``warm_up`` plays of a matchup and of each control before any is timed
+WARM_PAIRS = 10
+
+
+def warm_up(spec_a: str, spec_b: str, rules, unit: str, seed: int, controls: tuple[str, ...],
+            first_mover: bool = False) -> None:
+    """Play the first ``WARM_PAIRS`` mirrored pairs of ``seed`` plain and with each of
+    ``controls``, untimed, so that each timing that follows counts the play alone: the first call
+    of an engine or a draws' kernel in a process loads its compiled code (or compiles it), which
+    on a light matchup costs as much as tens of thousands of its pairs.  Nothing is kept: the
+    timed plays replay the same pairs from their seeds."""
+    pair_values(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, first_mover=first_mover)
+    for control in controls:
+        pairs_with_controls(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, control)
 
 
 def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str, seed: int,
@@ -371,6 +388,7 @@ def measure_first_mover(spec: str, rules, pairs: int, seed: int,
     ``controls`` (``reduce_pairs``; a seat edge has no self-play control: it is a self-play), by
     control; CPU time counted.  The draws' replay must give the plain play's values exactly; a
     difference is refused."""
+    warm_up(spec, spec, rules, unit, seed, controls, first_mover=True)
     start = time.process_time()
     x = first_mover_edge(pair_values(spec, spec, rules, unit, 2 * pairs, seed, first_mover=True), unit)
     cpu_matchup = time.process_time() - start
@@ -415,6 +433,7 @@ def variance_table(quick: bool = False, seed: int = 20261205) -> list[dict]:
     for study, a, b, rules, unit, controls, full, small in VARIANCE_MATCHUPS:
         pairs = small if quick else full
         matchup_seed = derive_seed(seed, study, a, b, rules, unit)
+        warm_up(a, b, rules, unit, matchup_seed, controls)
         start = time.process_time()
         x = pair_values(a, b, rules, unit, 2 * pairs, matchup_seed)
         cpu_matchup = time.process_time() - start
@@ -537,14 +556,30 @@ def print_variance(rows: list[dict]) -> None:
           f"{max(cheapest.values()):.2f}x)")
     print("fewer pairs: (sd plain / sd reduced)^2, pairs needed for the same interval; less CPU: the same, per "
           "CPU-second, the controls' play counted (below 1: the reduced estimate costs more per interval)")
+    print("Which control to use, per matchup and seat edge: the one needing the fewest pairs, and the one needing "
+          "the least CPU for the same interval (the plain estimate when no control saves CPU):")
+    fewest, cheapest_rows = best_rows(rows), best_rows(rows, "cpu_ratio")
+    for key, r in fewest.items():
+        c = cheapest_rows[key]
+        cpu = (f"{c['control']} ({c['cpu_ratio']:.2f}x)" if c["cpu_ratio"] > 1.0
+               else f"the plain estimate (the best control, {c['control']}, {c['cpu_ratio']:.2f}x)")
+        print(f"{r['study']:<20} {_matchup_name(r):<44} {r['unit']:<5} fewest pairs: {r['control']} "
+              f"({r['deals_ratio']:.2f}x); least CPU: {cpu}")
+
+
+def best_rows(rows: list[dict], saving: str = "deals_ratio") -> dict[tuple, dict]:
+    """Per matchup or seat edge of the variance table (its study, players, rules, unit and what
+    is measured), the row of the control that saves the most: pairs (``deals_ratio``), or CPU
+    for the same interval (``cpu_ratio``); the first such row on a tie."""
+    best: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"])
+        if key not in best or r[saving] > best[key][saving]:
+            best[key] = r
+    return best
 
 
 def best_controls(rows: list[dict], saving: str = "deals_ratio") -> dict[tuple, float]:
-    """Per matchup or seat edge of the variance table (its study, players, rules, unit and what
-    is measured), the most any of its controls saves: pairs (``deals_ratio``), or CPU for the
-    same interval (``cpu_ratio``)."""
-    best: dict[tuple, float] = {}
-    for r in rows:
-        key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"])
-        best[key] = max(best.get(key, 0.0), r[saving])
-    return best
+    """Per matchup or seat edge of the variance table, the most any of its controls saves
+    (``best_rows``)."""
+    return {key: r[saving] for key, r in best_rows(rows, saving).items()}

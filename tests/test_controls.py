@@ -309,8 +309,8 @@ def test_the_variance_table_names_the_median_of_each_matchups_best_control(capsy
 
     rows = [row("x", "self", 1.0), row("x", "draws", 1.5), row("y", "self", 5.0), row("y", "draws", 1.2),
             row("z", "draws", 2.0)]
-    assert sorted(controls.best_controls(rows).values()) == [1.5, 2.0, 5.0]
-    assert sorted(controls.best_controls(rows, "cpu_ratio").values()) == [0.75, 1.0, 2.5]
+    assert sorted(r["deals_ratio"] for r in controls.best_rows(rows).values()) == [1.5, 2.0, 5.0]
+    assert sorted(r["cpu_ratio"] for r in controls.best_rows(rows, "cpu_ratio").values()) == [0.75, 1.0, 2.5]
     controls.print_variance(rows)
     out = capsys.readouterr().out
     assert "the best control of each of the 3 matchups and seat edges: a median of 2.00x fewer pairs (1.50x to " \

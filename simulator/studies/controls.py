@@ -487,8 +487,9 @@ def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
             x, made = pairs_with_controls(a, b, rules, unit, n, matchup_seed, names[0])
             made_by = {names[0]: made}
         cpu = time.process_time() - start
+        plain = est.plain(x)  # a matchup's game rows share their games
         for control, made in made_by.items():
-            plain, reduced = est.plain(x), est.with_controls(x, made)
+            reduced = est.with_controls(x, made)
             means = {name: est.plain(c).as_dict() for name, c in made.items()}
             rows.append({"study": study, "a": a, "b": b, "rules": rules, "unit": unit, "of": of, "control": control,
                          "deals": n, "plain": plain.as_dict(), "reduced": reduced.as_dict(), "controls": means,
@@ -497,6 +498,12 @@ def unbiasedness_table(quick: bool = False, seed: int = 20261206) -> list[dict]:
                          "controls_covering_0": sum(m["low"] <= 0.0 <= m["high"] for m in means.values()),
                          "cpu_s": cpu})
     return rows
+
+
+def _matchup_key(row: dict) -> tuple:
+    """What a benchmark row measures, whatever its control: the study, players, rules, unit and
+    whose value (A's, or the first mover's)."""
+    return row["study"], row["a"], row["b"], row["rules"], row["unit"], row["of"]
 
 
 def _matchup_name(row: dict) -> str:
@@ -528,7 +535,7 @@ def print_unbiasedness(rows: list[dict]) -> None:
               f"{cells[0]:>26} {cells[1]:>26} {cells[2]:>26}")
         luck = next(iter(r["controls"]))  # printed in the row itself
         for control, m in r["controls"].items():
-            key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"], control)
+            key = (*_matchup_key(r), control)
             if key not in means and control != luck:
                 print(f"{'':<20} mean of {control}: {m['value']:+.5f} [{m['low']:+.5f}, {m['high']:+.5f}]")
             means[key] = m
@@ -548,19 +555,18 @@ def print_variance(rows: list[dict]) -> None:
         print(f"{r['study']:<20} {name:<44} {r['unit']:<5} {r['control']:<{CONTROL_WIDTH}} {r['pairs']:>7,} "
               f"{r['plain']['sd']:>9.3f} {r['reduced']['sd']:>10.3f} {r['deals_ratio']:>10.2f}x "
               f"{r['cpu_ms_per_pair_plain']:>13.3f} {r['cpu_ms_per_pair_reduced']:>15.3f} {r['cpu_ratio']:>7.2f}x")
-    best, cheapest = best_controls(rows), best_controls(rows, "cpu_ratio")
-    print(f"the best control of each of the {len(best)} matchups and seat edges: a median of "
-          f"{float(np.median(list(best.values()))):.2f}x fewer pairs ({min(best.values()):.2f}x to "
-          f"{max(best.values()):.2f}x); per CPU-second, the best of each: a median of "
-          f"{float(np.median(list(cheapest.values()))):.2f}x less CPU ({min(cheapest.values()):.2f}x to "
-          f"{max(cheapest.values()):.2f}x)")
+    fewest, cheapest = best_rows(rows), best_rows(rows, "cpu_ratio")
+    pairs = [r["deals_ratio"] for r in fewest.values()]
+    cpu = [r["cpu_ratio"] for r in cheapest.values()]
+    print(f"the best control of each of the {len(pairs)} matchups and seat edges: a median of "
+          f"{float(np.median(pairs)):.2f}x fewer pairs ({min(pairs):.2f}x to {max(pairs):.2f}x); per CPU-second, "
+          f"the best of each: a median of {float(np.median(cpu)):.2f}x less CPU ({min(cpu):.2f}x to {max(cpu):.2f}x)")
     print("fewer pairs: (sd plain / sd reduced)^2, pairs needed for the same interval; less CPU: the same, per "
           "CPU-second, the controls' play counted (below 1: the reduced estimate costs more per interval)")
     print("Which control to use, per matchup and seat edge: the one needing the fewest pairs, and the one needing "
           "the least CPU for the same interval (the plain estimate when no control saves CPU):")
-    fewest, cheapest_rows = best_rows(rows), best_rows(rows, "cpu_ratio")
     for key, r in fewest.items():
-        c = cheapest_rows[key]
+        c = cheapest[key]
         cpu = (f"{c['control']} ({c['cpu_ratio']:.2f}x)" if c["cpu_ratio"] > 1.0
                else f"the plain estimate (the best control, {c['control']}, {c['cpu_ratio']:.2f}x)")
         print(f"{r['study']:<20} {_matchup_name(r):<44} {r['unit']:<5} fewest pairs: {r['control']} "
@@ -573,13 +579,7 @@ def best_rows(rows: list[dict], saving: str = "deals_ratio") -> dict[tuple, dict
     for the same interval (``cpu_ratio``); the first such row on a tie."""
     best: dict[tuple, dict] = {}
     for r in rows:
-        key = (r["study"], r["a"], r["b"], r["rules"], r["unit"], r["of"])
+        key = _matchup_key(r)
         if key not in best or r[saving] > best[key][saving]:
             best[key] = r
     return best
-
-
-def best_controls(rows: list[dict], saving: str = "deals_ratio") -> dict[tuple, float]:
-    """Per matchup or seat edge of the variance table, the most any of its controls saves
-    (``best_rows``)."""
-    return {key: r[saving] for key, r in best_rows(rows, saving).items()}

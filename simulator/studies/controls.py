@@ -224,24 +224,36 @@ def pairs_with_controls(spec_a: str, spec_b: str, rules, unit: str, n: int, seed
     _check_playable(control, unit)
     edge = control in SEAT_EDGE_CONTROLS
     parts = control.split("+")
-    swap = SWAP in parts
     controls = {}
     if "draws" in parts:
         pairs = draw_values.draw_luck_pairs(spec_a, spec_b, rules, unit, n, seed, tables, first_mover=edge,
-                                            exchange_hands=swap and unit == "game", replay_b=REPLAY_B in parts)
+                                            exchange_hands=SWAP in parts and unit == "game",
+                                            replay_b=REPLAY_B in parts)
         x = first_mover_edge(pairs.values, unit) if edge else pairs.values
         _same_replay(x, played, f"{spec_a} vs {spec_b}" + (" (the first mover's)" if edge else ""), seed)
-        controls[pairs.name] = pairs.luck
-        if edge:
-            controls |= deal_controls(pairs.dealt[:, 0], pairs.dealt[:, 1])
-        if swap:
-            controls |= exchanged_controls(pairs, spec_a, spec_b, rules, unit, n, seed, tables, edge)
-        if REPLAY_B in parts:
-            controls |= replayed_controls(pairs, spec_b)
+        controls = draws_controls(pairs, parts, spec_a, spec_b, rules, unit, n, seed, tables, edge)
     else:
         x = pair_values(spec_a, spec_b, rules, unit, n, seed) if played is None else played
     controls.update(self_play_controls(spec_a, spec_b, rules, unit, n, seed, parts[-1]))
     return x, controls
+
+
+def draws_controls(pairs, parts: list[str], spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,
+                   tables: dict | None, edge: bool) -> dict[str, np.ndarray]:
+    """The controls of a draws' control whose ``+``-separated ``parts`` are given, per mirrored
+    pair, from the draws' replay ``pairs`` (``draw_values.LuckPairs``, played with the hands
+    exchanged and B's replays when ``parts`` need them): the draws' luck, for a seat edge
+    (``edge``) the deal's luck, and the hands exchanged (``exchanged_controls``) and B's replays
+    (``replayed_controls``) when named.  The one place a draws' control is put together, whether
+    its replay served one control or several."""
+    controls = {pairs.name: pairs.luck}
+    if edge:
+        controls |= deal_controls(pairs.dealt[:, 0], pairs.dealt[:, 1])
+    if SWAP in parts:
+        controls |= exchanged_controls(pairs, spec_a, spec_b, rules, unit, n, seed, tables, edge)
+    if REPLAY_B in parts:
+        controls |= replayed_controls(pairs, spec_b)
+    return controls
 
 
 def games_with_controls(spec_a: str, spec_b: str, rules, n: int, seed: int, names: tuple[str, ...],
@@ -259,15 +271,8 @@ def games_with_controls(spec_a: str, spec_b: str, rules, n: int, seed: int, name
     wanted = {part for name in names for part in name.split("+")}
     pairs = draw_values.draw_luck_pairs(spec_a, spec_b, rules, "game", n, seed, tables,
                                         exchange_hands=SWAP in wanted, replay_b=REPLAY_B in wanted)
-    by_part = {SWAP: exchanged_controls(pairs, spec_a, spec_b, rules, "game", n, seed, tables, False)
-               if SWAP in wanted else {},
-               REPLAY_B: replayed_controls(pairs, spec_b) if REPLAY_B in wanted else {}}
-    made = {}
-    for name in names:
-        made[name] = {pairs.name: pairs.luck}
-        for part in name.split("+")[1:]:
-            made[name] |= by_part[part]
-    return pairs.values, made
+    return pairs.values, {name: draws_controls(pairs, name.split("+"), spec_a, spec_b, rules, "game", n, seed, tables,
+                                               False) for name in names}
 
 
 def exchanged_controls(pairs, spec_a: str, spec_b: str, rules, unit: str, n: int, seed: int,

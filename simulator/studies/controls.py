@@ -572,10 +572,10 @@ def print_variance(rows: list[dict]) -> None:
           "the least CPU for the same interval (the plain estimate when no control saves CPU):")
     for key, r in fewest.items():
         c = cheapest[key]
-        cpu = (f"{c['control']} ({c['cpu_ratio']:.2f}x)" if c["cpu_ratio"] > 1.0
-               else f"the plain estimate (the best control, {c['control']}, {c['cpu_ratio']:.2f}x)")
+        least_cpu = (f"{c['control']} ({c['cpu_ratio']:.2f}x)" if c["cpu_ratio"] > 1.0
+                     else f"the plain estimate (the best control, {c['control']}, {c['cpu_ratio']:.2f}x)")
         print(f"{r['study']:<20} {_matchup_name(r):<44} {r['unit']:<5} fewest pairs: {r['control']} "
-              f"({r['deals_ratio']:.2f}x); least CPU: {cpu}")
+              f"({r['deals_ratio']:.2f}x); least CPU: {least_cpu}")
 
 
 def best_rows(rows: list[dict], saving: str = "deals_ratio") -> dict[tuple, dict]:

@@ -49,6 +49,25 @@ def test_bad_control_is_refused():
         controls.reduce_pairs([0.0] * 5, K11, K12, "classic", "hand", 1)
 
 
+def test_warm_up_plays_the_matchup_once_and_hands_its_values_to_each_control(monkeypatch):
+    """Before anything is timed, the warm-up plays the matchup's first pairs once: the self-play
+    control plays only the self-play (not the matchup again), and the draws' replay is checked
+    against the values played (a replay that disagrees is refused)."""
+    played = []
+    real = controls.pair_values
+
+    def counting(spec_a, spec_b, *args, **kwargs):
+        played.append((spec_a, spec_b))
+        return real(spec_a, spec_b, *args, **kwargs)
+
+    monkeypatch.setattr(controls, "pair_values", counting)
+    controls.warm_up(K11, K12, "classic", "hand", 5, ("self", "draws"))
+    assert played == [(K11, K12), (K11, K11), (K12, K12)]
+    monkeypatch.setattr(controls, "pair_values", lambda *args, **kwargs: real(*args, **kwargs) + 1.0)
+    with pytest.raises(RuntimeError, match="did not give the values played"):
+        controls.warm_up(K11, K12, "classic", "hand", 5, ("draws",))
+
+
 def test_bench_variance_prints_its_table(monkeypatch, capsys):
     monkeypatch.setattr(controls, "VARIANCE_MATCHUPS",
                         (("equilibrium_class", K11, K12, "classic", "hand", ("self", "draws"), 400, 200),))

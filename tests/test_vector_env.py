@@ -289,7 +289,7 @@ def test_the_docs_observation_table_matches_the_one_declaration():
 
 
 def test_bench_rl_env_reports_steps_per_cpu_second_beside_the_others(capsys):
-    from simulator.tools.bench import bench_rl_env, print_rl_env
+    from simulator.tools.bench_compare import bench_rl_env, print_rl_env
 
     r = bench_rl_env(num_envs=16, seconds=0.2)
     assert r["num_envs"] == 16 and r["ginsim_vector_steps_per_cpu_s"] > 0

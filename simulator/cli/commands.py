@@ -540,8 +540,10 @@ def cmd_bench(args: argparse.Namespace) -> None:
         print(json.dumps(rows, indent=2)) if args.json else show(rows)
         return
     if args.rl:
-        result = bench.bench_rl_env(seconds=1.0 if args.quick else 3.0)
-        print(json.dumps(result, indent=2)) if args.json else bench.print_rl_env(result)
+        from ..tools import bench_compare
+
+        result = bench_compare.bench_rl_env(seconds=1.0 if args.quick else 3.0)
+        print(json.dumps(result, indent=2)) if args.json else bench_compare.print_rl_env(result)
         return
     try:  # python_ginsim beside OpenSpiel's gin_rummy, when open_spiel is installed
         from ..interop import ospiel_play

@@ -328,10 +328,13 @@ def warm_up(spec_a: str, spec_b: str, rules, unit: str, seed: int, controls: tup
     ``controls``, untimed, so that each timing that follows counts the play alone: the first call
     of an engine or a draws' kernel in a process loads its compiled code (or compiles it), which
     on a light matchup costs as much as tens of thousands of its pairs.  Nothing is kept: the
-    timed plays replay the same pairs from their seeds."""
-    pair_values(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, first_mover=first_mover)
+    timed plays replay the same pairs from their seeds.  The controls are given the plain values
+    played here, as the timed ones are, so a control without the draws does not play the matchup
+    again, and one with them checks its replay against them."""
+    x = pair_values(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, first_mover=first_mover)
+    played = first_mover_edge(x, unit) if first_mover else x
     for control in controls:
-        pairs_with_controls(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, control)
+        pairs_with_controls(spec_a, spec_b, rules, unit, 2 * WARM_PAIRS, seed, control, played=played)
 
 
 def _measured(x, cpu_matchup: float, spec_a: str, spec_b: str, rules, unit: str, seed: int,

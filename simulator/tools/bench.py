@@ -33,8 +33,11 @@ Prints, as tables or JSON:
   ``GinRummyVectorEnv`` at 1024 hands against ``simple``, beside RLCard's ``gin-rummy`` env
   and OpenSpiel's ``rl_environment`` in the same run (when installed).
 
-Every kernel is called once before timing, then timed as the best of ``repeats`` runs.
-Figures are wall-clock and noisy: compare ratios from one run.
+The comparisons with other engines and with ginsim's slower front ends (OpenSpiel, the step
+path, the plain-Python players, the RL environments) are measured in
+``simulator.tools.bench_compare``.  Every kernel is called once before timing, then timed as the
+best of ``repeats`` runs (``simulator.tools.timing.best_time``).  Figures are wall-clock and
+noisy: compare ratios from one run.
 """
 
 from __future__ import annotations
@@ -56,7 +59,10 @@ from ..core.melds import best_discard_nb, discard_deadwoods_nb, min_deadwood_nb
 from ..core.rng import random_card_of_nb, shuffle_span_nb, stream_key_nb
 from ..studies.strong_study import bench_mc, format_speed
 from ..infra.jit import ALLOCATES
-from ..core.rng import numpy_generator, python_random
+from ..core.rng import numpy_generator
+from .bench_compare import (bench_openspiel, bench_python_players, bench_rl_env, bench_step_path,
+                            print_comparisons)
+from .timing import best_time
 
 
 @ALLOCATES.python_entry
@@ -84,16 +90,6 @@ def random_hands(n: int, size: int, seed: int = 0) -> np.ndarray:
     return np.bitwise_or.reduce(np.left_shift(np.int64(1), picks), axis=1)
 
 
-def _best_time(fn, repeats: int, clock=time.perf_counter) -> float:
-    """The least time of ``repeats`` calls of ``fn`` (wall clock; ``time.process_time``: CPU)."""
-    best = float("inf")
-    for _ in range(repeats):
-        t = clock()
-        fn()
-        best = min(best, clock() - t)
-    return best
-
-
 def bench_rules(n: int = 1_000_000, repeats: int = 3) -> list[dict]:
     rows = []
     for name, kernel, size in (("min_deadwood (10 cards)", _time_min_deadwood_nb, 10),
@@ -102,7 +98,7 @@ def bench_rules(n: int = 1_000_000, repeats: int = 3) -> list[dict]:
         t = time.perf_counter()
         kernel(hands[:10])
         first = time.perf_counter() - t
-        seconds = _best_time(lambda: kernel(hands), repeats)
+        seconds = best_time(lambda: kernel(hands), repeats)
         rows.append({"benchmark": name, "ns_per_call": seconds / n * 1e9, "first_call_s": first, "calls": n})
     return rows
 
@@ -127,7 +123,7 @@ def bench_engine(n_deals: int = 400_000, repeats: int = 3, matchups=MATCHUPS, ru
             for rules in rulesets:
                 for threads in sorted({1, threads_all}):
                     numba.set_num_threads(threads)
-                    seconds = _best_time(lambda: play_deal_records(a, b, rules, 0, n_deals, seed=1), repeats)
+                    seconds = best_time(lambda: play_deal_records(a, b, rules, 0, n_deals, seed=1), repeats)
                     routing = "all" if routes_every_strategy(engine_module(strategy_pair(a, b)[2])) else "own"
                     rows.append({"benchmark": f"{a} vs {b}", "rules": rules, "threads": threads,
                                  "deals_per_s": n_deals / seconds, "deals": n_deals, "engine": routing})
@@ -148,7 +144,7 @@ def bench_knock_limits(n_deals: int = 400_000, limits=(0, 5, 10, 15, 20), repeat
     for limit in limits:
         rules = Rules.preset("tournament", knock_limit=limit)
         records = play_deal_records("simple", "simple", rules, 0, n_deals, seed=1)
-        seconds = _best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats)
+        seconds = best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats)
         rows.append({"knock_limit": limit, "deals_per_s": n_deals / seconds,
                      "draws_per_hand": float(records[:, H_DRAWS].mean())})
     return rows
@@ -217,13 +213,13 @@ def bench_floor(n_deals: int = 200_000, repeats: int = 3, rules: str = "hoyle") 
     numba.set_num_threads(1)
     try:
         records = play_deal_records("simple", "simple", rules, 0, n_deals, seed=1)
-        kernel_s = _best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats,
+        kernel_s = best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats,
                               time.process_time)
     finally:
         numba.set_num_threads(before)
     draws = int(round(float(records[:, H_DRAWS].mean())))
     _floor_deals_nb(10, np.uint64(1), draws)
-    floor_s = _best_time(lambda: _floor_deals_nb(n_deals, np.uint64(1), draws), repeats, time.process_time)
+    floor_s = best_time(lambda: _floor_deals_nb(n_deals, np.uint64(1), draws), repeats, time.process_time)
     return {"rules": rules, "deals": n_deals, "draws_per_deal": draws, "kernel_ns_per_deal": kernel_s / n_deals * 1e9,
             "floor_ns_per_deal": floor_s / n_deals * 1e9, "kernel_over_floor": kernel_s / floor_s}
 
@@ -471,227 +467,6 @@ def bench_small_calls(sizes=(100, 1000), threads=(1, 2), repeats: int = 15, call
     return rows
 
 
-def bench_openspiel(n_hands: int = 2000, repeats: int = 3) -> dict | None:
-    """OpenSpiel's C++ simple bot against itself, and our simple vs simple, one core each."""
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    from ..api import play_deal_records
-
-    game = pyspiel.load_game("gin_rummy")
-    bots = [pyspiel.make_simple_gin_rummy_bot(game.get_parameters(), p) for p in range(2)]
-    initial = game.new_initial_state()
-
-    def openspiel_hands():
-        for i in range(n_hands):
-            pyspiel.evaluate_bots(initial.clone(), bots, i)
-
-    openspiel_hands()
-    theirs = n_hands / _best_time(openspiel_hands, repeats)
-    theirs_cpu = n_hands / _best_time(openspiel_hands, repeats, time.process_time)
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        n = 400_000
-
-        def our_deals():
-            play_deal_records("simple", "simple", "single_hand", 0, n, seed=1)
-
-        play_deal_records("simple", "simple", "single_hand", 0, 2, seed=1)
-        ours = n / _best_time(our_deals, repeats)
-        ours_cpu = n / _best_time(our_deals, repeats, time.process_time)
-    finally:
-        numba.set_num_threads(before)
-    return {"openspiel_hands_per_s": theirs, "ginsim_deals_per_s_1_thread": ours, "ratio": ours / theirs,
-            "openspiel_hands_per_cpu_s": theirs_cpu, "ginsim_deals_per_cpu_s": ours_cpu,
-            "ratio_cpu": ours_cpu / theirs_cpu}
-
-
-def bench_step_path(n_hands: int = 300, repeats: int = 3) -> dict:
-    """The one-hand step path (``simulator.Hand``) in CPU time: ``bot_action`` per decision
-    for ``simple`` (asked at every decision point of ``n_hands`` hands, on clones standing
-    there), ``clone``, and a random-play step (``legal_actions`` + a random choice +
-    ``apply``; the hand's deal included) beside OpenSpiel's ``pyspiel`` ``gin_rummy`` state
-    played at random the same way (its chance nodes included), back to back in this run."""
-    from ..engine.hand import Hand
-
-    spots = []
-    for deal in range(n_hands):
-        h = Hand("single_hand", seed=1, deal=deal, a="simple", b="simple")
-        while not h.is_over():
-            spots.append(h.clone())
-            h.apply(h.bot_action())
-
-    def ask():
-        for h in spots:
-            h.bot_action()
-
-    ask()
-    bot_us = _best_time(ask, repeats, time.process_time) / len(spots) * 1e6
-    sample = spots[:: max(1, len(spots) // 2000)]
-
-    def clones():
-        for h in sample:
-            for _ in range(10):
-                h.clone()
-
-    clone_us = _best_time(clones, repeats, time.process_time) / (10 * len(sample)) * 1e6
-    rng = python_random(7)
-    steps = [0]
-
-    def ours():
-        choice = rng.choice
-        for deal in range(n_hands):
-            h = Hand("single_hand", seed=2, deal=deal)
-            while not h.is_over():
-                h.apply(choice(h.legal_actions()))
-                steps[0] += 1
-
-    ours()
-    steps[0] = 0
-    our_s = _best_time(ours, 1, time.process_time)
-    result = {"bot_action_us": bot_us, "clone_us": clone_us, "hand_steps_per_cpu_s": steps[0] / our_s,
-              "decisions": len(spots)}
-    try:
-        import pyspiel
-    except ImportError:
-        return result
-    game = pyspiel.load_game("gin_rummy")
-    their_steps = [0]
-
-    def theirs():
-        choice = rng.choice
-        for _ in range(n_hands):
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    state.apply_action(choice(state.chance_outcomes())[0])
-                else:
-                    state.apply_action(choice(state.legal_actions()))
-                    their_steps[0] += 1
-
-    theirs()
-    their_steps[0] = 0
-    their_s = _best_time(theirs, 1, time.process_time)
-    result["openspiel_steps_per_cpu_s"] = their_steps[0] / their_s
-    result["step_ratio"] = result["hand_steps_per_cpu_s"] / result["openspiel_steps_per_cpu_s"]
-    return result
-
-
-def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
-    """Plain-Python strategies (``strategies.pyplayer``) played by ``simulator.engine.pydriver``
-    on one core: the greedy player and the trivial one (whose decisions cost almost
-    nothing: the driver's own overhead) against numba ``simple``, with the numba
-    ``simple`` vs ``simple`` on one thread as the ratio's base (hoyle rules)."""
-    import strategies
-
-    from ..api import play_deal_records
-
-    for name, cls in (("py_greedy", strategies.GreedyPlayer), ("py_trivial", strategies.TrivialPlayer)):
-        if name not in strategies.REGISTRY:
-            strategies.register(name, cls)
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        play_deal_records("simple", "simple", "hoyle", 0, 2, seed=1)
-        numba_rate = 200_000 / _best_time(lambda: play_deal_records("simple", "simple", "hoyle", 0, 200_000, seed=1),
-                                          repeats)
-        rows = []
-        for a in ("py_greedy", "py_trivial"):
-            play_deal_records(a, "simple", "hoyle", 0, 2, seed=1)
-            rate = n_deals / _best_time(lambda: play_deal_records(a, "simple", "hoyle", 0, n_deals, seed=1), repeats)
-            rows.append({"benchmark": f"{a} vs simple", "deals_per_s": rate, "numba_simple_vs_simple": numba_rate,
-                         "ratio_to_numba": rate / numba_rate})
-    finally:
-        numba.set_num_threads(before)
-    return rows
-
-
-@ALLOCATES.python_entry
-def _random_legal_nb(masks, u, out):
-    """A uniformly random legal action per row of ``masks`` (0 for an empty row), from ``u``."""
-    for i in range(masks.shape[0]):
-        n = 0
-        for j in range(masks.shape[1]):
-            n += masks[i, j]
-        out[i] = 0
-        k = int(u[i] * n)
-        for j in range(masks.shape[1]):
-            if masks[i, j]:
-                if k == 0:
-                    out[i] = j
-                    break
-                k -= 1
-
-
-def bench_rl_env(num_envs: int = 1024, seconds: float = 3.0) -> dict:
-    """RL environment throughput in agent steps per CPU-second, observations included, back
-    to back in this run: ``GinRummyVectorEnv`` (``num_envs`` hands against ``simple``,
-    random legal actions; a step counts the sub-environments that had a decision), RLCard's
-    ``gin-rummy`` env and OpenSpiel's ``rl_environment`` on ``gin_rummy`` (random legal play,
-    every step of either player counted), each for about ``seconds`` of CPU time; the
-    last two only when installed (``pip install rlcard``, ``open_spiel``)."""
-    from ..env.vector import GinRummyVectorEnv
-
-    env = GinRummyVectorEnv(num_envs, opponent="simple", rules="hoyle")
-    obs, _ = env.reset(seed=1)
-    rng = numpy_generator(1)
-    actions = np.zeros(num_envs, np.int64)
-    _random_legal_nb(obs["action_mask"], rng.random(num_envs), actions)
-    env.step(actions)  # compiled and warm
-    steps, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
-        masks = obs["action_mask"]
-        _random_legal_nb(masks, rng.random(num_envs), actions)
-        steps += int(masks.any(axis=1).sum())
-        obs, *_ = env.step(actions)
-    result = {"num_envs": num_envs, "ginsim_vector_steps_per_cpu_s": steps / (time.process_time() - t0)}
-    choice = python_random(1).choice
-    try:
-        import rlcard
-    except ImportError:
-        rlcard = None
-    if rlcard is not None:
-        game = rlcard.make("gin-rummy", config={"seed": 1})
-        steps, t0 = 0, time.process_time()
-        while time.process_time() - t0 < seconds:
-            state, _ = game.reset()
-            while not game.is_over():
-                state, _ = game.step(choice(list(state["legal_actions"])))
-                steps += 1
-        result["rlcard_steps_per_cpu_s"] = steps / (time.process_time() - t0)
-        result["ratio_to_rlcard"] = result["ginsim_vector_steps_per_cpu_s"] / result["rlcard_steps_per_cpu_s"]
-    try:
-        from open_spiel.python import rl_environment
-    except ImportError:
-        rl_environment = None
-    if rl_environment is not None:
-        game = rl_environment.Environment("gin_rummy")
-        game.seed(1)
-        steps, t0 = 0, time.process_time()
-        while time.process_time() - t0 < seconds:
-            ts = game.reset()
-            while not ts.last():
-                player = ts.observations["current_player"]
-                ts = game.step([choice(ts.observations["legal_actions"][player])])
-                steps += 1
-        result["openspiel_steps_per_cpu_s"] = steps / (time.process_time() - t0)
-        result["ratio_to_openspiel"] = result["ginsim_vector_steps_per_cpu_s"] / result["openspiel_steps_per_cpu_s"]
-    return result
-
-
-def print_rl_env(r: dict) -> None:
-    line = (f"\nRL environments, agent steps per CPU-second (observations included): GinRummyVectorEnv "
-            f"({r['num_envs']} hands vs simple) {r['ginsim_vector_steps_per_cpu_s']:,.0f}")
-    if "rlcard_steps_per_cpu_s" in r:
-        line += f"; RLCard gin-rummy {r['rlcard_steps_per_cpu_s']:,.0f} (ratio {r['ratio_to_rlcard']:.0f}x)"
-    if "openspiel_steps_per_cpu_s" in r:
-        line += (f"; OpenSpiel rl_environment {r['openspiel_steps_per_cpu_s']:,.0f} "
-                 f"(ratio {r['ratio_to_openspiel']:.0f}x)")
-    print(line)
-
-
 def run(quick: bool = False, as_json: bool = False, extra: dict | None = None) -> dict:
     """Every benchmark, printed as tables (or JSON).  ``extra`` maps a section's name to
     ``(measure, show)``: ``measure(quick)`` gives its result, ``show(result)`` prints it after
@@ -776,25 +551,4 @@ def print_tables(result: dict) -> None:
               f"{r['wall_us_per_deal']:>14.2f}")
     print("\nstrong players (hands/s on one thread; mc's default search is the knock decision, search=7 searches all):")
     print(format_speed(result["strong_players"]))
-    osp = result["openspiel"]
-    if osp is None:
-        print("OpenSpiel: not installed (pip install open_spiel) - comparison skipped")
-    else:
-        print(f"OpenSpiel gin_rummy, C++ simple bot, 1 core: {osp['openspiel_hands_per_s']:,.0f} hands/s; "
-              f"ginsim simple vs simple, 1 thread: {osp['ginsim_deals_per_s_1_thread']:,.0f} deals/s; "
-              f"ratio {osp['ratio']:.0f}x wall; per CPU-second {osp['openspiel_hands_per_cpu_s']:,.0f} against "
-              f"{osp['ginsim_deals_per_cpu_s']:,.0f}: ratio {osp['ratio_cpu']:.0f}x")
-    if result.get("rl_env"):
-        print_rl_env(result["rl_env"])
-    sp = result.get("step_path")
-    if sp:
-        line = (f"\nsimulator.Hand step path (CPU time): bot_action (simple) {sp['bot_action_us']:.2f} us per "
-                f"decision, clone {sp['clone_us']:.2f} us, random-play step {sp['hand_steps_per_cpu_s']:,.0f}/s")
-        if "step_ratio" in sp:
-            line += (f"; OpenSpiel pyspiel state, random play: {sp['openspiel_steps_per_cpu_s']:,.0f} steps/s; "
-                     f"ratio {sp['step_ratio']:.2f}x")
-        print(line)
-    print(f"\n{'plain-Python strategy, 1 core':<32}{'deals/s':>10}{'numba simple vs simple':>24}{'ratio':>10}")
-    for r in result.get("python_players", []):
-        print(f"{r['benchmark']:<32}{r['deals_per_s']:>10,.0f}{r['numba_simple_vs_simple']:>24,.0f}"
-              f"{r['ratio_to_numba']:>10.4f}")
+    print_comparisons(result)

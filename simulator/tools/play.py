@@ -59,7 +59,6 @@ from ..core.records import (
     G_SHUTOUT,
     G_WINNER,
     N_GAME_COLS,
-    OUTCOMES,
 )
 from ..core.rules import MAX_HANDS_PER_GAME, R_TARGET, resolve_rules
 from ..core.rules_api import _arrangement, best_arrangement

@@ -214,7 +214,7 @@ def bench_floor(n_deals: int = 200_000, repeats: int = 3, rules: str = "hoyle") 
     try:
         records = play_deal_records("simple", "simple", rules, 0, n_deals, seed=1)
         kernel_s = best_time(lambda: play_deal_records("simple", "simple", rules, 0, n_deals, seed=1), repeats,
-                              time.process_time)
+                             time.process_time)
     finally:
         numba.set_num_threads(before)
     draws = int(round(float(records[:, H_DRAWS].mean())))

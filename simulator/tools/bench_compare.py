@@ -150,7 +150,7 @@ def bench_python_players(n_deals: int = 4000, repeats: int = 3) -> list[dict]:
     try:
         play_deal_records("simple", "simple", "hoyle", 0, 2, seed=1)
         numba_rate = 200_000 / best_time(lambda: play_deal_records("simple", "simple", "hoyle", 0, 200_000, seed=1),
-                                          repeats)
+                                         repeats)
         rows = []
         for a in ("py_greedy", "py_trivial"):
             play_deal_records(a, "simple", "hoyle", 0, 2, seed=1)
